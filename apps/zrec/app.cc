@@ -1,0 +1,84 @@
+// Root of the CLI: global flags, the subcommand table, error and exit-code policy.
+#include "zrec/app.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "zrec/commands.h"
+#include "zrec/console.h"
+
+namespace zrec::cli {
+
+namespace {
+
+int exit_code_for(const Status& s) {
+  if (s.is_ok()) return kExitOk;
+  if (s.code() == StatusCode::kUsage) return kExitUsage;
+  if (s.code() == StatusCode::kCancelled) return 130;
+  return kExitFailure;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
+  app.name("zrec");
+  app.set_version_flag("--version", "zrec " ZREC_VERSION);
+  app.require_subcommand(1, 1);
+  app.fallthrough();
+  app.footer("Run 'zrec <command> --help' for one command, or see man zrec.\n"
+             "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error.");
+
+  GlobalOptions global;
+  int verbose = 0;
+  bool quiet = false;
+  app.add_option("--threads", global.threads,
+                 "Worker lanes (default: from the CPUs available; reads max(cores, 3/4 CPUs), writes 3/4 CPUs)")
+      ->envname("ZREC_THREADS")
+      ->check(CLI::Range(1, 1024));
+  app.add_flag("-q,--quiet", quiet, "Errors only on stderr");
+  app.add_flag("-v,--verbose", verbose, "More detail on stderr (repeat for debug)");
+  app.add_flag("--wait", global.wait, "Wait for a store held by another process instead of failing");
+  app.add_flag("--progress", global.progress, "Show progress on stderr even when it is not a terminal");
+  app.add_flag("--no-progress", global.no_progress, "Never show progress");
+
+  std::vector<Command> commands = {
+      register_create(app, global),
+      register_append_npy(app, global),
+      register_cat(app, global),
+      register_info(app, global),
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForVersion& e) {
+    app.exit(e);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::string where = "zrec";
+    for (const Command& c : commands)
+      if (c.app->parsed()) where += " " + c.app->get_name();
+    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), e.what(), where.c_str());
+    return kExitUsage;
+  }
+  global.verbosity = quiet ? -1 : verbose;
+
+  for (const Command& c : commands) {
+    if (!c.app->parsed()) continue;
+    setup_logging(c.app->get_name(), global.verbosity);
+    Status s = c.run();
+    if (!s.is_ok()) {
+      std::fprintf(stderr, "zrec %s: %s\n", c.app->get_name().c_str(), s.message().c_str());
+      if (s.code() == StatusCode::kUsage)
+        std::fprintf(stderr, "Try 'zrec %s --help' for more information.\n", c.app->get_name().c_str());
+    }
+    return exit_code_for(s);
+  }
+  return kExitUsage;  // unreachable: require_subcommand(1)
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,15 @@
+// The zrec command line: global flags, subcommand registration, exit codes.
+#pragma once
+
+namespace zrec::cli {
+
+// Exit codes (man/zrec.1): 0 success; 1 the operation failed (I/O, malformed store,
+// bad input data, verify found problems); 2 usage error; 130/143 interrupted.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Parses argv, runs one subcommand, prints diagnostics to stderr, returns the exit code.
+int run_cli(int argc, char** argv);
+
+}  // namespace zrec::cli

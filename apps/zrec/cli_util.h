@@ -1,0 +1,27 @@
+// Small parsing helpers shared by several subcommands.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zrec/codec.h"
+#include "zrec/status.h"
+
+namespace zrec::cli {
+
+// "28,28", "(28, 28)", "3" -> dims; "()", "scalar" and "" -> [] (a scalar record).
+Result<std::vector<uint64_t>> parse_shape(std::string_view text);
+
+// "raw", "zstd", "zstd_dict" (alias "zstdict"); anything else is a usage error.
+Result<Codec> parse_codec_option(std::string_view text);
+
+// Reads a whole (small) file, e.g. a dictionary; `what` names it in errors.
+Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std::string& what,
+                                             uint64_t max_bytes = uint64_t{1} << 30);
+
+// "(3, 224, 224)" / "(5,)" / "()": Python tuple spelling of a shape.
+std::string shape_to_string(const std::vector<uint64_t>& shape);
+
+}  // namespace zrec::cli

@@ -1,0 +1,130 @@
+// zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
+#include <numeric>
+
+#include "zrec/cli_util.h"
+#include "zrec/commands.h"
+#include "zrec/console.h"
+#include "zrec/npy.h"
+#include "zrec/record_format.h"
+#include "zrec/selection.h"
+#include "zrec/store.h"
+
+namespace zrec::cli {
+
+namespace {
+
+struct CatArgs {
+  std::string store;
+  std::string selection;
+  std::string indices_from;
+  std::string format = "npy";
+  std::string output = "-";
+  bool force = false;
+  uint64_t window_mib = kDefaultWindowBytes >> 20;
+};
+
+Result<std::vector<uint64_t>> selected_ids(const CatArgs& a, uint64_t length) {
+  if (!a.indices_from.empty()) {
+    if (!a.selection.empty()) return usage_error("give a SELECTION or --indices-from, not both");
+    ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
+    return read_indices(in, length);
+  }
+  if (a.selection.empty()) {
+    std::vector<uint64_t> all(length);
+    std::iota(all.begin(), all.end(), uint64_t{0});
+    return all;
+  }
+  auto items = parse_selection(a.selection);
+  if (!items.is_ok()) return usage_error(items.status().message());
+  return resolve_selection(items.value(), length);
+}
+
+Status run_cat(const CatArgs& a, const GlobalOptions& g) {
+  enum class Format { kNpy, kRaw, kText, kJsonl };
+  Format format;
+  if (a.format == "npy") format = Format::kNpy;
+  else if (a.format == "raw") format = Format::kRaw;
+  else if (a.format == "text") format = Format::kText;
+  else if (a.format == "jsonl") format = Format::kJsonl;
+  else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text or jsonl)");
+
+  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
+  ZREC_ASSIGN_OR_RETURN(auto ids, selected_ids(a, store->length()));
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
+  if (format == Format::kNpy || format == Format::kRaw) ZREC_RETURN_IF_ERROR(check_binary_output(out, a.force));
+
+  const Schema& schema = store->schema();
+  const DType& dtype = schema.dtype;
+  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  if (format == Format::kNpy && schema.is_dense()) {
+    // One array (n, *item_shape): the header up front, then the records back to back.
+    std::vector<uint64_t> shape = {ids.size()};
+    shape.insert(shape.end(), schema.item_shape->begin(), schema.item_shape->end());
+    ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, shape)));
+  }
+  std::string text;
+  Status s = store->scan(ids, a.window_mib << 20, [&](const Window& w) -> Status {
+    if (schema.is_dense() && (format == Format::kNpy || format == Format::kRaw))
+      return out.write(w.data, w.offsets.back());
+    for (size_t k = 0; k < w.ids.size(); ++k) {
+      const uint8_t* record = w.data + w.offsets[k];
+      const std::vector<uint64_t> dims = schema.is_dense() ? *schema.item_shape : ragged_dims(schema, record);
+      const uint8_t* payload = record + prefix;
+      const uint64_t payload_bytes = w.offsets[k + 1] - w.offsets[k] - prefix;
+      switch (format) {
+        case Format::kNpy:
+          ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, dims)));
+          ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
+          break;
+        case Format::kRaw:
+          ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
+          break;
+        case Format::kText:
+          text.clear();
+          text += std::to_string(w.ids[k]);
+          text += '\t';
+          append_text_record(text, dtype, dims, payload);
+          text += '\n';
+          ZREC_RETURN_IF_ERROR(out.write(text));
+          break;
+        case Format::kJsonl:
+          text.clear();
+          append_json_record(text, dtype, dims, payload);
+          text += '\n';
+          ZREC_RETURN_IF_ERROR(out.write(text));
+          break;
+      }
+    }
+    return Status::ok();
+  });
+  ZREC_RETURN_IF_ERROR(s);
+  return out.flush();
+}
+
+}  // namespace
+
+Command register_cat(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<CatArgs>();
+  CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
+  cmd->add_option("store", args->store, "Store to read")->required();
+  cmd->add_option("selection", args->selection,
+                  "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
+  cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
+  cmd->add_option("--format", args->format,
+                  "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
+                  "text: '<id>TAB<values>' lines; jsonl: one JSON array per record")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
+  cmd->add_flag("--force", args->force, "Write binary formats even to a terminal");
+  cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  zrec cat images/ 0:100 -o first100.npy\n"
+      "  zrec cat tokens/ ::1000 --format jsonl | head\n"
+      "  zrec cat --format npy a/ | zrec append-npy b/ -");
+  return Command{cmd, [args, &global]() { return run_cat(*args, global); }};
+}
+
+}  // namespace zrec::cli

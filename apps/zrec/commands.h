@@ -1,0 +1,34 @@
+// Every subcommand registers itself on the root app through one function here.
+// Each lives in its own cmd_<name>.cc with an options struct, the CLI11 bindings and a
+// run function returning a Status (STYLE.md "CLI conventions").
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+#include "zrec/status.h"
+
+namespace zrec::cli {
+
+// Flags shared by every subcommand.
+struct GlobalOptions {
+  size_t threads = 0;  // --threads / ZREC_THREADS; 0: the FORMAT.md §9 budget
+  int verbosity = 0;   // -q: -1, -v: 1, -vv: 2
+  bool wait = false;   // --wait: block on a locked store instead of failing
+  bool progress = false;     // --progress: force the progress meter
+  bool no_progress = false;  // --no-progress
+};
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<Status()> run;
+};
+
+Command register_create(CLI::App& root, const GlobalOptions& global);
+Command register_append_npy(CLI::App& root, const GlobalOptions& global);
+Command register_cat(CLI::App& root, const GlobalOptions& global);
+Command register_info(CLI::App& root, const GlobalOptions& global);
+
+}  // namespace zrec::cli

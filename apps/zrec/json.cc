@@ -1,0 +1,110 @@
+// JSON writer for machine-readable reports.
+#include "zrec/json.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace zrec::cli {
+
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void JsonWriter::before_value() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) out_ += ", ";
+    first_.back() = false;
+  }
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  before_value();
+  out_ += '{';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_object() {
+  out_ += '}';
+  first_.pop_back();
+  return *this;
+}
+JsonWriter& JsonWriter::begin_array() {
+  before_value();
+  out_ += '[';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_array() {
+  out_ += ']';
+  first_.pop_back();
+  return *this;
+}
+JsonWriter& JsonWriter::key(std::string_view k) {
+  before_value();
+  append_json_string(out_, k);
+  out_ += ": ";
+  after_key_ = true;
+  return *this;
+}
+JsonWriter& JsonWriter::value(std::string_view v) {
+  before_value();
+  append_json_string(out_, v);
+  return *this;
+}
+JsonWriter& JsonWriter::value(uint64_t v) {
+  before_value();
+  out_ += std::to_string(v);
+  return *this;
+}
+JsonWriter& JsonWriter::value(int64_t v) {
+  before_value();
+  out_ += std::to_string(v);
+  return *this;
+}
+JsonWriter& JsonWriter::value(double v) {
+  before_value();
+  if (std::isfinite(v)) {
+    out_ += fmt::format("{}", v);
+  } else {
+    out_ += "null";  // strict JSON has no NaN/Infinity
+  }
+  return *this;
+}
+JsonWriter& JsonWriter::value(bool v) {
+  before_value();
+  out_ += v ? "true" : "false";
+  return *this;
+}
+JsonWriter& JsonWriter::null() {
+  before_value();
+  out_ += "null";
+  return *this;
+}
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  before_value();
+  out_ += json;
+  return *this;
+}
+
+}  // namespace zrec::cli

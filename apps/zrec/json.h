@@ -1,0 +1,41 @@
+// A small JSON writer for `--json` reports: one object, snake_case keys, integers as
+// integers. Keys and values are appended in call order; commas are handled here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zrec::cli {
+
+// Appends `text` as a JSON string literal (quotes, escapes, UTF-8 passed through).
+void append_json_string(std::string& out, std::string_view text);
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view v);
+  JsonWriter& value(const char* v) { return value(std::string_view(v)); }
+  JsonWriter& value(uint64_t v);
+  JsonWriter& value(int64_t v);
+  JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
+  JsonWriter& value(double v);
+  JsonWriter& value(bool v);
+  JsonWriter& null();
+  // Inserts already-serialized JSON as one value.
+  JsonWriter& raw(std::string_view json);
+  const std::string& str() const { return out_; }
+
+ private:
+  void before_value();
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  bool after_key_ = false;
+};
+
+}  // namespace zrec::cli

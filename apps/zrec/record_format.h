@@ -1,0 +1,32 @@
+// Human and machine text renderings of records for `zrec cat --format text|jsonl`.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "zrec/dtype.h"
+
+namespace zrec::cli {
+
+// Appends to `out` the elements of one record (C-order `data`, `shape` dims, `dtype`)
+// as nested JSON arrays (one level per dimension; a 0-d record is a bare value):
+//   bool -> true/false; ints -> decimal; floats (incl. float16) -> shortest round-trip
+//   decimal, NaN/Infinity/-Infinity spelled as Python's json module does;
+//   complex -> [re, im]; S -> JSON string of the bytes (trailing NULs stripped, bytes
+//   >= 0x80 as \u00XX, as latin-1); U -> JSON string (UTF-32 -> UTF-8, trailing NULs
+//   stripped; invalid code points -> \uFFFD); V -> hex string; datetime64/timedelta64 ->
+//   integer count of the unit (NaT -> null).
+// Big-endian dtypes are byte-swapped for display. No trailing newline.
+void append_json_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape,
+                        const uint8_t* data);
+
+// Appends a NumPy-like readable rendering: nested brackets, space-separated values,
+// e.g. "[[1 2 3]\n [4 5 6]]"; floats shortest round-trip, nan/inf as numpy prints them;
+// complex as 1+2j; S as b'..' with Python escapes; U as '..'; V as hex;
+// datetime64 as ISO 8601 for units Y..as where representable (e.g. 2024-01-02T03:04:05),
+// NaT as NaT; timedelta64 as "<n> <unit>". No trailing newline.
+void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape,
+                        const uint8_t* data);
+
+}  // namespace zrec::cli

@@ -1,0 +1,90 @@
+// Store: the read side of a zrecord store. Opening takes the shared lifetime lock and
+// checks every store-level rule of FORMAT.md §8; reads check every per-record rule.
+//
+// Example:
+//   auto store = zrec::Store::open("tokens/");
+//   if (!store.is_ok()) return store.status();
+//   std::vector<uint64_t> ids = {0, 5, 9};
+//   (*store)->scan(ids, 64 << 20, [&](const zrec::Window& w) { ...; return Status::ok(); });
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zrec/codec.h"
+#include "zrec/record_loc.h"
+#include "zrec/schema.h"
+#include "zrec/status.h"
+
+namespace zrec {
+
+// Default memory budget of one window of records (append and read): 64 MiB of logical
+// record bytes. A window always holds at least one record, so a single record larger
+// than the budget is processed alone.
+inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
+
+struct OpenOptions {
+  size_t threads = 0;  // lanes; 0: FORMAT.md §9 read budget
+  bool wait = false;   // block on a held lock instead of failing with kBusy
+};
+
+// A batch of records read by scan(): ids[k]'s logical record (for Ragged, with its
+// shape prefix) is data[offsets[k] .. offsets[k+1]).
+struct Window {
+  std::span<const uint64_t> ids;
+  const uint8_t* data = nullptr;
+  std::span<const uint64_t> offsets;  // ids.size() + 1 entries, offsets[0] == 0
+  uint64_t first_index = 0;           // position of ids[0] in the scanned list
+};
+
+class Store {
+ public:
+  // Opens and checks the store at `path` (a directory). Errors: kNotFound (no such
+  // directory or no meta.zr), kBusy (a writer holds it), kMalformed ("malformed store
+  // 'p': <file>: <rule>"), kIoError.
+  static Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {});
+  ~Store();
+
+  const std::string& path() const;
+  uint64_t length() const;
+  const Schema& schema() const;
+  Codec codec() const;
+  uint32_t data_shards() const;
+  uint64_t tail(uint32_t shard) const;
+  uint64_t dict_bytes() const;  // 0 unless zstd_dict
+  size_t lanes() const;
+  // Bytes of each file as found on disk: meta.zr, data_0.zr.., dict.zr (if any).
+  std::vector<std::pair<std::string, uint64_t>> file_sizes() const;
+
+  // Reads RecordLoc[first .. first+count) with one positional read and checks each
+  // against FORMAT.md §8 (lengths, tail bound, schema width). Requires first+count <= length.
+  Status read_locs(uint64_t first, uint64_t count, RecordLoc* out) const;
+
+  // Gathers records into dest. Lanes take contiguous blocks of ids; per record, a lane
+  // reads its RecordLoc (unless `locs` gives them) and its stored bytes, and decodes
+  // straight into dest + dest_offsets[k]. For a Dense store dest_offsets may be empty
+  // (record k goes to dest + k * width). Every id must be < length (kInvalidArgument).
+  Status gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8_t* dest,
+                std::span<const uint64_t> dest_offsets = {});
+
+  // Reads `ids` in order, in windows of about `window_bytes` logical bytes, calling
+  // `fn` once per window. Memory stays bounded by the window, whatever ids.size().
+  // Stops at the first error (from reading or from fn).
+  Status scan(std::span<const uint64_t> ids, uint64_t window_bytes,
+              const std::function<Status(const Window&)>& fn);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// For a Ragged logical record: its dims (the u64 shape prefix) and payload.
+// Call only on records read from a validated store.
+std::vector<uint64_t> ragged_dims(const Schema& schema, const uint8_t* record);
+
+}  // namespace zrec

@@ -1,0 +1,136 @@
+// zstd-backed record codecs.
+#include "codec/record_codec.h"
+
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_findFrameCompressedSize, ZSTD_getFrameHeader
+#include <zstd.h>
+
+#include <cstring>
+#include <utility>
+
+#include "format/layout.h"
+
+namespace zrec::codec {
+
+namespace {
+std::string zstd_error(size_t code) { return ZSTD_getErrorName(code); }
+}  // namespace
+
+Result<std::shared_ptr<Dictionary>> Dictionary::load(std::vector<uint8_t> bytes) {
+  if (bytes.size() < format::kMinDictBytes)
+    return malformed("dict.zr has " + std::to_string(bytes.size()) + " bytes; a dictionary needs at least 8");
+  std::shared_ptr<Dictionary> d(new Dictionary());
+  d->bytes_ = std::move(bytes);
+  d->ddict_ = ZSTD_createDDict(d->bytes_.data(), d->bytes_.size());
+  if (d->ddict_ == nullptr) return malformed("dict.zr is not a dictionary zstd accepts");
+  return d;
+}
+
+Dictionary::~Dictionary() {
+  ZSTD_freeDDict(ddict_);
+  ZSTD_freeCDict(cdict_);
+}
+
+Result<const ZSTD_CDict_s*> Dictionary::cdict(int level) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cdict_ != nullptr && cdict_level_ == level) return static_cast<const ZSTD_CDict_s*>(cdict_);
+  ZSTD_freeCDict(cdict_);
+  cdict_ = ZSTD_createCDict(bytes_.data(), bytes_.size(), level);
+  cdict_level_ = level;
+  if (cdict_ == nullptr) return malformed("dict.zr cannot be loaded as a compression dictionary");
+  return static_cast<const ZSTD_CDict_s*>(cdict_);
+}
+
+Result<Encoder> Encoder::create(const EncoderOptions& options) {
+  Encoder e;
+  e.codec_ = options.codec;
+  if (options.codec == Codec::kRaw) return e;
+  const int level = options.level != 0 ? options.level
+                    : options.codec == Codec::kZstd ? format::kZstdLevel
+                                                    : format::kZstdDictLevel;
+  e.cctx_ = ZSTD_createCCtx();
+  if (e.cctx_ == nullptr) return io_error("cannot allocate a zstd compression context");
+  ZSTD_CCtx_setParameter(e.cctx_, ZSTD_c_contentSizeFlag, 1);
+  ZSTD_CCtx_setParameter(e.cctx_, ZSTD_c_checksumFlag, options.checksum ? 1 : 0);
+  if (options.codec == Codec::kZstdDict) {
+    if (!options.dictionary) return invalid_argument("codec zstd_dict needs a dictionary");
+    ZREC_ASSIGN_OR_RETURN(const ZSTD_CDict_s* cdict, options.dictionary->cdict(level));
+    size_t r = ZSTD_CCtx_refCDict(e.cctx_, cdict);
+    if (ZSTD_isError(r)) return invalid_argument("cannot use the dictionary: " + zstd_error(r));
+    // The CDict carries its level; the frame parameters still come from the context.
+    ZSTD_CCtx_setParameter(e.cctx_, ZSTD_c_compressionLevel, level);
+  } else {
+    size_t r = ZSTD_CCtx_setParameter(e.cctx_, ZSTD_c_compressionLevel, level);
+    if (ZSTD_isError(r)) return invalid_argument("zstd level " + std::to_string(level) + ": " + zstd_error(r));
+  }
+  return e;
+}
+
+Encoder::Encoder(Encoder&& o) noexcept { *this = std::move(o); }
+Encoder& Encoder::operator=(Encoder&& o) noexcept {
+  std::swap(codec_, o.codec_);
+  std::swap(cctx_, o.cctx_);
+  return *this;
+}
+Encoder::~Encoder() { ZSTD_freeCCtx(cctx_); }
+
+size_t Encoder::bound(size_t n) const { return codec_ == Codec::kRaw ? n : ZSTD_compressBound(n); }
+
+Result<size_t> Encoder::encode(const uint8_t* src, size_t n, uint8_t* dst, size_t capacity) {
+  if (codec_ == Codec::kRaw) {
+    std::memcpy(dst, src, n);
+    return n;
+  }
+  // compress2 keeps the referenced CDict and parameters across calls (sticky).
+  size_t r = ZSTD_compress2(cctx_, dst, capacity, src, n);
+  if (ZSTD_isError(r)) return io_error("zstd compression failed: " + zstd_error(r));
+  return r;
+}
+
+Decoder::Decoder(Codec codec, std::shared_ptr<Dictionary> dictionary)
+    : codec_(codec), dictionary_(std::move(dictionary)) {
+  if (codec_ != Codec::kRaw) dctx_ = ZSTD_createDCtx();
+}
+Decoder::Decoder(Decoder&& o) noexcept : codec_(o.codec_), dictionary_(std::move(o.dictionary_)), dctx_(o.dctx_) {
+  o.dctx_ = nullptr;
+}
+Decoder& Decoder::operator=(Decoder&& o) noexcept {
+  std::swap(codec_, o.codec_);
+  std::swap(dictionary_, o.dictionary_);
+  std::swap(dctx_, o.dctx_);
+  return *this;
+}
+Decoder::~Decoder() { ZSTD_freeDCtx(dctx_); }
+
+Status Decoder::decode(const uint8_t* src, size_t phys_length, uint8_t* dst, size_t logic_length) {
+  if (codec_ == Codec::kRaw) {
+    if (phys_length != logic_length)
+      return malformed("raw record has phys_length " + std::to_string(phys_length) +
+                       " != logic_length " + std::to_string(logic_length));
+    if (src != dst) std::memcpy(dst, src, logic_length);
+    return Status::ok();
+  }
+  if (dctx_ == nullptr) return io_error("cannot allocate a zstd decompression context");
+  // Exactly one standard zstd frame (FORMAT.md §10): no skippable frame, nothing after.
+  static constexpr uint8_t kFrameMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};  // ZSTD_MAGICNUMBER, LE
+  if (phys_length < 4 || std::memcmp(src, kFrameMagic, 4) != 0)
+    return malformed("stored bytes are not a zstd frame (bad magic number)");
+  const size_t frame = ZSTD_findFrameCompressedSize(src, phys_length);
+  if (ZSTD_isError(frame)) return malformed("zstd frame is damaged (" + zstd_error(frame) + ")");
+  if (frame != phys_length)
+    return malformed("stored bytes hold " + std::to_string(phys_length - frame) +
+                     " bytes after the zstd frame (one frame per record)");
+  const unsigned long long content = ZSTD_getFrameContentSize(src, phys_length);
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != ZSTD_CONTENTSIZE_ERROR && content != logic_length)
+    return malformed("zstd frame declares " + std::to_string(content) + " bytes but logic_length is " +
+                     std::to_string(logic_length));
+  size_t r = codec_ == Codec::kZstdDict
+                 ? ZSTD_decompress_usingDDict(dctx_, dst, logic_length, src, phys_length, dictionary_->ddict())
+                 : ZSTD_decompressDCtx(dctx_, dst, logic_length, src, phys_length);
+  if (ZSTD_isError(r)) return malformed("zstd frame does not decode (" + zstd_error(r) + ")");
+  if (r != logic_length)
+    return malformed("zstd frame decompresses to " + std::to_string(r) + " bytes, not logic_length " +
+                     std::to_string(logic_length));
+  return Status::ok();
+}
+
+}  // namespace zrec::codec

@@ -1,0 +1,91 @@
+// Per-record encoding and decoding (FORMAT.md §6): raw, zstd, zstd_dict. Each record
+// is one independent zstd frame with its content size set. Contexts are per lane and
+// reused; the dictionary is built once and shared read-only by every lane.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "zrec/codec.h"
+#include "zrec/status.h"
+
+struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
+struct ZSTD_CDict_s;
+struct ZSTD_DDict_s;
+
+namespace zrec::codec {
+
+// The zstd dictionary of a zstd_dict store (dict.zr). Thread-safe after construction.
+class Dictionary {
+ public:
+  // Checks FORMAT.md §10 (>= 8 bytes, accepted by ZSTD_createDDict). kMalformed on failure.
+  static Result<std::shared_ptr<Dictionary>> load(std::vector<uint8_t> bytes);
+  ~Dictionary();
+
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  const ZSTD_DDict_s* ddict() const { return ddict_; }
+  // The compression dictionary for `level`, built on first use (writers only).
+  Result<const ZSTD_CDict_s*> cdict(int level);
+
+ private:
+  Dictionary() = default;
+  std::vector<uint8_t> bytes_;
+  ZSTD_DDict_s* ddict_ = nullptr;
+  std::mutex mu_;
+  int cdict_level_ = 0;
+  ZSTD_CDict_s* cdict_ = nullptr;  // guarded by mu_ until built
+};
+
+struct EncoderOptions {
+  Codec codec = Codec::kZstd;
+  int level = 0;          // 0: the format's level (3 for zstd, 15 for zstd_dict)
+  bool checksum = false;  // zstd frame content checksum
+  std::shared_ptr<Dictionary> dictionary;  // required for zstd_dict
+};
+
+// One lane's encoder. Not thread-safe; make one per lane.
+class Encoder {
+ public:
+  static Result<Encoder> create(const EncoderOptions& options);
+  Encoder(Encoder&&) noexcept;
+  Encoder& operator=(Encoder&&) noexcept;
+  ~Encoder();
+
+  // Upper bound of the stored size of a logical record of n bytes.
+  size_t bound(size_t n) const;
+  // Encodes src[0..n) into dst (capacity >= bound(n)); returns the stored size.
+  Result<size_t> encode(const uint8_t* src, size_t n, uint8_t* dst, size_t capacity);
+
+ private:
+  Encoder() = default;
+  Codec codec_ = Codec::kRaw;
+  ZSTD_CCtx_s* cctx_ = nullptr;
+};
+
+// One lane's decoder. Not thread-safe; make one per lane.
+class Decoder {
+ public:
+  Decoder(Codec codec, std::shared_ptr<Dictionary> dictionary);
+  Decoder(Decoder&&) noexcept;
+  Decoder& operator=(Decoder&&) noexcept;
+  ~Decoder();
+
+  // Decodes one stored record into dst, which receives exactly logic_length bytes.
+  // For zstd codecs, src must be exactly one zstd frame (nothing before or after,
+  // FORMAT.md §10) whose content decompresses to exactly logic_length bytes.
+  // kMalformed describes the rule broken ("not a single zstd frame", "decompresses to
+  // N bytes, not M", zstd's own error name).
+  Status decode(const uint8_t* src, size_t phys_length, uint8_t* dst, size_t logic_length);
+
+ private:
+  Codec codec_;
+  std::shared_ptr<Dictionary> dictionary_;
+  ZSTD_DCtx_s* dctx_ = nullptr;
+};
+
+}  // namespace zrec::codec

@@ -1,0 +1,44 @@
+// Byte layout constants of a zrecord store, each citing FORMAT.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace zrec::format {
+
+// §2: the static page is meta.zr bytes 0..4095.
+inline constexpr uint64_t kPageSize = 4096;
+inline constexpr uint64_t kLengthOffset = 0;         // u64
+inline constexpr uint64_t kSchemaLengthOffset = 8;   // u16
+inline constexpr uint64_t kDataShardsOffset = 10;    // u8
+inline constexpr uint64_t kCodecOffset = 11;         // u8
+inline constexpr uint64_t kReservedOffset = 12;      // 4 x u8, zero
+inline constexpr uint64_t kReservedSize = 4;
+inline constexpr uint64_t kTailsOffset = 16;         // 255 x u64 = 2040 bytes
+inline constexpr uint32_t kMaxShards = 255;
+inline constexpr uint64_t kSchemaOffset = kTailsOffset + 8 * kMaxShards;  // 2056
+inline constexpr uint32_t kMaxSchemaLength = kPageSize - kSchemaOffset;   // 2040
+static_assert(kSchemaOffset == 2056 && kMaxSchemaLength == 2040);
+
+// §3: RecordLoc[i] is 16 bytes at 4096 + 16*i.
+inline constexpr uint64_t kRecordLocSize = 16;
+inline constexpr uint64_t kTableOffset = kPageSize;
+
+// §3/§10: 1 <= logic_length, phys_length < 2^31.
+inline constexpr uint64_t kMaxRecordBytes = (uint64_t{1} << 31) - 1;
+
+inline constexpr uint32_t kDefaultShards = 4;  // §1
+
+// §1: file names inside the store directory.
+inline constexpr const char* kMetaFile = "meta.zr";
+inline constexpr const char* kDictFile = "dict.zr";
+inline std::string data_file_name(uint32_t shard) { return "data_" + std::to_string(shard) + ".zr"; }
+
+// §10: dict.zr is at least 8 bytes.
+inline constexpr uint64_t kMinDictBytes = 8;
+
+// §6: compression levels fixed by the format (writers may choose others; readers never care).
+inline constexpr int kZstdLevel = 3;
+inline constexpr int kZstdDictLevel = 15;
+
+}  // namespace zrec::format

@@ -1,0 +1,66 @@
+// RAII file descriptor with the positional I/O the format needs (FORMAT.md: files are
+// accessed with pread/pwrite). Every failure becomes a Status naming the path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <sys/uio.h>
+
+#include "zrec/status.h"
+
+namespace zrec::io {
+
+// errno + what we were doing + path -> Status ("cannot open 'x': No such file or
+// directory"); ENOENT becomes kNotFound, everything else kIoError. The one place that
+// turns errno into a Status.
+Status errno_status(int err, const std::string& action, const std::string& path);
+
+class File {
+ public:
+  File() = default;
+  File(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  File(File&& other) noexcept { *this = std::move(other); }
+  File& operator=(File&& other) noexcept;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File() { close(); }
+
+  // open(2) with O_CLOEXEC added. `mode` applies with O_CREAT.
+  static Result<File> open(const std::string& path, int flags, int mode = 0644);
+
+  bool is_open() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+
+  // Reads exactly n bytes at offset; a short file is kIoError "unexpected end of file".
+  Status pread_exact(void* dst, size_t n, uint64_t offset) const;
+  // Writes all n bytes at offset, retrying short writes and EINTR.
+  Status pwrite_all(const void* src, size_t n, uint64_t offset) const;
+  // Writes the buffers of `iov` back to back starting at offset (pwritev, batched by
+  // IOV_MAX, retrying short writes). `iov` is consumed (modified).
+  Status pwritev_all(std::vector<struct iovec>& iov, uint64_t offset) const;
+  // Writes all n bytes at the current position (for pipes and stdout).
+  Status write_all(const void* src, size_t n) const;
+  Result<uint64_t> size() const;
+  Status truncate(uint64_t length) const;
+  Status sync() const;
+  void close();
+  // Gives up ownership without closing (for descriptors like stdout that we borrow).
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+// fsync on a directory, so that creations and renames inside it are durable.
+Status sync_directory(const std::string& dir);
+
+}  // namespace zrec::io

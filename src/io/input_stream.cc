@@ -1,0 +1,142 @@
+// Buffered sequential reads from a file, a pipe or stdin (see input_stream.h).
+// Reads never seek, so the same code serves `append-npy -` on a pipe and on a file.
+#include "io/input_stream.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace zrec::io {
+namespace {
+
+// errno + what we were doing + path -> Status; ENOENT is kNotFound so callers can
+// tell "no such input" from "the disk failed".
+Status errno_status(int err, const char* action, const std::string& path) {
+  std::string message = std::string(action) + " '" + path + "': " + std::strerror(err);
+  return err == ENOENT ? not_found(std::move(message)) : io_error(std::move(message));
+}
+
+// read(2) with EINTR retried. A descriptor someone left non-blocking (a shell can
+// hand us such a stdin) reports EAGAIN; wait for input rather than failing.
+ssize_t read_retry(int fd, void* dst, size_t n) {
+  for (;;) {
+    ssize_t got = ::read(fd, dst, n);
+    if (got >= 0) return got;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, -1) < 0 && errno != EINTR) return -1;
+      continue;
+    }
+    return -1;
+  }
+}
+
+}  // namespace
+
+InputStream::InputStream(int fd, std::string name, size_t buffer_bytes)
+    : fd_(fd), name_(std::move(name)), buffer_(std::max<size_t>(buffer_bytes, 1)) {}
+
+Result<InputStream> InputStream::open(const std::string& path) {
+  if (path == "-") return InputStream(STDIN_FILENO, "-");
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno_status(errno, "cannot open", path);
+  // open(2) succeeds on a directory and only read(2) fails; say so up front.
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return errno_status(EISDIR, "cannot open", path);
+  }
+  InputStream stream(fd, path);
+  stream.owns_fd_ = true;
+  return stream;
+}
+
+InputStream::InputStream(InputStream&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      owns_fd_(std::exchange(other.owns_fd_, false)),
+      name_(std::move(other.name_)),
+      buffer_(std::move(other.buffer_)),
+      begin_(std::exchange(other.begin_, 0)),
+      end_(std::exchange(other.end_, 0)),
+      eof_(std::exchange(other.eof_, true)),
+      position_(other.position_) {}
+
+InputStream& InputStream::operator=(InputStream&& other) noexcept {
+  if (this != &other) {
+    if (owns_fd_ && fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    owns_fd_ = std::exchange(other.owns_fd_, false);
+    name_ = std::move(other.name_);
+    buffer_ = std::move(other.buffer_);
+    begin_ = std::exchange(other.begin_, 0);
+    end_ = std::exchange(other.end_, 0);
+    eof_ = std::exchange(other.eof_, true);
+    position_ = other.position_;
+  }
+  return *this;
+}
+
+InputStream::~InputStream() {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+Status InputStream::fill() {
+  begin_ = end_ = 0;
+  if (eof_) return Status::ok();
+  ssize_t got = read_retry(fd_, buffer_.data(), buffer_.size());
+  if (got < 0) return errno_status(errno, "cannot read", name_);
+  if (got == 0) eof_ = true;
+  end_ = static_cast<size_t>(got);
+  return Status::ok();
+}
+
+Result<size_t> InputStream::read_some(void* dst, size_t n) {
+  if (n == 0) return size_t{0};
+  if (begin_ == end_) {
+    if (eof_) return size_t{0};
+    // Performance note: a read at least as large as the buffer skips the copy.
+    if (n >= buffer_.size()) {
+      ssize_t got = read_retry(fd_, dst, n);
+      if (got < 0) return errno_status(errno, "cannot read", name_);
+      if (got == 0) eof_ = true;
+      position_ += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+    ZREC_RETURN_IF_ERROR(fill());
+    if (begin_ == end_) return size_t{0};
+  }
+  size_t take = std::min(n, end_ - begin_);
+  std::memcpy(dst, buffer_.data() + begin_, take);
+  begin_ += take;
+  position_ += take;
+  return take;
+}
+
+Result<size_t> InputStream::read_full(void* dst, size_t n) {
+  auto* out = static_cast<uint8_t*>(dst);
+  size_t done = 0;
+  while (done < n) {
+    ZREC_ASSIGN_OR_RETURN(size_t got, read_some(out + done, n - done));
+    if (got == 0) break;
+    done += got;
+  }
+  return done;
+}
+
+Result<bool> InputStream::at_eof() {
+  if (begin_ != end_) return false;
+  ZREC_RETURN_IF_ERROR(fill());
+  return begin_ == end_;
+}
+
+}  // namespace zrec::io

@@ -1,0 +1,17 @@
+// The lifetime lock of a store (FORMAT.md §7, §10): flock on meta.zr, exclusive for a
+// writer, shared for a reader. Released when the descriptor closes.
+#pragma once
+
+#include <string>
+
+#include "io/file.h"
+
+namespace zrec::io {
+
+enum class LockMode { kShared, kExclusive };
+
+// Takes the lock on `meta` (an open meta.zr). Without `wait`, a held lock fails at
+// once with kBusy: "store 'x' is locked by another process (a writer)" / "(readers)".
+Status lock_store(const File& meta, LockMode mode, bool wait, const std::string& store_path);
+
+}  // namespace zrec::io

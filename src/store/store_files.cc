@@ -1,0 +1,160 @@
+// Loading and checking a store's files.
+#include "store/store_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "format/endian.h"
+#include "format/layout.h"
+#include "format/record_loc.h"
+#include "format/schema_msgpack.h"
+
+namespace zrec::store {
+
+std::string join_path(const std::string& dir, const std::string& name) {
+  if (!dir.empty() && dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+Status malformed_store(const std::string& path, const std::string& what) {
+  return malformed("malformed store '" + path + "': " + what);
+}
+
+namespace {
+
+// Opens a file that belongs to the store, refusing symlinks with a clear message.
+Result<io::File> open_store_file(const std::string& store, const std::string& name, int flags) {
+  const std::string path = join_path(store, name);
+  auto file = io::File::open(path, flags | O_NOFOLLOW);
+  if (!file.is_ok() && errno == ELOOP)
+    return invalid_argument("store '" + store + "': " + name +
+                            " is a symbolic link; zrec only opens regular files inside a store");
+  return file;
+}
+
+Result<std::vector<uint8_t>> read_whole(const io::File& f) {
+  ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
+  // dict.zr is loaded whole; cap it so a hostile file can't make us allocate wildly.
+  if (size > (uint64_t{1} << 30)) return malformed("dict.zr is larger than 1 GiB");
+  std::vector<uint8_t> bytes(size);
+  ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
+  return bytes;
+}
+
+}  // namespace
+
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait) {
+  StoreFiles s;
+  s.path = path;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
+  if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
+
+  const int flags = mode == io::LockMode::kExclusive ? O_RDWR : O_RDONLY;
+  auto meta = open_store_file(path, format::kMetaFile, flags);
+  if (!meta.is_ok()) {
+    if (meta.status().code() == StatusCode::kNotFound)
+      return not_found("'" + path + "' is not a zrecord store (no meta.zr)");
+    return meta.status();
+  }
+  s.meta = std::move(meta).value();
+  ZREC_RETURN_IF_ERROR(io::lock_store(s.meta, mode, wait, path));
+
+  ZREC_ASSIGN_OR_RETURN(uint64_t meta_size, s.meta.size());
+  if (meta_size < format::kPageSize)
+    return malformed_store(path, "meta.zr is " + std::to_string(meta_size) +
+                                     " bytes, shorter than the 4096-byte static page");
+  format::PageBytes page_bytes;
+  ZREC_RETURN_IF_ERROR(s.meta.pread_exact(page_bytes.data(), page_bytes.size(), 0));
+  auto page = format::decode_static_page(page_bytes);
+  if (!page.is_ok()) return malformed_store(path, "meta.zr: " + page.status().message());
+  s.page = std::move(page).value();
+
+  auto schema = format::decode_schema(s.page.schema);
+  if (!schema.is_ok()) return malformed_store(path, "meta.zr: " + schema.status().message());
+  s.schema = std::move(schema).value();
+  if (s.schema.is_dense()) s.dense_width = s.schema.dense_width();
+
+  const uint64_t table_end = format::record_loc_offset(s.page.length);  // overflow checked by decode
+  if (meta_size < table_end)
+    return malformed_store(path, "meta.zr is " + std::to_string(meta_size) + " bytes but " +
+                                     std::to_string(s.page.length) + " records need " +
+                                     std::to_string(table_end));
+
+  for (uint32_t shard = 0; shard < s.page.data_shards; ++shard) {
+    const std::string name = format::data_file_name(shard);
+    auto f = open_store_file(path, name, flags);
+    if (!f.is_ok()) {
+      if (f.status().code() == StatusCode::kNotFound) return malformed_store(path, name + " is missing");
+      return f.status();
+    }
+    ZREC_ASSIGN_OR_RETURN(uint64_t size, f->size());
+    if (size < s.page.tails[shard])
+      return malformed_store(path, name + " is " + std::to_string(size) + " bytes, shorter than its tail " +
+                                       std::to_string(s.page.tails[shard]));
+    s.data.push_back(std::move(f).value());
+  }
+
+  auto dict = open_store_file(path, format::kDictFile, O_RDONLY);
+  const bool has_dict = dict.is_ok();
+  if (!has_dict && dict.status().code() != StatusCode::kNotFound) return dict.status();
+  if (s.page.codec == Codec::kZstdDict) {
+    if (!has_dict) return malformed_store(path, "codec is zstd_dict but dict.zr is missing");
+    ZREC_ASSIGN_OR_RETURN(auto bytes, read_whole(dict.value()));
+    auto d = codec::Dictionary::load(std::move(bytes));
+    if (!d.is_ok()) return malformed_store(path, d.status().message());
+    s.dictionary = std::move(d).value();
+  } else if (has_dict) {
+    return malformed_store(path, std::string("dict.zr is present but the codec is ") + to_string(s.page.codec));
+  }
+  return s;
+}
+
+Status check_record_loc(const StoreFiles& files, const uint64_t* tails, uint64_t id, const RecordLoc& loc) {
+  const uint32_t shard = static_cast<uint32_t>(id % files.page.data_shards);
+  auto bad = [&](const std::string& rule) {
+    return malformed_store(files.path, format::data_file_name(shard) + ": record " + std::to_string(id) +
+                                           " (offset " + std::to_string(loc.offset) + ", " +
+                                           std::to_string(loc.phys_length) + " bytes) " + rule);
+  };
+  if (loc.phys_length < 1) return bad("has phys_length 0");
+  if (loc.logic_length < 1) return bad("has logic_length 0");
+  if (loc.phys_length > format::kMaxRecordBytes || loc.logic_length > format::kMaxRecordBytes)
+    return bad("is 2 GiB or larger");
+  if (loc.offset > tails[shard] || loc.phys_length > tails[shard] - loc.offset)
+    return bad("ends past tail " + std::to_string(tails[shard]));
+  if (files.page.codec == Codec::kRaw && loc.phys_length != loc.logic_length)
+    return bad("is raw but its logic_length is " + std::to_string(loc.logic_length));
+  if (files.schema.is_dense()) {
+    if (loc.logic_length != files.dense_width)
+      return bad("has logic_length " + std::to_string(loc.logic_length) + ", not the Dense width " +
+                 std::to_string(files.dense_width));
+  } else if (loc.logic_length < files.schema.shape_prefix_bytes() + files.schema.dtype.itemsize) {
+    return bad("has logic_length " + std::to_string(loc.logic_length) + ", too short for " +
+               std::to_string(files.schema.ndim) + " dims and one element");
+  }
+  return Status::ok();
+}
+
+Status check_ragged_prefix(const StoreFiles& files, uint64_t id, const uint8_t* record, uint64_t logic_length) {
+  const uint32_t ndim = files.schema.ndim;
+  uint64_t volume = files.schema.dtype.itemsize;
+  for (uint32_t d = 0; d < ndim; ++d) {
+    const uint64_t dim = format::load_le<uint64_t>(record + 8 * d);
+    if (dim < 1 || volume > UINT64_MAX / dim) {
+      volume = 0;
+      break;
+    }
+    volume *= dim;
+  }
+  const uint64_t prefix = files.schema.shape_prefix_bytes();
+  if (volume == 0 || volume != logic_length - prefix)
+    return malformed_store(files.path, "record " + std::to_string(id) + ": shape prefix does not match its " +
+                                           std::to_string(logic_length) + " bytes (dims must be >= 1 and " +
+                                           "8*ndim + itemsize*prod(dims) == logic_length)");
+  return Status::ok();
+}
+
+}  // namespace zrec::store

@@ -1,0 +1,50 @@
+// The set of open files that make up a store, loaded and checked once (FORMAT.md §1,
+// §8). Both the reader (Store) and the writer (StoreWriter) start here, so the
+// store-level rules are written once.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec/record_codec.h"
+#include "format/static_page.h"
+#include "io/file.h"
+#include "io/store_lock.h"
+#include "zrec/record_loc.h"
+#include "zrec/schema.h"
+
+namespace zrec::store {
+
+struct StoreFiles {
+  std::string path;  // as given by the user, for messages
+  io::File meta;     // holds the lifetime lock
+  std::vector<io::File> data;  // data_0.zr .. data_{S-1}.zr
+  format::StaticPage page;
+  Schema schema;
+  std::shared_ptr<codec::Dictionary> dictionary;  // zstd_dict only
+  uint64_t dense_width = 0;                       // Dense only
+};
+
+// Opens the store read-only (kShared) or read-write (kExclusive), takes the lock,
+// and checks: meta.zr size, the page, the schema, the table size, every data file's
+// existence and size against its tail, dict.zr presence and validity.
+// Store files are opened with O_NOFOLLOW: a symlink inside a store is refused.
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait);
+
+// "<path>/<name>" without doubling a trailing slash.
+std::string join_path(const std::string& dir, const std::string& name);
+
+// kMalformed Status "malformed store '<path>': <what>".
+Status malformed_store(const std::string& path, const std::string& what);
+
+// Checks one RecordLoc against FORMAT.md §8 without reading its payload: lengths in
+// 1..2^31-1, offset + phys_length within the shard's tail, raw phys == logic, Dense
+// width / Ragged minimum. Returns kMalformed naming the record, shard file and offset.
+Status check_record_loc(const StoreFiles& files, const uint64_t* tails, uint64_t id, const RecordLoc& loc);
+
+// Ragged: checks that the decoded shape prefix of a logical record is consistent with
+// its length (each dim >= 1, 8*ndim + itemsize*prod(dims) == logic_length).
+Status check_ragged_prefix(const StoreFiles& files, uint64_t id, const uint8_t* record, uint64_t logic_length);
+
+}  // namespace zrec::store
