@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what zrec needs to build and test, from Debian's packages. Idempotent:
+# installs only what is missing, so it is cheap to run every time.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libzstd-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
+  python3 python3-numpy python3-msgpack python3-zstandard zstd
+  time util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
