@@ -1,0 +1,328 @@
+// Store round trips through the core API: every codec x shards {1, 3, 255} x lanes
+// {1, 2, 4}, Dense and Ragged, windows and chunks smaller than records, physical
+// order, reopen, abort and crash consistency (FORMAT.md §5-§8).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <sys/stat.h>
+
+#include "testutil.h"
+#include "zrec/store.h"
+#include "zrec/store_writer.h"
+
+using namespace zrec;
+
+namespace {
+
+std::vector<uint8_t> test_dictionary() {
+  // A raw-content dictionary (FORMAT.md §10 allows them): bytes records share.
+  std::vector<uint8_t> d;
+  for (int i = 0; i < 4096; ++i) d.push_back(static_cast<uint8_t>(i / 16));
+  return d;
+}
+
+Schema dense_schema(std::vector<uint64_t> shape, const char* dtype = "<i4") {
+  Schema s;
+  s.dtype = parse_dtype(dtype).value();
+  s.ndim = static_cast<uint32_t>(shape.size());
+  s.item_shape = std::move(shape);
+  return s;
+}
+
+Schema ragged_schema(uint32_t ndim, const char* dtype = "|u1") {
+  Schema s;
+  s.dtype = parse_dtype(dtype).value();
+  s.ndim = ndim;
+  return s;
+}
+
+// Records held by the test: payload + dims, and the logical bytes a reader returns.
+struct TestRecords {
+  std::vector<std::vector<uint8_t>> payloads;
+  std::vector<std::vector<uint64_t>> dims;
+  std::vector<RecordRef> refs() const {
+    std::vector<RecordRef> r;
+    for (size_t i = 0; i < payloads.size(); ++i)
+      r.push_back({payloads[i].data(), payloads[i].size(), dims.empty() ? nullptr : dims[i].data()});
+    return r;
+  }
+  std::vector<uint8_t> logical(size_t i) const {
+    std::vector<uint8_t> out;
+    if (!dims.empty()) {
+      out.resize(8 * dims[i].size());
+      std::memcpy(out.data(), dims[i].data(), out.size());
+    }
+    out.insert(out.end(), payloads[i].begin(), payloads[i].end());
+    return out;
+  }
+};
+
+TestRecords make_dense(uint64_t first, size_t n, size_t width) {
+  TestRecords t;
+  for (size_t i = 0; i < n; ++i) t.payloads.push_back(test::record_bytes(first + i, width));
+  return t;
+}
+
+TestRecords make_ragged(uint64_t first, size_t n) {
+  TestRecords t;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t id = first + i;
+    std::vector<uint64_t> dims = {1 + id % 7, 1 + (id * 5) % 300};
+    t.payloads.push_back(test::record_bytes(id, dims[0] * dims[1]));
+    t.dims.push_back(dims);
+  }
+  return t;
+}
+
+std::vector<std::vector<uint8_t>> read_all(Store& store, uint64_t window_bytes = kDefaultWindowBytes) {
+  std::vector<uint64_t> ids(store.length());
+  std::iota(ids.begin(), ids.end(), 0);
+  std::vector<std::vector<uint8_t>> out;
+  REQUIRE_OK(store.scan(ids, window_bytes, [&](const Window& w) {
+    for (size_t k = 0; k < w.ids.size(); ++k)
+      out.emplace_back(w.data + w.offsets[k], w.data + w.offsets[k + 1]);
+    return Status::ok();
+  }));
+  return out;
+}
+
+CreateOptions options_for(Schema schema, Codec codec, uint32_t shards) {
+  CreateOptions o;
+  o.schema = std::move(schema);
+  o.codec = codec;
+  o.data_shards = shards;
+  if (codec == Codec::kZstdDict) o.dictionary = test_dictionary();
+  return o;
+}
+
+}  // namespace
+
+TEST_SUITE("store") {
+  TEST_CASE("round trips records for every codec, shard count and lane count") {
+    for (Codec codec : {Codec::kRaw, Codec::kZstd, Codec::kZstdDict}) {
+      for (uint32_t shards : {1u, 3u, 255u}) {
+        for (size_t lanes : {1u, 2u, 4u}) {
+          for (bool dense : {true, false}) {
+            CAPTURE(to_string(codec));
+            CAPTURE(shards);
+            CAPTURE(lanes);
+            CAPTURE(dense);
+            test::TempDir dir;
+            const std::string path = dir / "s";
+            REQUIRE_OK(create_store(path, options_for(dense ? dense_schema({5, 3}) : ragged_schema(2), codec, shards)));
+            const TestRecords recs = dense ? make_dense(0, 300, 60) : make_ragged(0, 300);
+            {
+              // Tiny chunks so every window has many chunks racing for shard tails.
+              auto w = StoreWriter::open(path, {.threads = lanes, .chunk_bytes = 256, .sync = false});
+              REQUIRE_OK(w);
+              auto refs = recs.refs();
+              REQUIRE_OK(w.value()->append(std::span(refs).first(100)));
+              REQUIRE_OK(w.value()->append(std::span(refs).subspan(100)));
+              REQUIRE_OK(w.value()->close());
+            }
+            auto store = Store::open(path, {.threads = lanes});
+            REQUIRE_OK(store);
+            REQUIRE(store.value()->length() == 300);
+            const auto got = read_all(*store.value(), 1000);  // windows of a few records
+            for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == recs.logical(i));
+            // Random-order gather with per-record RecordLoc reads.
+            if (dense) {
+              std::vector<uint64_t> ids = {299, 0, 150, 7, 7, 298};
+              std::vector<uint8_t> dest(ids.size() * 60);
+              REQUIRE_OK(store.value()->gather(ids, nullptr, dest.data()));
+              for (size_t k = 0; k < ids.size(); ++k)
+                REQUIRE(std::equal(dest.begin() + k * 60, dest.begin() + (k + 1) * 60, recs.payloads[ids[k]].begin()));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  TEST_CASE("with several lanes the physical order inside a shard differs from logical order, reads stay exact") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(dense_schema({1000}, "|u1"), Codec::kRaw, 1)));
+    const TestRecords recs = make_dense(0, 4000, 1000);
+    auto w = StoreWriter::open(path, {.threads = 4, .chunk_bytes = 1000});  // one record per chunk
+    REQUIRE_OK(w);
+    auto refs = recs.refs();
+    REQUIRE_OK(w.value()->append(refs));
+    REQUIRE_OK(w.value()->close());
+    auto store = Store::open(path);
+    REQUIRE_OK(store);
+    std::vector<RecordLoc> locs(4000);
+    REQUIRE_OK(store.value()->read_locs(0, 4000, locs.data()));
+    size_t out_of_order = 0;
+    for (size_t i = 1; i < locs.size(); ++i) out_of_order += locs[i].offset < locs[i - 1].offset;
+    WARN_MESSAGE(out_of_order > 0, "lanes happened to write in ID order this time");
+    const auto got = read_all(*store.value());
+    for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == recs.logical(i));
+  }
+
+  TEST_CASE("an empty store, a single record, and records larger than the window and chunk") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(ragged_schema(1, "<f8"), Codec::kZstd, 4)));
+    {
+      auto store = Store::open(path);
+      REQUIRE_OK(store);
+      CHECK(store.value()->length() == 0);
+      CHECK(read_all(*store.value()).empty());
+    }
+    TestRecords big;
+    for (uint64_t n : {1ull, 3ull << 20, 5ull}) {  // 24 MiB middle record
+      big.payloads.push_back(test::record_bytes(n, n * 8));
+      big.dims.push_back({n});
+    }
+    auto w = StoreWriter::open(path, {.threads = 2, .chunk_bytes = 1 << 20});
+    REQUIRE_OK(w);
+    auto refs = big.refs();
+    REQUIRE_OK(w.value()->append(std::span(refs).first(1)));
+    REQUIRE_OK(w.value()->publish());
+    REQUIRE_OK(w.value()->append(std::span(refs).subspan(1)));
+    REQUIRE_OK(w.value()->close());
+    auto store = Store::open(path);
+    REQUIRE_OK(store);
+    const auto got = read_all(*store.value(), 1 << 20);  // window smaller than record 1
+    REQUIRE(got.size() == 3);
+    for (size_t i = 0; i < 3; ++i) CHECK(got[i] == big.logical(i));
+  }
+
+  TEST_CASE("a scalar Dense store holds one value per record") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(dense_schema({}, "<f4"), Codec::kRaw, 2)));
+    const TestRecords recs = make_dense(0, 10, 4);
+    auto w = StoreWriter::open(path);
+    REQUIRE_OK(w);
+    auto refs = recs.refs();
+    REQUIRE_OK(w.value()->append(refs));
+    REQUIRE_OK(w.value()->close());
+    auto store = Store::open(path);
+    REQUIRE_OK(store);
+    CHECK(store.value()->schema().dense_width() == 4);
+    const auto got = read_all(*store.value());
+    for (size_t i = 0; i < 10; ++i) CHECK(got[i] == recs.logical(i));
+  }
+
+  TEST_CASE("check() refuses records that break the schema, before any I/O") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(dense_schema({4}), Codec::kZstd, 2)));
+    auto w = StoreWriter::open(path);
+    REQUIRE_OK(w);
+    std::vector<uint8_t> good(16), bad(12);
+    std::vector<RecordRef> refs = {{good.data(), 16, nullptr}, {bad.data(), 12, nullptr}};
+    Status s = w.value()->append(refs);
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK(s.message() == "record 1 of this batch has 12 bytes; a record of dense <i4 (4,) has 16");
+    CHECK(w.value()->length() == 0);
+    REQUIRE_OK(w.value()->append(std::span(refs).first(1)));  // the writer is still usable
+    REQUIRE_OK(w.value()->close());
+  }
+
+  TEST_CASE("abort restores every file to its published bytes") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(ragged_schema(2), Codec::kZstd, 3)));
+    const TestRecords recs = make_ragged(0, 50);
+    auto refs = recs.refs();
+    {
+      auto w = StoreWriter::open(path);
+      REQUIRE_OK(w);
+      REQUIRE_OK(w.value()->append(std::span(refs).first(20)));
+      REQUIRE_OK(w.value()->close());
+    }
+    std::vector<std::vector<uint8_t>> before;
+    for (const char* f : {"meta.zr", "data_0.zr", "data_1.zr", "data_2.zr"}) before.push_back(test::read_file(dir / ("s/" + std::string(f))));
+    {
+      auto w = StoreWriter::open(path);
+      REQUIRE_OK(w);
+      REQUIRE_OK(w.value()->append(std::span(refs).subspan(20)));
+      w.value()->abort();
+    }
+    int i = 0;
+    for (const char* f : {"meta.zr", "data_0.zr", "data_1.zr", "data_2.zr"})
+      CHECK(test::read_file(dir / ("s/" + std::string(f))) == before[i++]);
+  }
+
+  TEST_CASE("a writer that dies unpublished leaves the last published state; the next writer overwrites leftovers") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(dense_schema({8}), Codec::kZstd, 4)));
+    const TestRecords recs = make_dense(0, 200, 32);
+    auto refs = recs.refs();
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      auto w = StoreWriter::open(path);
+      if (!w.is_ok() || !w.value()->append(std::span(refs).first(50)).is_ok() || !w.value()->publish().is_ok() ||
+          !w.value()->append(std::span(refs).subspan(50, 100)).is_ok())
+        ::_exit(3);
+      ::_exit(0);  // dies without close(): no publication, no abort
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    {
+      auto store = Store::open(path);
+      REQUIRE_OK(store);
+      REQUIRE(store.value()->length() == 50);
+      const auto got = read_all(*store.value());
+      for (size_t i = 0; i < 50; ++i) REQUIRE(got[i] == recs.logical(i));
+    }
+    auto w = StoreWriter::open(path);
+    REQUIRE_OK(w);
+    REQUIRE(w.value()->length() == 50);
+    REQUIRE_OK(w.value()->append(std::span(refs).subspan(50)));
+    REQUIRE_OK(w.value()->close());
+    auto store = Store::open(path);
+    REQUIRE_OK(store);
+    const auto got = read_all(*store.value());
+    REQUIRE(got.size() == 200);
+    for (size_t i = 0; i < 200; ++i) REQUIRE(got[i] == recs.logical(i));
+  }
+
+  TEST_CASE("a second writer or a reader while a writer holds the store is refused as locked") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(dense_schema({2}), Codec::kRaw, 1)));
+    auto w = StoreWriter::open(path);
+    REQUIRE_OK(w);
+    // flock locks belong to open file descriptions, so a second open in-process conflicts too.
+    auto w2 = StoreWriter::open(path);
+    REQUIRE_FALSE(w2.is_ok());
+    CHECK(w2.status().code() == StatusCode::kBusy);
+    CHECK(w2.status().message() == "store '" + path + "' is locked by another process (a reader or writer)");
+    auto r = Store::open(path);
+    REQUIRE_FALSE(r.is_ok());
+    CHECK(r.status().message() == "store '" + path + "' is locked by another process (a writer)");
+    REQUIRE_OK(w.value()->close());
+    CHECK(Store::open(path).is_ok());
+  }
+
+  TEST_CASE("create refuses a path that holds anything and leaves no temporary behind") {
+    test::TempDir dir;
+    test::write_file(dir / "file", {1});
+    auto o = options_for(dense_schema({2}), Codec::kRaw, 1);
+    Status s = create_store(dir / "file", o);
+    CHECK(s.code() == StatusCode::kAlreadyExists);
+    CHECK(s.message() == "'" + (dir / "file") + "' already exists and is not an empty directory");
+    REQUIRE_OK(create_store(dir / "s", o));
+    CHECK(create_store(dir / "s", o).code() == StatusCode::kAlreadyExists);
+    ::mkdir((dir / "empty").c_str(), 0755);
+    REQUIRE_OK(create_store(dir / "empty/", o));  // an empty directory is fine
+    CHECK(create_store(dir / "x", options_for(dense_schema({2}), Codec::kZstd, 0)).code() == StatusCode::kInvalidArgument);
+    auto raw_with_dict = o;
+    raw_with_dict.dictionary = test_dictionary();
+    CHECK(create_store(dir / "y", raw_with_dict).message() == "a dictionary is only used with codec zstd_dict, not raw");
+    int entries = 0;
+    for (auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.path().filename().string()[0] == '.';
+    CHECK(entries == 0);
+  }
+}
