@@ -2,6 +2,8 @@
 // Reads never seek, so the same code serves `append-npy -` on a pipe and on a file.
 #include "io/input_stream.h"
 
+#include "io/file.h"  // errno_status
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -14,13 +16,6 @@
 
 namespace zrec::io {
 namespace {
-
-// errno + what we were doing + path -> Status; ENOENT is kNotFound so callers can
-// tell "no such input" from "the disk failed".
-Status errno_status(int err, const char* action, const std::string& path) {
-  std::string message = std::string(action) + " '" + path + "': " + std::strerror(err);
-  return err == ENOENT ? not_found(std::move(message)) : io_error(std::move(message));
-}
 
 // read(2) with EINTR retried. A descriptor someone left non-blocking (a shell can
 // hand us such a stdin) reports EAGAIN; wait for input rather than failing.
