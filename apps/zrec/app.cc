@@ -6,6 +6,7 @@
 
 #include "zrec/commands.h"
 #include "zrec/console.h"
+#include "zrec/interrupt.h"
 
 namespace zrec::cli {
 
@@ -14,7 +15,7 @@ namespace {
 int exit_code_for(const Status& s) {
   if (s.is_ok()) return kExitOk;
   if (s.code() == StatusCode::kUsage) return kExitUsage;
-  if (s.code() == StatusCode::kCancelled) return 130;
+  if (s.code() == StatusCode::kCancelled) return interrupt_exit_code();  // 130 SIGINT, 143 SIGTERM
   return kExitFailure;
 }
 
@@ -45,10 +46,27 @@ int run_cli(int argc, char** argv) {
   std::vector<Command> commands = {
       register_create(app, global),
       register_append_npy(app, global),
+      register_append_files(app, global),
+      register_append_stream(app, global),
       register_cat(app, global),
       register_info(app, global),
+      register_train_dict(app, global),
+      register_recompress(app, global),
+      register_concat(app, global),
+      register_digest(app, global),
+      register_verify(app, global),
+      register_bench(app, global),
   };
 
+  // CLI11 would say only "A subcommand is required" for a mistyped command name.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
+    if (!known) {
+      std::fprintf(stderr, "zrec: unknown command '%s'\nTry 'zrec --help' for the list of commands.\n", argv[1]);
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -76,7 +94,7 @@ int run_cli(int argc, char** argv) {
       if (s.code() == StatusCode::kUsage)
         std::fprintf(stderr, "Try 'zrec %s --help' for more information.\n", c.app->get_name().c_str());
     }
-    return exit_code_for(s);
+    return c.exit_code ? c.exit_code(s) : exit_code_for(s);
   }
   return kExitUsage;  // unreachable: require_subcommand(1)
 }

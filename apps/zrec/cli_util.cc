@@ -14,6 +14,7 @@ Result<std::vector<uint64_t>> parse_shape(std::string_view text) {
   for (char c : text)
     if (c != ' ' && c != '(' && c != ')' && c != '[' && c != ']') t += c;
   std::vector<uint64_t> dims;
+  if (text.empty()) return usage_error("empty shape (use --shape scalar or '()' for one value per record)");
   if (t.empty() || t == "scalar") return dims;
   size_t pos = 0;
   while (pos <= t.size()) {

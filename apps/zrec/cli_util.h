@@ -11,7 +11,8 @@
 
 namespace zrec::cli {
 
-// "28,28", "(28, 28)", "3" -> dims; "()", "scalar" and "" -> [] (a scalar record).
+// "28,28", "(28, 28)", "3" -> dims; "()" and "scalar" -> [] (a scalar record).
+// Empty text is an error, so an unset shell variable can't make a scalar store.
 Result<std::vector<uint64_t>> parse_shape(std::string_view text);
 
 // "raw", "zstd", "zstd_dict" (alias "zstdict"); anything else is a usage error.

@@ -2,6 +2,7 @@
 // records, all or nothing: nothing is published unless every array was appended.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "zrec/cli_util.h"
@@ -21,6 +22,7 @@ struct AppendNpyArgs {
   std::vector<std::string> inputs;
   bool batch = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
+  std::optional<bool> checksum;  // --checksum / --no-checksum; unset: the store's setting
 };
 
 // How one array becomes records.
@@ -36,15 +38,20 @@ Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool batc
     return bad("dtype '" + h.dtype.str() + "' does not match the store's '" + schema.dtype.str() + "'");
   if (h.fortran_order && h.shape.size() > 1)
     return bad("Fortran-order arrays are not supported; save np.ascontiguousarray(a) instead");
-  if (h.element_count == 0) return bad("array of shape " + shape_to_string(h.shape) + " has no elements (records must be nonempty)");
+  // Zero-element arrays are refused, even an empty batch (0, *item_shape): an input
+  // with nothing in it is almost always a bug upstream worth stopping for.
+  if (h.element_count == 0)
+    return bad("array of shape " + shape_to_string(h.shape) + " has no elements (records must be nonempty)");
   ArrayPlan plan;
   if (schema.is_dense()) {
     // (B, *item_shape): axis 0 is the batch.
     const auto& item = *schema.item_shape;
-    if (h.shape.size() != item.size() + 1 || !std::equal(item.begin(), item.end(), h.shape.begin() + 1))
-      return bad("shape " + shape_to_string(h.shape) + " is not (B, " +
-                 shape_to_string(item).substr(1, shape_to_string(item).size() - 2) +
-                 ") for records of " + schema.describe());
+    if (h.shape.size() != item.size() + 1 || !std::equal(item.begin(), item.end(), h.shape.begin() + 1)) {
+      std::string want = "(B,";
+      for (uint64_t d : item) want += " " + std::to_string(d) + ",";
+      if (!item.empty()) want.pop_back();
+      return bad("shape " + shape_to_string(h.shape) + " is not " + want + ") for records of " + schema.describe());
+    }
     plan.records = h.shape[0];
     plan.record_bytes = schema.dense_width();
     return plan;
@@ -66,10 +73,12 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, const Schema& 
     const uint64_t start = in.position();
     ZREC_ASSIGN_OR_RETURN(auto header, read_npy_header(in));
     if (!header) {
-      if (index == 0) return invalid_argument("'" + in.name() + "': no .npy array in the input");
+      // An empty stdin appends nothing (a pipeline with nothing to say); a named file
+      // without an array is a mistake worth reporting.
+      if (index == 0 && in.name() != "-") return invalid_argument("'" + in.name() + "': no .npy array in the file");
       return Status::ok();
     }
-    const std::string where = "'" + in.name() + "': array " + std::to_string(index) + " (at byte " + std::to_string(start) + ")";
+    const std::string where = "'" + in.name() + "': array at byte " + std::to_string(start);
     ZREC_ASSIGN_OR_RETURN(ArrayPlan plan, plan_array(*header, schema, a.batch, where));
     for (uint64_t left = plan.records; left > 0;) {
       ZREC_ASSIGN_OR_RETURN(uint64_t n, window.reserve(left, plan.record_bytes));
@@ -88,7 +97,7 @@ Status run_append_npy(const AppendNpyArgs& a, const GlobalOptions& g) {
     if (input == "-" && stdin_is_terminal())
       return usage_error("refusing to read .npy data from a terminal (pipe it in, or name files)");
   const auto started = std::chrono::steady_clock::now();
-  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(a.store, {.threads = g.threads, .wait = g.wait}));
+  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(a.store, {.threads = g.threads, .wait = g.wait, .checksum = a.checksum}));
   if (a.batch && writer->schema().is_dense())
     return usage_error("--batch is for Ragged stores; Dense stores always take axis 0 as the batch");
   const uint64_t before = writer->published_length();
@@ -116,6 +125,11 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("store", args->store, "Store to append to")->required();
   cmd->add_option("inputs", args->inputs, ".npy files, or - for a stream of .npy arrays on stdin")->required();
   cmd->add_flag("--batch", args->batch, "Ragged: axis 0 of each array is a batch of records");
+  auto* checksum = cmd->add_flag_callback("--checksum", [args] { args->checksum = true; },
+                                          "zstd frames get a content checksum (default: as the store's records, "
+                                          "or as create --checksum set it)");
+  cmd->add_flag_callback("--no-checksum", [args] { args->checksum = false; }, "zstd frames get no content checksum")
+      ->excludes(checksum);
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one append window, MiB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();

@@ -107,12 +107,12 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<CatArgs>();
   CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
   cmd->add_option("store", args->store, "Store to read")->required();
-  cmd->add_option("selection", args->selection,
+  auto* selection = cmd->add_option("selection", args->selection,
                   "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
   cmd->add_option("--format", args->format,
                   "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
-                  "text: '<id>TAB<values>' lines; jsonl: one JSON array per record")
+                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records)")
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_flag("--force", args->force, "Write binary formats even to a terminal");
@@ -124,7 +124,10 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "  zrec cat images/ 0:100 -o first100.npy\n"
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
       "  zrec cat --format npy a/ | zrec append-npy b/ -");
-  return Command{cmd, [args, &global]() { return run_cat(*args, global); }};
+  return Command{cmd, [args, selection, &global]() {
+                   if (selection->count() > 0 && args->selection.empty()) return usage_error("invalid selection '': empty selection");
+                   return run_cat(*args, global);
+                 }};
 }
 
 }  // namespace zrec::cli

@@ -15,6 +15,7 @@ struct CreateArgs {
   std::string dtype, shape, codec = "zstd", dict;
   uint32_t ndim = 0;
   uint32_t shards = 4;
+  bool checksum = false;
 };
 
 Status run_create(const CreateArgs& a) {
@@ -34,6 +35,10 @@ Status run_create(const CreateArgs& a) {
   if (!valid.is_ok()) return usage_error(valid.message());
   ZREC_ASSIGN_OR_RETURN(options.codec, parse_codec_option(a.codec));
   options.data_shards = a.shards;
+  if (a.checksum && options.codec == Codec::kRaw)
+    return usage_error("--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
+                       "per-record digests with 'zrec digest --per-record')");
+  options.checksum = a.checksum;
   if (options.codec == Codec::kZstdDict && a.dict.empty())
     return usage_error("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
   if (options.codec != Codec::kZstdDict && !a.dict.empty())
@@ -64,6 +69,8 @@ Command register_create(CLI::App& root, const GlobalOptions&) {
   cmd->add_option("--ndim", args->ndim, "Ragged: number of dims of every record (>= 1)")->needs(ragged);
   cmd->add_option("--codec", args->codec, "raw, zstd (level 3) or zstd_dict (level 15, needs --dict)")
       ->capture_default_str();
+  cmd->add_flag("--checksum", args->checksum,
+                "Every zstd frame carries a content checksum, so verify detects bit rot (appends keep it)");
   cmd->add_option("--dict", args->dict, "zstd dictionary file (dict.zr) for --codec zstd_dict");
   cmd->add_option("--shards", args->shards, "Data files; record i goes to data_{i % shards}.zr (1..255)")
       ->check(CLI::Range(1, 255))

@@ -24,11 +24,22 @@ struct GlobalOptions {
 struct Command {
   CLI::App* app = nullptr;
   std::function<Status()> run;
+  // Optional: the exit code for run()'s Status, where a command's codes differ from
+  // app.cc's default (verify: 2 when the store could not be checked).
+  std::function<int(const Status&)> exit_code = nullptr;
 };
 
 Command register_create(CLI::App& root, const GlobalOptions& global);
 Command register_append_npy(CLI::App& root, const GlobalOptions& global);
+Command register_append_files(CLI::App& root, const GlobalOptions& global);
+Command register_append_stream(CLI::App& root, const GlobalOptions& global);
 Command register_cat(CLI::App& root, const GlobalOptions& global);
 Command register_info(CLI::App& root, const GlobalOptions& global);
+Command register_train_dict(CLI::App& root, const GlobalOptions& global);
+Command register_recompress(CLI::App& root, const GlobalOptions& global);
+Command register_concat(CLI::App& root, const GlobalOptions& global);
+Command register_digest(CLI::App& root, const GlobalOptions& global);
+Command register_verify(CLI::App& root, const GlobalOptions& global);
+Command register_bench(CLI::App& root, const GlobalOptions& global);
 
 }  // namespace zrec::cli

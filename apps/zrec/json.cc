@@ -85,7 +85,10 @@ JsonWriter& JsonWriter::value(int64_t v) {
 JsonWriter& JsonWriter::value(double v) {
   before_value();
   if (std::isfinite(v)) {
-    out_ += fmt::format("{}", v);
+    std::string s = fmt::format("{}", v);
+    // Keep the JSON type stable: 1.0 prints as "1" otherwise, which typed parsers read as an int.
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    out_ += s;
   } else {
     out_ += "null";  // strict JSON has no NaN/Infinity
   }

@@ -2,6 +2,13 @@
 // the CLI's input side (npy arrays, files, stream frames) fills it, and it flushes
 // itself when the byte or record budget would be exceeded, so memory stays bounded
 // by the budget however long the input is.
+//
+// Two ways to fill it:
+//   - records of known size: reserve(), write at next_payload(), add();
+//   - a byte stream cut into records in place (append-stream's lines and NUL
+//     framing): read into input_space(), input_written(), then cut() records off the
+//     front of pending(). The bytes are read once, straight into the window, and never
+//     copied again except for a partial record moved to the front when a window fills.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +37,26 @@ class RecordWindow {
   // `dims` holds schema.ndim entries (copied).
   void add(uint64_t bytes, const uint64_t* dims);
 
-  // Appends the collected records to the writer and empties the window.
+  // Writable room for at least `min_bytes` of streamed input after the pending bytes.
+  // Flushes the window first (keeping the pending bytes, moved to the front) when the
+  // budget would be exceeded, and grows past the budget only for a pending record
+  // larger than it. The span stays valid until the next call that changes the window.
+  Result<std::span<uint8_t>> input_space(uint64_t min_bytes);
+  // The caller wrote n bytes at the start of the last input_space().
+  void input_written(uint64_t n) { pending_ += n; }
+  // Streamed bytes not yet cut into records.
+  std::span<const uint8_t> pending() const { return {bytes_.data() + used_, pending_}; }
+  // Takes the first `record_bytes` of pending() as a record (Ragged: `dims` as in add())
+  // if `keep`, or drops them if not; then drops `gap_bytes` more (a delimiter).
+  // Requires record_bytes + gap_bytes <= pending().size(). Flushes (keeping what is
+  // still pending) when the window reaches kMaxRecords.
+  Status cut(uint64_t record_bytes, uint64_t gap_bytes, bool keep, const uint64_t* dims);
+
+  // Appends the collected records to the writer and empties the window (pending
+  // streamed bytes stay, moved to the front).
   Status flush();
 
+  uint64_t records_in_window() const { return sizes_.size(); }
   uint64_t records_appended() const { return appended_records_; }
   uint64_t bytes_appended() const { return appended_bytes_; }
 
@@ -42,7 +66,9 @@ class RecordWindow {
   const uint32_t ndim_;
   const bool ragged_;
   std::vector<uint8_t> bytes_;
-  uint64_t used_ = 0;
+  uint64_t used_ = 0;     // bytes_[0, used_) belongs to records (and dropped gaps)
+  uint64_t pending_ = 0;  // bytes_[used_, used_ + pending_): streamed, not yet cut
+  uint64_t window_payload_ = 0;  // payload bytes of the records in the window
   std::vector<uint64_t> offsets_;  // payload offset of each record in bytes_
   std::vector<uint64_t> sizes_;
   std::vector<uint64_t> dims_;     // ndim per record (Ragged)

@@ -64,6 +64,11 @@ class Store {
   // against FORMAT.md §8 (lengths, tail bound, schema width). Requires first+count <= length.
   Status read_locs(uint64_t first, uint64_t count, RecordLoc* out) const;
 
+  // Reads and checks the RecordLocs of arbitrary `ids` (each < length, kInvalidArgument
+  // otherwise): out[k] is RecordLoc[ids[k]]. A Ragged gather starts here, to size its
+  // destination. Thread-compatible with gather(): one call at a time per Store.
+  Status read_locs(std::span<const uint64_t> ids, RecordLoc* out) const;
+
   // Gathers records into dest. Lanes take contiguous blocks of ids; per record, a lane
   // reads its RecordLoc (unless `locs` gives them) and its stored bytes, and decodes
   // straight into dest + dest_offsets[k]. For a Dense store dest_offsets may be empty
@@ -76,6 +81,22 @@ class Store {
   // Stops at the first error (from reading or from fn).
   Status scan(std::span<const uint64_t> ids, uint64_t window_bytes,
               const std::function<Status(const Window&)>& fn);
+
+  // Reads the stored (still encoded) bytes of records `ids`, whose RecordLocs are `locs`
+  // (from read_locs), so that frames can be copied verbatim into another store of the
+  // same codec (recompress, concat). Record k's stored bytes end up at
+  // buffer[offsets[k] .. offsets[k] + locs[k].phys_length). The buffer is laid out in
+  // physical order, not in the order of ids: records adjacent in a data file are read
+  // with one positional read (runs of up to 8 MiB), on all lanes.
+  // Checks without decoding: each location (FORMAT.md §8); two records overlapping in
+  // one data file; a zstd record is exactly one frame declaring logic_length; a raw
+  // Ragged record's shape prefix matches its length. kMalformed names the record.
+  // `buffer` and `offsets` are resized as needed and may be reused across calls.
+  Status read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, std::vector<uint8_t>& buffer,
+                     std::vector<uint64_t>& offsets);
+
+  // The dictionary bytes (dict.zr) of a zstd_dict store; empty for raw and zstd.
+  const std::vector<uint8_t>& dictionary() const;
 
  private:
   struct Impl;

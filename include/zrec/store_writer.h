@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,12 +28,31 @@ struct CreateOptions {
   Codec codec = Codec::kZstd;
   uint32_t data_shards = 4;         // 1..255
   std::vector<uint8_t> dictionary;  // dict.zr bytes; required exactly for zstd_dict
+  // zstd/zstd_dict only: later writers set a content checksum on every frame (default
+  // off). The format has no field for it, so an empty store keeps the setting as a
+  // 16-byte marker in the unused RecordLoc[0] slot past `length`, which readers ignore
+  // (FORMAT.md §7); once it holds records, writers read it from record 0's frame.
+  bool checksum = false;
 };
 
 // Creates and publishes an empty store at `path`, which must not exist or be an empty
 // directory (kAlreadyExists otherwise). The store is built in a temporary sibling
 // directory and renamed into place, so a failed create leaves nothing behind.
 Status create_store(const std::string& path, const CreateOptions& options);
+
+class StoreWriter;
+struct WriterOptions;
+
+// Builds a new store at `path` in one go (recompress, concat): creates it empty in a
+// temporary sibling directory ".NAME.zrec-tmp-XXXXXX", opens a writer on it with
+// `writer_options`, calls fill(writer) to append records, publishes (close), fsyncs and
+// renames the directory into place. `path` must not exist at all (kAlreadyExists).
+// `path` never holds a partial store: on any error (from fill, too) the temporary is
+// removed; after a crash or kill it stays behind under its hidden name, and the next
+// create_store/build_store of the same path removes it (its lock is free).
+// The temporary is locked (flock) while it is built, so a live build is never removed.
+Status build_store(const std::string& path, const CreateOptions& options, const WriterOptions& writer_options,
+                   const std::function<Status(StoreWriter&)>& fill);
 
 // One record to append. Dense: `data` holds exactly the schema's record width and
 // `dims` is null. Ragged: `dims` points at schema.ndim dimension lengths (each >= 1)
@@ -42,11 +63,24 @@ struct RecordRef {
   const uint64_t* dims = nullptr;
 };
 
+// One record already in a store's codec (and dictionary), for copying stored frames
+// between stores without re-encoding them (recompress, concat). `data` holds the
+// phys_length stored bytes: raw, the logical record (Ragged: shape prefix and payload);
+// zstd/zstd_dict, exactly one frame of logic_length bytes.
+struct EncodedRecord {
+  const uint8_t* data = nullptr;
+  uint32_t phys_length = 0;
+  uint32_t logic_length = 0;
+};
+
 struct WriterOptions {
   size_t threads = 0;        // lanes; 0: FORMAT.md §9 write budget
   bool wait = false;         // block on a held lock instead of failing with kBusy
   int level = 0;             // zstd level; 0: the format's (3, or 15 with a dictionary)
-  bool checksum = false;     // set the zstd frame content checksum
+  // zstd frame content checksum on the records this writer appends: true/false force
+  // it; nullopt (the default) keeps the store's setting: on when record 0's frame has a
+  // checksum, or, for an empty store, when it was created with CreateOptions::checksum.
+  std::optional<bool> checksum = std::nullopt;
   uint64_t chunk_bytes = uint64_t{4} << 20;  // shard-local chunk budget per lane
   bool sync = true;          // fsync before and after publication
 };
@@ -65,6 +99,11 @@ class StoreWriter {
   size_t lanes() const;
   uint64_t length() const;            // records appended so far, published or not
   uint64_t published_length() const;  // records readers see
+  // Bytes of stored records in the data files (the sum of the tails), published or not.
+  uint64_t stored_bytes() const;
+  bool checksum() const;              // whether appended frames carry a content checksum
+  // The dictionary bytes (dict.zr) of a zstd_dict store; empty for raw and zstd.
+  const std::vector<uint8_t>& dictionary() const;
 
   // Checks records against the schema without any I/O (kInvalidArgument naming the
   // record's position in `records` and the rule broken).
@@ -74,6 +113,14 @@ class StoreWriter {
   // window's RecordLocs in one positional write. Nothing is published. After an error
   // the writer can only abort.
   Status append(std::span<const RecordRef> records);
+
+  // Appends one window of records whose stored bytes are given, writing them verbatim:
+  // the same shard chunks, tail reservation and table write as append(), minus the
+  // encoding. The caller vouches that the bytes are in this store's codec and
+  // dictionary (Store::read_stored checks frames); this checks the lengths against
+  // FORMAT.md §8 (both >= 1 and < 2^31, raw phys == logic, Dense width, Ragged minimum)
+  // and fails with kInvalidArgument naming the record's position. Nothing is published.
+  Status append_encoded(std::span<const EncodedRecord> records);
 
   // Publishes everything appended so far (a checkpoint): truncates each data file to
   // its tail, syncs, writes the static page.

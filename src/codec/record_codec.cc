@@ -86,6 +86,29 @@ Result<size_t> Encoder::encode(const uint8_t* src, size_t n, uint8_t* dst, size_
   return r;
 }
 
+Status check_frame(const uint8_t* src, size_t phys_length, size_t logic_length) {
+  // Exactly one standard zstd frame (FORMAT.md §10): no skippable frame, nothing after.
+  static constexpr uint8_t kFrameMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};  // ZSTD_MAGICNUMBER, LE
+  if (phys_length < 4 || std::memcmp(src, kFrameMagic, 4) != 0)
+    return malformed("stored bytes are not a zstd frame (bad magic number)");
+  const size_t frame = ZSTD_findFrameCompressedSize(src, phys_length);
+  if (ZSTD_isError(frame)) return malformed("zstd frame is damaged (" + zstd_error(frame) + ")");
+  if (frame != phys_length)
+    return malformed("stored bytes hold " + std::to_string(phys_length - frame) +
+                     " bytes after the zstd frame (one frame per record)");
+  const unsigned long long content = ZSTD_getFrameContentSize(src, phys_length);
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != ZSTD_CONTENTSIZE_ERROR && content != logic_length)
+    return malformed("zstd frame declares " + std::to_string(content) + " bytes but logic_length is " +
+                     std::to_string(logic_length));
+  return Status::ok();
+}
+
+std::optional<bool> frame_has_checksum(const uint8_t* src, size_t n) {
+  ZSTD_frameHeader header;
+  if (ZSTD_getFrameHeader(&header, src, n) != 0 || header.frameType != ZSTD_frame) return std::nullopt;
+  return header.checksumFlag != 0;
+}
+
 Decoder::Decoder(Codec codec, std::shared_ptr<Dictionary> dictionary)
     : codec_(codec), dictionary_(std::move(dictionary)) {
   if (codec_ != Codec::kRaw) dctx_ = ZSTD_createDCtx();
@@ -110,19 +133,7 @@ Status Decoder::decode(const uint8_t* src, size_t phys_length, uint8_t* dst, siz
     return Status::ok();
   }
   if (dctx_ == nullptr) return io_error("cannot allocate a zstd decompression context");
-  // Exactly one standard zstd frame (FORMAT.md §10): no skippable frame, nothing after.
-  static constexpr uint8_t kFrameMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};  // ZSTD_MAGICNUMBER, LE
-  if (phys_length < 4 || std::memcmp(src, kFrameMagic, 4) != 0)
-    return malformed("stored bytes are not a zstd frame (bad magic number)");
-  const size_t frame = ZSTD_findFrameCompressedSize(src, phys_length);
-  if (ZSTD_isError(frame)) return malformed("zstd frame is damaged (" + zstd_error(frame) + ")");
-  if (frame != phys_length)
-    return malformed("stored bytes hold " + std::to_string(phys_length - frame) +
-                     " bytes after the zstd frame (one frame per record)");
-  const unsigned long long content = ZSTD_getFrameContentSize(src, phys_length);
-  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != ZSTD_CONTENTSIZE_ERROR && content != logic_length)
-    return malformed("zstd frame declares " + std::to_string(content) + " bytes but logic_length is " +
-                     std::to_string(logic_length));
+  ZREC_RETURN_IF_ERROR(check_frame(src, phys_length, logic_length));
   size_t r = codec_ == Codec::kZstdDict
                  ? ZSTD_decompress_usingDDict(dctx_, dst, logic_length, src, phys_length, dictionary_->ddict())
                  : ZSTD_decompressDCtx(dctx_, dst, logic_length, src, phys_length);

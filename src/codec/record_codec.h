@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,17 @@ class Encoder {
   Codec codec_ = Codec::kRaw;
   ZSTD_CCtx_s* cctx_ = nullptr;
 };
+
+// Checks, without decompressing, that `src` is exactly one standard zstd frame (no
+// skippable frame, nothing after it; FORMAT.md §10) whose declared content size, if the
+// frame carries one, is logic_length. kMalformed names the rule broken. Decoder::decode
+// applies the same checks; frame copies (recompress, concat) use this one alone.
+Status check_frame(const uint8_t* src, size_t phys_length, size_t logic_length);
+
+// Whether the zstd frame starting at src (n bytes of it; its header is at most 18
+// bytes) carries a content checksum (the XXH64 of the decoded content, which every
+// zstd decoder verifies). nullopt when no frame header can be read there.
+std::optional<bool> frame_has_checksum(const uint8_t* src, size_t n);
 
 // One lane's decoder. Not thread-safe; make one per lane.
 class Decoder {

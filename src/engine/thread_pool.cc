@@ -1,7 +1,9 @@
 // Worker lanes and the thread budget.
 #include "engine/thread_pool.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <fstream>
@@ -12,7 +14,15 @@
 namespace zrec::engine {
 
 ThreadPool::ThreadPool(size_t lanes) : lanes_(std::max<size_t>(1, lanes)) {
+  // Workers never take SIGINT/SIGTERM/SIGHUP/SIGQUIT: a process-directed signal then
+  // goes to a thread that can act on it (the CLI's main thread, whose blocked read(2)
+  // it must interrupt). Threads inherit the creator's mask, so block around creation.
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&block, sig);
+  ::pthread_sigmask(SIG_BLOCK, &block, &old);
   for (size_t lane = 1; lane < lanes_; ++lane) threads_.emplace_back([this, lane] { worker_loop(lane); });
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 ThreadPool::~ThreadPool() {

@@ -34,6 +34,12 @@ inline constexpr const char* kMetaFile = "meta.zr";
 inline constexpr const char* kDictFile = "dict.zr";
 inline std::string data_file_name(uint32_t shard) { return "data_" + std::to_string(shard) + ".zr"; }
 
+// [zrec convention] An empty store created with checksums on (create --checksum) holds
+// these 16 bytes in the RecordLoc[0] slot, past `length`, where readers ignore them
+// (§7: table entries past `length` are leftovers). Writers of an empty store read it to
+// set the zstd content checksum; the first publication overwrites it with record 0.
+inline constexpr char kChecksumMarker[17] = "zrec-checksum-on";
+
 // §10: dict.zr is at least 8 bytes.
 inline constexpr uint64_t kMinDictBytes = 8;
 

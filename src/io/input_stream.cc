@@ -17,10 +17,19 @@
 namespace zrec::io {
 namespace {
 
-// read(2) with EINTR retried. A descriptor someone left non-blocking (a shell can
-// hand us such a stdin) reports EAGAIN; wait for input rather than failing.
-ssize_t read_retry(int fd, void* dst, size_t n) {
+bool is_cancelled(const std::atomic<int>* cancel) {
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed) != 0;
+}
+
+// read(2) with EINTR retried, unless `cancel` is set: then -1 with errno ECANCELED.
+// A descriptor someone left non-blocking (a shell can hand us such a stdin) reports
+// EAGAIN; wait for input rather than failing.
+ssize_t read_retry(int fd, void* dst, size_t n, const std::atomic<int>* cancel) {
   for (;;) {
+    if (is_cancelled(cancel)) {
+      errno = ECANCELED;
+      return -1;
+    }
     ssize_t got = ::read(fd, dst, n);
     if (got >= 0) return got;
     if (errno == EINTR) continue;
@@ -31,6 +40,11 @@ ssize_t read_retry(int fd, void* dst, size_t n) {
     }
     return -1;
   }
+}
+
+Status read_error(int err, const std::string& name) {
+  if (err == ECANCELED) return Status(StatusCode::kCancelled, "interrupted while reading '" + name + "'");
+  return errno_status(err, "cannot read", name);
 }
 
 }  // namespace
@@ -64,7 +78,8 @@ InputStream::InputStream(InputStream&& other) noexcept
       begin_(std::exchange(other.begin_, 0)),
       end_(std::exchange(other.end_, 0)),
       eof_(std::exchange(other.eof_, true)),
-      position_(other.position_) {}
+      position_(other.position_),
+      cancel_(other.cancel_) {}
 
 InputStream& InputStream::operator=(InputStream&& other) noexcept {
   if (this != &other) {
@@ -77,6 +92,7 @@ InputStream& InputStream::operator=(InputStream&& other) noexcept {
     end_ = std::exchange(other.end_, 0);
     eof_ = std::exchange(other.eof_, true);
     position_ = other.position_;
+    cancel_ = other.cancel_;
   }
   return *this;
 }
@@ -88,8 +104,8 @@ InputStream::~InputStream() {
 Status InputStream::fill() {
   begin_ = end_ = 0;
   if (eof_) return Status::ok();
-  ssize_t got = read_retry(fd_, buffer_.data(), buffer_.size());
-  if (got < 0) return errno_status(errno, "cannot read", name_);
+  ssize_t got = read_retry(fd_, buffer_.data(), buffer_.size(), cancel_);
+  if (got < 0) return read_error(errno, name_);
   if (got == 0) eof_ = true;
   end_ = static_cast<size_t>(got);
   return Status::ok();
@@ -101,8 +117,8 @@ Result<size_t> InputStream::read_some(void* dst, size_t n) {
     if (eof_) return size_t{0};
     // Performance note: a read at least as large as the buffer skips the copy.
     if (n >= buffer_.size()) {
-      ssize_t got = read_retry(fd_, dst, n);
-      if (got < 0) return errno_status(errno, "cannot read", name_);
+      ssize_t got = read_retry(fd_, dst, n, cancel_);
+      if (got < 0) return read_error(errno, name_);
       if (got == 0) eof_ = true;
       position_ += static_cast<uint64_t>(got);
       return static_cast<size_t>(got);

@@ -1,8 +1,10 @@
 // Buffered sequential reader over a file descriptor (a file, a pipe, stdin).
 // Large reads (1 MiB buffer by default); reads larger than the buffer go straight
-// to the destination. EINTR is retried. Never allocates beyond its buffer.
+// to the destination. EINTR is retried, unless a cancel flag is set (see
+// set_cancel_flag). Never allocates beyond its buffer.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,6 +41,14 @@ class InputStream {
   // Total bytes consumed by the caller so far (the offset of the next byte).
   uint64_t position() const { return position_; }
   const std::string& name() const { return name_; }
+  int fd() const { return fd_; }
+
+  // Makes reads stop with kCancelled ("interrupted while reading '<name>'") once
+  // *flag is non-zero: it is checked before each read(2), and when a read is
+  // interrupted by a signal (EINTR) instead of retrying. A signal handler that sets
+  // the flag and is installed without SA_RESTART thus stops even a read blocked on an
+  // idle pipe. Not owned; nullptr (the default) turns this off.
+  void set_cancel_flag(const std::atomic<int>* flag) { cancel_ = flag; }
 
  private:
   Status fill();  // refill buffer_ when empty
@@ -50,6 +60,7 @@ class InputStream {
   size_t begin_ = 0, end_ = 0;  // unread bytes are buffer_[begin_, end_)
   bool eof_ = false;
   uint64_t position_ = 0;
+  const std::atomic<int>* cancel_ = nullptr;
 };
 
 }  // namespace zrec::io

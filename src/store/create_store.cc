@@ -1,13 +1,21 @@
 // create: build an empty store in a temporary sibling directory and rename it into
 // place, so a failed create never leaves a half-made store at the user's path.
+// build_store() does the same for a store that is filled before it is renamed
+// (recompress, concat): the temporary is locked while it is built, so the next build of
+// the same path can tell an abandoned temporary (a killed build) and remove it.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>  // renameat2
 
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <memory>
 
 #include "codec/record_codec.h"
 #include "format/schema_msgpack.h"
@@ -57,7 +65,11 @@ Status populate(const std::string& dir, const CreateOptions& options, const std:
   page.data_shards = options.data_shards;
   page.codec = options.codec;
   page.schema = schema_bytes;
-  const auto bytes = format::encode_static_page(page);
+  const auto page_bytes = format::encode_static_page(page);
+  std::vector<uint8_t> bytes(page_bytes.begin(), page_bytes.end());
+  // The checksum setting of an empty store (CreateOptions::checksum): a marker past `length`.
+  if (options.checksum)
+    bytes.insert(bytes.end(), format::kChecksumMarker, format::kChecksumMarker + format::kRecordLocSize);
   ZREC_RETURN_IF_ERROR(write_file(store::join_path(dir, format::kMetaFile), bytes.data(), bytes.size()));
   for (uint32_t s = 0; s < options.data_shards; ++s)
     ZREC_RETURN_IF_ERROR(write_file(store::join_path(dir, format::data_file_name(s)), nullptr, 0));
@@ -67,10 +79,99 @@ Status populate(const std::string& dir, const CreateOptions& options, const std:
   return io::sync_directory(dir);
 }
 
-}  // namespace
+// ".NAME.zrec-tmp-" for a store at .../NAME: the prefix of its temporaries.
+std::string temp_prefix(const std::filesystem::path& target) {
+  return "." + target.filename().string() + ".zrec-tmp-";
+}
 
-Status create_store(const std::string& user_path, const CreateOptions& options) {
-  // Validate everything before touching the disk.
+std::string parent_of(const std::filesystem::path& target) {
+  return target.has_parent_path() ? target.parent_path().string() : ".";
+}
+
+// A temporary sibling directory of the store being built, created by mkdtemp and
+// locked (flock on the directory itself) for as long as this object lives. Removed on
+// destruction unless it was renamed into place.
+class TempSibling {
+ public:
+  static Result<std::unique_ptr<TempSibling>> make(const std::string& path) {
+    const std::filesystem::path target(path);
+    const std::string parent = parent_of(target);
+    std::string tmpl = store::join_path(parent, temp_prefix(target) + "XXXXXX");
+    if (::mkdtemp(tmpl.data()) == nullptr) return io::errno_status(errno, "cannot create a directory in", parent);
+    std::unique_ptr<TempSibling> t(new TempSibling(tmpl));
+    ::chmod(tmpl.c_str(), 0755);  // mkdtemp makes 0700; a store is an ordinary directory
+    ZREC_ASSIGN_OR_RETURN(t->dir_, io::File::open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    if (::flock(t->dir_.fd(), LOCK_EX | LOCK_NB) != 0) return io::errno_status(errno, "cannot lock", tmpl);
+    return t;
+  }
+  ~TempSibling() {
+    if (!renamed_) {
+      std::error_code ec;
+      std::filesystem::remove_all(path_, ec);
+    }
+  }
+  const std::string& path() const { return path_; }
+
+  // rename(2) replaces an empty directory atomically and fails if it gained entries;
+  // with no_replace, renameat2(RENAME_NOREPLACE) fails if `path` exists at all.
+  Status rename_to(const std::string& path, const std::string& user_path, bool no_replace) {
+    int r = -1;
+    if (no_replace) {
+      r = ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+      if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
+        // A file system without RENAME_NOREPLACE: check, then rename (a narrow race).
+        struct stat st;
+        if (::lstat(path.c_str(), &st) == 0) return exists(user_path, no_replace);
+        r = ::rename(path_.c_str(), path.c_str());
+      }
+    } else {
+      r = ::rename(path_.c_str(), path.c_str());
+    }
+    if (r != 0) {
+      if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) return exists(user_path, no_replace);
+      return io::errno_status(errno, "cannot rename the new store to", path);
+    }
+    renamed_ = true;
+    return Status::ok();
+  }
+
+  static Status exists(const std::string& user_path, bool strict) {
+    return Status(StatusCode::kAlreadyExists,
+                  "'" + user_path + (strict ? "' already exists" : "' already exists and is not an empty directory"));
+  }
+
+ private:
+  explicit TempSibling(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+  io::File dir_;  // holds the flock
+  bool renamed_ = false;
+};
+
+// Removes temporaries of `path` that a killed build left behind: those whose lock
+// nobody holds. A live build holds its lock from just after mkdtemp to the rename.
+void remove_abandoned_temps(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::string parent = parent_of(target);
+  const std::string prefix = temp_prefix(target);
+  DIR* dir = ::opendir(parent.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(dir)) {
+    std::string name = e->d_name;
+    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) names.push_back(name);
+  }
+  ::closedir(dir);
+  for (const auto& name : names) {
+    const std::string p = store::join_path(parent, name);
+    auto f = io::File::open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (!f.is_ok() || ::flock(f->fd(), LOCK_EX | LOCK_NB) != 0) continue;  // in use (or gone)
+    std::error_code ec;
+    std::filesystem::remove_all(p, ec);
+  }
+}
+
+// Everything create checks before touching the disk; returns the schema's MsgPack bytes.
+Result<std::string> validate_create(const CreateOptions& options) {
   ZREC_RETURN_IF_ERROR(options.schema.validate());
   if (options.data_shards < 1 || options.data_shards > format::kMaxShards)
     return invalid_argument("shards must be 1..255, not " + std::to_string(options.data_shards));
@@ -82,35 +183,51 @@ Status create_store(const std::string& user_path, const CreateOptions& options) 
     return invalid_argument(std::string("a dictionary is only used with codec zstd_dict, not ") +
                             to_string(options.codec));
   }
+  if (options.checksum && options.codec == Codec::kRaw)
+    return invalid_argument("checksums are zstd frame checksums; a raw store has no frames "
+                            "(keep per-record digests with 'zrec digest --per-record' instead)");
   const std::string schema_bytes = format::encode_schema(options.schema);
   if (schema_bytes.size() > format::kMaxSchemaLength)
     return invalid_argument("the schema needs " + std::to_string(schema_bytes.size()) +
                             " bytes of MsgPack; the static page holds at most 2040");
+  return schema_bytes;
+}
 
+}  // namespace
+
+Status create_store(const std::string& user_path, const CreateOptions& options) {
+  // Validate everything before touching the disk.
+  ZREC_ASSIGN_OR_RETURN(const std::string schema_bytes, validate_create(options));
   const std::string path = strip_trailing_slashes(user_path);
   ZREC_ASSIGN_OR_RETURN(bool free, is_free(path));
-  if (!free) return Status(StatusCode::kAlreadyExists, "'" + user_path + "' already exists and is not an empty directory");
+  if (!free) return TempSibling::exists(user_path, false);
 
-  const std::filesystem::path target(path);
-  const std::string parent = target.has_parent_path() ? target.parent_path().string() : ".";
-  std::string tmpl = store::join_path(parent, "." + target.filename().string() + ".zrec-tmp-XXXXXX");
-  if (::mkdtemp(tmpl.data()) == nullptr) return io::errno_status(errno, "cannot create a directory in", parent);
-  const std::string tmp = tmpl;
-  ::chmod(tmp.c_str(), 0755);  // mkdtemp makes 0700; a store is an ordinary directory
+  remove_abandoned_temps(path);
+  ZREC_ASSIGN_OR_RETURN(auto tmp, TempSibling::make(path));
+  ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));
+  ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/false));
+  return io::sync_directory(parent_of(path));
+}
 
-  Status s = populate(tmp, options, schema_bytes);
-  // rename(2) replaces an empty directory atomically and fails if it gained entries.
-  if (s.is_ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    s = errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR
-            ? Status(StatusCode::kAlreadyExists, "'" + user_path + "' already exists and is not an empty directory")
-            : io::errno_status(errno, "cannot rename the new store to", path);
+Status build_store(const std::string& user_path, const CreateOptions& options, const WriterOptions& writer_options,
+                   const std::function<Status(StoreWriter&)>& fill) {
+  ZREC_ASSIGN_OR_RETURN(const std::string schema_bytes, validate_create(options));
+  const std::string path = strip_trailing_slashes(user_path);
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) return TempSibling::exists(user_path, true);
+  if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
+
+  remove_abandoned_temps(path);
+  ZREC_ASSIGN_OR_RETURN(auto tmp, TempSibling::make(path));
+  ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));
+  {
+    ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(tmp->path(), writer_options));
+    Status s = fill(*writer);
+    if (!s.is_ok()) return s;  // the writer aborts, then the temporary is removed
+    ZREC_RETURN_IF_ERROR(writer->close());
   }
-  if (!s.is_ok()) {
-    std::error_code ec;
-    std::filesystem::remove_all(tmp, ec);
-    return s;
-  }
-  return io::sync_directory(parent);
+  ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/true));
+  return io::sync_directory(parent_of(path));
 }
 
 }  // namespace zrec

@@ -2,6 +2,8 @@
 #include "zrec/store.h"
 
 #include <algorithm>
+#include <atomic>
+#include <numeric>
 
 #include "codec/record_codec.h"
 #include "engine/thread_pool.h"
@@ -16,6 +18,8 @@ namespace {
 constexpr uint64_t kLocChunk = 65536;
 // Blocks per lane in a gather: enough for dynamic balancing, few enough to stay cheap.
 constexpr size_t kBlocksPerLane = 4;
+// read_stored(): physically adjacent records are read together, up to this many bytes.
+constexpr uint64_t kMaxStoredRun = uint64_t{8} << 20;
 }  // namespace
 
 struct Store::Impl {
@@ -25,10 +29,29 @@ struct Store::Impl {
   std::vector<codec::Decoder> decoders;
   std::vector<std::vector<uint8_t>> scratch;
 
+  // Performance note: the RecordLoc table of an open store never changes (the shared
+  // lock keeps writers out), so read_loc() keeps the table pieces it has read. A random
+  // gather of small records then costs one pread per record instead of two. Pieces are
+  // 4 KiB of table (256 RecordLocs, about the price of a 16-byte pread) loaded on first
+  // touch; stores whose table exceeds kLocCacheMaxBytes read every RecordLoc from disk.
+  // Entries are still checked on every use, exactly as uncached ones.
+  static constexpr uint64_t kLocPieceEntries = 256;
+  static constexpr uint64_t kLocCacheMaxBytes = uint64_t{256} << 20;
+  std::unique_ptr<uint8_t[]> loc_table;  // length * 16 bytes, filled piece by piece
+  // Per piece: 0 absent, 1 being read by some lane, 2 present. A lane that finds a piece
+  // being read by another reads its one RecordLoc directly instead of waiting.
+  std::unique_ptr<std::atomic<uint8_t>[]> loc_piece_state;
+
   Impl(store::StoreFiles f, size_t lanes) : files(std::move(f)), pool(lanes) {
     for (size_t i = 0; i < pool.lanes(); ++i) {
       decoders.emplace_back(files.page.codec, files.dictionary);
       scratch.emplace_back();
+    }
+    const uint64_t length = files.page.length;
+    if (length > 0 && length <= kLocCacheMaxBytes / format::kRecordLocSize) {
+      // Not value-initialized: untouched pages of the table cost no memory.
+      loc_table = std::make_unique_for_overwrite<uint8_t[]>(length * format::kRecordLocSize);
+      loc_piece_state = std::make_unique<std::atomic<uint8_t>[]>((length + kLocPieceEntries - 1) / kLocPieceEntries);
     }
   }
 
@@ -53,7 +76,23 @@ struct Store::Impl {
     return Status::ok();
   }
 
+  // RecordLoc[id] (id < length), unchecked: callers run check_record_loc.
   Result<RecordLoc> read_loc(uint64_t id) const {
+    if (loc_table) {
+      const uint64_t piece = id / kLocPieceEntries;
+      std::atomic<uint8_t>& state = loc_piece_state[piece];
+      uint8_t seen = state.load(std::memory_order_acquire);
+      if (seen == 0 && state.compare_exchange_strong(seen, 1, std::memory_order_acquire)) {
+        const uint64_t first = piece * kLocPieceEntries;
+        const uint64_t count = std::min(kLocPieceEntries, files.page.length - first);
+        Status s = files.meta.pread_exact(&loc_table[first * format::kRecordLocSize], count * format::kRecordLocSize,
+                                          format::record_loc_offset(first));
+        state.store(s.is_ok() ? 2 : 0, std::memory_order_release);
+        ZREC_RETURN_IF_ERROR(s);
+        seen = 2;
+      }
+      if (seen == 2) return format::decode_record_loc(&loc_table[id * format::kRecordLocSize]);
+    }
     uint8_t buf[format::kRecordLocSize];
     ZREC_RETURN_IF_ERROR(files.meta.pread_exact(buf, sizeof buf, format::record_loc_offset(id)));
     return format::decode_record_loc(buf);
@@ -113,6 +152,25 @@ Status Store::read_locs(uint64_t first, uint64_t count, RecordLoc* out) const {
     ZREC_RETURN_IF_ERROR(store::check_record_loc(impl_->files, impl_->files.page.tails.data(), first + k, out[k]));
   }
   return Status::ok();
+}
+
+Status Store::read_locs(std::span<const uint64_t> ids, RecordLoc* out) const {
+  Impl& m = *impl_;
+  ZREC_RETURN_IF_ERROR(m.check_ids(ids));
+  auto one = [&](size_t k) -> Status {
+    ZREC_ASSIGN_OR_RETURN(out[k], m.read_loc(ids[k]));
+    return store::check_record_loc(m.files, m.files.page.tails.data(), ids[k], out[k]);
+  };
+  // From the in-memory table this is a few loads per id: waking lanes would cost more.
+  if (m.loc_table) {
+    for (size_t k = 0; k < ids.size(); ++k) ZREC_RETURN_IF_ERROR(one(k));
+    return Status::ok();
+  }
+  const size_t block = m.block_size(ids.size());
+  return m.pool.run((ids.size() + block - 1) / block, [&](size_t, size_t b) -> Status {
+    for (size_t k = b * block; k < std::min(ids.size(), (b + 1) * block); ++k) ZREC_RETURN_IF_ERROR(one(k));
+    return Status::ok();
+  });
 }
 
 Status Store::gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8_t* dest,
@@ -197,6 +255,81 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
     }
   }
   return Status::ok();
+}
+
+const std::vector<uint8_t>& Store::dictionary() const {
+  static const std::vector<uint8_t> kNone;
+  return impl_->files.dictionary ? impl_->files.dictionary->bytes() : kNone;
+}
+
+Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, std::vector<uint8_t>& buffer,
+                          std::vector<uint64_t>& offsets) {
+  Impl& m = *impl_;
+  ZREC_RETURN_IF_ERROR(m.check_ids(ids));
+  const size_t n = ids.size();
+  const uint32_t shards = m.files.page.data_shards;
+  for (size_t k = 0; k < n; ++k)
+    ZREC_RETURN_IF_ERROR(store::check_record_loc(m.files, m.files.page.tails.data(), ids[k], locs[k]));
+  // Physical order: by shard, then offset. Adjacent records form one run (one pread).
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  auto shard_of = [&](size_t k) { return static_cast<uint32_t>(ids[k] % shards); };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return shard_of(a) != shard_of(b) ? shard_of(a) < shard_of(b) : locs[a].offset < locs[b].offset;
+  });
+  struct Run {
+    uint32_t shard;
+    uint64_t offset, bytes, pos;
+    size_t first, count;  // order[first .. first+count)
+  };
+  std::vector<Run> runs;
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t k = order[i];
+    const RecordLoc& loc = locs[k];
+    if (!runs.empty() && runs.back().shard == shard_of(k)) {
+      Run& r = runs.back();
+      const uint64_t end = r.offset + r.bytes;
+      if (loc.offset < end) {
+        const size_t prev = order[i - 1];
+        return store::malformed_store(m.files.path, format::data_file_name(shard_of(k)) + ": records " +
+                                                        std::to_string(ids[prev]) + " and " + std::to_string(ids[k]) +
+                                                        " overlap (offset " + std::to_string(loc.offset) + ")");
+      }
+      if (loc.offset == end && r.bytes + loc.phys_length <= kMaxStoredRun) {
+        r.bytes += loc.phys_length;
+        ++r.count;
+        total += loc.phys_length;
+        continue;
+      }
+    }
+    runs.push_back(Run{shard_of(k), loc.offset, loc.phys_length, total, i, 1});
+    total += loc.phys_length;
+  }
+  if (buffer.size() < total) buffer.resize(total);
+  offsets.resize(n);
+  const Codec codec = m.files.page.codec;
+  const bool ragged = !m.files.schema.is_dense();
+  return m.pool.run(runs.size(), [&](size_t, size_t ri) -> Status {
+    const Run& r = runs[ri];
+    ZREC_RETURN_IF_ERROR(m.files.data[r.shard].pread_exact(buffer.data() + r.pos, r.bytes, r.offset));
+    for (size_t i = r.first; i < r.first + r.count; ++i) {
+      const size_t k = order[i];
+      const RecordLoc& loc = locs[k];
+      offsets[k] = r.pos + (loc.offset - r.offset);
+      const uint8_t* bytes = buffer.data() + offsets[k];
+      if (codec == Codec::kRaw) {
+        if (ragged) ZREC_RETURN_IF_ERROR(store::check_ragged_prefix(m.files, ids[k], bytes, loc.logic_length));
+        continue;
+      }
+      Status s = codec::check_frame(bytes, loc.phys_length, loc.logic_length);
+      if (!s.is_ok())
+        return store::malformed_store(m.files.path, format::data_file_name(r.shard) + ": record " +
+                                                        std::to_string(ids[k]) + " (offset " +
+                                                        std::to_string(loc.offset) + "): " + s.message());
+    }
+    return Status::ok();
+  });
 }
 
 std::vector<uint64_t> ragged_dims(const Schema& schema, const uint8_t* record) {

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "format/endian.h"
 #include "format/layout.h"
@@ -27,10 +29,20 @@ namespace {
 // Opens a file that belongs to the store, refusing symlinks with a clear message.
 Result<io::File> open_store_file(const std::string& store, const std::string& name, int flags) {
   const std::string path = join_path(store, name);
-  auto file = io::File::open(path, flags | O_NOFOLLOW);
+  auto file = io::File::open(path, flags | O_NOFOLLOW | O_NONBLOCK);
   if (!file.is_ok() && errno == ELOOP)
     return invalid_argument("store '" + store + "': " + name +
                             " is a symbolic link; zrec only opens regular files inside a store");
+  if (!file.is_ok()) return file;
+  // O_NONBLOCK above keeps a FIFO planted in a store from blocking open(); anything but
+  // a regular file (FIFO, device, directory, socket) is refused, then the flag is dropped.
+  struct stat st;
+  if (::fstat(file->fd(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
+  if (!S_ISREG(st.st_mode))
+    return malformed_store(store, name + " is not a regular file");
+  const int fl = ::fcntl(file->fd(), F_GETFL);
+  if (fl < 0 || ::fcntl(file->fd(), F_SETFL, fl & ~O_NONBLOCK) != 0)
+    return io::errno_status(errno, "cannot open", path);
   return file;
 }
 
@@ -112,33 +124,61 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
   return s;
 }
 
-Status check_record_loc(const StoreFiles& files, const uint64_t* tails, uint64_t id, const RecordLoc& loc) {
-  const uint32_t shard = static_cast<uint32_t>(id % files.page.data_shards);
-  auto bad = [&](const std::string& rule) {
-    return malformed_store(files.path, format::data_file_name(shard) + ": record " + std::to_string(id) +
-                                           " (offset " + std::to_string(loc.offset) + ", " +
-                                           std::to_string(loc.phys_length) + " bytes) " + rule);
-  };
-  if (loc.phys_length < 1) return bad("has phys_length 0");
-  if (loc.logic_length < 1) return bad("has logic_length 0");
-  if (loc.phys_length > format::kMaxRecordBytes || loc.logic_length > format::kMaxRecordBytes)
-    return bad("is 2 GiB or larger");
-  if (loc.offset > tails[shard] || loc.phys_length > tails[shard] - loc.offset)
-    return bad("ends past tail " + std::to_string(tails[shard]));
-  if (files.page.codec == Codec::kRaw && loc.phys_length != loc.logic_length)
-    return bad("is raw but its logic_length is " + std::to_string(loc.logic_length));
-  if (files.schema.is_dense()) {
-    if (loc.logic_length != files.dense_width)
-      return bad("has logic_length " + std::to_string(loc.logic_length) + ", not the Dense width " +
-                 std::to_string(files.dense_width));
-  } else if (loc.logic_length < files.schema.shape_prefix_bytes() + files.schema.dtype.itemsize) {
-    return bad("has logic_length " + std::to_string(loc.logic_length) + ", too short for " +
-               std::to_string(files.schema.ndim) + " dims and one element");
+ChecksumSetting read_checksum_setting(const StoreFiles& files) {
+  ChecksumSetting out;
+  if (files.page.codec == Codec::kRaw) return out;
+  uint8_t slot[format::kRecordLocSize];
+  if (!files.meta.pread_exact(slot, sizeof slot, format::kTableOffset).is_ok()) return out;
+  if (files.page.length == 0) {
+    out.marker = std::memcmp(slot, format::kChecksumMarker, sizeof slot) == 0;
+    out.checksum = out.marker;
+    return out;
   }
-  return Status::ok();
+  const RecordLoc loc = format::decode_record_loc(slot);
+  if (record_loc_rule(files, files.page.tails.data(), 0, loc)) return out;
+  uint8_t header[18];  // ZSTD_FRAMEHEADERSIZE_MAX
+  const size_t n = std::min<size_t>(sizeof header, loc.phys_length);
+  if (!files.data[0].pread_exact(header, n, loc.offset).is_ok()) return out;
+  out.checksum = codec::frame_has_checksum(header, n).value_or(false);
+  return out;
 }
 
-Status check_ragged_prefix(const StoreFiles& files, uint64_t id, const uint8_t* record, uint64_t logic_length) {
+Status write_checksum_marker(const io::File& meta) {
+  return meta.pwrite_all(format::kChecksumMarker, format::kRecordLocSize, format::kTableOffset);
+}
+
+std::optional<BrokenRule> record_loc_rule(const StoreFiles& files, const uint64_t* tails, uint64_t id,
+                                          const RecordLoc& loc) {
+  const uint32_t shard = static_cast<uint32_t>(id % files.page.data_shards);
+  if (loc.phys_length < 1) return BrokenRule{"phys_length", "has phys_length 0"};
+  if (loc.logic_length < 1) return BrokenRule{"logic_length", "has logic_length 0"};
+  if (loc.phys_length > format::kMaxRecordBytes || loc.logic_length > format::kMaxRecordBytes)
+    return BrokenRule{"record_size", "is 2 GiB or larger"};
+  if (loc.offset > tails[shard] || loc.phys_length > tails[shard] - loc.offset)
+    return BrokenRule{"past_tail", "ends past tail " + std::to_string(tails[shard])};
+  if (files.page.codec == Codec::kRaw && loc.phys_length != loc.logic_length)
+    return BrokenRule{"raw_lengths", "is raw but its logic_length is " + std::to_string(loc.logic_length)};
+  if (files.schema.is_dense()) {
+    if (loc.logic_length != files.dense_width)
+      return BrokenRule{"dense_width", "has logic_length " + std::to_string(loc.logic_length) +
+                                           ", not the Dense width " + std::to_string(files.dense_width)};
+  } else if (loc.logic_length < files.schema.shape_prefix_bytes() + files.schema.dtype.itemsize) {
+    return BrokenRule{"ragged_length", "has logic_length " + std::to_string(loc.logic_length) + ", too short for " +
+                                           std::to_string(files.schema.ndim) + " dims and one element"};
+  }
+  return std::nullopt;
+}
+
+Status check_record_loc(const StoreFiles& files, const uint64_t* tails, uint64_t id, const RecordLoc& loc) {
+  auto broken = record_loc_rule(files, tails, id, loc);
+  if (!broken) return Status::ok();
+  const uint32_t shard = static_cast<uint32_t>(id % files.page.data_shards);
+  return malformed_store(files.path, format::data_file_name(shard) + ": record " + std::to_string(id) +
+                                         " (offset " + std::to_string(loc.offset) + ", " +
+                                         std::to_string(loc.phys_length) + " bytes) " + broken->text);
+}
+
+std::optional<BrokenRule> ragged_prefix_rule(const StoreFiles& files, const uint8_t* record, uint64_t logic_length) {
   const uint32_t ndim = files.schema.ndim;
   uint64_t volume = files.schema.dtype.itemsize;
   for (uint32_t d = 0; d < ndim; ++d) {
@@ -150,11 +190,17 @@ Status check_ragged_prefix(const StoreFiles& files, uint64_t id, const uint8_t* 
     volume *= dim;
   }
   const uint64_t prefix = files.schema.shape_prefix_bytes();
-  if (volume == 0 || volume != logic_length - prefix)
-    return malformed_store(files.path, "record " + std::to_string(id) + ": shape prefix does not match its " +
-                                           std::to_string(logic_length) + " bytes (dims must be >= 1 and " +
-                                           "8*ndim + itemsize*prod(dims) == logic_length)");
-  return Status::ok();
+  if (volume == 0 || logic_length < prefix || volume != logic_length - prefix)
+    return BrokenRule{"shape_prefix", "shape prefix does not match its " + std::to_string(logic_length) +
+                                          " bytes (dims must be >= 1 and 8*ndim + itemsize*prod(dims) == logic_length)"};
+  return std::nullopt;
+}
+
+Status check_ragged_prefix(const StoreFiles& files, uint64_t id, const uint8_t* record, uint64_t logic_length) {
+  auto broken = ragged_prefix_rule(files, record, logic_length);
+  if (!broken) return Status::ok();
+  return malformed_store(files.path, format::data_file_name(static_cast<uint32_t>(id % files.page.data_shards)) +
+                                         ": record " + std::to_string(id) + ": " + broken->text);
 }
 
 }  // namespace zrec::store

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,42 @@ struct StoreFiles {
 // Store files are opened with O_NOFOLLOW: a symlink inside a store is refused.
 Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait);
 
+// The store's zstd checksum setting (see CreateOptions::checksum): for a store with
+// records, whether record 0's frame carries a content checksum; for an empty store,
+// whether the checksum marker sits in the RecordLoc[0] slot. False for raw stores and
+// whenever the bytes can't be read (the reader's checks report those, not this).
+struct ChecksumSetting {
+  bool checksum = false;
+  bool marker = false;  // the empty-store marker is present
+};
+ChecksumSetting read_checksum_setting(const StoreFiles& files);
+
+// Writes the empty-store checksum marker into the RecordLoc[0] slot of meta.zr.
+Status write_checksum_marker(const io::File& meta);
+
 // "<path>/<name>" without doubling a trailing slash.
 std::string join_path(const std::string& dir, const std::string& name);
 
 // kMalformed Status "malformed store '<path>': <what>".
 Status malformed_store(const std::string& path, const std::string& what);
+
+// A per-record rule broken: `key` is a short stable name for reports and JSON
+// ("phys_length", "logic_length", "record_size", "past_tail", "raw_lengths",
+// "dense_width", "ragged_length", "shape_prefix"); `text` says what is wrong, in the
+// words check_record_loc / check_ragged_prefix put after the record's name.
+struct BrokenRule {
+  const char* key;
+  std::string text;
+};
+
+// The rule of FORMAT.md §8 that one RecordLoc breaks, without reading its payload, or
+// nullopt. check_record_loc is this plus the store, file and record in a Status; verify
+// uses it directly to keep going past problems.
+std::optional<BrokenRule> record_loc_rule(const StoreFiles& files, const uint64_t* tails, uint64_t id,
+                                          const RecordLoc& loc);
+
+// Ragged: the rule a logical record's shape prefix breaks, or nullopt (see check_ragged_prefix).
+std::optional<BrokenRule> ragged_prefix_rule(const StoreFiles& files, const uint8_t* record, uint64_t logic_length);
 
 // Checks one RecordLoc against FORMAT.md §8 without reading its payload: lengths in
 // 1..2^31-1, offset + phys_length within the shard's tail, raw phys == logic, Dense

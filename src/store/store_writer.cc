@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <mutex>
 
 #include "codec/record_codec.h"
@@ -52,6 +53,8 @@ struct StoreWriter::Impl {
   bool failed = false;
   bool closed = false;
   bool dirty = false;  // bytes were written past the published state
+  bool checksum = false;         // frames get a zstd content checksum
+  bool checksum_marker = false;  // the empty store holds the checksum marker (abort restores it)
 
   Impl(store::StoreFiles f, const WriterOptions& o) : files(std::move(f)), options(o), pool(engine::write_lanes(o.threads)) {
     tails = files.page.tails;
@@ -62,16 +65,19 @@ struct StoreWriter::Impl {
     return files.schema.is_dense() ? r.size : files.schema.shape_prefix_bytes() + r.size;
   }
 
-  std::vector<Chunk> split(std::span<const RecordRef> records) const {
+  // Cuts a window of n records into shard-local chunks of about chunk_bytes, measured
+  // by bytes_of(k) (a record's logical size, or its stored size when copying frames).
+  template <typename BytesOf>
+  std::vector<Chunk> split(size_t count, BytesOf&& bytes_of) const {
     std::vector<Chunk> chunks;
     const uint32_t shards = files.page.data_shards;
     for (uint32_t s = 0; s < shards; ++s) {
       size_t k = (s + shards - length % shards) % shards;  // first index whose ID % S == s
-      while (k < records.size()) {
+      while (k < count) {
         Chunk c{s, k, 0};
         uint64_t bytes = 0;
-        for (; k < records.size(); k += shards) {
-          const uint64_t n = logic_length(records[k]);
+        for (; k < count; k += shards) {
+          const uint64_t n = bytes_of(k);
           if (c.count > 0 && bytes + n > options.chunk_bytes) break;
           bytes += n;
           ++c.count;
@@ -90,24 +96,64 @@ struct StoreWriter::Impl {
     return offset;
   }
 
-  // Raw: no copy at all; the records' own buffers (and Ragged dims) go to pwritev.
-  Status write_raw_chunk(std::span<const RecordRef> records, const Chunk& c) {
+  // Stored bytes that already exist in memory (raw records, or frames being copied)
+  // need no copy at all: `pieces(k, iov)` appends record k's buffers to iov and returns
+  // its phys and logic lengths, and the chunk goes out in one pwritev.
+  template <typename Pieces>
+  Status write_verbatim_chunk(const Chunk& c, Pieces&& pieces) {
     const uint32_t shards = files.page.data_shards;
-    const uint64_t prefix = files.schema.shape_prefix_bytes();
     std::vector<iovec> iov;
     iov.reserve(c.count * 2);
     uint64_t total = 0;
     for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
-      const RecordRef& r = records[k];
-      const uint64_t logic = logic_length(r);
-      locs[k] = RecordLoc{total, static_cast<uint32_t>(logic), static_cast<uint32_t>(logic)};
-      if (!files.schema.is_dense()) iov.push_back({const_cast<uint64_t*>(r.dims), prefix});
-      iov.push_back({const_cast<uint8_t*>(r.data), r.size});
-      total += logic;
+      locs[k] = pieces(k, iov);
+      locs[k].offset = total;
+      total += locs[k].phys_length;
     }
     const uint64_t base = reserve(c.shard, total);
     for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) locs[k].offset += base;
     return files.data[c.shard].pwritev_all(iov, base);
+  }
+
+  // Raw: the records' own buffers (and Ragged dims) go to pwritev.
+  Status write_raw_chunk(std::span<const RecordRef> records, const Chunk& c) {
+    const uint64_t prefix = files.schema.shape_prefix_bytes();
+    return write_verbatim_chunk(c, [&](size_t k, std::vector<iovec>& iov) {
+      const RecordRef& r = records[k];
+      const auto logic = static_cast<uint32_t>(logic_length(r));
+      if (!files.schema.is_dense()) iov.push_back({const_cast<uint64_t*>(r.dims), prefix});
+      iov.push_back({const_cast<uint8_t*>(r.data), r.size});
+      return RecordLoc{0, logic, logic};
+    });
+  }
+
+  // Checks that a window of n records may be appended at all.
+  Status check_appendable(size_t n) const {
+    if (closed) return invalid_argument("the writer is closed");
+    if (failed) return invalid_argument("an earlier append failed; the writer can only abort");
+    if (length + n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
+      return invalid_argument("the store would hold more records than the format can address");
+    return Status::ok();
+  }
+
+  // The window engine shared by append() and append_encoded(): payload chunks on all
+  // lanes, the payload barrier, then the window's RecordLocs in one positional write.
+  // Any failure leaves the writer able only to abort.
+  Status write_window(size_t n, const std::vector<Chunk>& chunks,
+                      const std::function<Status(size_t lane, const Chunk& c)>& write_chunk) {
+    dirty = true;
+    Status s = pool.run(chunks.size(), [&](size_t lane, size_t i) { return write_chunk(lane, chunks[i]); });
+    if (s.is_ok()) {
+      loc_bytes.resize(n * format::kRecordLocSize);
+      for (size_t k = 0; k < n; ++k) format::encode_record_loc(locs[k], &loc_bytes[k * format::kRecordLocSize]);
+      s = files.meta.pwrite_all(loc_bytes.data(), loc_bytes.size(), format::record_loc_offset(length));
+    }
+    if (!s.is_ok()) {
+      failed = true;
+      return s;
+    }
+    length += n;
+    return Status::ok();
   }
 
   Status write_encoded_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
@@ -155,7 +201,10 @@ StoreWriter::~StoreWriter() {
 Result<std::unique_ptr<StoreWriter>> StoreWriter::open(const std::string& path, const WriterOptions& options) {
   ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kExclusive, options.wait));
   auto impl = std::make_unique<Impl>(std::move(files), options);
-  codec::EncoderOptions eo{impl->files.page.codec, options.level, options.checksum, impl->files.dictionary};
+  const store::ChecksumSetting setting = store::read_checksum_setting(impl->files);
+  impl->checksum = impl->files.page.codec != Codec::kRaw && options.checksum.value_or(setting.checksum);
+  impl->checksum_marker = setting.marker;
+  codec::EncoderOptions eo{impl->files.page.codec, options.level, impl->checksum, impl->files.dictionary};
   for (size_t lane = 0; lane < impl->pool.lanes(); ++lane) {
     ZREC_ASSIGN_OR_RETURN(auto enc, codec::Encoder::create(eo));
     impl->encoders.push_back(std::move(enc));
@@ -171,6 +220,16 @@ uint32_t StoreWriter::data_shards() const { return impl_->files.page.data_shards
 size_t StoreWriter::lanes() const { return impl_->pool.lanes(); }
 uint64_t StoreWriter::length() const { return impl_->length; }
 uint64_t StoreWriter::published_length() const { return impl_->files.page.length; }
+uint64_t StoreWriter::stored_bytes() const {
+  uint64_t sum = 0;
+  for (uint32_t s = 0; s < impl_->files.page.data_shards; ++s) sum += impl_->tails[s];
+  return sum;
+}
+bool StoreWriter::checksum() const { return impl_->checksum; }
+const std::vector<uint8_t>& StoreWriter::dictionary() const {
+  static const std::vector<uint8_t> kNone;
+  return impl_->files.dictionary ? impl_->files.dictionary->bytes() : kNone;
+}
 
 Status StoreWriter::check(std::span<const RecordRef> records) const {
   const Schema& schema = impl_->files.schema;
@@ -199,32 +258,52 @@ Status StoreWriter::check(std::span<const RecordRef> records) const {
 
 Status StoreWriter::append(std::span<const RecordRef> records) {
   Impl& m = *impl_;
-  if (m.closed) return invalid_argument("the writer is closed");
-  if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
+  ZREC_RETURN_IF_ERROR(m.check_appendable(records.size()));
   ZREC_RETURN_IF_ERROR(check(records));
   if (records.empty()) return Status::ok();
-  if (m.length + records.size() > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
-    return invalid_argument("the store would hold more records than the format can address");
 
   m.locs.resize(records.size());
-  m.dirty = true;
-  const auto chunks = m.split(records);
+  const auto chunks = m.split(records.size(), [&](size_t k) { return m.logic_length(records[k]); });
   const bool raw = m.files.page.codec == Codec::kRaw;
-  Status s = m.pool.run(chunks.size(), [&](size_t lane, size_t i) {
-    return raw ? m.write_raw_chunk(records, chunks[i]) : m.write_encoded_chunk(lane, records, chunks[i]);
+  return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
+    return raw ? m.write_raw_chunk(records, c) : m.write_encoded_chunk(lane, records, c);
   });
-  if (s.is_ok()) {
-    m.loc_bytes.resize(records.size() * format::kRecordLocSize);
-    for (size_t k = 0; k < records.size(); ++k)
-      format::encode_record_loc(m.locs[k], &m.loc_bytes[k * format::kRecordLocSize]);
-    s = m.files.meta.pwrite_all(m.loc_bytes.data(), m.loc_bytes.size(), format::record_loc_offset(m.length));
+}
+
+Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
+  Impl& m = *impl_;
+  ZREC_RETURN_IF_ERROR(m.check_appendable(records.size()));
+  const Schema& schema = m.files.schema;
+  const Codec codec = m.files.page.codec;
+  for (size_t k = 0; k < records.size(); ++k) {
+    const EncodedRecord& r = records[k];
+    auto bad = [&](const std::string& rule) {
+      return invalid_argument("stored record " + std::to_string(k) + " of this batch " + rule);
+    };
+    if (r.data == nullptr || r.phys_length < 1 || r.logic_length < 1) return bad("is empty");
+    if (r.phys_length > format::kMaxRecordBytes || r.logic_length > format::kMaxRecordBytes)
+      return bad("is 2 GiB or larger (the format's limit per record)");
+    if (codec == Codec::kRaw && r.phys_length != r.logic_length)
+      return bad("has phys_length " + std::to_string(r.phys_length) + " != logic_length " +
+                 std::to_string(r.logic_length) + " in a raw store");
+    if (schema.is_dense() && r.logic_length != m.files.dense_width)
+      return bad("has logic_length " + std::to_string(r.logic_length) + "; a record of " + schema.describe() +
+                 " has " + std::to_string(m.files.dense_width));
+    if (!schema.is_dense() && r.logic_length < schema.shape_prefix_bytes() + schema.dtype.itemsize)
+      return bad("has logic_length " + std::to_string(r.logic_length) + ", too short for " +
+                 std::to_string(schema.ndim) + " dims and one element");
   }
-  if (!s.is_ok()) {
-    m.failed = true;
-    return s;
-  }
-  m.length += records.size();
-  return Status::ok();
+  if (records.empty()) return Status::ok();
+
+  m.locs.resize(records.size());
+  const auto chunks = m.split(records.size(), [&](size_t k) { return uint64_t{records[k].phys_length}; });
+  return m.write_window(records.size(), chunks, [&](size_t, const Chunk& c) {
+    return m.write_verbatim_chunk(c, [&](size_t k, std::vector<iovec>& iov) {
+      const EncodedRecord& r = records[k];
+      iov.push_back({const_cast<uint8_t*>(r.data), r.phys_length});
+      return RecordLoc{0, r.phys_length, r.logic_length};
+    });
+  });
 }
 
 Status StoreWriter::publish() {
@@ -271,6 +350,8 @@ void StoreWriter::abort() {
     for (uint32_t s = 0; s < m.files.page.data_shards && s < m.files.data.size(); ++s)
       (void)m.files.data[s].truncate(m.files.page.tails[s]);
     (void)m.files.meta.truncate(format::record_loc_offset(m.files.page.length));
+    // An empty store keeps its checksum setting in the slot an append overwrote.
+    if (m.files.page.length == 0 && m.checksum_marker) (void)store::write_checksum_marker(m.files.meta);
   }
   m.files.meta.close();
   m.files.data.clear();

@@ -9,6 +9,7 @@ and a temporary directory that is removed however the script ends.
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,6 +69,15 @@ def load_npy_stream(data):
     return out
 
 
+def stack(records, item_shape, dt):
+    """(len(records), *item_shape) in exactly `dt`, bytes copied verbatim (np.stack would
+    make a big-endian dtype native)."""
+    out = np.empty((len(records), *item_shape), dtype=dt)
+    for i, r in enumerate(records):
+        out[i] = r
+    return out
+
+
 def describe(a):
     return f"{a.dtype.str}{a.shape}"
 
@@ -78,10 +88,11 @@ def check_same_array(got, want, what):
     check(got.dtype.str == want.dtype.str,
           f"{what}: dtype {got.dtype.str} != expected {want.dtype.str}")
     check(got.shape == want.shape, f"{what}: shape {got.shape} != expected {want.shape}")
-    if got.tobytes() != want.tobytes():
-        g, w = got.tobytes(), want.tobytes()
-        first = next(i for i in range(min(len(g), len(w))) if g[i] != w[i]) if g[:len(w)] != w[:len(g)] else min(len(g), len(w))
-        raise CheckFailed(f"{what}: bytes differ ({describe(got)}), first difference at byte {first}")
+    g, w = got.tobytes(), want.tobytes()
+    if g != w:
+        first = next(i for i in range(len(g)) if g[i] != w[i])  # same dtype and shape
+        raise CheckFailed(f"{what}: bytes differ ({describe(got)}), first at byte {first}: "
+                          f"{g[first:first + 8].hex()} != expected {w[first:first + 8].hex()}")
 
 
 def check_same_arrays(got, want, what):
@@ -107,13 +118,15 @@ class Suite:
 
     def tempdir(self, name):
         """A fresh directory under this run's temporary root."""
-        path = tempfile.mkdtemp(prefix=name.replace("/", "_")[:40] + "-", dir=self.tmp)
-        return path
+        safe = "".join(c if c.isalnum() or c in "._" else "_" for c in name)[:40]
+        return tempfile.mkdtemp(prefix=safe + "-", dir=self.tmp)
 
     def main(self):
         zrec_binary()
         passed = failed = 0
         start = time.monotonic()
+        # CTest's timeout sends SIGTERM: leave through `finally` so the temp root goes too.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         self.tmp = tempfile.mkdtemp(prefix=f"zrec-{self.name}-")
         try:
             for name, fn in self.cases:

@@ -28,6 +28,7 @@ ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
     sys.exit("test_malformed_store: set ZREC to the zrec binary (got %r)" % ZREC)
 
+VERBOSE = os.environ.get("VERBOSE") == "1"  # print each case's message
 PAGE = 4096
 TAILS = 16
 SCHEMA = 2056
@@ -40,9 +41,12 @@ BAD_ID = 3  # the record the record-level cases damage
 # running zrec
 
 
-def run(args, stdin=None, timeout=60):
-    p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
+def run(args, stdin=None, timeout=20):
+    try:
+        p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("zrec %s hung (killed after %d s)" % (" ".join(args), timeout))
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
@@ -244,10 +248,10 @@ def build_good(root, kind, codec, shards):
 CASES = []
 
 
-def case(name, store, category, keys, cat_args=None, append_keys=None):
+def case(name, store, category, keys, cat_args=None, info_keys=None, append_keys=None):
     def deco(fn):
         CASES.append(dict(name=name, store=store, category=category, keys=keys, fn=fn,
-                          cat_args=cat_args or [], append_keys=append_keys))
+                          cat_args=cat_args or [], info_keys=info_keys, append_keys=append_keys))
         return fn
     return deco
 
@@ -292,7 +296,8 @@ def _(s): set_u64(s, 0, 2 ** 64 - 1)
 def _(s): set_u64(s, 0, (2 ** 64 - 1 - PAGE) // 16 + 1)
 
 
-@case("meta.zr missing", "dense_zstd_3", "page", ["meta.zr"])
+# info treats a directory without meta.zr as a possible parent of named streams.
+@case("meta.zr missing", "dense_zstd_3", "page", ["meta.zr"], info_keys=["not a zrecord store"])
 def _(s): os.remove(meta(s))
 
 
@@ -431,6 +436,20 @@ def _(s):
     os.symlink("data_1.zr.real", data_file(s, 1))
 
 
+# Anything but a regular file is refused; a FIFO must not block open() (reader or writer).
+for _name, _store in (("meta.zr", "dense_zstd_3"), ("data_1.zr", "dense_zstd_3"), ("dict.zr", "ragged_zstd_dict_1")):
+    @case("%s is a FIFO" % _name, _store, "page", [_name, "not a regular file"])
+    def _(s, n=_name):
+        os.remove(os.path.join(s, n))
+        os.mkfifo(os.path.join(s, n))
+
+    # A writer's O_RDWR open of a directory fails first, with EISDIR.
+    @case("%s is a directory" % _name, _store, "page", [_name, "not a regular file"], append_keys=[_name])
+    def _(s, n=_name):
+        os.remove(os.path.join(s, n))
+        os.mkdir(os.path.join(s, n))
+
+
 @case("dict.zr missing for zstd_dict", "dense_zstd_dict_3", "page", ["dict.zr", "missing"])
 def _(s): os.remove(os.path.join(s, "dict.zr"))
 
@@ -551,37 +570,37 @@ def _(s): set_loc(s, BAD_ID, offset=2 ** 63)
 
 
 # --- record bytes -------------------------------------------------------------------------
-@case("Ragged shape prefix inconsistent (dim edited, raw)", "ragged_raw_3", "data", ["record 3", "shape prefix"])
+@case("Ragged shape prefix inconsistent (dim edited, raw)", "ragged_raw_3", "data", rec_keys("data_0.zr", "shape prefix"))
 def _(s):
     o, _, _ = get_loc(s, BAD_ID)
     pwrite(data_file(s, 0), struct.pack("<Q", 5), o)
 
 
-@case("Ragged shape prefix dim 0 (raw)", "ragged_raw_1", "data", ["record 3", "shape prefix"])
+@case("Ragged shape prefix dim 0 (raw)", "ragged_raw_1", "data", rec_keys("data_0.zr", "shape prefix"))
 def _(s):
     o, _, _ = get_loc(s, BAD_ID)
     pwrite(data_file(s, 0), struct.pack("<Q", 0), o)
 
 
-@case("Ragged shape prefix product overflows (raw)", "ragged_raw_3", "data", ["record 3", "shape prefix"])
+@case("Ragged shape prefix product overflows (raw)", "ragged_raw_3", "data", rec_keys("data_0.zr", "shape prefix"))
 def _(s):
     o, _, _ = get_loc(s, BAD_ID)
     pwrite(data_file(s, 0), struct.pack("<Q", 2 ** 62 + 1), o)
 
 
-@case("Ragged table shortened one element (raw)", "ragged_raw_3", "data", ["record 3", "shape prefix"])
+@case("Ragged table shortened one element (raw)", "ragged_raw_3", "data", rec_keys("data_0.zr", "shape prefix"))
 def _(s):
     _, p, _ = get_loc(s, BAD_ID)
     set_loc(s, BAD_ID, phys=p - 4, logic=p - 4)
 
 
-@case("Ragged shape prefix inconsistent (zstd)", "ragged_zstd_3", "data", ["record 3", "shape prefix"])
+@case("Ragged shape prefix inconsistent (zstd)", "ragged_zstd_3", "data", rec_keys("data_0.zr", "shape prefix"))
 def _(s):
     logical = struct.pack("<Q", 5) + (np.arange(4, dtype="<i4") + 300).tobytes()  # 4 elements, dim says 5
     rewrite_in_place(s, BAD_ID, zstandard.ZstdCompressor(level=19).compress(logical), logic=len(logical))
 
 
-@case("Ragged shape prefix inconsistent (zstd_dict)", "ragged_zstd_dict_1", "data", ["record 3", "shape prefix"])
+@case("Ragged shape prefix inconsistent (zstd_dict)", "ragged_zstd_dict_1", "data", rec_keys("data_0.zr", "shape prefix"))
 def _(s):
     logical = struct.pack("<Q", 3) + (np.arange(4, dtype="<i4") + 300).tobytes()
     relocate(s, BAD_ID, zstandard.ZstdCompressor().compress(logical), logic=len(logical))
@@ -772,11 +791,13 @@ def run_case(root, goods, expected_out, c, index):
                                  (rc, err, "same" if out == expected_out[c["store"]] else "different"))
         return
 
-    check_one_line_error("cat", ["cat", store] + c["cat_args"], c["keys"])
+    line = check_one_line_error("cat", ["cat", store] + c["cat_args"], c["keys"])
+    if VERBOSE:
+        print("  %-60s %s" % (c["name"][:60], line.replace(store, "S")))
     check_one_line_error("cat", ["cat", "--format", "jsonl", store] + c["cat_args"], c["keys"])
     if c["category"] in ("page", "loc"):
-        check_one_line_error("info", ["info", store], c["keys"])
-        check_one_line_error("info", ["info", "--json", store], c["keys"])
+        check_one_line_error("info", ["info", store], c["info_keys"] or c["keys"])
+        check_one_line_error("info", ["info", "--json", store], c["info_keys"] or c["keys"])
     else:
         rc, _, err = run(["info", store])
         if rc < 0 or rc >= 128 or "internal error" in err or rc not in (0, 1):
@@ -788,7 +809,8 @@ def run_case(root, goods, expected_out, c, index):
     if c["category"] == "page":
         # A writer refuses the store at open, before reading its input, and changes nothing.
         npy = npy_stream(dense_arrays()[:1] if c["store"].startswith("dense") else ragged_arrays()[:1])
-        check_one_line_error("append-npy", ["append-npy", store, "-"], c["append_keys"] or c["keys"], stdin=npy)
+        check_one_line_error("append-npy", ["append-npy", store, "-"], c["append_keys"] or c["keys"],
+                             stdin=npy)
         if hash_tree(store) != damaged:
             raise AssertionError("a failed append-npy changed the store")
 

@@ -397,13 +397,17 @@ def encode_page(length, data_shards, codec, tails, schema):
 
 def write_store(path, records, dtype, *, dense, ndim=None, item_shape=None, codec="zstd",
                 data_shards=4, dict_bytes=None, physical_order="sequential", seed=0,
-                checksum=False, write_dict_id=True):
+                checksum=False, write_dict_id=True, schema_override=None, gap=0,
+                schema_padding=b"\0"):
     """Writes a published store at `path` (created; must not exist or be empty).
 
     records: one array per record (Dense: each of item_shape; Ragged: each of ndim dims).
     physical_order: "sequential" (ID order inside each shard), "reversed" or "shuffled";
     FORMAT.md §3 lets parallel writers place records in any physical order.
     checksum / write_dict_id: optional zstd frame fields a reader must accept (§10).
+    Deviations a reader must tolerate, for tests: schema_override (other valid MsgPack
+    bytes for the schema), gap (unreferenced bytes before each record in its shard),
+    schema_padding (a byte repeated after the schema instead of zeros).
     """
     dt = np.dtype(dtype)
     if dense:
@@ -414,6 +418,8 @@ def write_store(path, records, dtype, *, dense, ndim=None, item_shape=None, code
         if ndim is None:
             ndim = np.asarray(records[0]).ndim
         schema = schema_bytes(dt, ndim)
+    if schema_override is not None:
+        schema = schema_override
     if (codec == "zstd_dict") != (dict_bytes is not None):
         raise ValueError("dict_bytes goes with codec zstd_dict, and only with it")
     os.makedirs(path, exist_ok=True)
@@ -451,6 +457,8 @@ def write_store(path, records, dtype, *, dense, ndim=None, item_shape=None, code
         pos = 0
         with open(os.path.join(path, f"data_{shard}.zr"), "wb") as f:
             for i in ids:
+                f.write(bytes([0xA5]) * gap)
+                pos += gap
                 offsets[i] = pos
                 f.write(stored[i])
                 pos += len(stored[i])
@@ -461,7 +469,11 @@ def write_store(path, records, dtype, *, dense, ndim=None, item_shape=None, code
     table = b"".join(struct.pack("<QII", offsets[i], len(stored[i]), logic_lengths[i])
                      for i in range(len(records)))
     with open(os.path.join(path, "meta.zr"), "wb") as f:
-        f.write(encode_page(len(records), data_shards, codec, tails, schema))
+        page = encode_page(len(records), data_shards, codec, tails, schema)
+        if schema_padding != b"\0":
+            end = SCHEMA_OFFSET + len(schema)
+            page = page[:end] + schema_padding * (PAGE_SIZE - end)
+        f.write(page)
         f.write(table)
     return stored
 

@@ -1,0 +1,61 @@
+// SIGINT/SIGTERM handlers that only record the signal (see interrupt.h).
+#include "zrec/interrupt.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+namespace zrec::cli {
+
+namespace {
+
+// Written by the handler, read anywhere; lock-free, so async-signal-safe.
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the interrupt flag must be lock-free");
+
+struct sigaction g_old_int, g_old_term;
+
+extern "C" void on_interrupt(int sig) {
+  // Keep the first signal: its number decides the exit status.
+  int expected = 0;
+  g_signal.compare_exchange_strong(expected, sig);
+}
+
+}  // namespace
+
+InterruptScope::InterruptScope() {
+  g_signal.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocked read(2) returns EINTR and sees the flag
+  ::sigaction(SIGINT, &sa, &g_old_int);
+  ::sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+InterruptScope::~InterruptScope() {
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
+
+const std::atomic<int>* interrupt_flag() { return &g_signal; }
+
+int interrupt_exit_code() {
+  const int sig = interrupt_signal();
+  return 128 + (sig != 0 ? sig : SIGINT);
+}
+
+Status cancelled(std::string message) { return Status(StatusCode::kCancelled, std::move(message)); }
+
+void block_interrupts_in_this_thread() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,49 @@
+// SIGINT and SIGTERM as a request to stop, in one place. A long-running command holds
+// an InterruptScope for its duration: the handlers only record the signal, the
+// command checks interrupted() between units of work (and io::InputStream notices it
+// in a blocked read), then winds down cleanly: it aborts what is not yet published,
+// says where the store stands, and exits 128 + the signal (130 for SIGINT, 143 for
+// SIGTERM), as a shell reports a process killed by that signal.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "zrec/status.h"
+
+namespace zrec::cli {
+
+// Installs handlers for SIGINT and SIGTERM that record the signal number and nothing
+// else, and restores the previous dispositions on destruction. The handlers are
+// installed without SA_RESTART, so a read(2) blocked on a pipe returns EINTR and the
+// stream sees the flag at once. Scopes do not nest (one per command). Clears any
+// signal recorded by an earlier scope.
+class InterruptScope {
+ public:
+  InterruptScope();
+  ~InterruptScope();
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+};
+
+// The first signal recorded since the last InterruptScope began; 0 when none.
+// Async-signal-safe to read; cheap enough to check per record.
+int interrupt_signal();
+inline bool interrupted() { return interrupt_signal() != 0; }
+
+// The flag itself, for io::InputStream::set_cancel_flag (non-zero: stop reading).
+const std::atomic<int>* interrupt_flag();
+
+// The exit status for a command stopped by a signal: 128 + the signal recorded
+// (130 for SIGINT, 143 for SIGTERM), or 130 when none was (a kCancelled from elsewhere).
+int interrupt_exit_code();
+
+// kCancelled with `message`, for a command that stops because interrupted() is true.
+Status cancelled(std::string message);
+
+// Blocks SIGINT and SIGTERM in the calling thread, so that they are delivered to the
+// thread that can act on them (the command's main thread). For helper threads
+// (read-ahead, the progress meter); engine::ThreadPool's workers do the same.
+void block_interrupts_in_this_thread();
+
+}  // namespace zrec::cli

@@ -1,0 +1,47 @@
+// `zrec digest`: a hash of a store's logical content, independent of codec, dictionary,
+// level, shard count and physical order, so that recompress and concat can prove they
+// changed nothing. Built on SHA-256 (FIPS 180-4); recomputable from NumPy + hashlib.
+//
+// Definition (version 1; docs/compression.md and man/zrec-digest.1 say the same):
+//   R_i    = SHA-256(logical record i)        (Ragged: the 8*ndim-byte LE shape prefix,
+//                                              then the payload; Dense: the payload)
+//   header = "zrec-digest-v1\n"
+//            "dtype=<canonical dtype>\n"       e.g. "dtype=<i4\n"
+//            "ndim=<ndim>\n"
+//            "item_shape=<d0>,<d1>,...\n"     Dense ("item_shape=\n" for a scalar record)
+//            or "ragged\n"                     Ragged
+//            "length=<number of records>\n"
+//   digest = SHA-256(header || R_0 || R_1 || ... || R_{length-1})
+// Per-record hashes are computed on all lanes; the store digest hashes only 32 bytes
+// per record, so the whole is as parallel as the read.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "zrec/store.h"
+
+namespace zrec {
+
+using RecordHash = std::array<uint8_t, 32>;
+
+struct DigestOptions {
+  size_t threads = 0;                        // hashing lanes; 0: the FORMAT.md §9 read budget
+  uint64_t window_bytes = kDefaultWindowBytes;  // logical bytes read per window
+  // Called with each record's hash R_i, in record order (from the calling thread).
+  std::function<Status(uint64_t id, const RecordHash& hash)> per_record;
+};
+
+// The digest header for a schema and record count (the text above).
+std::string digest_header(const Schema& schema, uint64_t length);
+
+// Reads every record of `store` and returns the digest. Errors: those of Store::scan
+// (a malformed record), or of per_record.
+Result<RecordHash> digest_store(Store& store, const DigestOptions& options = {});
+
+// Lowercase hex of a hash, 64 characters.
+std::string hash_to_hex(const RecordHash& hash);
+
+}  // namespace zrec

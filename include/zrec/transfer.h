@@ -1,0 +1,71 @@
+// Copying records between stores: the engine behind `zrec recompress` (one source) and
+// `zrec concat` (several). Records keep their order and their logical bytes; only the
+// codec, dictionary, level and shard count may change. When source and destination
+// share codec and dictionary, stored frames are copied verbatim (no decode, no encode).
+//
+// Example (a reshard to 8 data files, frames copied):
+//   ZREC_ASSIGN_OR_RETURN(auto src, zrec::Store::open("tokens/"));
+//   zrec::CreateOptions create{.schema = src->schema(), .codec = src->codec(),
+//                              .data_shards = 8, .dictionary = src->dictionary()};
+//   zrec::TransferStats stats;
+//   ZREC_RETURN_IF_ERROR(zrec::build_from_stores({src.get()}, "tokens8/", create, {}, {}, &stats));
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "zrec/store.h"
+#include "zrec/store_writer.h"
+
+namespace zrec {
+
+struct TransferStats {
+  uint64_t records = 0;             // records appended to the destination
+  uint64_t logical_bytes = 0;       // their logic_length total
+  uint64_t source_stored_bytes = 0; // their phys_length total in the sources
+  uint64_t frames_copied = 0;       // records whose stored bytes were copied verbatim
+  uint64_t records_recoded = 0;     // records decoded and encoded again
+  uint64_t sources_copied = 0;      // sources that took the frame-copy path
+};
+
+struct TransferOptions {
+  // Memory budget of one window: stored bytes (frame copy) or logical bytes (re-encode).
+  // Default 64 MiB; at least one record per window. Peak memory is about one window
+  // plus the writer's per-lane scratch (lanes x chunk_bytes).
+  uint64_t window_bytes = kDefaultWindowBytes;
+  // Copy stored frames when the codec and dictionary bytes of source and destination
+  // are equal. Default true; set false to re-encode anyway (e.g. at an explicit level).
+  bool frame_copy = true;
+  // Checked between windows; when non-zero (e.g. a signal number), the transfer stops
+  // with kCancelled.
+  const std::atomic<int>* cancel = nullptr;
+  // Called after every window with the running totals (from the calling thread).
+  std::function<void(const TransferStats&)> progress;
+};
+
+// "" when the schemas are equal; otherwise what differs, e.g. "dtype '<i4' vs '<i8'",
+// "Dense (28, 28) vs Ragged ndim=2", "item_shape (28, 28) vs (32, 32)", "ndim 1 vs 2".
+std::string schema_difference(const Schema& a, const Schema& b);
+
+// True when src's records can be copied into dst frame for frame: the same codec and,
+// for zstd_dict, byte-identical dictionaries.
+bool frames_compatible(const Store& src, const StoreWriter& dst);
+
+// Appends every record of `src` to `dst`, in order, in windows of bounded memory:
+// frame copy (Store::read_stored + StoreWriter::append_encoded) when
+// frames_compatible() and options.frame_copy, else decode (Store::scan, all lanes) and
+// encode (StoreWriter::append, all lanes). The schemas must be equal (kInvalidArgument
+// naming the difference). Adds to *stats. Nothing is published.
+Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats);
+
+// Builds a new store at `dst` (build_store: temporary sibling, renamed into place when
+// complete; `dst` must not exist) holding the records of `sources` one after another.
+// Every source's schema must equal create.schema (kInvalidArgument: "schema of 'b/'
+// differs from 'a/': ..."). On any error nothing is left at `dst`.
+Status build_from_stores(const std::vector<Store*>& sources, const std::string& dst, const CreateOptions& create,
+                         const WriterOptions& writer, const TransferOptions& options, TransferStats* stats);
+
+}  // namespace zrec

@@ -1,0 +1,107 @@
+// verify_store(): every check of FORMAT.md §8 and more, on a whole store, reporting
+// every problem found instead of stopping at the first (STYLE.md: "verify keeps going").
+//
+// What is checked:
+//   store level (stops at the first problem: a broken page or schema can't be walked):
+//     meta.zr size, the static page, the schema, the table size, each data file present
+//     (a regular file, not a symbolic link) and at least its tail long, dict.zr presence
+//     and validity;
+//   every record (also with `quick`): 1 <= phys_length, logic_length < 2^31, offset +
+//     phys_length <= tails[shard], raw phys == logic, the Dense width or Ragged minimum,
+//     and no two records overlapping in one data file;
+//   every record's payload (not with `quick`): it reads, it is exactly one zstd frame
+//     that decodes to exactly logic_length bytes (checking the frame's content checksum
+//     when it has one), a Ragged shape prefix agrees with logic_length, and, given
+//     per-record hashes (`against`), its SHA-256 equals the one recorded.
+// What cannot be detected: a bit flip inside a raw record's payload (the format has no
+// checksum) unless `against` is given, nor, in a zstd record without a content checksum,
+// a flip that still decodes to the right number of bytes.
+//
+// Memory: 16 bytes per record for the overlap check (each shard's (offset, length, id)
+// sorted), in passes of at most `overlap_memory` bytes; plus, per lane, the largest
+// record read (its stored and logical bytes).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zrec/codec.h"
+#include "zrec/schema.h"
+#include "zrec/status.h"
+
+namespace zrec {
+
+struct VerifyOptions {
+  bool quick = false;       // check the structure (page, table, overlaps) without reading payloads
+  uint64_t max_errors = 100;  // stop after this many problems; 0: never stop early
+  size_t threads = 0;       // lanes; 0: the FORMAT.md §9 read budget
+  bool wait = false;        // block on a held lock instead of failing with kBusy
+  // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
+  // record ID; records at or past its size are not compared. Ignored with `quick`.
+  const std::vector<std::array<uint8_t, 32>>* against = nullptr;
+  // Memory budget of one overlap pass (16 bytes per record); default 1 GiB.
+  uint64_t overlap_memory = uint64_t{1} << 30;
+  // Called from the calling thread after each batch of records. phase is "table" (the
+  // RecordLoc pass; with quick the only one) or "records" (payloads); done <= total.
+  std::function<void(const char* phase, uint64_t done, uint64_t total)> progress;
+  // Polled between batches; returning true stops the run with kCancelled (a signal).
+  std::function<bool()> cancelled;
+};
+
+// One problem: which record (if any), where, and the rule it breaks.
+struct VerifyProblem {
+  // Short stable name of the rule: "store" (a store-level rule; nothing else is checked),
+  // "phys_length", "logic_length", "record_size", "past_tail", "raw_lengths",
+  // "dense_width", "ragged_length", "overlap", "decode", "shape_prefix", "digest",
+  // "digest_count", "stream_lengths".
+  std::string rule;
+  std::string message;  // what is wrong, in words (without the store path)
+  std::optional<uint64_t> id;      // the record
+  std::optional<uint32_t> shard;   // its data file, data_{shard}.zr
+  std::optional<uint64_t> offset;  // its offset in that file
+};
+
+struct VerifyReport {
+  std::string path;
+  bool quick = false;
+  // What the store is (valid when `opened`: the store-level checks passed).
+  bool opened = false;
+  uint64_t length = 0;
+  Codec codec = Codec::kZstd;
+  uint32_t data_shards = 0;
+  Schema schema;
+  // What was checked.
+  uint64_t records_checked = 0;      // RecordLocs checked against the table rules
+  uint64_t records_decoded = 0;      // payloads read and decoded (0 with quick)
+  uint64_t stored_bytes_read = 0;    // payload bytes read
+  uint64_t logical_bytes = 0;        // sum of logic_length over the records decoded
+  uint64_t records_with_checksum = 0;  // zstd frames carrying a content checksum
+  uint64_t digests_compared = 0;     // records compared against `against`
+  bool overlap_checked = false;      // false only past 2^32 records in one shard
+  // Found.
+  uint64_t problem_count = 0;        // problems found (problems holds the first max_errors)
+  bool stopped_early = false;        // max_errors reached: more problems may exist
+  std::vector<VerifyProblem> problems;
+  // Things that are allowed but worth saying: leftovers of an interrupted append past a
+  // tail or past `length`, unreferenced gaps below a tail, files that are not the store's.
+  std::vector<std::string> notes;
+
+  bool valid() const { return problem_count == 0; }
+};
+
+// Verifies the store at `path` (a directory). Problems in the store go into the report
+// (valid() false); the Status is an error only when the store could not be checked at
+// all or reading failed: kNotFound (no such path, or no meta.zr), kInvalidArgument (not
+// a directory), kBusy (a writer holds it), kIoError (a read failed), kCancelled.
+// Holds the shared lock for the whole run, like any reader.
+Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& options = {});
+
+// What a report of this store cannot vouch for, in one sentence, or "" when every
+// payload byte was covered (every frame checksummed, or digests compared for all).
+std::string verify_blind_spot(const VerifyReport& report);
+
+}  // namespace zrec

@@ -1,0 +1,362 @@
+// Dictionary training (include/zrec/dict.h): deterministic sampling from a seeded
+// SplitMix64 stream (not std:: distributions, whose output differs between standard
+// libraries), then zstd's fastCover builder over a fixed parameter grid, each
+// candidate scored on held-out samples, on all lanes.
+#include "zrec/dict.h"
+
+#define ZDICT_STATIC_LINKING_ONLY  // ZDICT_trainFromBuffer_fastCover and its parameters
+#include <zdict.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+#include "engine/thread_pool.h"
+#include "format/layout.h"
+#include "zrec/store.h"
+
+namespace zrec {
+
+namespace {
+
+// The tiers, chosen from the measurements in docs/compression.md.
+constexpr DictTierPreset kTiers[] = {
+    {DictTier::kSmall, "small", uint64_t{32} << 10, uint64_t{4} << 20, 20000,
+     "32 KiB dictionary, 4 MiB of samples, one fastCover candidate (fastest)"},
+    {DictTier::kBalanced, "balanced", 112640, uint64_t{16} << 20, 100000,
+     "110 KiB dictionary, 16 MiB of samples, 6 candidates (the default)"},
+    {DictTier::kMax, "max", uint64_t{256} << 10, uint64_t{64} << 20, 400000,
+     "256 KiB dictionary, 64 MiB of samples, 16 candidates (best ratio, slowest)"},
+};
+
+constexpr uint64_t kMinSamples = 10;
+// Every kHoldoutEvery-th sample (in random order) scores the candidates instead of training them.
+constexpr size_t kHoldoutEvery = 8;
+// A dictionary that saves less than this fraction on held-out samples is flagged.
+constexpr double kMinUsefulGain = 0.02;
+
+// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed, fully specified generator.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, bound) by Lemire's multiply-shift with rejection (bound >= 1).
+  uint64_t below(uint64_t bound) {
+    for (;;) {
+      const unsigned __int128 m = static_cast<unsigned __int128>(next()) * bound;
+      const auto low = static_cast<uint64_t>(m);
+      if (low >= bound || low >= (-bound) % bound) return static_cast<uint64_t>(m >> 64);
+    }
+  }
+
+ private:
+  uint64_t state_;
+};
+
+struct Candidate {
+  unsigned k, d;
+};
+
+// The fastCover parameter grid of a search effort; k never exceeds the dictionary.
+std::vector<Candidate> candidate_grid(int search, uint64_t dict_bytes) {
+  std::vector<Candidate> grid;
+  if (search <= 0) {
+    grid.push_back({200, 8});
+  } else if (search == 1) {
+    for (unsigned d : {8u, 6u})
+      for (unsigned k : {50u, 200u, 1000u}) grid.push_back({k, d});
+  } else {
+    for (unsigned d : {8u, 6u})
+      for (unsigned k : {32u, 64u, 128u, 256u, 512u, 1024u, 1536u, 2048u}) grid.push_back({k, d});
+  }
+  std::erase_if(grid, [&](const Candidate& c) { return c.k > dict_bytes; });
+  if (grid.empty()) grid.push_back({static_cast<unsigned>(std::max<uint64_t>(8, dict_bytes)), 8});
+  return grid;
+}
+
+// Samples laid out as ZDICT wants them: concatenated, with their sizes.
+struct SampleSet {
+  std::vector<uint8_t> bytes;
+  std::vector<size_t> sizes;
+};
+
+std::string zdict_error(size_t code) { return ZDICT_getErrorName(code); }
+
+// Compressed size of every sample of `set`, one frame each.
+Result<uint64_t> compressed_total(const SampleSet& set, int level, const ZSTD_CDict* cdict) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  if (cctx == nullptr) return io_error("cannot allocate a zstd compression context");
+  std::vector<uint8_t> out;
+  uint64_t total = 0, pos = 0;
+  Status status;
+  for (size_t n : set.sizes) {
+    out.resize(ZSTD_compressBound(n));
+    const size_t r = cdict != nullptr
+                         ? ZSTD_compress_usingCDict(cctx, out.data(), out.size(), set.bytes.data() + pos, n, cdict)
+                         : ZSTD_compressCCtx(cctx, out.data(), out.size(), set.bytes.data() + pos, n, level);
+    if (ZSTD_isError(r)) {
+      status = io_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
+      break;
+    }
+    total += r;
+    pos += n;
+  }
+  ZSTD_freeCCtx(cctx);
+  if (!status.is_ok()) return status;
+  return total;
+}
+
+class StoreSource : public RecordSource {
+ public:
+  explicit StoreSource(std::vector<Store*> stores) : stores_(std::move(stores)) {
+    starts_.push_back(0);
+    for (Store* s : stores_) starts_.push_back(starts_.back() + s->length());
+  }
+  uint64_t count() const override { return starts_.back(); }
+
+  Status lengths(std::span<const uint64_t> ids, uint64_t* out) override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const size_t s = store_of(ids[k]);
+      RecordLoc loc;
+      ZREC_RETURN_IF_ERROR(stores_[s]->read_locs(ids[k] - starts_[s], 1, &loc));
+      out[k] = loc.logic_length;
+    }
+    return Status::ok();
+  }
+
+  Status read(std::span<const uint64_t> ids, uint64_t max_bytes,
+              const std::function<Status(size_t, const uint8_t*, size_t)>& fn) override {
+    std::vector<uint64_t> local;
+    for (size_t begin = 0; begin < ids.size();) {
+      const size_t s = store_of(ids[begin]);
+      size_t end = begin;
+      local.clear();
+      while (end < ids.size() && ids[end] < starts_[s + 1]) local.push_back(ids[end++] - starts_[s]);
+      ZREC_RETURN_IF_ERROR(stores_[s]->scan(local, kDefaultWindowBytes, [&](const Window& w) -> Status {
+        for (size_t k = 0; k < w.ids.size(); ++k) {
+          const uint64_t n = std::min(w.offsets[k + 1] - w.offsets[k], max_bytes);
+          ZREC_RETURN_IF_ERROR(fn(begin + w.first_index + k, w.data + w.offsets[k], n));
+        }
+        return Status::ok();
+      }));
+      begin = end;
+    }
+    return Status::ok();
+  }
+
+ private:
+  size_t store_of(uint64_t id) const {
+    return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), id) - starts_.begin()) - 1;
+  }
+  std::vector<Store*> stores_;
+  std::vector<uint64_t> starts_;  // starts_[s] = first global id of stores_[s]
+};
+
+}  // namespace
+
+const DictTierPreset& dict_tier_preset(DictTier tier) {
+  for (const auto& t : kTiers)
+    if (t.tier == tier) return t;
+  return kTiers[1];
+}
+
+std::optional<DictTier> parse_dict_tier(std::string_view name) {
+  for (const auto& t : kTiers)
+    if (name == t.name) return t.tier;
+  return std::nullopt;
+}
+
+TrainOptions train_options(DictTier tier) {
+  const DictTierPreset& p = dict_tier_preset(tier);
+  TrainOptions o;
+  o.dict_bytes = p.dict_bytes;
+  o.sample_bytes = p.sample_bytes;
+  o.max_samples = p.max_samples;
+  o.search = tier == DictTier::kSmall ? 0 : tier == DictTier::kBalanced ? 1 : 2;
+  return o;
+}
+
+std::unique_ptr<RecordSource> store_record_source(std::vector<Store*> stores) {
+  return std::make_unique<StoreSource>(std::move(stores));
+}
+
+std::vector<uint64_t> sample_indices(uint64_t population, uint64_t count, uint64_t seed) {
+  count = std::min(count, population);
+  SplitMix64 rng(seed);
+  std::vector<uint64_t> chosen;
+  chosen.reserve(count);
+  if (count == population) {
+    for (uint64_t i = 0; i < population; ++i) chosen.push_back(i);
+  } else {
+    // Floyd's algorithm: `count` distinct values with O(count) memory, whatever the
+    // population. The vector keeps insertion order; the set only answers membership.
+    std::unordered_set<uint64_t> seen;
+    seen.reserve(count * 2);
+    for (uint64_t j = population - count; j < population; ++j) {
+      const uint64_t t = rng.below(j + 1);
+      const uint64_t pick = seen.count(t) ? j : t;
+      seen.insert(pick);
+      chosen.push_back(pick);
+    }
+  }
+  // Fisher-Yates: a uniformly random order, so any prefix is a uniform sample too.
+  for (uint64_t i = chosen.size(); i > 1; --i) std::swap(chosen[i - 1], chosen[rng.below(i)]);
+  return chosen;
+}
+
+Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options,
+                                              TrainReport* report) {
+  TrainReport local;
+  if (report == nullptr) report = &local;
+  *report = TrainReport{};
+  const int level = options.level != 0 ? options.level : format::kZstdDictLevel;
+  if (options.dict_bytes < 256)
+    return invalid_argument("a dictionary of " + std::to_string(options.dict_bytes) +
+                            " bytes is too small to be useful (use at least 256)");
+  if (options.dict_bytes > format::kMaxRecordBytes) return invalid_argument("the dictionary size must be below 2 GiB");
+
+  const uint64_t population = source.count();
+  report->population = population;
+  if (population < kMinSamples)
+    return invalid_argument("the source holds " + std::to_string(population) +
+                            " records; training a dictionary needs at least " + std::to_string(kMinSamples) +
+                            " (and thousands for a useful one)");
+
+  // 1. Candidates in random order, their sizes, then the prefix that fits the budget.
+  const uint64_t max_samples = std::max<uint64_t>(options.max_samples, kMinSamples);
+  std::vector<uint64_t> order = sample_indices(population, max_samples, options.seed);
+  std::vector<uint64_t> lengths(order.size());
+  ZREC_RETURN_IF_ERROR(source.lengths(order, lengths.data()));
+  const uint64_t cap = std::max<uint64_t>(1, options.max_sample_bytes);
+  uint64_t budget_used = 0;
+  size_t taken = 0;
+  for (; taken < order.size(); ++taken) {
+    const uint64_t n = std::min(lengths[taken], cap);
+    if (taken >= kMinSamples && budget_used + n > options.sample_bytes) break;
+    budget_used += n;
+  }
+  order.resize(taken);
+
+  // 2. Read them in ID order; every kHoldoutEvery-th (in random order) is held out.
+  std::vector<std::pair<uint64_t, bool>> picks(taken);  // (id, held out)
+  for (size_t i = 0; i < taken; ++i) picks[i] = {order[i], i % kHoldoutEvery == kHoldoutEvery - 1};
+  std::sort(picks.begin(), picks.end());
+  std::vector<uint64_t> ids(taken);
+  for (size_t i = 0; i < taken; ++i) ids[i] = picks[i].first;
+  SampleSet train, heldout;
+  train.bytes.reserve(budget_used);
+  ZREC_RETURN_IF_ERROR(source.read(ids, cap, [&](size_t k, const uint8_t* bytes, size_t n) {
+    SampleSet& set = picks[k].second ? heldout : train;
+    set.bytes.insert(set.bytes.end(), bytes, bytes + n);
+    set.sizes.push_back(n);
+    return Status::ok();
+  }));
+  report->samples = taken;
+  report->sample_bytes = train.bytes.size() + heldout.bytes.size();
+  report->heldout_samples = heldout.sizes.size();
+  report->heldout_bytes = heldout.bytes.size();
+
+  if (train.bytes.size() < options.dict_bytes)
+    return invalid_argument("the sampled records hold " + std::to_string(report->sample_bytes) +
+                            " bytes, too few for a " + std::to_string(options.dict_bytes) +
+                            "-byte dictionary; give a smaller --size (at most about " +
+                            std::to_string(std::max<uint64_t>(256, report->sample_bytes / 10)) +
+                            " is useful) or a smaller --tier");
+  if (report->sample_bytes < 10 * options.dict_bytes)
+    report->warnings.push_back("the samples (" + std::to_string(report->sample_bytes) +
+                               " bytes) are less than 10x the dictionary size (" +
+                               std::to_string(options.dict_bytes) +
+                               "); the dictionary may overfit: a smaller --size or more records help");
+
+  // 3. Candidates and the two baselines, on all lanes. Results are kept per index, so
+  // the choice does not depend on which lane finished first.
+  const std::vector<Candidate> grid = candidate_grid(options.search, options.dict_bytes);
+  report->candidates = static_cast<unsigned>(grid.size());
+  struct Outcome {
+    Status status;
+    std::vector<uint8_t> dict;
+    uint64_t compressed = 0;
+  };
+  std::vector<Outcome> outcomes(grid.size());
+  uint64_t baseline_zstd = 0, baseline_nodict = 0;
+  Status baseline_status;
+  engine::ThreadPool pool(std::min(engine::write_lanes(options.threads), grid.size() + 2));
+  Status s = pool.run(grid.size() + 2, [&](size_t, size_t task) -> Status {
+    if (task == grid.size() || task == grid.size() + 1) {
+      const int baseline_level = task == grid.size() ? format::kZstdLevel : level;
+      auto r = compressed_total(heldout, baseline_level, nullptr);
+      if (!r.is_ok()) return r.status();
+      (task == grid.size() ? baseline_zstd : baseline_nodict) = r.value();
+      return Status::ok();
+    }
+    Outcome& out = outcomes[task];
+    ZDICT_fastCover_params_t p;
+    std::memset(&p, 0, sizeof p);
+    p.k = grid[task].k;
+    p.d = grid[task].d;
+    p.f = 20;
+    p.steps = 0;
+    p.nbThreads = 1;
+    p.splitPoint = 1.0;
+    p.accel = 1;
+    p.shrinkDict = 0;
+    p.zParams.compressionLevel = level;
+    p.zParams.notificationLevel = 0;
+    p.zParams.dictID = 0;  // derived from the content (deterministic)
+    out.dict.resize(options.dict_bytes);
+    const size_t r = ZDICT_trainFromBuffer_fastCover(out.dict.data(), out.dict.size(), train.bytes.data(),
+                                                     train.sizes.data(), static_cast<unsigned>(train.sizes.size()), p);
+    if (ZDICT_isError(r)) {
+      out.status = invalid_argument("zstd's dictionary builder rejected the samples (" + zdict_error(r) + ", k=" +
+                                    std::to_string(p.k) + " d=" + std::to_string(p.d) + ")");
+      return Status::ok();  // another candidate may still succeed
+    }
+    out.dict.resize(r);
+    ZSTD_CDict* cdict = ZSTD_createCDict(out.dict.data(), out.dict.size(), level);
+    if (cdict == nullptr) {
+      out.status = invalid_argument("zstd cannot load the dictionary it trained");
+      return Status::ok();
+    }
+    auto total = compressed_total(heldout, level, cdict);
+    ZSTD_freeCDict(cdict);
+    if (!total.is_ok()) return total.status();
+    out.compressed = total.value();
+    return Status::ok();
+  });
+  ZREC_RETURN_IF_ERROR(s);
+
+  size_t best = grid.size();
+  for (size_t i = 0; i < grid.size(); ++i)
+    if (outcomes[i].status.is_ok() && (best == grid.size() || outcomes[i].compressed < outcomes[best].compressed))
+      best = i;
+  if (best == grid.size())
+    return Status(outcomes[0].status.code(),
+                  outcomes[0].status.message() + "; the records may be too few, too small or too uniform " +
+                      "for a dictionary (" + std::to_string(report->samples) + " samples, " +
+                      std::to_string(report->sample_bytes) + " bytes)");
+
+  report->k = grid[best].k;
+  report->d = grid[best].d;
+  report->heldout_zstd = baseline_zstd;
+  report->heldout_nodict = baseline_nodict;
+  report->heldout_dict = outcomes[best].compressed;
+  report->dict_id = ZDICT_getDictID(outcomes[best].dict.data(), outcomes[best].dict.size());
+  if (baseline_nodict > 0 &&
+      static_cast<double>(outcomes[best].compressed) > (1.0 - kMinUsefulGain) * static_cast<double>(baseline_nodict)) {
+    const double gain = 100.0 * (1.0 - static_cast<double>(outcomes[best].compressed) / baseline_nodict);
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f%%", gain);
+    report->warnings.push_back(std::string("the dictionary saves only ") + text +
+                               " on held-out records compared with zstd at the same level without it; "
+                               "codec zstd is likely as good for this data");
+  }
+  return std::move(outcomes[best].dict);
+}
+
+}  // namespace zrec

@@ -1,0 +1,73 @@
+// The content digest of a store (include/zrec/digest.h has the definition).
+#include "zrec/digest.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/thread_pool.h"
+#include "format/sha256.h"
+
+namespace zrec {
+
+namespace {
+constexpr uint64_t kIdChunk = 65536;
+}  // namespace
+
+std::string digest_header(const Schema& schema, uint64_t length) {
+  std::string h = "zrec-digest-v1\n";
+  h += "dtype=" + schema.dtype.str() + "\n";
+  h += "ndim=" + std::to_string(schema.ndim) + "\n";
+  if (schema.is_dense()) {
+    h += "item_shape=";
+    for (size_t i = 0; i < schema.item_shape->size(); ++i)
+      h += (i ? "," : "") + std::to_string((*schema.item_shape)[i]);
+    h += "\n";
+  } else {
+    h += "ragged\n";
+  }
+  h += "length=" + std::to_string(length) + "\n";
+  return h;
+}
+
+Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
+  engine::ThreadPool pool(engine::read_lanes(options.threads));
+  format::Sha256 total;
+  total.update(digest_header(store.schema(), store.length()));
+  const uint64_t n = store.length();
+  std::vector<uint64_t> ids;
+  std::vector<RecordHash> hashes;
+  for (uint64_t first = 0; first < n; first += kIdChunk) {
+    const uint64_t count = std::min(kIdChunk, n - first);
+    ids.resize(count);
+    std::iota(ids.begin(), ids.end(), first);
+    ZREC_RETURN_IF_ERROR(store.scan(ids, options.window_bytes, [&](const Window& w) -> Status {
+      const size_t m = w.ids.size();
+      hashes.resize(m);
+      // Blocks of records of about 1 MiB each, so small records don't cost a task each.
+      std::vector<size_t> starts = {0};
+      for (size_t k = 0, bytes = 0; k < m; ++k) {
+        bytes += w.offsets[k + 1] - w.offsets[k];
+        if (bytes >= (1u << 20) && k + 1 < m) {
+          starts.push_back(k + 1);
+          bytes = 0;
+        }
+      }
+      starts.push_back(m);
+      ZREC_RETURN_IF_ERROR(pool.run(starts.size() - 1, [&](size_t, size_t b) -> Status {
+        for (size_t k = starts[b]; k < starts[b + 1]; ++k)
+          hashes[k] = format::Sha256::hash(w.data + w.offsets[k], w.offsets[k + 1] - w.offsets[k]);
+        return Status::ok();
+      }));
+      for (size_t k = 0; k < m; ++k) {
+        total.update(hashes[k].data(), hashes[k].size());
+        if (options.per_record) ZREC_RETURN_IF_ERROR(options.per_record(w.ids[k], hashes[k]));
+      }
+      return Status::ok();
+    }));
+  }
+  return total.finish();
+}
+
+std::string hash_to_hex(const RecordHash& hash) { return format::to_hex(hash); }
+
+}  // namespace zrec

@@ -1,0 +1,164 @@
+// Copying records between stores (recompress, concat): windows of records go from a
+// Store to a StoreWriter either as stored frames (same codec and dictionary: no
+// decoding, no encoding) or decoded and encoded again, each phase on all lanes.
+#include "zrec/transfer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "format/endian.h"
+
+namespace zrec {
+
+namespace {
+
+// IDs handled per step: their RecordLocs (16 bytes each) and ids stay bounded.
+constexpr uint64_t kIdChunk = 65536;
+
+Status check_cancel(const TransferOptions& options) {
+  if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed) != 0)
+    return Status(StatusCode::kCancelled, "interrupted");
+  return Status::ok();
+}
+
+std::string shape_text(const std::vector<uint64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+  const uint64_t n = src.length();
+  std::vector<uint64_t> ids;
+  std::vector<RecordLoc> locs;
+  std::vector<uint8_t> buffer;
+  std::vector<uint64_t> offsets;
+  std::vector<EncodedRecord> records;
+  for (uint64_t first = 0; first < n; first += kIdChunk) {
+    const uint64_t count = std::min(kIdChunk, n - first);
+    ids.resize(count);
+    std::iota(ids.begin(), ids.end(), first);
+    locs.resize(count);
+    ZREC_RETURN_IF_ERROR(src.read_locs(first, count, locs.data()));
+    for (uint64_t begin = 0; begin < count;) {
+      ZREC_RETURN_IF_ERROR(check_cancel(options));
+      uint64_t end = begin, bytes = 0;
+      while (end < count && (end == begin || bytes + locs[end].phys_length <= options.window_bytes))
+        bytes += locs[end++].phys_length;
+      const auto window_ids = std::span<const uint64_t>(ids).subspan(begin, end - begin);
+      ZREC_RETURN_IF_ERROR(src.read_stored(window_ids, locs.data() + begin, buffer, offsets));
+      records.resize(window_ids.size());
+      uint64_t logical = 0;
+      for (size_t k = 0; k < window_ids.size(); ++k) {
+        const RecordLoc& loc = locs[begin + k];
+        records[k] = EncodedRecord{buffer.data() + offsets[k], loc.phys_length, loc.logic_length};
+        logical += loc.logic_length;
+      }
+      ZREC_RETURN_IF_ERROR(dst.append_encoded(records));
+      stats->records += records.size();
+      stats->frames_copied += records.size();
+      stats->logical_bytes += logical;
+      stats->source_stored_bytes += bytes;
+      if (options.progress) options.progress(*stats);
+      // A window that grew for one oversized record gives the memory back.
+      if (buffer.size() > 2 * options.window_bytes) std::vector<uint8_t>().swap(buffer);
+      begin = end;
+    }
+  }
+  return Status::ok();
+}
+
+Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+  const Schema& schema = src.schema();
+  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  const uint64_t n = src.length();
+  std::vector<uint64_t> ids;
+  std::vector<RecordLoc> locs;
+  std::vector<RecordRef> refs;
+  std::vector<uint64_t> dims;  // Ragged: shape prefixes copied out, so dims are u64-aligned
+  for (uint64_t first = 0; first < n; first += kIdChunk) {
+    const uint64_t count = std::min(kIdChunk, n - first);
+    ids.resize(count);
+    std::iota(ids.begin(), ids.end(), first);
+    // Stored sizes for the statistics; scan reads the same slice of the table again.
+    locs.resize(count);
+    ZREC_RETURN_IF_ERROR(src.read_locs(first, count, locs.data()));
+    for (const RecordLoc& loc : locs) stats->source_stored_bytes += loc.phys_length;
+    ZREC_RETURN_IF_ERROR(src.scan(ids, options.window_bytes, [&](const Window& w) -> Status {
+      ZREC_RETURN_IF_ERROR(check_cancel(options));
+      const size_t m = w.ids.size();
+      refs.resize(m);
+      if (prefix > 0) dims.resize(m * schema.ndim);
+      for (size_t k = 0; k < m; ++k) {
+        const uint8_t* record = w.data + w.offsets[k];
+        const uint64_t size = w.offsets[k + 1] - w.offsets[k];
+        if (prefix > 0) {
+          uint64_t* d = dims.data() + k * schema.ndim;
+          for (uint32_t j = 0; j < schema.ndim; ++j) d[j] = format::load_le<uint64_t>(record + 8 * j);
+          refs[k] = RecordRef{record + prefix, size - prefix, d};
+        } else {
+          refs[k] = RecordRef{record, size, nullptr};
+        }
+      }
+      ZREC_RETURN_IF_ERROR(dst.append(refs));
+      stats->records += m;
+      stats->records_recoded += m;
+      stats->logical_bytes += w.offsets.back();
+      if (options.progress) options.progress(*stats);
+      return Status::ok();
+    }));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string schema_difference(const Schema& a, const Schema& b) {
+  if (a == b) return "";
+  auto describe_geometry = [](const Schema& s) {
+    return s.is_dense() ? "Dense " + shape_text(*s.item_shape) : "Ragged ndim=" + std::to_string(s.ndim);
+  };
+  if (a.is_dense() != b.is_dense()) return describe_geometry(a) + " vs " + describe_geometry(b);
+  std::string diff;
+  auto add = [&](const std::string& d) { diff += (diff.empty() ? "" : ", ") + d; };
+  if (a.dtype != b.dtype) add("dtype '" + a.dtype.str() + "' vs '" + b.dtype.str() + "'");
+  if (a.is_dense()) {
+    if (*a.item_shape != *b.item_shape) add("item_shape " + shape_text(*a.item_shape) + " vs " + shape_text(*b.item_shape));
+  } else if (a.ndim != b.ndim) {
+    add("ndim " + std::to_string(a.ndim) + " vs " + std::to_string(b.ndim));
+  }
+  return diff.empty() ? a.describe() + " vs " + b.describe() : diff;
+}
+
+bool frames_compatible(const Store& src, const StoreWriter& dst) {
+  return src.codec() == dst.codec() && src.dictionary() == dst.dictionary();
+}
+
+Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+  const std::string diff = schema_difference(src.schema(), dst.schema());
+  if (!diff.empty())
+    return invalid_argument("schema of '" + src.path() + "' differs from the destination's: " + diff);
+  TransferStats local;
+  if (stats == nullptr) stats = &local;
+  if (options.frame_copy && frames_compatible(src, dst)) {
+    ++stats->sources_copied;
+    return copy_frames(src, dst, options, stats);
+  }
+  return recode(src, dst, options, stats);
+}
+
+Status build_from_stores(const std::vector<Store*>& sources, const std::string& dst, const CreateOptions& create,
+                         const WriterOptions& writer, const TransferOptions& options, TransferStats* stats) {
+  for (Store* src : sources) {
+    const std::string diff = schema_difference(create.schema, src->schema());
+    if (!diff.empty())
+      return invalid_argument("schema of '" + src->path() + "' differs from the destination's: " + diff);
+  }
+  return build_store(dst, create, writer, [&](StoreWriter& w) -> Status {
+    for (Store* src : sources) ZREC_RETURN_IF_ERROR(append_store(*src, w, options, stats));
+    return Status::ok();
+  });
+}
+
+}  // namespace zrec

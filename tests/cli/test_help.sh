@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Golden checks of the CLI's help, version and misuse handling, and that the man pages
+# keep up with --help (STYLE.md "Keep the man page and --help saying the same thing").
+#
+# For every subcommand `zrec --help` lists: `zrec <cmd> --help` exits 0, prints to
+# stdout only, shows an example, and man/zrec-<cmd>.1 exists and mentions every long
+# option the help lists. man/zrec.1 mentions every global long option and every
+# subcommand. `--help` itself is not required in the pages (every command has it).
+#
+# Usage: ZREC=path/to/zrec bash tests/cli/test_help.sh  (CTest sets ZREC).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+man_dir="$root/man"
+zrec=${ZREC:-$root/build/zrec}
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $*" >&2
+}
+
+if [ ! -x "$zrec" ]; then
+  echo "FAIL: zrec binary not found at '$zrec' (set ZREC)" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Runs "$@", leaving stdout, stderr and the exit status in $tmp/out, $tmp/err, $rc.
+run() {
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+# Long options (--foo) from the option lines of CLI11 help text: lines that start with
+# spaces and then '-', e.g. "  -o,--output TEXT=-   Output file" or
+# "  --dense Excludes: --ragged  ...". Only the option's own names are taken (the
+# first word), not options mentioned in its description.
+long_options() {
+  sed -n 's/^ \{1,\}\(-[^ ]*\).*/\1/p' "$1" | tr ',' '\n' | grep -E '^--[A-Za-z0-9][A-Za-z0-9-]*$' |
+    grep -vx -- '--help' | sort -u
+}
+
+# The subcommand names under "Subcommands:" in the root help, up to the next blank line.
+subcommands() {
+  awk '/^Subcommands:/ { on = 1; next } on && /^[[:space:]]*$/ { exit }
+       on && /^  [a-z]/ { print $1 }' "$1"
+}
+
+# Roff source as plain text: "\-" -> "-", font escapes and "\%" dropped, so that
+# "\fB\-\-window\-mib\fR" reads "--window-mib".
+plain_roff() {
+  sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\f(..//g' -e 's/\\%//g' -e 's/\\&//g' "$1"
+}
+
+# Checks that every long option listed in help file $1 appears in man page $2.
+check_options_in_man() {
+  local help=$1 page=$2 label=$3 opt missing=""
+  plain_roff "$page" >"$tmp/page.txt"
+  for opt in $(long_options "$help"); do
+    # The option must appear as a whole word: "--dict" does not count as "--dict-size".
+    if ! grep -qE -- "(^|[^A-Za-z0-9-])${opt}([^A-Za-z0-9-]|$)" "$tmp/page.txt"; then
+      missing="$missing $opt"
+    fi
+  done
+  if [ -z "$missing" ]; then ok; else fail "$label: ${page#"$root"/} does not mention:$missing"; fi
+}
+
+# --- the root command -------------------------------------------------------------
+
+run "$zrec" --help
+cp "$tmp/out" "$tmp/root_help"
+if [ "$rc" -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then ok; else
+  fail "zrec --help: exit $rc, want 0 with help on stdout only"
+fi
+
+commands=$(subcommands "$tmp/root_help")
+if [ -n "$commands" ]; then ok; else fail "zrec --help lists no subcommands"; fi
+
+if [ -f "$man_dir/zrec.1" ]; then
+  ok
+  check_options_in_man "$tmp/root_help" "$man_dir/zrec.1" "zrec (global options)"
+  plain_roff "$man_dir/zrec.1" >"$tmp/page.txt"
+  for cmd in $commands; do
+    if grep -qE -- "(^|[^A-Za-z0-9-])${cmd}([^A-Za-z0-9-]|$)" "$tmp/page.txt"; then ok; else
+      fail "man/zrec.1 does not mention the subcommand '$cmd'"
+    fi
+  done
+else
+  fail "man/zrec.1 is missing"
+fi
+
+run "$zrec" --version
+if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "zrec 0.1.0" ]; then ok; else
+  fail "zrec --version: exit $rc, stdout '$(cat "$tmp/out")', want 0 and 'zrec 0.1.0'"
+fi
+
+run "$zrec" nosuchcmd
+if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ]; then ok; else
+  fail "zrec nosuchcmd: exit $rc, want 2 with a message on stderr only"
+fi
+
+run "$zrec"
+if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ]; then ok; else
+  fail "zrec (no command): exit $rc, want 2 with a message on stderr only"
+fi
+
+run "$zrec" --no-such-option
+if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ]; then ok; else
+  fail "zrec --no-such-option: exit $rc, want 2 with a message on stderr"
+fi
+
+# --- every subcommand -------------------------------------------------------------
+
+for cmd in $commands; do
+  run "$zrec" "$cmd" --help
+  cp "$tmp/out" "$tmp/help_$cmd"
+  if [ "$rc" -eq 0 ]; then ok; else fail "zrec $cmd --help: exit $rc, want 0"; fi
+  if [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then ok; else
+    fail "zrec $cmd --help: help must go to stdout, nothing to stderr"
+  fi
+  if grep -q "Example" "$tmp/out"; then ok; else fail "zrec $cmd --help shows no Example"; fi
+  if grep -q "zrec $cmd" "$tmp/out"; then ok; else fail "zrec $cmd --help does not show 'zrec $cmd' usage"; fi
+
+  page="$man_dir/zrec-$cmd.1"
+  if [ -f "$page" ]; then
+    ok
+    check_options_in_man "$tmp/help_$cmd" "$page" "zrec $cmd"
+  else
+    fail "man/zrec-$cmd.1 is missing"
+  fi
+
+  # Misuse of a subcommand is a usage error (2) reported on stderr.
+  run "$zrec" "$cmd" --no-such-option
+  if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ]; then ok; else
+    fail "zrec $cmd --no-such-option: exit $rc, want 2 with a message on stderr"
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

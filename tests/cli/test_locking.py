@@ -1,0 +1,423 @@
+#!/usr/bin/python3
+"""Lifetime-lock tests for zrec (FORMAT.md section 7 and section 10 "Lock contention").
+
+The lock is flock(2) on meta.zr: a writer holds it exclusively, a reader shared. A writer
+or reader that finds it held fails at once with "locked by another process" (exit 1,
+one stderr line); with --wait it blocks until the holder lets go. The holder is either a
+helper Python process (flock LOCK_EX / LOCK_SH, what a writer / reader does) or a real
+`zrec append-npy STORE -` kept alive by a slow pipe.
+
+Needs: ZREC (path of the zrec binary), python3-numpy.
+"""
+import fcntl
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+ZREC = os.environ.get("ZREC")
+if not ZREC or not os.access(ZREC, os.X_OK):
+    sys.exit("test_locking: set ZREC to the zrec binary (got %r)" % ZREC)
+
+LOCKED = "locked by another process"
+WIDTH = 16  # Dense |u1 (16,)
+
+# A process that takes flock on a file and holds it: until stdin closes (hold < 0) or for
+# `hold` seconds. It prints "locked" once it has the lock.
+HOLDER = r"""
+import fcntl, os, sys, time
+path, mode, hold = sys.argv[1], sys.argv[2], float(sys.argv[3])
+fd = os.open(path, os.O_RDWR if mode == "ex" else os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX if mode == "ex" else fcntl.LOCK_SH)
+print("locked", flush=True)
+if hold < 0:
+    sys.stdin.read()
+else:
+    time.sleep(hold)
+"""
+
+
+def run(args, stdin=None, timeout=60):
+    p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def must(args, stdin=None):
+    rc, out, err = run(args, stdin)
+    if rc != 0:
+        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
+    return out
+
+
+def check_locked_error(cmd, rc, err, what):
+    shown = "%s -> rc %d, stderr %r" % (what, rc, err)
+    if rc != 1:
+        raise AssertionError("expected exit 1: " + shown)
+    lines = err.splitlines()
+    if len(lines) != 1 or not lines[0].startswith("zrec %s: " % cmd) or LOCKED not in lines[0]:
+        raise AssertionError("expected one line 'zrec %s: ... %s': %s" % (cmd, LOCKED, shown))
+
+
+def expect_locked(cmd, args, stdin=None):
+    t0 = time.monotonic()
+    rc, _, err = run(args, stdin, timeout=20)
+    elapsed = time.monotonic() - t0
+    check_locked_error(cmd, rc, err, "zrec " + " ".join(args))
+    if elapsed > 5:
+        raise AssertionError("zrec %s took %.1f s to report the lock; it must fail at once" % (cmd, elapsed))
+
+
+def npy_bytes(a):
+    buf = io.BytesIO()
+    np.save(buf, a)
+    return buf.getvalue()
+
+
+def batch(n, seed):
+    return (np.arange(n * WIDTH, dtype=np.uint32).reshape(n, WIDTH) * 31 + seed).astype("|u1")
+
+
+def hash_tree(store):
+    out = {}
+    for name in sorted(os.listdir(store)):
+        with open(os.path.join(store, name), "rb") as f:
+            out[name] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def length_of(store):
+    with open(os.path.join(store, "meta.zr"), "rb") as f:
+        return int.from_bytes(f.read(8), "little")
+
+
+class Holder:
+    """A helper process holding flock on meta.zr."""
+
+    def __init__(self, store, mode, hold=-1.0):
+        self.p = subprocess.Popen([sys.executable, "-c", HOLDER, os.path.join(store, "meta.zr"), mode, str(hold)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        line = self.p.stdout.readline()
+        if line.strip() != b"locked":
+            self.p.kill()
+            raise AssertionError("lock holder did not start")
+
+    def release(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+        self.p.wait(timeout=10)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+
+def wait_until_exclusively_held(store, proc, timeout=15):
+    """Polls until someone holds meta.zr exclusively (LOCK_SH|LOCK_NB fails)."""
+    deadline = time.monotonic() + timeout
+    fd = os.open(os.path.join(store, "meta.zr"), os.O_RDONLY)
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise AssertionError("the writer exited early (rc %s): %s" %
+                                     (proc.returncode, proc.stderr.read().decode()))
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except BlockingIOError:
+                return
+            time.sleep(0.02)
+    finally:
+        os.close(fd)
+    raise AssertionError("the writer never took the lock")
+
+
+def close_stdin(p):
+    """Closes a Popen's stdin so that communicate() does not touch it again."""
+    try:
+        p.stdin.close()
+    except BrokenPipeError:
+        pass
+    p.stdin = None
+
+
+class SlowWriter:
+    """`zrec append-npy STORE -` whose stdin we feed by hand."""
+
+    def __init__(self, store, n, seed, extra=()):
+        self.store, self.n, self.data = store, n, batch(n, seed)
+        self.p = subprocess.Popen([ZREC] + list(extra) + ["append-npy", store, "-"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        blob = npy_bytes(self.data)
+        self.head, self.rest = blob[: len(blob) - self.data.nbytes // 2], blob[len(blob) - self.data.nbytes // 2:]
+
+    def _send(self, blob, close=False):
+        # A writer refused at open exits without reading its input: ignore the broken pipe.
+        try:
+            self.p.stdin.write(blob)
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass
+        if close:
+            close_stdin(self.p)
+
+    def feed_half(self):
+        self._send(self.head)
+
+    def finish(self):
+        self._send(self.rest, close=True)
+        out, err = self.p.communicate(timeout=30)
+        return self.p.returncode, err.decode()
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def make_store(root, name, n=8):
+    store = os.path.join(root, name)
+    must(["create", "--dense", "--dtype", "|u1", "--shape", str(WIDTH), "--codec", "zstd", "--shards", "3", store])
+    if n:
+        must(["-q", "append-npy", store, "-"], stdin=npy_bytes(batch(n, 0)))
+    return store
+
+
+def cat_all(store, extra=()):
+    return np.load(io.BytesIO(must(list(extra) + ["cat", store])))
+
+
+def test_python_writer_lock_blocks_everyone(root):
+    store = make_store(root, "a")
+    before = hash_tree(store)
+    with Holder(store, "ex") as h:
+        expect_locked("append-npy", ["append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
+        expect_locked("cat", ["cat", store])
+        expect_locked("cat", ["cat", "--format", "text", store, "0"])
+        expect_locked("info", ["info", store])
+        expect_locked("info", ["info", "--json", store])
+        h.release()
+    if hash_tree(store) != before:
+        raise AssertionError("a refused writer changed the store")
+    assert cat_all(store).shape == (8, WIDTH)
+
+
+def test_directory_info_reports_lock(root):
+    parent = os.path.join(root, "streams")
+    os.mkdir(parent)
+    make_store(parent, "x")
+    make_store(parent, "y")
+    with Holder(os.path.join(parent, "y"), "ex") as h:
+        expect_locked("info", ["info", parent])
+        h.release()
+    must(["info", parent])
+
+
+def test_python_reader_lock(root):
+    store = make_store(root, "b")
+    with Holder(store, "sh") as h:
+        # A reader holding the shared lock keeps writers out but lets readers in.
+        expect_locked("append-npy", ["append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
+        assert cat_all(store).shape == (8, WIDTH)
+        must(["info", store])
+        h.release()
+
+
+def test_wait_blocks_until_release(root):
+    store = make_store(root, "c")
+    want = cat_all(store)
+    # Reader waits on a writer's lock that goes away after 1 s.
+    with Holder(store, "ex", hold=1.0) as h:
+        t0 = time.monotonic()
+        got = cat_all(store, ["--wait"])
+        waited = time.monotonic() - t0
+        h.p.wait(timeout=10)
+    if not np.array_equal(got, want):
+        raise AssertionError("--wait cat returned the wrong records")
+    if waited < 0.6:
+        raise AssertionError("--wait cat returned after %.2f s although the lock was held ~1 s" % waited)
+    # Writer waits on a reader's lock (same for a writer's), then appends.
+    for mode in ("sh", "ex"):
+        with Holder(store, mode, hold=1.0) as h:
+            t0 = time.monotonic()
+            must(["--wait", "-q", "append-npy", store, "-"], stdin=npy_bytes(batch(3, 9)))
+            waited = time.monotonic() - t0
+            h.p.wait(timeout=10)
+        if waited < 0.6:
+            raise AssertionError("--wait append-npy returned after %.2f s with a %s lock held ~1 s" % (waited, mode))
+    got = cat_all(store)
+    if got.shape != (14, WIDTH) or not np.array_equal(got[8:11], batch(3, 9)) or not np.array_equal(got[11:], batch(3, 9)):
+        raise AssertionError("records appended after --wait are wrong")
+    # --wait on a free store does not block.
+    t0 = time.monotonic()
+    must(["--wait", "info", store])
+    if time.monotonic() - t0 > 5:
+        raise AssertionError("--wait blocked on a free store")
+
+
+def test_real_writer_holds_lock(root):
+    store = make_store(root, "d")
+    before = hash_tree(store)
+    w = SlowWriter(store, 50, seed=3)
+    waiter = None
+    try:
+        w.feed_half()
+        wait_until_exclusively_held(store, w.p)
+        # Nothing is published yet: the on-disk page still says 8 records.
+        assert length_of(store) == 8
+        expect_locked("append-npy", ["append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
+        expect_locked("cat", ["cat", store])
+        expect_locked("info", ["info", store])
+        # A --wait reader queued behind the writer sees its publication, never a partial state.
+        waiter = subprocess.Popen([ZREC, "--wait", "cat", store], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(0.3)
+        if waiter.poll() is not None:
+            raise AssertionError("--wait cat did not wait for the writer: %r" % waiter.communicate()[1])
+        rc, err = w.finish()
+        if rc != 0:
+            raise AssertionError("the slow writer failed: rc %d %r" % (rc, err))
+        out, err = waiter.communicate(timeout=30)
+        if waiter.returncode != 0:
+            raise AssertionError("--wait cat failed: %r" % err)
+        got = np.load(io.BytesIO(out))
+        if got.shape != (58, WIDTH) or not np.array_equal(got[8:], batch(50, 3)):
+            raise AssertionError("--wait cat saw %s, not the published 58 records" % (got.shape,))
+    finally:
+        w.kill()
+        if waiter is not None and waiter.poll() is None:
+            waiter.kill()
+            waiter.wait()
+    assert hash_tree(store) != before
+
+
+def test_racing_writers_one_wins(root):
+    store = make_store(root, "e")
+    writers = [SlowWriter(store, 10, seed=40 + k) for k in range(4)]
+    try:
+        for w in writers:
+            w.feed_half()
+        # The losers fail at open; wait for them (the winner blocks on its open stdin).
+        deadline = time.monotonic() + 20
+        while sum(w.p.poll() is not None for w in writers) < len(writers) - 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        results = [w.finish() for w in writers]
+    finally:
+        for w in writers:
+            w.kill()
+    winners = [k for k, (rc, _) in enumerate(results) if rc == 0]
+    if len(winners) != 1:
+        raise AssertionError("expected exactly one writer to win, got %r" % results)
+    for k, (rc, err) in enumerate(results):
+        if k not in winners:
+            check_locked_error("append-npy", rc, err, "racing writer %d" % k)
+    got = cat_all(store)
+    if got.shape != (18, WIDTH) or not np.array_equal(got[8:], batch(10, 40 + winners[0])):
+        raise AssertionError("the store does not hold exactly the winner's records")
+
+
+def test_waiting_writers_serialize(root):
+    store = make_store(root, "f", n=0)
+    first = SlowWriter(store, 20, seed=1)
+    second = None
+    try:
+        first.feed_half()
+        wait_until_exclusively_held(store, first.p)
+        second = subprocess.Popen([ZREC, "--wait", "-q", "append-npy", store, "-"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        second.stdin.write(npy_bytes(batch(7, 2)))
+        close_stdin(second)
+        time.sleep(0.3)
+        if second.poll() is not None:
+            raise AssertionError("--wait append-npy did not wait: rc %s" % second.returncode)
+        rc, err = first.finish()
+        if rc != 0:
+            raise AssertionError("first writer failed: %r" % err)
+        _, err2 = second.communicate(timeout=30)
+        if second.returncode != 0:
+            raise AssertionError("waiting writer failed: %r" % err2)
+    finally:
+        first.kill()
+        if second is not None and second.poll() is None:
+            second.kill()
+            second.wait()
+    got = cat_all(store)
+    if got.shape != (27, WIDTH) or not np.array_equal(got[:20], batch(20, 1)) or not np.array_equal(got[20:], batch(7, 2)):
+        raise AssertionError("serialized appends are wrong: %s" % (got.shape,))
+
+
+def test_many_readers_at_once(root):
+    store = make_store(root, "g", n=64)
+    want = must(["cat", store])
+    with Holder(store, "sh") as h:  # and a long-lived reader holding the shared lock
+        procs = []
+        for k in range(24):
+            args = [ZREC, "cat", store] if k % 3 else [ZREC, "info", "--json", store]
+            procs.append((args, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+        for args, p in procs:
+            out, err = p.communicate(timeout=60)
+            if p.returncode != 0:
+                raise AssertionError("concurrent reader %s failed: %r" % (" ".join(args[1:]), err))
+            if args[1] == "cat" and out != want:
+                raise AssertionError("a concurrent reader got different bytes")
+        h.release()
+
+
+def test_killed_writer_releases_lock(root):
+    store = make_store(root, "h")
+    w = SlowWriter(store, 30, seed=8)
+    try:
+        w.feed_half()
+        wait_until_exclusively_held(store, w.p)
+        w.p.kill()
+        w.p.wait()
+    finally:
+        w.kill()
+    got = cat_all(store)  # no --wait: the kernel dropped the lock with the process
+    if got.shape != (8, WIDTH):
+        raise AssertionError("after a killed writer the store must read as published")
+    must(["-q", "append-npy", store, "-"], stdin=npy_bytes(batch(1, 1)))
+    assert cat_all(store).shape == (9, WIDTH)
+
+
+TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="zrec-locking-")
+    passed = failed = 0
+    try:
+        for t in TESTS:
+            sub = os.path.join(root, t.__name__)
+            os.mkdir(sub)
+            t0 = time.monotonic()
+            try:
+                t(sub)
+                passed += 1
+                print("ok   %-45s %.2f s" % (t.__name__, time.monotonic() - t0))
+            except Exception as e:
+                failed += 1
+                print("FAIL %s: %s" % (t.__name__, e))
+                if not isinstance(e, AssertionError):
+                    traceback.print_exc()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
