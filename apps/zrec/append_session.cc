@@ -23,8 +23,11 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
 }
 
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
-                                                           const AppendArgs& args, const GlobalOptions& global) {
-  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(store, {.threads = global.threads, .wait = global.wait}));
+                                                           const AppendArgs& args, const GlobalOptions& global,
+                                                           WriterOptions options) {
+  options.threads = global.threads;
+  options.wait = global.wait;
+  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(store, options));
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
 }
 
@@ -126,7 +129,7 @@ Status AppendSession::finish(Status input) {
     if (global_.verbosity >= 0) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
       const double rate_secs = std::max(secs, 1e-6);
-      std::string line = "zrec " + command_ + ": appended " + std::to_string(added_) + " records (" +
+      std::string line = "zrec " + command_ + ": appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
                          format_bytes(static_cast<double>(bytes_in_)) + " in, " +
                          format_bytes(static_cast<double>(writer_->stored_bytes() - first_stored_)) +
                          " stored) to '" + store_ + "'";

@@ -44,8 +44,11 @@ class AppendSession {
   // then installs the SIGINT/SIGTERM handlers (after the lock is taken, so a signal
   // while --wait blocks still kills zrec the ordinary way) and starts the progress
   // meter, labelled with `command` ("append-files").
+  // `options` may set the codec details (level, checksum); threads and wait come from
+  // `global`.
   static Result<std::unique_ptr<AppendSession>> open(const std::string& command, const std::string& store,
-                                                     const AppendArgs& args, const GlobalOptions& global);
+                                                     const AppendArgs& args, const GlobalOptions& global,
+                                                     WriterOptions options = {});
   // Aborts unless finish() ran.
   ~AppendSession();
 

@@ -356,7 +356,7 @@ class FilesAppender {
     ++missing_;
     session_.count_non_record();
     if (missing_ <= kListedWarnings || g_.verbosity >= 1) {
-      session_.warn("skipping " + why.message());
+      session_.warn("skipping: " + why.message());
       if (missing_ == kListedWarnings && g_.verbosity < 1) session_.warn("further skipped files are counted, not listed (-v lists them)");
     }
   }
@@ -461,7 +461,7 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-files", a.store, a.append, g));
   const Schema& schema = session->schema();
   if (schema.is_dense() || schema.ndim != 1 || schema.dtype.str() != "|u1")
-    return invalid_argument("append-files needs a Ragged store of '|u1' with ndim 1 (one record of bytes per file); '" +
+    return invalid_argument("the store must be Ragged '|u1' with ndim 1 (one record of bytes per file), but '" +
                             a.store + "' is " + schema.describe() +
                             " (make one with: zrec create --ragged --dtype '|u1' --ndim 1 STORE)");
 
@@ -519,7 +519,7 @@ Command register_append_files(CLI::App& root, const GlobalOptions& global) {
       "  zrec append-files docs/ a.json b.json c.json\n"
       "  find imgs/ -type f -print0 | sort -z | zrec append-files --null --manifest map.tsv images/ -\n"
       "  zrec append-files --files-from list.txt --skip-missing --checkpoint-every 10000 blobs/");
-  return Command{cmd, [args, &global]() { return run_append_files(*args, global); }};
+  return Command{cmd, [args, &global]() { return run_append_files(*args, global); }, nullptr};
 }
 
 }  // namespace zrec::cli

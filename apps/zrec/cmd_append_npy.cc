@@ -1,10 +1,14 @@
 // zrec append-npy: append the arrays of .npy files (or a stream of .npy on stdin) as
-// records, all or nothing: nothing is published unless every array was appended.
+// records, all or nothing (nothing is published unless every array was appended),
+// or in checkpoints with --checkpoint-every (see append_session.h).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 
+#include <sys/stat.h>
+
+#include "zrec/append_session.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
@@ -21,7 +25,7 @@ struct AppendNpyArgs {
   std::string store;
   std::vector<std::string> inputs;
   bool batch = false;
-  uint64_t window_mib = kDefaultWindowBytes >> 20;
+  AppendArgs append;  // --window-mib, --checkpoint-every, --skip-first
   std::optional<bool> checksum;  // --checksum / --no-checksum; unset: the store's setting
 };
 
@@ -68,7 +72,9 @@ Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool batc
   return plan;
 }
 
-Status append_stream(io::InputStream& in, const AppendNpyArgs& a, const Schema& schema, RecordWindow& window) {
+Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession& session) {
+  const Schema& schema = session.schema();
+  uint64_t counted = 0;  // bytes of `in` reported to the session
   for (uint64_t index = 0;; ++index) {
     const uint64_t start = in.position();
     ZREC_ASSIGN_OR_RETURN(auto header, read_npy_header(in));
@@ -81,12 +87,19 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, const Schema& 
     const std::string where = "'" + in.name() + "': array at byte " + std::to_string(start);
     ZREC_ASSIGN_OR_RETURN(ArrayPlan plan, plan_array(*header, schema, a.batch, where));
     for (uint64_t left = plan.records; left > 0;) {
-      ZREC_ASSIGN_OR_RETURN(uint64_t n, window.reserve(left, plan.record_bytes));
-      ZREC_ASSIGN_OR_RETURN(size_t got, in.read_full(window.next_payload(), n * plan.record_bytes));
+      // --skip-first: records are read into the window and not added.
+      const uint64_t skip = std::min(left, session.to_skip());
+      ZREC_ASSIGN_OR_RETURN(uint64_t n, session.reserve(skip > 0 ? skip : left, plan.record_bytes));
+      ZREC_ASSIGN_OR_RETURN(size_t got, in.read_full(session.next_payload(), n * plan.record_bytes));
       if (got < n * plan.record_bytes)
         return invalid_argument(where + ": truncated: the input ends inside the array data (" +
                                 std::to_string(header->data_bytes) + " bytes declared)");
-      for (uint64_t k = 0; k < n; ++k) window.add(plan.record_bytes, plan.dims.data());
+      session.count_input(in.position() - counted);
+      counted = in.position();
+      if (skip > 0)
+        session.skip_records(n);
+      else
+        for (uint64_t k = 0; k < n; ++k) ZREC_RETURN_IF_ERROR(session.add(plan.record_bytes, plan.dims.data()));
       left -= n;
     }
   }
@@ -96,25 +109,34 @@ Status run_append_npy(const AppendNpyArgs& a, const GlobalOptions& g) {
   for (const auto& input : a.inputs)
     if (input == "-" && stdin_is_terminal())
       return usage_error("refusing to read .npy data from a terminal (pipe it in, or name files)");
-  const auto started = std::chrono::steady_clock::now();
-  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(a.store, {.threads = g.threads, .wait = g.wait, .checksum = a.checksum}));
-  if (a.batch && writer->schema().is_dense())
+  WriterOptions options;
+  options.checksum = a.checksum;
+  ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-npy", a.store, a.append, g, options));
+  if (a.batch && session->schema().is_dense())
     return usage_error("--batch is for Ragged stores; Dense stores always take axis 0 as the batch");
-  const uint64_t before = writer->published_length();
-  RecordWindow window(*writer, a.window_mib << 20);
+  // The total is known when every input is a regular file: their sizes.
+  uint64_t total_bytes = 0;
   for (const auto& input : a.inputs) {
-    ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(input));
-    ZREC_RETURN_IF_ERROR(append_stream(in, a, writer->schema(), window));
+    struct stat st {};
+    if (input == "-" || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      total_bytes = 0;
+      break;
+    }
+    total_bytes += static_cast<uint64_t>(st.st_size);
   }
-  ZREC_RETURN_IF_ERROR(window.flush());
-  ZREC_RETURN_IF_ERROR(writer->close());
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (g.verbosity >= 0)
-    std::fprintf(stderr, "zrec append-npy: appended %llu records (%.1f MiB) to '%s' in %.2f s; it now holds %llu\n",
-                 static_cast<unsigned long long>(window.records_appended()),
-                 window.bytes_appended() / 1048576.0, a.store.c_str(), secs,
-                 static_cast<unsigned long long>(before + window.records_appended()));
-  return Status::ok();
+  session->progress().set_total_bytes(total_bytes);
+  Status s;
+  for (const auto& input : a.inputs) {
+    auto in = io::InputStream::open(input);
+    if (!in.is_ok()) {
+      s = in.status();
+      break;
+    }
+    in->set_cancel_flag(interrupt_flag());
+    s = append_stream(*in, a, *session);
+    if (!s.is_ok()) break;
+  }
+  return session->finish(std::move(s));
 }
 
 }  // namespace
@@ -130,13 +152,12 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
                                           "or as create --checksum set it)");
   cmd->add_flag_callback("--no-checksum", [args] { args->checksum = false; }, "zstd frames get no content checksum")
       ->excludes(checksum);
-  cmd->add_option("--window-mib", args->window_mib, "Memory budget of one append window, MiB")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  add_append_options(cmd, args->append);
   cmd->footer(
       "Dense stores take arrays shaped (B, *item_shape); Ragged stores take each array as one\n"
       "record (or, with --batch, axis 0 as records). The dtype must equal the store's exactly.\n"
-      "The whole invocation is one all-or-nothing append.\n\n"
+      "The whole invocation is one all-or-nothing append, unless --checkpoint-every publishes\n"
+      "along the way.\n\n"
       "Examples:\n"
       "  zrec append-npy images/ batch0.npy batch1.npy\n"
       "  python gen.py | zrec append-npy tokens/ -\n"

@@ -232,13 +232,13 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-stream", a.store, a.append, g));
   const Schema& schema = session->schema();
   if (schema.is_dense() || schema.ndim != 1)
-    return invalid_argument("append-stream needs a Ragged store with ndim 1; '" + a.store + "' is " + schema.describe() +
+    return invalid_argument("the store must be Ragged with ndim 1, but '" + a.store + "' is " + schema.describe() +
                             " (make one with: zrec create --ragged --ndim 1 --dtype " +
                             (syntax ? std::string(syntax == NumberSyntax::kInts ? "'<i4'" : "'<f4'") : "'|u1'") + " STORE)");
   if (syntax) {
     ZREC_RETURN_IF_ERROR(check_number_dtype(*syntax, schema.dtype));
   } else if (schema.dtype.str() != "|u1") {
-    return invalid_argument("append-stream stores bytes in a store of dtype '|u1'; '" + a.store + "' is " +
+    return invalid_argument("records of bytes need a store of dtype '|u1', but '" + a.store + "' is " +
                             schema.describe() + " (for lines of numbers, use --parse ints or --parse floats)");
   }
 
@@ -291,7 +291,7 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
       "  find . -name '*.txt' -print0 | zrec append-stream --framing nul paths/\n"
       "  python tokenize.py | zrec append-stream --parse ints --checkpoint-every 100000 tokens/\n"
       "  zrec append-stream --framing u32le -i frames.bin blobs/");
-  return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }};
+  return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }, nullptr};
 }
 
 }  // namespace zrec::cli

@@ -1,10 +1,11 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
-#include <numeric>
+#include <algorithm>
 
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
 #include "zrec/npy.h"
+#include "zrec/progress.h"
 #include "zrec/record_format.h"
 #include "zrec/selection.h"
 #include "zrec/store.h"
@@ -23,20 +24,20 @@ struct CatArgs {
   uint64_t window_mib = kDefaultWindowBytes >> 20;
 };
 
-Result<std::vector<uint64_t>> selected_ids(const CatArgs& a, uint64_t length) {
+// The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
+// store with billions of records stays within its window budget), or an explicit
+// list from --indices-from.
+Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std::vector<uint64_t>& list) {
   if (!a.indices_from.empty()) {
     if (!a.selection.empty()) return usage_error("give a SELECTION or --indices-from, not both");
     ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
-    return read_indices(in, length);
+    ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
+    return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};  // positions in `list`
   }
-  if (a.selection.empty()) {
-    std::vector<uint64_t> all(length);
-    std::iota(all.begin(), all.end(), uint64_t{0});
-    return all;
-  }
+  if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};
   auto items = parse_selection(a.selection);
   if (!items.is_ok()) return usage_error(items.status().message());
-  return resolve_selection(items.value(), length);
+  return resolve_runs(items.value(), length);
 }
 
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
@@ -49,7 +50,10 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text or jsonl)");
 
   ZREC_ASSIGN_OR_RETURN(auto store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
-  ZREC_ASSIGN_OR_RETURN(auto ids, selected_ids(a, store->length()));
+  std::vector<uint64_t> list;
+  ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
+  uint64_t total = 0;
+  for (const IdRun& run : runs) total += run.count;
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
   if (format == Format::kNpy || format == Format::kRaw) ZREC_RETURN_IF_ERROR(check_binary_output(out, a.force));
 
@@ -58,12 +62,18 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
   if (format == Format::kNpy && schema.is_dense()) {
     // One array (n, *item_shape): the header up front, then the records back to back.
-    std::vector<uint64_t> shape = {ids.size()};
+    std::vector<uint64_t> shape = {total};
     shape.insert(shape.end(), schema.item_shape->begin(), schema.item_shape->end());
     ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, shape)));
   }
   std::string text;
-  Status s = store->scan(ids, a.window_mib << 20, [&](const Window& w) -> Status {
+  ProgressMeter meter(g, "cat");
+  meter.set_total_records(total);
+  uint64_t logical_bytes = 0, records_done = 0;
+  const auto write_window = [&](const Window& w) -> Status {
+    logical_bytes += w.offsets.back();
+    records_done += w.ids.size();
+    meter.update(records_done, logical_bytes);
     if (schema.is_dense() && (format == Format::kNpy || format == Format::kRaw))
       return out.write(w.data, w.offsets.back());
     for (size_t k = 0; k < w.ids.size(); ++k) {
@@ -96,7 +106,20 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
       }
     }
     return Status::ok();
-  });
+  };
+  // Feed the store a bounded chunk of IDs at a time, in selection order.
+  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  std::vector<uint64_t> ids;
+  Status s;
+  for (const IdRun& run : runs) {
+    for (uint64_t k = 0; k < run.count && s.is_ok(); k += kIdsPerScan) {
+      ids.clear();
+      for (uint64_t j = k; j < std::min(run.count, k + kIdsPerScan); ++j)
+        ids.push_back(list.empty() ? run.at(j) : list[run.at(j)]);
+      s = store->scan(ids, a.window_mib << 20, write_window);
+    }
+  }
+  meter.finish();
   ZREC_RETURN_IF_ERROR(s);
   return out.flush();
 }

@@ -268,7 +268,11 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   if (::stat(a.path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", a.path);
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
 
-  if (!S_ISDIR(st.st_mode) || is_store_dir(a.path)) {
+  // A directory without meta.zr whose subdirectories are stores holds named streams;
+  // anything else is checked as one store (which may have lost its meta.zr).
+  const std::vector<std::string> names =
+      S_ISDIR(st.st_mode) && !is_store_dir(a.path) ? child_stores(a.path) : std::vector<std::string>{};
+  if (names.empty()) {
     std::vector<Hash> digests;
     if (!a.against.empty()) {
       ZREC_ASSIGN_OR_RETURN(digests, read_record_digests(a.against));
@@ -290,8 +294,6 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
 
   // A directory of named streams: verify each, then check that their lengths agree.
   if (!a.against.empty()) return usage_error("--against takes one store, not a directory of streams");
-  const auto names = child_stores(a.path);
-  if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   std::vector<VerifyReport> reports;
   Status unreadable;  // the first stream that could not be checked
   JsonWriter j;

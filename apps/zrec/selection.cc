@@ -65,9 +65,9 @@ Result<SelectionItem> parse_item(std::string_view text) {
   return item;
 }
 
-// Appends the IDs of range(start, stop, step) after slice.indices(length) clamping.
+// The run of range(start, stop, step) after slice.indices(length) clamping.
 // Works in unsigned distances so that steps near INT64_MIN/MAX cannot overflow.
-void append_slice(const SelectionItem& item, int64_t length, std::vector<uint64_t>& ids) {
+IdRun slice_run(const SelectionItem& item, int64_t length) {
   const int64_t step = item.step.value_or(1);
   const bool backward = step < 0;
   // Python's clamp bounds: [0, length] going forward, [-1, length - 1] going backward.
@@ -81,15 +81,10 @@ void append_slice(const SelectionItem& item, int64_t length, std::vector<uint64_
   };
   const int64_t start = clamp(item.start, backward ? upper : lower);
   const int64_t stop = clamp(item.stop, backward ? lower : upper);
-  if (backward ? start <= stop : start >= stop) return;
+  if (backward ? start <= stop : start >= stop) return IdRun{0, 1, false, 0};
   const uint64_t distance = backward ? uint64_t(start - stop) : uint64_t(stop - start);
   const uint64_t abs_step = backward ? 0 - uint64_t(step) : uint64_t(step);
-  const uint64_t count = (distance - 1) / abs_step + 1;
-  ids.reserve(ids.size() + count);
-  for (uint64_t k = 0; k < count; ++k) {
-    const uint64_t offset = k * abs_step;  // < distance <= length: fits
-    ids.push_back(backward ? uint64_t(start) - offset : uint64_t(start) + offset);
-  }
+  return IdRun{uint64_t(start), abs_step, backward, (distance - 1) / abs_step + 1};
 }
 
 // Resolves a single (possibly negative) index; out of range is an error, as in NumPy.
@@ -130,19 +125,27 @@ Result<std::vector<SelectionItem>> parse_selection(std::string_view text) {
   return items;
 }
 
-Result<std::vector<uint64_t>> resolve_selection(const std::vector<SelectionItem>& items,
-                                                uint64_t length) {
+Result<std::vector<IdRun>> resolve_runs(const std::vector<SelectionItem>& items, uint64_t length) {
   const int64_t n = as_signed_length(length);
-  std::vector<uint64_t> ids;
+  std::vector<IdRun> runs;
   for (const SelectionItem& item : items) {
     if (item.is_slice) {
       if (item.step == 0) return invalid_argument("slice step cannot be zero");
-      append_slice(item, n, ids);
+      runs.push_back(slice_run(item, n));
     } else {
       ZREC_ASSIGN_OR_RETURN(uint64_t id, resolve_index(item.index, n));
-      ids.push_back(id);
+      runs.push_back(IdRun{id, 1, false, 1});
     }
   }
+  return runs;
+}
+
+Result<std::vector<uint64_t>> resolve_selection(const std::vector<SelectionItem>& items,
+                                                uint64_t length) {
+  ZREC_ASSIGN_OR_RETURN(auto runs, resolve_runs(items, length));
+  std::vector<uint64_t> ids;
+  for (const IdRun& run : runs)
+    for (uint64_t k = 0; k < run.count; ++k) ids.push_back(run.at(k));
   return ids;
 }
 

@@ -26,6 +26,20 @@ struct SelectionItem {
 // message that quotes the text.
 Result<std::vector<SelectionItem>> parse_selection(std::string_view text);
 
+// A resolved item: `count` IDs start, start +- step, ... (never materialized, so a
+// selection of a billion records costs nothing until it is read).
+struct IdRun {
+  uint64_t start = 0;
+  uint64_t step = 1;  // magnitude
+  bool backward = false;
+  uint64_t count = 0;
+  // The k-th ID (k < count): k * step < length, so it cannot overflow.
+  uint64_t at(uint64_t k) const { return backward ? start - k * step : start + k * step; }
+};
+
+// Resolves items to runs, with the same rules and errors as resolve_selection().
+Result<std::vector<IdRun>> resolve_runs(const std::vector<SelectionItem>& items, uint64_t length);
+
 // Resolves items against a store of `length` records, in order, to record IDs.
 // Slices clamp like NumPy (never an error, may select nothing); a single index
 // outside [-length, length) is kInvalidArgument: "index 12 is out of range for a

@@ -47,9 +47,9 @@ struct VerifyOptions {
   uint64_t overlap_memory = uint64_t{1} << 30;
   // Called from the calling thread after each batch of records. phase is "table" (the
   // RecordLoc pass; with quick the only one) or "records" (payloads); done <= total.
-  std::function<void(const char* phase, uint64_t done, uint64_t total)> progress;
+  std::function<void(const char* phase, uint64_t done, uint64_t total)> progress = nullptr;
   // Polled between batches; returning true stops the run with kCancelled (a signal).
-  std::function<bool()> cancelled;
+  std::function<bool()> cancelled = nullptr;
 };
 
 // One problem: which record (if any), where, and the rule it breaks.

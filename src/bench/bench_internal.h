@@ -90,11 +90,13 @@ struct LoopOptions {
 Result<std::vector<Throughput>> run_interleaved(std::span<Measurement* const> measurements, const LoopOptions& o);
 
 // --- measurements (measurements.cc) ---
-// Store::gather on an open store. Dense: gather(ids) straight into the batch buffer.
-// Ragged: read_locs(ids), destination offsets, gather(ids, locs) (what a loader does).
-// `max_logic` sizes the reusable buffer (largest logic_length in the store).
-std::unique_ptr<Measurement> make_store_gather(Store& store, uint64_t batch, uint64_t max_logic,
-                                               const std::string& evict_dir);
+// Store::gather on the store at `path`, opened by the measurement with `options`.
+// Dense: gather(ids) straight into the batch buffer. Ragged: read_locs(ids),
+// destination offsets, gather(ids, locs) (what a loader does). `max_logic` sizes the
+// reusable buffer (largest logic_length in the store). Cold: before each batch the
+// store is closed, its files evicted, and reopened (untimed).
+Result<std::unique_ptr<Measurement>> make_store_gather(const std::string& path, const OpenOptions& options,
+                                                       uint64_t batch, uint64_t max_logic, bool cold);
 
 // The same stored ranges as Store::gather reads (from a table loaded up front), read
 // with plain preads by the same lanes, contiguous blocks, into one buffer.

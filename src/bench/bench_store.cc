@@ -28,7 +28,9 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
 
   std::vector<std::unique_ptr<Measurement>> owned;
   owned.push_back(make_pread_limit(table, r.lanes, r.batch, o.cold ? path : ""));
-  owned.push_back(make_store_gather(*store, r.batch, table.max_logic, o.cold ? path : ""));
+  ZREC_ASSIGN_OR_RETURN(auto gather,
+                        make_store_gather(path, {.threads = o.threads, .wait = o.wait}, r.batch, table.max_logic, o.cold));
+  owned.push_back(std::move(gather));
   const bool in_memory = r.payload_bytes <= o.memory_limit;
   if (in_memory) {
     Status st;

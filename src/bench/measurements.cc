@@ -24,32 +24,43 @@ std::vector<uint8_t> touched_buffer(uint64_t bytes) { return std::vector<uint8_t
 
 class StoreGather final : public Measurement {
  public:
-  StoreGather(Store& store, uint64_t batch, uint64_t max_logic, std::string evict_dir)
-      : store_(store), dest_(touched_buffer(batch * max_logic)), locs_(batch), offsets_(batch + 1),
-        evict_dir_(std::move(evict_dir)) {}
+  StoreGather(std::unique_ptr<Store> store, OpenOptions options, uint64_t batch, uint64_t max_logic, bool cold)
+      : store_(std::move(store)), options_(options), dest_(touched_buffer(batch * max_logic)), locs_(batch),
+        offsets_(batch + 1), cold_(cold) {}
 
-  Status before_batch() override { return evict_dir_.empty() ? Status::ok() : evict_directory(evict_dir_, false); }
+  // Cold: reopen the store after dropping its pages, so nothing this reader mapped or
+  // cached (RecordLoc pieces, mapped records) survives into the batch.
+  Status before_batch() override {
+    if (!cold_) return Status::ok();
+    const std::string path = store_->path();
+    store_.reset();
+    ZREC_RETURN_IF_ERROR(evict_directory(path, false));
+    ZREC_ASSIGN_OR_RETURN(store_, Store::open(path, options_));
+    return Status::ok();
+  }
 
   Result<uint64_t> run_batch(std::span<const uint64_t> ids) override {
-    if (store_.schema().is_dense()) {
-      ZREC_RETURN_IF_ERROR(store_.gather(ids, nullptr, dest_.data()));
+    Store& store = *store_;
+    if (store.schema().is_dense()) {
+      ZREC_RETURN_IF_ERROR(store.gather(ids, nullptr, dest_.data()));
       return ids.size() * (dest_.size() / locs_.size());
     }
     // Ragged, as a loader does it: sizes first, then one gather into one buffer.
-    ZREC_RETURN_IF_ERROR(store_.read_locs(ids, locs_.data()));
+    ZREC_RETURN_IF_ERROR(store.read_locs(ids, locs_.data()));
     offsets_[0] = 0;
     for (size_t k = 0; k < ids.size(); ++k) offsets_[k + 1] = offsets_[k] + locs_[k].logic_length;
     std::span<const uint64_t> offsets(offsets_.data(), ids.size() + 1);
-    ZREC_RETURN_IF_ERROR(store_.gather(ids, locs_.data(), dest_.data(), offsets));
+    ZREC_RETURN_IF_ERROR(store.gather(ids, locs_.data(), dest_.data(), offsets));
     return offsets.back();
   }
 
  private:
-  Store& store_;
+  std::unique_ptr<Store> store_;
+  OpenOptions options_;
   std::vector<uint8_t> dest_;
   std::vector<RecordLoc> locs_;
   std::vector<uint64_t> offsets_;
-  std::string evict_dir_;
+  bool cold_;
 };
 
 class PreadLimit final : public Measurement {
@@ -142,9 +153,10 @@ class MemoryDecode final : public Measurement {
 
 }  // namespace
 
-std::unique_ptr<Measurement> make_store_gather(Store& store, uint64_t batch, uint64_t max_logic,
-                                               const std::string& evict_dir) {
-  return std::make_unique<StoreGather>(store, batch, max_logic, evict_dir);
+Result<std::unique_ptr<Measurement>> make_store_gather(const std::string& path, const OpenOptions& options,
+                                                       uint64_t batch, uint64_t max_logic, bool cold) {
+  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, options));
+  return std::unique_ptr<Measurement>(std::make_unique<StoreGather>(std::move(store), options, batch, max_logic, cold));
 }
 
 std::unique_ptr<Measurement> make_pread_limit(const StoredTable& table, size_t lanes, uint64_t batch,

@@ -152,7 +152,9 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   std::vector<std::unique_ptr<Measurement>> owned;
   owned.push_back(make_pread_limit(tables[0], r.read_lanes, r.batch, o.cold ? built[0].store_path : ""));
   for (size_t i = 0; i < built.size(); ++i) {
-    owned.push_back(make_store_gather(*stores[i], r.batch, tables[i].max_logic, o.cold ? built[i].store_path : ""));
+    ZREC_ASSIGN_OR_RETURN(auto gather, make_store_gather(built[i].store_path, {.threads = o.threads}, r.batch,
+                                                         tables[i].max_logic, o.cold));
+    owned.push_back(std::move(gather));
     Status st;
     say(std::string("loading ") + to_string(built[i].codec) + " frames into memory");
     owned.push_back(make_memory_decode(tables[i], built[i].codec,

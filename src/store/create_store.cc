@@ -41,6 +41,9 @@ Result<bool> is_free(const std::string& path) {
     if (errno == ENOENT) return true;
     return io::errno_status(errno, "cannot stat", path);
   }
+  // rename(2) cannot put a directory where a symlink is; say so instead of "exists".
+  if (S_ISLNK(st.st_mode))
+    return invalid_argument("'" + path + "' is a symbolic link; create the store at the real path");
   if (!S_ISDIR(st.st_mode)) return false;
   DIR* dir = ::opendir(path.c_str());
   if (dir == nullptr) return io::errno_status(errno, "cannot open", path);
@@ -99,7 +102,10 @@ class TempSibling {
     std::string tmpl = store::join_path(parent, temp_prefix(target) + "XXXXXX");
     if (::mkdtemp(tmpl.data()) == nullptr) return io::errno_status(errno, "cannot create a directory in", parent);
     std::unique_ptr<TempSibling> t(new TempSibling(tmpl));
-    ::chmod(tmpl.c_str(), 0755);  // mkdtemp makes 0700; a store is an ordinary directory
+    // mkdtemp makes 0700; a store is an ordinary directory, so apply the umask to 0777.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::chmod(tmpl.c_str(), 0777 & ~mask);
     ZREC_ASSIGN_OR_RETURN(t->dir_, io::File::open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
     if (::flock(t->dir_.fd(), LOCK_EX | LOCK_NB) != 0) return io::errno_status(errno, "cannot lock", tmpl);
     return t;

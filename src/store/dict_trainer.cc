@@ -35,6 +35,8 @@ constexpr uint64_t kMinSamples = 10;
 constexpr size_t kHoldoutEvery = 8;
 // A dictionary that saves less than this fraction on held-out samples is flagged.
 constexpr double kMinUsefulGain = 0.02;
+// Candidates are finalized and compared at this (fast) level; see train_dictionary.
+constexpr int kSearchLevel = 3;
 
 // SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed, fully specified generator.
 class SplitMix64 {
@@ -111,6 +113,17 @@ Result<uint64_t> compressed_total(const SampleSet& set, int level, const ZSTD_CD
   if (!status.is_ok()) return status;
   return total;
 }
+
+// Compressed size of `set` against a dictionary at `level`.
+Result<uint64_t> compressed_with(const SampleSet& set, const std::vector<uint8_t>& dict, int level) {
+  ZSTD_CDict* cdict = ZSTD_createCDict(dict.data(), dict.size(), level);
+  if (cdict == nullptr) return invalid_argument("zstd cannot load the dictionary it trained");
+  auto total = compressed_total(set, level, cdict);
+  ZSTD_freeCDict(cdict);
+  return total;
+}
+
+Status internal_error(const std::string& m) { return Status(StatusCode::kIoError, m); }
 
 class StoreSource : public RecordSource {
  public:
@@ -306,7 +319,10 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
     p.splitPoint = 1.0;
     p.accel = 1;
     p.shrinkDict = 0;
-    p.zParams.compressionLevel = level;
+    // Performance note: which segments fastCover picks does not depend on the level;
+    // only the entropy tables do. Candidates are finalized and scored at a fast level,
+    // and only the winner is finalized at the target level (below).
+    p.zParams.compressionLevel = kSearchLevel;
     p.zParams.notificationLevel = 0;
     p.zParams.dictID = 0;  // derived from the content (deterministic)
     out.dict.resize(options.dict_bytes);
@@ -318,14 +334,11 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
       return Status::ok();  // another candidate may still succeed
     }
     out.dict.resize(r);
-    ZSTD_CDict* cdict = ZSTD_createCDict(out.dict.data(), out.dict.size(), level);
-    if (cdict == nullptr) {
-      out.status = invalid_argument("zstd cannot load the dictionary it trained");
+    auto total = compressed_with(heldout, out.dict, kSearchLevel);
+    if (!total.is_ok()) {
+      out.status = total.status();
       return Status::ok();
     }
-    auto total = compressed_total(heldout, level, cdict);
-    ZSTD_freeCDict(cdict);
-    if (!total.is_ok()) return total.status();
     out.compressed = total.value();
     return Status::ok();
   });
@@ -341,22 +354,42 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
                       "for a dictionary (" + std::to_string(report->samples) + " samples, " +
                       std::to_string(report->sample_bytes) + " bytes)");
 
+  // The winner's content, finalized for the target level: its entropy tables come from
+  // the training samples compressed at that level.
+  std::vector<uint8_t> dict = std::move(outcomes[best].dict);
+  if (level != kSearchLevel) {
+    const size_t header = ZDICT_getDictHeaderSize(dict.data(), dict.size());
+    if (ZDICT_isError(header)) return internal_error("cannot read the trained dictionary's header");
+    std::vector<uint8_t> content(dict.begin() + static_cast<ptrdiff_t>(header), dict.end());
+    ZDICT_params_t zp;
+    std::memset(&zp, 0, sizeof zp);
+    zp.compressionLevel = level;
+    dict.assign(options.dict_bytes, 0);
+    const size_t r = ZDICT_finalizeDictionary(dict.data(), dict.size(), content.data(), content.size(),
+                                              train.bytes.data(), train.sizes.data(),
+                                              static_cast<unsigned>(train.sizes.size()), zp);
+    if (ZDICT_isError(r))
+      return invalid_argument("zstd's dictionary builder could not finalize the dictionary for level " +
+                              std::to_string(level) + " (" + zdict_error(r) + ")");
+    dict.resize(r);
+  }
+  ZREC_ASSIGN_OR_RETURN(report->heldout_dict, compressed_with(heldout, dict, level));
+
   report->k = grid[best].k;
   report->d = grid[best].d;
   report->heldout_zstd = baseline_zstd;
   report->heldout_nodict = baseline_nodict;
-  report->heldout_dict = outcomes[best].compressed;
-  report->dict_id = ZDICT_getDictID(outcomes[best].dict.data(), outcomes[best].dict.size());
+  report->dict_id = ZDICT_getDictID(dict.data(), dict.size());
   if (baseline_nodict > 0 &&
-      static_cast<double>(outcomes[best].compressed) > (1.0 - kMinUsefulGain) * static_cast<double>(baseline_nodict)) {
-    const double gain = 100.0 * (1.0 - static_cast<double>(outcomes[best].compressed) / baseline_nodict);
+      static_cast<double>(report->heldout_dict) > (1.0 - kMinUsefulGain) * static_cast<double>(baseline_nodict)) {
+    const double gain = 100.0 * (1.0 - static_cast<double>(report->heldout_dict) / baseline_nodict);
     char text[64];
     std::snprintf(text, sizeof text, "%.1f%%", gain);
     report->warnings.push_back(std::string("the dictionary saves only ") + text +
                                " on held-out records compared with zstd at the same level without it; "
                                "codec zstd is likely as good for this data");
   }
-  return std::move(outcomes[best].dict);
+  return dict;
 }
 
 }  // namespace zrec

@@ -349,6 +349,15 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
       rep.problems.push_back({"store", message, std::nullopt, std::nullopt, std::nullopt});
       return rep;
     }
+    // No meta.zr beside a store's data files: a store that lost its table, not a stranger.
+    struct stat data_st;
+    if (s.code() == StatusCode::kNotFound &&
+        ::lstat(store::join_path(path, format::data_file_name(0)).c_str(), &data_st) == 0) {
+      rep.problem_count = 1;
+      rep.problems.push_back({"store", "meta.zr is missing (the directory holds data_0.zr of a store)",
+                              std::nullopt, std::nullopt, std::nullopt});
+      return rep;
+    }
     return s;
   }
   store::StoreFiles& files = loaded.value();

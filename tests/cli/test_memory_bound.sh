@@ -106,8 +106,11 @@ for codec in zstd raw; do
 
   length=$("$ZREC" info --json "$store" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["length"])')
   payload=$(du -sb "$store" | cut -f1)
-  [[ $length == "$RECORDS" ]] && ok "$codec: store holds $length records ($payload bytes on disk)" ||
+  if [[ $length == "$RECORDS" ]]; then
+    ok "$codec: store holds $length records ($payload bytes on disk)"
+  else
     fail "$codec: store holds $length records, expected $RECORDS"
+  fi
 
   start=$(date +%s.%N)
   peak_rss "$tmp/rss_cat_$codec" "$ZREC" cat --format raw "$store" 2>"$tmp/err" | sha256sum >"$tmp/cat_$codec.sha"
@@ -119,8 +122,11 @@ for codec in zstd raw; do
   fi
   src_hash=$(cut -d' ' -f1 "$tmp/src_$codec.sha")
   cat_hash=$(cut -d' ' -f1 "$tmp/cat_$codec.sha")
-  [[ $src_hash == "$cat_hash" ]] && ok "$codec: cat returns exactly the streamed bytes (sha256 $cat_hash)" ||
+  if [[ $src_hash == "$cat_hash" ]]; then
+    ok "$codec: cat returns exactly the streamed bytes (sha256 $cat_hash)"
+  else
     fail "$codec: cat output sha256 $cat_hash != source $src_hash"
+  fi
 
   for op in append cat; do
     rss=$(tail -n1 "$tmp/rss_${op}_$codec")
