@@ -7,7 +7,8 @@ packages=(
   cmake ninja-build g++ pkg-config
   libzstd-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
   python3 python3-numpy python3-msgpack python3-zstandard zstd
-  time util-linux
+  python3-h5py python3-lmdb  # scripts/bench_peers.py
+  time util-linux parallel
 )
 
 missing=()

@@ -136,6 +136,30 @@ TEST_SUITE("bench") {
     }
   }
 
+  TEST_CASE("gathers agree with and without mapped records, every codec") {
+    test::TempDir dir;
+    const auto c = bench::generate(bench::Workload::kTokensVar, 400, 5, 2);
+    std::vector<uint64_t> ids = {7, 399, 0, 7, 123, 256, 300};
+    for (Codec codec : {Codec::kRaw, Codec::kZstd}) {
+      CAPTURE(to_string(codec));
+      const std::string path = dir / to_string(codec);
+      build(path, c, codec);
+      for (bool mapped : {true, false}) {
+        CAPTURE(mapped);
+        auto store = Store::open(path, {.threads = 2, .map_records = mapped});
+        REQUIRE_OK(store);
+        std::vector<RecordLoc> locs(ids.size());
+        REQUIRE_OK((*store)->read_locs(ids, locs.data()));
+        std::vector<uint64_t> offsets(ids.size() + 1, 0);
+        for (size_t k = 0; k < ids.size(); ++k) offsets[k + 1] = offsets[k] + locs[k].logic_length;
+        std::vector<uint8_t> dest(offsets.back());
+        REQUIRE_OK((*store)->gather(ids, locs.data(), dest.data(), offsets));
+        for (size_t k = 0; k < ids.size(); ++k)
+          CHECK(std::vector<uint8_t>(dest.begin() + offsets[k], dest.begin() + offsets[k + 1]) == record_of(c, ids[k]));
+      }
+    }
+  }
+
   TEST_CASE("a damaged RecordLoc is reported on every gather, cached or not") {
     test::TempDir dir;
     const auto c = bench::generate(bench::Workload::kTokens, 600, 3, 2);

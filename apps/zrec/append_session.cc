@@ -20,6 +20,11 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
                   "Skip the first K records of the input: to resume an interrupted run, K is the number "
                   "it published (its message says so)")
       ->capture_default_str();
+  auto* checksum = cmd->add_flag_callback("--checksum", [&args] { args.checksum = true; },
+                                          "zstd frames get a content checksum (default: as the store's records, "
+                                          "or as create --checksum set it)");
+  cmd->add_flag_callback("--no-checksum", [&args] { args.checksum = false; }, "zstd frames get no content checksum")
+      ->excludes(checksum);
 }
 
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
@@ -27,6 +32,7 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
                                                            WriterOptions options) {
   options.threads = global.threads;
   options.wait = global.wait;
+  if (!options.checksum) options.checksum = args.checksum;
   ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(store, options));
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
 }
@@ -96,6 +102,7 @@ Result<std::span<uint8_t>> AppendSession::input_space(uint64_t min_bytes) {
 
 Status AppendSession::cut(uint64_t record_bytes, uint64_t gap_bytes, const uint64_t* dims) {
   ZREC_RETURN_IF_ERROR(window_.cut(record_bytes, gap_bytes, true, dims));
+  bytes_in_ += record_bytes + gap_bytes;  // reported by after_records
   return after_records(1);
 }
 

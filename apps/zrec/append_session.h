@@ -33,9 +33,11 @@ struct AppendArgs {
   uint64_t window_mib = kDefaultWindowBytes >> 20;  // --window-mib: 1..1048576, default 64
   uint64_t checkpoint_every = 0;                    // --checkpoint-every N: 0 = publish at the end only
   uint64_t skip_first = 0;                          // --skip-first K
+  std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
 };
 
-// Binds --window-mib, --checkpoint-every and --skip-first on `cmd` to `args`.
+// Binds --window-mib, --checkpoint-every, --skip-first and --checksum/--no-checksum on
+// `cmd` to `args`.
 void add_append_options(CLI::App* cmd, AppendArgs& args);
 
 class AppendSession {
@@ -101,15 +103,17 @@ class AppendSession {
 
   // --- a byte stream cut into records in the window (see RecordWindow) --------------
   Result<std::span<uint8_t>> input_space(uint64_t min_bytes);
-  void input_written(uint64_t n) {
-    window_.input_written(n);
-    count_input(n);
-  }
+  // Streamed bytes count as input (progress, summary) when cut or dropped, so the
+  // meter follows the records, not the read-ahead.
+  void input_written(uint64_t n) { window_.input_written(n); }
   std::span<const uint8_t> pending() const { return window_.pending(); }
   // Takes the first record_bytes of pending() as a record, then drops gap_bytes.
   Status cut(uint64_t record_bytes, uint64_t gap_bytes, const uint64_t* dims);
   // Drops the first n bytes of pending() (a skipped record, a delimiter).
-  Status drop(uint64_t n) { return window_.cut(0, n, false, nullptr); }
+  Status drop(uint64_t n) {
+    count_input(n);
+    return window_.cut(0, n, false, nullptr);
+  }
 
   // --- records in the caller's buffers (append-files) --------------------------------
   // Appends them at once, without copying. Requires records.size() <=

@@ -131,12 +131,20 @@ struct Batch {
   std::vector<Arena> arenas;  // one per reader lane
 };
 
+// O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused, as not a
+// regular file); reads of regular files ignore the flag.
 int open_retry(const char* path) {
   int fd;
   do {
-    fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   return fd;
+}
+
+// Only regular files are records: a pipe or a device could block forever or never end.
+Status not_regular(const std::string& path, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) return io::errno_status(EISDIR, "cannot read", path);
+  return io_error("cannot read '" + path + "': not a regular file (a pipe, socket or device)");
 }
 
 // Reads `path` whole to the end of `arena`.
@@ -147,8 +155,13 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
     return;
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    r.status = io::errno_status(S_ISDIR(st.st_mode) ? EISDIR : errno, "cannot read", path);
+  if (::fstat(fd, &st) != 0) {
+    r.status = io::errno_status(errno, "cannot read", path);
+    ::close(fd);
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    r.status = not_regular(path, st);
     ::close(fd);
     return;
   }
@@ -160,7 +173,7 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
       if (errno != EINTR) return -1;
     }
   };
-  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (st.st_size > 0) {
     // The file's bytes as of its size when opened: one read for a small file.
     const uint64_t size = static_cast<uint64_t>(st.st_size);
     if (size > kMaxPayload) {
@@ -183,8 +196,7 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
     arena.truncate(r.offset + got);
     r.size = got;
   } else {
-    // Not a regular file (a pipe, a device) or one that reports no size (/proc):
-    // read to the end.
+    // Empty, or a file that reports no size (in /proc): read to the end.
     constexpr uint64_t kChunk = uint64_t{64} << 10;
     for (;;) {
       uint8_t* dst = arena.extend(kChunk);
@@ -379,13 +391,15 @@ class FilesAppender {
       Status why;
       if (fd < 0)
         why = io::errno_status(errno, "cannot open", path);
-      else if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode))
-        why = io::errno_status(S_ISDIR(st.st_mode) ? EISDIR : errno, "cannot read", path);
+      else if (::fstat(fd, &st) != 0)
+        why = io::errno_status(errno, "cannot read", path);
+      else if (!S_ISREG(st.st_mode))
+        why = not_regular(path, st);
       if (fd >= 0) ::close(fd);
       if (!why.is_ok()) {
         if (!a_.skip_missing) return why;
         note_missing(why);
-      } else if (S_ISREG(st.st_mode) && st.st_size == 0) {
+      } else if (st.st_size == 0) {
         if (!a_.skip_empty) return empty_error(path);
         ++empty_;
         session_.count_non_record();
@@ -401,19 +415,28 @@ class FilesAppender {
     refs_.clear();
     which_.clear();
     dims_.assign(b.count, 0);
-    for (size_t j = 0; j < b.count; ++j) {
+    // A file that cannot be a record stops the run, after the files before it (which a
+    // checkpoint may still publish).
+    Status stop;
+    for (size_t j = 0; j < b.count && stop.is_ok(); ++j) {
       const FileRead& r = b.items[j];
       const std::string& path = names_[b.first + j];
       if (!r.status.is_ok()) {
-        if (!a_.skip_missing) return r.status;
-        note_missing(r.status);
+        if (!a_.skip_missing) stop = r.status;
+        else note_missing(r.status);
         continue;
       }
-      if (r.too_large) return too_large_error(path, r.size);
+      if (r.too_large) {
+        stop = too_large_error(path, r.size);
+        continue;
+      }
       if (r.size == 0) {
-        if (!a_.skip_empty) return empty_error(path);
-        ++empty_;
-        session_.count_non_record();
+        if (!a_.skip_empty) {
+          stop = empty_error(path);
+        } else {
+          ++empty_;
+          session_.count_non_record();
+        }
         continue;
       }
       dims_[j] = r.size;
@@ -433,7 +456,7 @@ class FilesAppender {
       ZREC_RETURN_IF_ERROR(session_.append(std::span<const RecordRef>(refs_).subspan(i, n)));
       i += n;
     }
-    return Status::ok();
+    return stop;
   }
 
   const AppendFilesArgs& a_;
@@ -459,40 +482,44 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
   if (a.manifest == "-") return usage_error("--manifest needs a file name (it is truncated back when records are not published)");
 
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-files", a.store, a.append, g));
-  const Schema& schema = session->schema();
-  if (schema.is_dense() || schema.ndim != 1 || schema.dtype.str() != "|u1")
-    return invalid_argument("the store must be Ragged '|u1' with ndim 1 (one record of bytes per file), but '" +
-                            a.store + "' is " + schema.describe() +
-                            " (make one with: zrec create --ragged --dtype '|u1' --ndim 1 STORE)");
-
-  const char separator = a.null ? '\0' : '\n';
-  std::vector<std::string> names;
-  for (const auto& f : a.files) {
-    if (f == "-")
-      ZREC_RETURN_IF_ERROR(read_name_list("-", separator, names));
-    else
-      names.push_back(f);
-  }
-  if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_name_list(a.files_from, separator, names));
-  session->progress().set_total_records(names.size());
-
   std::unique_ptr<Manifest> manifest;
-  if (!a.manifest.empty()) {
-    ZREC_ASSIGN_OR_RETURN(manifest, Manifest::open(a.manifest));
-    Manifest* m = manifest.get();
-    session->set_listener({.prepare = [m] { return m->flush(); },
-                           .commit = [m] { m->commit(); },
-                           .rollback = [m] { m->rollback(); }});
-  }
+  uint64_t missing = 0, empty = 0;
+  // Everything past this point ends in finish(), which reports interruptions.
+  Status s = [&]() -> Status {
+    const Schema& schema = session->schema();
+    if (schema.is_dense() || schema.ndim != 1 || schema.dtype.str() != "|u1")
+      return invalid_argument("the store must be Ragged '|u1' with ndim 1 (one record of bytes per file), but '" +
+                              a.store + "' is " + schema.describe() +
+                              " (make one with: zrec create --ragged --dtype '|u1' --ndim 1 STORE)");
+    const char separator = a.null ? '\0' : '\n';
+    std::vector<std::string> names;
+    for (const auto& f : a.files) {
+      if (f == "-")
+        ZREC_RETURN_IF_ERROR(read_name_list("-", separator, names));
+      else
+        names.push_back(f);
+    }
+    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_name_list(a.files_from, separator, names));
+    session->progress().set_total_records(names.size());
 
-  FilesAppender appender(a, g, *session, names, manifest.get());
-  Status s = appender.run();
-  if (appender.missing() > 0)
-    session->add_final_warning("skipped " + std::to_string(appender.missing()) + " missing or unreadable file" +
-                               (appender.missing() == 1 ? "" : "s"));
-  if (appender.empty() > 0)
-    session->add_final_warning("skipped " + std::to_string(appender.empty()) + " empty file" +
-                               (appender.empty() == 1 ? "" : "s"));
+    if (!a.manifest.empty()) {
+      ZREC_ASSIGN_OR_RETURN(manifest, Manifest::open(a.manifest));
+      Manifest* m = manifest.get();
+      session->set_listener({.prepare = [m] { return m->flush(); },
+                             .commit = [m] { m->commit(); },
+                             .rollback = [m] { m->rollback(); }});
+    }
+    FilesAppender appender(a, g, *session, names, manifest.get());
+    Status run = appender.run();
+    missing = appender.missing();
+    empty = appender.empty();
+    return run;
+  }();
+  if (missing > 0)
+    session->add_final_warning("skipped " + std::to_string(missing) + " missing or unreadable file" +
+                               (missing == 1 ? "" : "s"));
+  if (empty > 0)
+    session->add_final_warning("skipped " + std::to_string(empty) + " empty file" + (empty == 1 ? "" : "s"));
   return session->finish(std::move(s));
 }
 

@@ -26,7 +26,6 @@ struct AppendNpyArgs {
   std::vector<std::string> inputs;
   bool batch = false;
   AppendArgs append;  // --window-mib, --checkpoint-every, --skip-first
-  std::optional<bool> checksum;  // --checksum / --no-checksum; unset: the store's setting
 };
 
 // How one array becomes records.
@@ -109,9 +108,7 @@ Status run_append_npy(const AppendNpyArgs& a, const GlobalOptions& g) {
   for (const auto& input : a.inputs)
     if (input == "-" && stdin_is_terminal())
       return usage_error("refusing to read .npy data from a terminal (pipe it in, or name files)");
-  WriterOptions options;
-  options.checksum = a.checksum;
-  ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-npy", a.store, a.append, g, options));
+  ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-npy", a.store, a.append, g));
   if (a.batch && session->schema().is_dense())
     return usage_error("--batch is for Ragged stores; Dense stores always take axis 0 as the batch");
   // The total is known when every input is a regular file: their sizes.
@@ -147,11 +144,6 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("store", args->store, "Store to append to")->required();
   cmd->add_option("inputs", args->inputs, ".npy files, or - for a stream of .npy arrays on stdin")->required();
   cmd->add_flag("--batch", args->batch, "Ragged: axis 0 of each array is a batch of records");
-  auto* checksum = cmd->add_flag_callback("--checksum", [args] { args->checksum = true; },
-                                          "zstd frames get a content checksum (default: as the store's records, "
-                                          "or as create --checksum set it)");
-  cmd->add_flag_callback("--no-checksum", [args] { args->checksum = false; }, "zstd frames get no content checksum")
-      ->excludes(checksum);
   add_append_options(cmd, args->append);
   cmd->footer(
       "Dense stores take arrays shaped (B, *item_shape); Ragged stores take each array as one\n"

@@ -230,38 +230,38 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
 
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.input));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-stream", a.store, a.append, g));
-  const Schema& schema = session->schema();
-  if (schema.is_dense() || schema.ndim != 1)
-    return invalid_argument("the store must be Ragged with ndim 1, but '" + a.store + "' is " + schema.describe() +
-                            " (make one with: zrec create --ragged --ndim 1 --dtype " +
-                            (syntax ? std::string(syntax == NumberSyntax::kInts ? "'<i4'" : "'<f4'") : "'|u1'") + " STORE)");
-  if (syntax) {
-    ZREC_RETURN_IF_ERROR(check_number_dtype(*syntax, schema.dtype));
-  } else if (schema.dtype.str() != "|u1") {
-    return invalid_argument("records of bytes need a store of dtype '|u1', but '" + a.store + "' is " +
-                            schema.describe() + " (for lines of numbers, use --parse ints or --parse floats)");
-  }
-
-  in.set_cancel_flag(interrupt_flag());
-  struct stat st{};
-  if (::fstat(in.fd(), &st) == 0) {
-    if (S_ISREG(st.st_mode)) {
-      const off_t at = ::lseek(in.fd(), 0, SEEK_CUR);
-      if (st.st_size > at && at >= 0) session->progress().set_total_bytes(static_cast<uint64_t>(st.st_size - at));
-    } else if (S_ISFIFO(st.st_mode)) {
-      // Performance note: a 1 MiB pipe (Linux's default is 64 KiB) lets each read(2)
-      // take 16 times as much; best effort, as the limit may be lower.
-      (void)::fcntl(in.fd(), F_SETPIPE_SZ, 1 << 20);
+  // Everything past this point ends in finish(), which reports interruptions.
+  Status s = [&]() -> Status {
+    const Schema& schema = session->schema();
+    if (schema.is_dense() || schema.ndim != 1)
+      return invalid_argument("the store must be Ragged with ndim 1, but '" + a.store + "' is " + schema.describe() +
+                              " (make one with: zrec create --ragged --ndim 1 --dtype " +
+                              (syntax ? std::string(syntax == NumberSyntax::kInts ? "'<i4'" : "'<f4'") : "'|u1'") +
+                              " STORE)");
+    if (syntax) {
+      ZREC_RETURN_IF_ERROR(check_number_dtype(*syntax, schema.dtype));
+    } else if (schema.dtype.str() != "|u1") {
+      return invalid_argument("records of bytes need a store of dtype '|u1', but '" + a.store + "' is " +
+                              schema.describe() + " (for lines of numbers, use --parse ints or --parse floats)");
     }
-  }
 
-  Status s;
-  if (syntax)
-    s = read_numbers(in, *session, framing, *syntax, a.skip_empty);
-  else if (framing == Framing::kLines || framing == Framing::kNul)
-    s = read_delimited_bytes(in, *session, framing, a.skip_empty);
-  else
-    s = read_length_prefixed(in, *session, framing, a.skip_empty);
+    in.set_cancel_flag(interrupt_flag());
+    struct stat st {};
+    if (::fstat(in.fd(), &st) == 0) {
+      if (S_ISREG(st.st_mode)) {
+        const off_t at = ::lseek(in.fd(), 0, SEEK_CUR);
+        if (at >= 0 && st.st_size > at) session->progress().set_total_bytes(static_cast<uint64_t>(st.st_size - at));
+      } else if (S_ISFIFO(st.st_mode)) {
+        // Performance note: a 1 MiB pipe (Linux's default is 64 KiB) lets each read(2)
+        // take 16 times as much; best effort, as the limit may be lower.
+        (void)::fcntl(in.fd(), F_SETPIPE_SZ, 1 << 20);
+      }
+    }
+    if (syntax) return read_numbers(in, *session, framing, *syntax, a.skip_empty);
+    if (framing == Framing::kLines || framing == Framing::kNul)
+      return read_delimited_bytes(in, *session, framing, a.skip_empty);
+    return read_length_prefixed(in, *session, framing, a.skip_empty);
+  }();
   return session->finish(std::move(s));
 }
 

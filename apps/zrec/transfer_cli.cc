@@ -115,6 +115,9 @@ void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
   cmd->add_option("--window-mib", args.window_mib, "Memory budget of one window of records, MiB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  cmd->add_flag("--checksum", args.checksum,
+                "Every zstd frame of DST carries a content checksum, so verify detects bit rot (default: as "
+                "the first source); frames without one are re-encoded");
 }
 
 Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOptions& g) {
@@ -131,6 +134,8 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
     return usage_error(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(*codec));
   if (!a.dict.empty() && !a.train.tier.empty()) return usage_error("give --dict FILE or --tier, not both");
   if (codec && *codec == Codec::kRaw && a.level != 0) return usage_error("--level is for zstd and zstd_dict, not raw");
+  if (codec && *codec == Codec::kRaw && a.checksum)
+    return usage_error("--checksum sets zstd frame checksums; a raw store has none");
   {
     std::string dst = a.dst;
     while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
@@ -160,6 +165,14 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   create.codec = codec.value_or(first.codec());
   create.data_shards = a.shards != 0 ? a.shards : first.data_shards();
   if (create.codec == Codec::kRaw && a.level != 0) return usage_error("--level is for zstd and zstd_dict, not raw");
+  if (create.codec == Codec::kRaw && a.checksum)
+    return usage_error("--checksum sets zstd frame checksums; a raw store has none");
+  // DST keeps the first source's checksum setting unless --checksum turns it on. Copied
+  // frames keep their own, so frames are copied only from sources that have checksums
+  // when DST wants them (judged by record 0, as writers do).
+  create.checksum = create.codec != Codec::kRaw && (a.checksum || first.checksum());
+  bool sources_checksummed = true;
+  for (Store* s : sources) sources_checksummed = sources_checksummed && s->checksum();
   if (create.codec == Codec::kZstdDict) {
     if (!a.dict.empty()) {
       ZREC_ASSIGN_OR_RETURN(create.dictionary, read_small_file(a.dict, "dictionary"));
@@ -191,7 +204,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   meter.set_total_records(total_records);
   TransferOptions options;
   options.window_bytes = a.window_mib << 20;
-  options.frame_copy = a.level == 0;
+  options.frame_copy = a.level == 0 && (!create.checksum || sources_checksummed);
   options.cancel = interrupt_flag();
   options.progress = [&](const TransferStats& st) { meter.update(st.records, st.logical_bytes); };
   WriterOptions writer;

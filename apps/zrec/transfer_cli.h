@@ -54,6 +54,7 @@ struct TransferArgs {
   uint32_t shards = 0;     // 0: the first source's
   int level = 0;           // 0: the format's default, and frames may be copied
   uint64_t window_mib = 64;
+  bool checksum = false;   // --checksum: every frame of DST carries a content checksum
   TrainArgs train;
 };
 

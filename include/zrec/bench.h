@@ -106,7 +106,7 @@ struct RunOptions {
 // One codec's row: what the loaderx tables report, plus same-run baselines.
 struct CodecResult {
   Codec codec = Codec::kRaw;
-  std::string store_path;
+  std::string store_path;  // with RunOptions::keep; empty otherwise (the store is gone)
   Throughput write;       // create + append (windows of 64 MiB) + close
   Throughput gather;      // random IID batches through Store::gather
   Throughput mem_encode;  // the same lanes encoding the same records in memory

@@ -103,6 +103,11 @@ class Store {
   // The dictionary bytes (dict.zr) of a zstd_dict store; empty for raw and zstd.
   const std::vector<uint8_t>& dictionary() const;
 
+  // Whether the store's zstd frames carry a content checksum, judged by record 0's
+  // frame (an empty store: whether it was created with CreateOptions::checksum).
+  // False for raw. Writers keep this setting; verify counts every frame.
+  bool checksum() const;
+
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);

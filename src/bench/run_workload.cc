@@ -119,7 +119,8 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   }
 
   // Writes, each bracketed by the in-memory encode baseline (before and after).
-  const double encode_seconds = std::min(1.0, std::max(0.01, o.seconds / 4));
+  // Each side of the bracket encodes for up to `seconds` (2 s by default), or the corpus.
+  const double encode_seconds = std::min(2.0, std::max(0.01, o.seconds));
   std::vector<CodecResult> built;
   for (Codec c : build) {
     CodecResult cr;
@@ -177,7 +178,11 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   for (Codec c : o.codecs)
     for (const CodecResult& cr : built)
       if (cr.codec == c) r.codecs.push_back(cr);
-  if (o.keep) say("stores kept in " + tmp);
+  if (o.keep) {
+    say("stores kept in " + tmp);
+  } else {
+    for (CodecResult& cr : r.codecs) cr.store_path.clear();  // removed on return
+  }
   return r;
 }
 

@@ -286,6 +286,8 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
   return Status::ok();
 }
 
+bool Store::checksum() const { return store::read_checksum_setting(impl_->files).checksum; }
+
 const std::vector<uint8_t>& Store::dictionary() const {
   static const std::vector<uint8_t> kNone;
   return impl_->files.dictionary ? impl_->files.dictionary->bytes() : kNone;

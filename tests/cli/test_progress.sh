@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The progress meter: drawn on stderr under a pseudo-terminal (script -qc), never when
+# stderr is a pipe or a file, forced by --progress, suppressed by -q and --no-progress;
+# the line is cleared before the summary line. Covers append-stream (bytes total from a
+# regular file), append-files (records total: "N/M records", a percentage) and cat.
+#
+# The commands are kept running for half a second or so (a producer that pauses, a reader
+# that is slow to start), since the meter first draws after about 1/6 s.
+#
+# Usage: ZREC=path/to/zrec bash tests/cli/test_progress.sh  (CTest sets ZREC).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+zrec=${ZREC:-$here/../../build/zrec}
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $*" >&2
+}
+check() {
+  local what=$1
+  shift
+  if "$@"; then ok; else fail "$what"; fi
+}
+
+if [ ! -x "$zrec" ]; then
+  echo "FAIL: zrec binary not found at '$zrec' (set ZREC)" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+if ! command -v script >/dev/null; then
+  echo "FAIL: script(1) from util-linux is needed" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+"$zrec" create --ragged --dtype '|u1' --ndim 1 s >/dev/null
+# A producer that writes, pauses, writes again.
+cat >slow.sh <<'EOF'
+printf 'a\nb\n'; sleep 0.5; printf 'c\n'
+EOF
+
+# Runs "$@" with its stdin, stdout and stderr on a pseudo-terminal; the terminal's
+# output (stdout and stderr together) lands in $1.
+under_tty() {
+  local out=$1
+  shift
+  local cmd="" a
+  for a in "$@"; do cmd+=" $(printf '%q' "$a")"; done
+  script -qec "$cmd" /dev/null >"$out" 2>&1 </dev/null
+}
+
+# --- append-stream under a terminal: the meter is drawn, then cleared -------------
+under_tty tty.out bash -c "bash slow.sh | '$zrec' append-stream s"
+check "append-stream under a TTY exits 0" [ $? = 0 ]
+check "a progress line is drawn under a TTY" grep -q $'\rappend-stream: 2 records, 4 B, .* records/s, .*/s, 0:0' tty.out
+check "the progress line is cleared before the summary" grep -q $'\r\033\\[Kzrec append-stream: appended 3 records' tty.out
+
+# --- never when stderr is a pipe or a file ----------------------------------------
+bash slow.sh | "$zrec" append-stream s 2>pipe.err
+check "no progress when stderr is a file" bash -c "! grep -q \$'\\r' pipe.err"
+check "only the summary line when stderr is a file" [ "$(wc -l <pipe.err)" = 1 ]
+bash slow.sh | "$zrec" append-stream s 2>&1 | cat >piped.err
+check "no progress when stderr is a pipe" bash -c "! grep -q \$'\\r' piped.err"
+
+# --- --progress forces it; -q and --no-progress suppress it -------------------------
+bash slow.sh | "$zrec" --progress append-stream s 2>forced.err
+check "--progress draws even into a file" grep -q $'\rappend-stream: 2 records' forced.err
+under_tty quiet.out bash -c "bash slow.sh | '$zrec' -q append-stream s"
+check "-q under a TTY: no progress, no summary" [ ! -s quiet.out ]
+under_tty noprog.out bash -c "bash slow.sh | '$zrec' --no-progress append-stream s"
+check "--no-progress under a TTY: no progress" bash -c "! grep -q 'append-stream: [0-9,]* records, ' noprog.out"
+check "--no-progress keeps the summary line" grep -q "zrec append-stream: appended 3 records" noprog.out
+
+# --- a known total: a percentage (append-stream -i FILE: its bytes) ----------------
+# Checkpoints after every record (each one syncs the store) keep zrec busy long enough
+# to draw; on a disk fast enough to finish first, there is nothing to check.
+for i in $(seq 1 80); do printf "line %d\n" "$i"; done >lines.txt
+"$zrec" --progress append-stream --checkpoint-every 1 -i lines.txt s 2>total.err
+check "append-stream -i FILE with checkpoints exits 0" [ $? = 0 ]
+if grep -q $'\r' total.err; then
+  check "a regular-file input shows its byte total and a percentage" grep -q $'\rappend-stream: [0-9,]* records, [0-9.]* [KiB]*/[0-9.]* B ([0-9]*%)' total.err
+else
+  ok
+fi
+
+# --- append-files: the meter while the list is read, then a records total ----------
+mkdir files
+for i in $(seq 1 80); do printf "file %d\n" "$i" >"files/$i"; done
+under_tty files.out bash -c "(ls -d files/* | head -40; sleep 0.5; ls -d files/* | tail -40) | '$zrec' append-files --checkpoint-every 1 s -"
+check "append-files under a TTY exits 0" [ $? = 0 ]
+check "append-files draws while it reads the list" grep -q $'\rappend-files: 0 records' files.out
+check "append-files' summary line" grep -q "zrec append-files: appended 80 records" files.out
+if grep -q $'\rappend-files: [0-9,]*/' files.out; then
+  check "append-files shows files out of the list's total" grep -q $'\rappend-files: [0-9,]*/80 records, .* ([0-9]*%)' files.out
+else
+  ok
+fi
+
+# --- cat: records total, drawn while the consumer is slow ---------------------------
+"$zrec" create --ragged --dtype '|u1' --ndim 1 --codec raw big >/dev/null
+head -c 8000000 /dev/zero | tr '\0' 'y' | fold -w 1000 | "$zrec" -q append-stream big
+"$zrec" --progress cat --format raw big 2>cat.err | (sleep 0.5; cat >/dev/null)
+check "cat draws records out of the total" grep -q $'\rcat: [0-9,]*/8,000 records, .* (' cat.err
+"$zrec" cat --format raw big 2>cat2.err | (sleep 0.5; cat >/dev/null)
+check "cat draws nothing when stderr is not a terminal" [ ! -s cat2.err ]
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
