@@ -9,6 +9,7 @@ packages=(
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
   time util-linux parallel
+  bsdutils  # script(1), for tests/cli/test_progress.sh
 )
 
 missing=()

@@ -332,10 +332,8 @@ class FilesAppender {
     Batch batches[2];
     std::future<Status> ahead;
     auto read_ahead = [&](Batch& b, size_t first) {
-      ahead = std::async(std::launch::async, [&reader, &b, first] {
-        block_interrupts_in_this_thread();
-        return reader.fill(b, first);
-      });
+      BlockInterrupts block;  // the read-ahead thread never takes SIGINT/SIGTERM
+      ahead = std::async(std::launch::async, [&reader, &b, first] { return reader.fill(b, first); });
     };
     read_ahead(batches[0], k);
     for (int cur = 0; ahead.valid(); cur ^= 1) {

@@ -104,6 +104,7 @@ class FrameReader {
         const size_t at = static_cast<const char*>(hit) - buf_.data();
         std::string_view frame(buf_.data() + begin_, at - begin_);
         begin_ = scan_ = at + 1;
+        consumed_ += frame.size() + 1;
         return std::optional<std::string_view>(frame);
       }
       scan_ = end_;
@@ -111,6 +112,7 @@ class FrameReader {
         if (begin_ == end_) return std::optional<std::string_view>();
         std::string_view frame(buf_.data() + begin_, end_ - begin_);
         begin_ = scan_ = end_;
+        consumed_ += frame.size();
         return std::optional<std::string_view>(frame);
       }
       if (begin_ > 0) {  // move the partial frame to the front
@@ -129,12 +131,16 @@ class FrameReader {
     }
   }
 
+  // Bytes of the frames returned so far, delimiters included.
+  uint64_t consumed() const { return consumed_; }
+
  private:
   io::InputStream& in_;
   const char delim_;
   std::vector<char> buf_;
   size_t begin_ = 0, scan_ = 0, end_ = 0;  // frame start, search start, end of data
   bool eof_ = false;
+  uint64_t consumed_ = 0;
 };
 
 // --parse: each line (or NUL-separated frame) of numbers is one 1-D record.
@@ -142,13 +148,15 @@ Status read_numbers(io::InputStream& in, AppendSession& s, Framing framing, Numb
   const DType& dtype = s.schema().dtype;
   const std::string unit = framing == Framing::kLines ? "line" : "record";
   FrameReader reader(in, framing == Framing::kLines ? '\n' : '\0');
+  uint64_t counted = 0;  // reader.consumed() reported to the session
   for (uint64_t number = 1;; ++number) {
     ZREC_RETURN_IF_ERROR(s.check_interrupt());
     auto frame = reader.next();
     if (!frame.is_ok()) return frame.status().with_context(input_label(in) + " " + unit + " " + std::to_string(number));
     if (!frame.value()) return Status::ok();
     const std::string_view text = *frame.value();
-    s.count_input(text.size() + 1);
+    s.count_input(reader.consumed() - counted);
+    counted = reader.consumed();
     const auto where = [&] { return input_label(in) + " " + unit + " " + std::to_string(number); };
     uint64_t count = count_number_tokens(text);
     if (count == 0) {

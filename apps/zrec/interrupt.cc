@@ -2,7 +2,6 @@
 #include "zrec/interrupt.h"
 
 #include <pthread.h>
-#include <signal.h>
 
 namespace zrec::cli {
 
@@ -50,12 +49,14 @@ int interrupt_exit_code() {
 
 Status cancelled(std::string message) { return Status(StatusCode::kCancelled, std::move(message)); }
 
-void block_interrupts_in_this_thread() {
+BlockInterrupts::BlockInterrupts() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
-  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  ::pthread_sigmask(SIG_BLOCK, &set, &old_);
 }
+
+BlockInterrupts::~BlockInterrupts() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
 
 }  // namespace zrec::cli

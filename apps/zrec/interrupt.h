@@ -6,6 +6,8 @@
 // SIGTERM), as a shell reports a process killed by that signal.
 #pragma once
 
+#include <signal.h>
+
 #include <atomic>
 #include <string>
 
@@ -41,9 +43,23 @@ int interrupt_exit_code();
 // kCancelled with `message`, for a command that stops because interrupted() is true.
 Status cancelled(std::string message);
 
-// Blocks SIGINT and SIGTERM in the calling thread, so that they are delivered to the
-// thread that can act on them (the command's main thread). For helper threads
-// (read-ahead, the progress meter); engine::ThreadPool's workers do the same.
-void block_interrupts_in_this_thread();
+// Blocks SIGINT and SIGTERM in the calling thread while it lives (restoring the mask
+// after), so that threads started meanwhile inherit the block: a signal then goes to
+// the thread that can act on it (the command's main thread, whose blocked read(2) it
+// must interrupt), not to a helper (read-ahead, the progress meter).
+// engine::ThreadPool blocks them around starting its workers in the same way.
+//
+// Example:
+//   { BlockInterrupts block; helper = std::thread(...); }
+class BlockInterrupts {
+ public:
+  BlockInterrupts();
+  ~BlockInterrupts();
+  BlockInterrupts(const BlockInterrupts&) = delete;
+  BlockInterrupts& operator=(const BlockInterrupts&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 }  // namespace zrec::cli

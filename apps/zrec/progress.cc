@@ -80,11 +80,10 @@ bool ProgressMeter::wanted(const GlobalOptions& g) {
 
 ProgressMeter::ProgressMeter(const GlobalOptions& g, std::string label)
     : enabled_(wanted(g)), label_(std::move(label)), started_(std::chrono::steady_clock::now()) {
-  if (enabled_)
-    thread_ = std::thread([this] {
-      block_interrupts_in_this_thread();
-      loop();
-    });
+  if (enabled_) {
+    BlockInterrupts block;  // the meter's thread never takes SIGINT/SIGTERM
+    thread_ = std::thread([this] { loop(); });
+  }
 }
 
 ProgressMeter::~ProgressMeter() { finish(); }

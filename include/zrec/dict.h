@@ -76,7 +76,7 @@ struct TrainOptions {
   int level = 0;                           // level the entropy tables are tuned for; 0: 15
   size_t threads = 0;                      // candidate lanes; 0: the FORMAT.md §9 write budget
   int search = 1;                          // parameter grid: 0 one candidate, 1 six, 2 sixteen
-                                           // (2 also tries half of dict_bytes)
+                                           // (2 also tries the balanced tier's 110 KiB)
 };
 
 // The options of a tier (search effort included).

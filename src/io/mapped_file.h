@@ -1,6 +1,6 @@
 // A read-only shared mapping of the first `length` bytes of a file (mmap PROT_READ).
-// The store reader maps each data file up to its tail to copy or decode small records
-// without a pread per record. The mapping is only as stable as the file: whoever
+// The store reader maps each data file up to its tail to copy or decode records
+// without a pread each. The mapping is only as stable as the file: whoever
 // truncates a mapped file under a reader makes the reader's next access fault (SIGBUS),
 // which is why the reader maps only files whose size it has checked and that the
 // store's lifetime lock protects (FORMAT.md §7: no writer while a reader holds it).

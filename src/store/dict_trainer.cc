@@ -27,10 +27,11 @@ constexpr DictTierPreset kTiers[] = {
     {DictTier::kBalanced, "balanced", 112640, uint64_t{16} << 20, 100000,
      "110 KiB dictionary, 16 MiB of samples, 6 candidates (the default)"},
     {DictTier::kMax, "max", uint64_t{256} << 10, uint64_t{64} << 20, 400000,
-     "256 KiB dictionary (or 128 KiB if that scores better), 64 MiB of samples, 16 candidates (slowest)"},
+     "256 KiB or 110 KiB dictionary, whichever scores better, 64 MiB of samples, 16 candidates (slowest)"},
 };
 
 constexpr uint64_t kMinSamples = 10;
+constexpr uint64_t kBalancedDictBytes = 112640;
 // Every kHoldoutEvery-th sample (in random order) scores the candidates instead of training them.
 constexpr size_t kHoldoutEvery = 8;
 // A dictionary that saves less than this fraction on held-out samples is flagged.
@@ -67,9 +68,9 @@ struct Candidate {
 };
 
 // The fastCover parameter grid of a search effort; k never exceeds the dictionary.
-// The widest search also tries half the dictionary size: on the data measured for
-// docs/compression.md a larger dictionary was not always better, and the held-out
-// score is the judge.
+// The widest search also tries the balanced tier's size: on the data measured for
+// docs/compression.md a larger dictionary was not always better, so the held-out score
+// decides, and the max tier's grid covers the balanced tier's.
 std::vector<Candidate> candidate_grid(int search, uint64_t dict_bytes) {
   std::vector<Candidate> grid;
   if (search <= 0) {
@@ -78,7 +79,7 @@ std::vector<Candidate> candidate_grid(int search, uint64_t dict_bytes) {
     for (unsigned d : {8u, 6u})
       for (unsigned k : {50u, 200u, 1000u}) grid.push_back({k, d, dict_bytes});
   } else {
-    for (uint64_t size : {dict_bytes, std::max<uint64_t>(256, dict_bytes / 2)})
+    for (uint64_t size : {dict_bytes, std::min<uint64_t>(dict_bytes, kBalancedDictBytes)})
       for (unsigned d : {8u, 6u})
         for (unsigned k : {50u, 200u, 1000u, 2000u}) grid.push_back({k, d, size});
   }
