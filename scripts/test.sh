@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine, builds zrec and runs every test: first the Release build,
-# then the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
-# This is what CI runs (.ci/run). Set ZREC_SKIP_SANITIZERS=1 to run the Release pass only.
+# then the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# concurrency tests under ThreadSanitizer, and each libFuzzer target for
+# ZREC_FUZZ_SECONDS (default 20). This is what CI runs (.ci/run). Set
+# ZREC_SKIP_SANITIZERS=1 to run the Release pass only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -16,4 +18,16 @@ if [ "${ZREC_SKIP_SANITIZERS:-0}" != 1 ]; then
   scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_SANITIZE=ON
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+  # The executor's concurrency under ThreadSanitizer: the thread pool and everything that
+  # runs lanes (append, gather, verify, transfer, digest). Only the unit tests are built.
+  echo "== TSan build and concurrency tests" >&2
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_TSAN=ON >/dev/null
+  ninja -C build-tsan zrec_tests
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    build-tsan/zrec_tests -ts=thread_pool,store,verify,checksum,transfer,digest,record_window
+
+  # libFuzzer targets (clang), a bounded run each on the committed seeds (docs/verify.md).
+  echo "== Fuzzing" >&2
+  scripts/fuzz.sh "${ZREC_FUZZ_SECONDS:-20}"
 fi

@@ -160,6 +160,25 @@ TEST_SUITE("bench") {
     }
   }
 
+  TEST_CASE("large records read from the mapping when cached and with pread when evicted") {
+    test::TempDir dir;
+    const auto c = bench::generate(bench::Workload::kVision, 6, 5, 2);  // 147 KiB: over the 64 KiB bound
+    const std::string path = dir / "raw";
+    build(path, c, Codec::kRaw, 2);
+    auto store = Store::open(path, {.threads = 2});
+    REQUIRE_OK(store);
+    std::vector<uint64_t> ids = {5, 0, 3, 3};
+    for (bool evict : {false, true, false}) {
+      CAPTURE(evict);
+      if (evict) REQUIRE_OK(bench::evict_directory(path, true));
+      std::vector<uint8_t> dest(ids.size() * c.logic_length(0));
+      REQUIRE_OK((*store)->gather(ids, nullptr, dest.data()));
+      for (size_t k = 0; k < ids.size(); ++k)
+        CHECK(std::vector<uint8_t>(dest.begin() + k * c.logic_length(0), dest.begin() + (k + 1) * c.logic_length(0)) ==
+              record_of(c, ids[k]));
+    }
+  }
+
   TEST_CASE("a damaged RecordLoc is reported on every gather, cached or not") {
     test::TempDir dir;
     const auto c = bench::generate(bench::Workload::kTokens, 600, 3, 2);

@@ -350,36 +350,52 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
   });
   ZREC_RETURN_IF_ERROR(s);
 
-  size_t best = grid.size();
-  for (size_t i = 0; i < grid.size(); ++i)
-    if (outcomes[i].status.is_ok() && (best == grid.size() || outcomes[i].compressed < outcomes[best].compressed))
-      best = i;
-  if (best == grid.size())
+  // Finalists: the best candidate (at the search level) of each dictionary size, in
+  // grid order. Each is finalized for the target level and scored there, since the
+  // fast search level can misjudge between sizes.
+  std::vector<size_t> finalists;
+  for (size_t i = 0; i < grid.size(); ++i) {
+    if (!outcomes[i].status.is_ok()) continue;
+    auto same = std::find_if(finalists.begin(), finalists.end(),
+                             [&](size_t f) { return grid[f].dict_bytes == grid[i].dict_bytes; });
+    if (same == finalists.end()) finalists.push_back(i);
+    else if (outcomes[i].compressed < outcomes[*same].compressed) *same = i;
+  }
+  if (finalists.empty())
     return Status(outcomes[0].status.code(),
                   outcomes[0].status.message() + "; the records may be too few, too small or too uniform " +
                       "for a dictionary (" + std::to_string(report->samples) + " samples, " +
                       std::to_string(report->sample_bytes) + " bytes)");
 
-  // The winner's content, finalized for the target level: its entropy tables come from
-  // the training samples compressed at that level.
-  std::vector<uint8_t> dict = std::move(outcomes[best].dict);
-  if (level != kSearchLevel) {
-    const size_t header = ZDICT_getDictHeaderSize(dict.data(), dict.size());
-    if (ZDICT_isError(header)) return internal_error("cannot read the trained dictionary's header");
-    std::vector<uint8_t> content(dict.begin() + static_cast<ptrdiff_t>(header), dict.end());
-    ZDICT_params_t zp;
-    std::memset(&zp, 0, sizeof zp);
-    zp.compressionLevel = level;
-    dict.assign(grid[best].dict_bytes, 0);
-    const size_t r = ZDICT_finalizeDictionary(dict.data(), dict.size(), content.data(), content.size(),
-                                              train.bytes.data(), train.sizes.data(),
-                                              static_cast<unsigned>(train.sizes.size()), zp);
-    if (ZDICT_isError(r))
-      return invalid_argument("zstd's dictionary builder could not finalize the dictionary for level " +
-                              std::to_string(level) + " (" + zdict_error(r) + ")");
-    dict.resize(r);
+  size_t best = grid.size();
+  std::vector<uint8_t> dict;
+  for (size_t f : finalists) {
+    // The candidate's content, finalized for the target level: its entropy tables come
+    // from the training samples compressed at that level.
+    std::vector<uint8_t> candidate = std::move(outcomes[f].dict);
+    if (level != kSearchLevel) {
+      const size_t header = ZDICT_getDictHeaderSize(candidate.data(), candidate.size());
+      if (ZDICT_isError(header)) return internal_error("cannot read the trained dictionary's header");
+      std::vector<uint8_t> content(candidate.begin() + static_cast<ptrdiff_t>(header), candidate.end());
+      ZDICT_params_t zp;
+      std::memset(&zp, 0, sizeof zp);
+      zp.compressionLevel = level;
+      candidate.assign(grid[f].dict_bytes, 0);
+      const size_t r = ZDICT_finalizeDictionary(candidate.data(), candidate.size(), content.data(), content.size(),
+                                                train.bytes.data(), train.sizes.data(),
+                                                static_cast<unsigned>(train.sizes.size()), zp);
+      if (ZDICT_isError(r))
+        return invalid_argument("zstd's dictionary builder could not finalize the dictionary for level " +
+                                std::to_string(level) + " (" + zdict_error(r) + ")");
+      candidate.resize(r);
+    }
+    ZREC_ASSIGN_OR_RETURN(const uint64_t compressed, compressed_with(heldout, candidate, level));
+    if (best == grid.size() || compressed < report->heldout_dict) {
+      best = f;
+      report->heldout_dict = compressed;
+      dict = std::move(candidate);
+    }
   }
-  ZREC_ASSIGN_OR_RETURN(report->heldout_dict, compressed_with(heldout, dict, level));
 
   report->k = grid[best].k;
   report->d = grid[best].d;

@@ -272,7 +272,11 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
   ZREC_RETURN_IF_ERROR(m.check_ids(ids));
   std::vector<RecordLoc> locs;
   std::vector<uint64_t> offsets;
-  std::vector<uint8_t> buffer;
+  // Not value-initialized: a logic_length is only a claim until the record decodes, and
+  // untouched pages cost nothing, so a damaged table claiming 2 GiB records can't make
+  // a reader fill 2 GiB of memory (decoders write only what frames really hold).
+  std::unique_ptr<uint8_t[]> buffer;
+  uint64_t buffer_bytes = 0;
   for (uint64_t chunk = 0; chunk < ids.size(); chunk += kLocChunk) {
     const uint64_t count = std::min<uint64_t>(kLocChunk, ids.size() - chunk);
     auto chunk_ids = ids.subspan(chunk, count);
@@ -304,10 +308,14 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
         offsets.push_back(bytes);
         ++end;
       }
-      if (buffer.size() < bytes) buffer.resize(bytes);
+      if (buffer_bytes < bytes) {
+        buffer.reset();
+        buffer = std::make_unique_for_overwrite<uint8_t[]>(bytes);
+        buffer_bytes = bytes;
+      }
       auto window_ids = chunk_ids.subspan(begin, end - begin);
-      ZREC_RETURN_IF_ERROR(gather(window_ids, locs.data() + begin, buffer.data(), offsets));
-      ZREC_RETURN_IF_ERROR(fn(Window{window_ids, buffer.data(), offsets, chunk + begin}));
+      ZREC_RETURN_IF_ERROR(gather(window_ids, locs.data() + begin, buffer.get(), offsets));
+      ZREC_RETURN_IF_ERROR(fn(Window{window_ids, buffer.get(), offsets, chunk + begin}));
       begin = end;
     }
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <memory>
 #include <mutex>
 
 #include "codec/record_codec.h"
@@ -181,9 +182,13 @@ class Verifier {
 
   struct Lane {
     codec::Decoder decoder;
-    std::vector<uint8_t> stored, logical;
-    format::Sha256 sha;
-    std::vector<VerifyProblem> problems;
+    std::vector<uint8_t> stored{};  // phys_length <= the tail: bytes that exist
+    // Not value-initialized: logic_length is only a claim until the frame decodes, and
+    // a decoder writes only what a frame holds, so a table claiming 2 GiB costs nothing.
+    std::unique_ptr<uint8_t[]> logical{};
+    size_t logical_capacity = 0;
+    format::Sha256 sha{};
+    std::vector<VerifyProblem> problems{};
     uint64_t decoded = 0, stored_bytes = 0, logical_bytes = 0, checksummed = 0, compared = 0;
   };
 
@@ -200,14 +205,18 @@ class Verifier {
     lane.stored_bytes += loc.phys_length;
     const uint8_t* record = lane.stored.data();
     if (!raw) {
-      if (lane.logical.size() < loc.logic_length) lane.logical.resize(loc.logic_length);
-      Status s = lane.decoder.decode(lane.stored.data(), loc.phys_length, lane.logical.data(), loc.logic_length);
+      if (lane.logical_capacity < loc.logic_length) {
+        lane.logical.reset();
+        lane.logical = std::make_unique_for_overwrite<uint8_t[]>(loc.logic_length);
+        lane.logical_capacity = loc.logic_length;
+      }
+      Status s = lane.decoder.decode(lane.stored.data(), loc.phys_length, lane.logical.get(), loc.logic_length);
       if (codec::frame_has_checksum(lane.stored.data(), loc.phys_length).value_or(false)) ++lane.checksummed;
       if (!s.is_ok()) {
         problem("decode", s.message());
         return Status::ok();
       }
-      record = lane.logical.data();
+      record = lane.logical.get();
     }
     ++lane.decoded;
     lane.logical_bytes += loc.logic_length;
@@ -224,7 +233,10 @@ class Verifier {
     }
     // Keep lane memory near the common record size after an outsized record.
     if (lane.stored.capacity() > kKeepBufferBytes) std::vector<uint8_t>().swap(lane.stored);
-    if (lane.logical.capacity() > kKeepBufferBytes) std::vector<uint8_t>().swap(lane.logical);
+    if (lane.logical_capacity > kKeepBufferBytes) {
+      lane.logical.reset();
+      lane.logical_capacity = 0;
+    }
     return Status::ok();
   }
 
@@ -234,7 +246,7 @@ class Verifier {
     engine::ThreadPool pool(engine::read_lanes(opt_.threads));
     std::vector<Lane> lanes;
     for (size_t i = 0; i < pool.lanes(); ++i)
-      lanes.push_back(Lane{codec::Decoder(files_.page.codec, files_.dictionary), {}, {}, {}, {}});
+      lanes.push_back(Lane{codec::Decoder(files_.page.codec, files_.dictionary)});
     std::vector<RecordLoc> locs;
     std::vector<uint8_t> bytes;
     std::vector<uint64_t> batch;  // indices into locs

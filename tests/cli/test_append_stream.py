@@ -216,6 +216,22 @@ def million_short_lines(tmp):
     assert len(lines) == 11 and all(len(json.loads(line)) == 9 for line in lines)
 
 
+@case
+def memory_stays_bounded(tmp):
+    """A 50 MB stream through a 4 MiB window: peak RSS stays near the window."""
+    if os.environ.get("ZREC_SANITIZED", "0") not in ("0", "", "FALSE", "OFF") or not os.access("/usr/bin/time", os.X_OK):
+        return  # peak RSS means nothing under ASan; /usr/bin/time comes from the 'time' package
+    s = create(os.path.join(tmp, "s"))
+    gen = "/usr/bin/python3 -c 'import sys; [sys.stdout.buffer.write((b\"y\" * 99 + b\"\\n\") * 10000) for _ in range(50)]'"
+    cmd = "%s | /usr/bin/time -f 'maxrss=%%M' %s append-stream --window-mib 4 %s" % (gen, quote(ZREC), quote(s))
+    p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    err = p.stderr.decode()
+    assert p.returncode == 0, err
+    rss_kb = int(err.rsplit("maxrss=", 1)[1].split()[0])
+    assert rss_kb < 64 * 1024, "peak RSS %d KiB for a 4 MiB window" % rss_kb
+    assert length(s) == 500000
+
+
 TOKENIZER = r"""
 import random, sys
 rng = random.Random(int(sys.argv[1]))

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang++, ASan + UBSan, fuzz/CMakeLists.txt) and runs
+# each for a bounded time on its committed seed corpus, as CI does.
+#
+# Usage: scripts/fuzz.sh [SECONDS]   seconds per target (default: $ZREC_FUZZ_SECONDS or 20)
+#        scripts/fuzz.sh SECONDS TARGET...   only these targets
+#
+# New inputs the fuzzer finds go to a scratch corpus (build-fuzz/corpus/<target>/), not
+# into fuzz/corpus/, so a run never changes the tree. A crash, leak, sanitizer report,
+# timeout (10 s per input) or RSS over 2.5 GiB fails the run; its input is saved as
+# build-fuzz/crash-<target>-*. To keep it as a regression test (replayed by CTest in
+# every build): copy it into fuzz/regressions/<target>/ with a name saying what it found.
+# Prints one "figure:" line per target with the executions and the corpus size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-${ZREC_FUZZ_SECONDS:-20}}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_store fuzz_npy fuzz_schema fuzz_selection fuzz_record_format)
+dir=build-fuzz
+
+CXX=${ZREC_FUZZ_CXX:-clang++} cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_FUZZ=ON >/dev/null
+ninja -C "$dir" "${targets[@]}"
+
+status=0
+for t in "${targets[@]}"; do
+  work="$dir/corpus/$t"
+  mkdir -p "$work"
+  log="$dir/$t.log"
+  # detect_leaks: a fuzz input must not leak either. -timeout: a hang is a bug.
+  if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+     "$dir/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+       -artifact_prefix="$dir/crash-$t-" "$work" "fuzz/corpus/$t" "fuzz/regressions/$t" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    size=$(find "$work" -type f | wc -l)
+    echo "figure: $t: ${runs:-?} executions in ${secs} s, no crash; corpus $(find "fuzz/corpus/$t" -type f | wc -l) seeds + $size found"
+  else
+    status=1
+    echo "FAIL: $t found a crash (log: $log):" >&2
+    grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -20 >&2 || tail -40 "$log" >&2
+  fi
+done
+exit $status
