@@ -61,6 +61,10 @@ struct Store::Impl {
   static constexpr uint32_t kMappedRecordMax = 64 << 10;
   static constexpr uint32_t kResidentCheckMax = 16 << 20;  // larger records: always pread
   std::vector<io::MappedFile> maps;  // per shard
+  // False during scan(): a sequential pass over a whole store through the mappings would
+  // make every page it touched count in the process's RSS, and scans promise memory
+  // bounded by their window. Random gathers (the loader's access pattern) use them.
+  bool maps_allowed = true;
   std::vector<std::vector<unsigned char>> residency;  // per lane: mincore's page vector
   const uintptr_t page_size = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
 
@@ -88,7 +92,7 @@ struct Store::Impl {
     const io::File& data = files.data[shard];
     // check_record_loc bounded offset + phys_length by the tail, the mapping's length.
     const uint8_t* mapped = nullptr;
-    if (maps[shard].data() != nullptr) {
+    if (maps_allowed && maps[shard].data() != nullptr) {
       const uint8_t* p = maps[shard].data() + loc.offset;
       if (loc.phys_length <= kMappedRecordMax ||
           (loc.phys_length <= kResidentCheckMax && resident(lane, p, loc.phys_length)))
@@ -268,6 +272,11 @@ Status Store::gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8
 
 Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
                    const std::function<Status(const Window&)>& fn) {
+  impl_->maps_allowed = false;
+  struct RestoreMaps {
+    Impl& m;
+    ~RestoreMaps() { m.maps_allowed = true; }
+  } restore{*impl_};
   Impl& m = *impl_;
   ZREC_RETURN_IF_ERROR(m.check_ids(ids));
   std::vector<RecordLoc> locs;
