@@ -30,9 +30,10 @@ inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
 struct OpenOptions {
   size_t threads = 0;  // lanes; 0: FORMAT.md §9 read budget
   bool wait = false;   // block on a held lock instead of failing with kBusy
-  // Copy/decode records from read-only mappings of the data files instead of a pread
-  // each: always for records of up to 64 KiB stored bytes (much faster for small
-  // records), and for larger ones (up to 16 MiB) when their pages are in the page cache.
+  // gather(): copy/decode records from read-only mappings of the data files instead of
+  // a pread each (scan() always preads, to keep its memory within its window): always
+  // for records of up to 64 KiB stored bytes (much faster for small records), and for
+  // larger ones (up to 16 MiB) when their pages are in the page cache.
   // Like any mmap reader (numpy.memmap, LMDB), a process that truncates the files while
   // this store is open, ignoring its lock, makes reads fault. false: every record is pread.
   bool map_records = true;
