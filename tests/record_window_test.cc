@@ -15,11 +15,14 @@
 namespace zrec::cli {
 namespace {
 
-Schema bytes_schema() {
-  Schema s;
-  s.dtype = parse_dtype("|u1").value();
-  s.ndim = 1;
-  return s;
+// A Ragged '|u1' store with ndim 1, as append-stream writes.
+CreateOptions bytes_store(Codec codec, uint32_t shards) {
+  CreateOptions o;
+  o.schema.dtype = parse_dtype("|u1").value();
+  o.schema.ndim = 1;
+  o.codec = codec;
+  o.data_shards = shards;
+  return o;
 }
 
 std::vector<std::string> read_all(const std::string& path) {
@@ -73,7 +76,7 @@ TEST_SUITE("record_window") {
   TEST_CASE("streamed lines cut in place round-trip across many small windows") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, {.schema = bytes_schema(), .codec = Codec::kRaw, .data_shards = 3}));
+    REQUIRE_OK(create_store(path, bytes_store(Codec::kRaw, 3)));
     std::string input;
     std::vector<std::string> want;
     for (int i = 0; i < 5000; ++i) {
@@ -101,7 +104,7 @@ TEST_SUITE("record_window") {
   TEST_CASE("a record longer than the budget grows the window alone, kept records stay") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, {.schema = bytes_schema(), .codec = Codec::kZstd, .data_shards = 2}));
+    REQUIRE_OK(create_store(path, bytes_store(Codec::kZstd, 2)));
     const std::string longline(300000, 'L');
     const std::string input = "short\n" + longline + "\nafter\n\ntail";
     {
@@ -139,7 +142,7 @@ TEST_SUITE("record_window") {
   TEST_CASE("a window holding only dropped bytes does not grow without bound") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, {.schema = bytes_schema(), .codec = Codec::kRaw, .data_shards = 1}));
+    REQUIRE_OK(create_store(path, bytes_store(Codec::kRaw, 1)));
     auto writer = StoreWriter::open(path);
     REQUIRE_OK(writer);
     RecordWindow window(**writer, 1 << 16);

@@ -154,7 +154,7 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
       "  zrec append-npy images/ batch0.npy batch1.npy\n"
       "  python gen.py | zrec append-npy tokens/ -\n"
       "  zrec append-npy --batch tokens/ padded_rows.npy");
-  return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }};
+  return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }, nullptr};
 }
 
 }  // namespace zrec::cli
