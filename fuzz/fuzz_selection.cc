@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       uint64_t total = 0;
       for (const auto& r : runs.value()) {
         if (r.count > 0 && (r.at(0) >= length || r.at(r.count - 1) >= length)) __builtin_trap();
-        total += r.count;
+        total = r.count > UINT64_MAX - total ? UINT64_MAX : total + r.count;  // saturating
       }
       if (total <= 100000) {
         auto ids = cli::resolve_selection(items.value(), length);

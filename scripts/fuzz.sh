@@ -29,7 +29,7 @@ for t in "${targets[@]}"; do
   log="$dir/$t.log"
   # detect_leaks: a fuzz input must not leak either. -timeout: a hang is a bug.
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     "$dir/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+     "$dir/fuzz/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
        -artifact_prefix="$dir/crash-$t-" "$work" "fuzz/corpus/$t" "fuzz/regressions/$t" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     size=$(find "$work" -type f | wc -l)

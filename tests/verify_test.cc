@@ -178,7 +178,7 @@ TEST_SUITE("verify") {
     uint64_t last = 0, total = 0;
     bool monotone = true;
     VerifyOptions o;
-    o.progress = [&](const char* phase, uint64_t done, uint64_t t) {
+    o.progress = [&](const char* phase, uint64_t done, uint64_t t, uint64_t) {
       if (std::string(phase) != "records") return;
       monotone = monotone && done >= last && done <= t;
       last = done;

@@ -249,11 +249,11 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.wait = g.wait;
   o.against = against;
   o.cancelled = [] { return interrupted(); };
-  o.progress = [&](const char* phase, uint64_t done, uint64_t total) {
+  o.progress = [&](const char* phase, uint64_t done, uint64_t total, uint64_t bytes) {
     // The table pass is quick next to the payload pass; show it only when it is all.
     if (!a.quick && std::string_view(phase) == "table") return;
     meter.set_total_records(total);
-    meter.update(done, 0);
+    meter.update(done, bytes);
   };
   auto r = verify_store(path, o);
   meter.finish();

@@ -46,8 +46,9 @@ struct VerifyOptions {
   // Memory budget of one overlap pass (16 bytes per record); default 1 GiB.
   uint64_t overlap_memory = uint64_t{1} << 30;
   // Called from the calling thread after each batch of records. phase is "table" (the
-  // RecordLoc pass; with quick the only one) or "records" (payloads); done <= total.
-  std::function<void(const char* phase, uint64_t done, uint64_t total)> progress = nullptr;
+  // RecordLoc pass; with quick the only one) or "records" (payloads); done <= total;
+  // bytes: stored bytes read so far in this phase.
+  std::function<void(const char* phase, uint64_t done, uint64_t total, uint64_t bytes)> progress = nullptr;
   // Polled between batches; returning true stops the run with kCancelled (a signal).
   std::function<bool()> cancelled = nullptr;
 };

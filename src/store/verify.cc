@@ -68,8 +68,8 @@ class Verifier {
     return Status::ok();
   }
 
-  void progress(const char* phase, uint64_t done, uint64_t total) const {
-    if (opt_.progress) opt_.progress(phase, done, total);
+  void progress(const char* phase, uint64_t done, uint64_t total, uint64_t bytes = 0) const {
+    if (opt_.progress) opt_.progress(phase, done, total, bytes);
   }
 
   Status read_locs(uint64_t first, uint64_t count, std::vector<RecordLoc>& locs, std::vector<uint8_t>& bytes) {
@@ -131,7 +131,7 @@ class Verifier {
           if (broken || shard < lo || shard >= hi) continue;
           entries[shard].push_back({loc.offset, loc.phys_length, static_cast<uint32_t>(id / shards_)});
         }
-        if (g == 0) progress("table", std::min(n, first + count), n);
+        if (g == 0) progress("table", std::min(n, first + count), n, (first + count) * format::kRecordLocSize);
       }
       for (uint32_t s = lo; s < hi && !stopped(); ++s) {
         check_overlaps(s, entries[s]);
@@ -281,7 +281,9 @@ class Verifier {
         for (auto& p : found)
           if (!add(std::move(p))) break;
         begin = end;
-        progress("records", first + end, n);
+        uint64_t bytes_read = 0;
+        for (const Lane& lane : lanes) bytes_read += lane.stored_bytes;
+        progress("records", first + end, n, bytes_read);
       }
     }
     for (const Lane& lane : lanes) {
