@@ -27,16 +27,18 @@ for t in "${targets[@]}"; do
   work="$dir/corpus/$t"
   mkdir -p "$work"
   log="$dir/$t.log"
+  corpora=("$work" "fuzz/corpus/$t")
+  [ -d "fuzz/regressions/$t" ] && corpora+=("fuzz/regressions/$t")
   # detect_leaks: a fuzz input must not leak either. -timeout: a hang is a bug.
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      "$dir/fuzz/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
-       -artifact_prefix="$dir/crash-$t-" "$work" "fuzz/corpus/$t" "fuzz/regressions/$t" >"$log" 2>&1; then
+       -artifact_prefix="$dir/crash-$t-" "${corpora[@]}" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     size=$(find "$work" -type f | wc -l)
     echo "figure: $t: ${runs:-?} executions in ${secs} s, no crash; corpus $(find "fuzz/corpus/$t" -type f | wc -l) seeds + $size found"
   else
     status=1
-    echo "FAIL: $t found a crash (log: $log):" >&2
+    echo "FAIL: $t stopped on a crash, sanitizer report, leak, timeout or OOM (log: $log):" >&2
     grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -20 >&2 || tail -40 "$log" >&2
   fi
 done

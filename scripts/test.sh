@@ -20,12 +20,11 @@ if [ "${ZREC_SKIP_SANITIZERS:-0}" != 1 ]; then
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
   # The executor's concurrency under ThreadSanitizer: the thread pool and everything that
-  # runs lanes (append, gather, verify, transfer, digest). Only the unit tests are built.
+  # runs lanes (append, gather, verify, transfer, digest), built without the CLI.
   echo "== TSan build and concurrency tests" >&2
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_TSAN=ON >/dev/null
-  ninja -C build-tsan zrec_tests
-  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    build-tsan/zrec_tests -ts=thread_pool,store,verify,checksum,transfer,digest,record_window
+  ninja -C build-tsan zrec_tsan_tests
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/zrec_tsan_tests
 
   # libFuzzer targets (clang), a bounded run each on the committed seeds (docs/verify.md).
   echo "== Fuzzing" >&2
