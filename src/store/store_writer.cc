@@ -16,6 +16,7 @@
 #include "engine/thread_pool.h"
 #include "format/record_loc.h"
 #include "format/static_page.h"
+#include "io/iovec_pack.h"
 #include "store/store_files.h"
 
 namespace zrec {
@@ -40,7 +41,7 @@ struct StoreWriter::Impl {
   engine::ThreadPool pool;
   // Per-lane state, touched only by its lane inside pool.run().
   std::vector<codec::Encoder> encoders;
-  std::vector<std::vector<uint8_t>> scratch;  // encoded chunk
+  std::vector<std::vector<uint8_t>> scratch;  // encoded chunk, or packed small raw records
   std::vector<std::vector<uint8_t>> staging;  // one Ragged logical record (prefix + payload)
 
   // In-process tails; tails[s] is guarded by tail_mu[s] while lanes run.
@@ -97,10 +98,11 @@ struct StoreWriter::Impl {
   }
 
   // Stored bytes that already exist in memory (raw records, or frames being copied)
-  // need no copy at all: `pieces(k, iov)` appends record k's buffers to iov and returns
-  // its phys and logic lengths, and the chunk goes out in one pwritev.
+  // need no encoding: `pieces(k, iov)` appends record k's buffers to iov and returns
+  // its phys and logic lengths, and the chunk goes out in one pwritev, with small
+  // buffers packed into the lane's scratch first (io/iovec_pack.h).
   template <typename Pieces>
-  Status write_verbatim_chunk(const Chunk& c, Pieces&& pieces) {
+  Status write_verbatim_chunk(size_t lane, const Chunk& c, Pieces&& pieces) {
     const uint32_t shards = files.page.data_shards;
     std::vector<iovec> iov;
     iov.reserve(c.count * 2);
@@ -112,13 +114,16 @@ struct StoreWriter::Impl {
     }
     const uint64_t base = reserve(c.shard, total);
     for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) locs[k].offset += base;
-    return files.data[c.shard].pwritev_all(iov, base);
+    io::pack_small_iovecs(iov, scratch[lane]);
+    Status s = files.data[c.shard].pwritev_all(iov, base);
+    if (scratch[lane].size() > 4 * options.chunk_bytes) std::vector<uint8_t>().swap(scratch[lane]);
+    return s;
   }
 
   // Raw: the records' own buffers (and Ragged dims) go to pwritev.
-  Status write_raw_chunk(std::span<const RecordRef> records, const Chunk& c) {
+  Status write_raw_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
     const uint64_t prefix = files.schema.shape_prefix_bytes();
-    return write_verbatim_chunk(c, [&](size_t k, std::vector<iovec>& iov) {
+    return write_verbatim_chunk(lane, c, [&](size_t k, std::vector<iovec>& iov) {
       const RecordRef& r = records[k];
       const auto logic = static_cast<uint32_t>(logic_length(r));
       if (!files.schema.is_dense()) iov.push_back({const_cast<uint64_t*>(r.dims), prefix});
@@ -266,7 +271,7 @@ Status StoreWriter::append(std::span<const RecordRef> records) {
   const auto chunks = m.split(records.size(), [&](size_t k) { return m.logic_length(records[k]); });
   const bool raw = m.files.page.codec == Codec::kRaw;
   return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
-    return raw ? m.write_raw_chunk(records, c) : m.write_encoded_chunk(lane, records, c);
+    return raw ? m.write_raw_chunk(lane, records, c) : m.write_encoded_chunk(lane, records, c);
   });
 }
 
@@ -297,8 +302,8 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
 
   m.locs.resize(records.size());
   const auto chunks = m.split(records.size(), [&](size_t k) { return uint64_t{records[k].phys_length}; });
-  return m.write_window(records.size(), chunks, [&](size_t, const Chunk& c) {
-    return m.write_verbatim_chunk(c, [&](size_t k, std::vector<iovec>& iov) {
+  return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
+    return m.write_verbatim_chunk(lane, c, [&](size_t k, std::vector<iovec>& iov) {
       const EncodedRecord& r = records[k];
       iov.push_back({const_cast<uint8_t*>(r.data), r.phys_length});
       return RecordLoc{0, r.phys_length, r.logic_length};
