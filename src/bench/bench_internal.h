@@ -122,8 +122,8 @@ Result<Throughput> memory_encode(const Corpus& corpus, Codec codec, std::shared_
                                  size_t lanes, double seconds);
 
 // --- dictionary (dict_train.cc) ---
-// Trains a zstd dictionary (112640 bytes, zstd's default) on a deterministic sample of
-// the corpus's logical records (at most 2000 records and 64 MiB).
-Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus);
+// Trains a zstd dictionary on the corpus's logical records with train_dictionary() and
+// the balanced tier (zrec/dict.h), as `zrec train-dict` would; threads as --threads.
+Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, size_t threads);
 
 }  // namespace zrec::bench

@@ -1,37 +1,47 @@
-// A zstd dictionary for the zstd_dict stores of the benchmark, trained the way
-// `zstd --train` does (ZDICT_trainFromBuffer, 112640 bytes) on a deterministic sample.
-#include <zdict.h>
-
-#include <algorithm>
+// The dictionary of the benchmark's zstd_dict stores: trained by the same code and
+// preset as `zrec train-dict` and `zrec recompress --codec zstd_dict` use by default
+// (the balanced tier, seed 0), so the bench measures the stores users get.
+#include <cstring>
 
 #include "bench/bench_internal.h"
+#include "zrec/dict.h"
 
 namespace zrec::bench {
 
-Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus) {
-  constexpr uint64_t kMaxSamples = 2000;
-  constexpr uint64_t kMaxSampleBytes = uint64_t{64} << 20;
-  constexpr size_t kDictBytes = 112640;
-  const uint64_t n = corpus.records();
-  // Every step-th record, so the sample spans the corpus.
-  const uint64_t step = std::max<uint64_t>(1, n / kMaxSamples);
-  std::vector<uint8_t> samples;
-  std::vector<size_t> sizes;
-  for (uint64_t k = 0; k < n && sizes.size() < kMaxSamples; k += step) {
-    const uint64_t len = corpus.logic_length(k);
-    if (samples.size() + len > kMaxSampleBytes) break;
-    samples.resize(samples.size() + len);
-    corpus.logical_record(k, samples.data() + samples.size() - len);
-    sizes.push_back(len);
+namespace {
+
+// The generated corpus seen as a population of logical records to sample.
+class CorpusRecords final : public RecordSource {
+ public:
+  explicit CorpusRecords(const Corpus& corpus) : corpus_(corpus) {}
+  uint64_t count() const override { return corpus_.records(); }
+  Status lengths(std::span<const uint64_t> ids, uint64_t* out) override {
+    for (size_t k = 0; k < ids.size(); ++k) out[k] = corpus_.logic_length(ids[k]);
+    return Status::ok();
   }
-  std::vector<uint8_t> dict(kDictBytes);
-  const size_t r = ZDICT_trainFromBuffer(dict.data(), dict.size(), samples.data(), sizes.data(),
-                                         static_cast<unsigned>(sizes.size()));
-  if (ZDICT_isError(r))
-    return invalid_argument(std::string("cannot train a dictionary on ") + std::to_string(sizes.size()) +
-                            " records: " + ZDICT_getErrorName(r));
-  dict.resize(r);
-  return dict;
+  Status read(std::span<const uint64_t> ids, uint64_t max_bytes,
+              const std::function<Status(size_t k, const uint8_t* bytes, size_t n)>& fn) override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      record_.resize(corpus_.logic_length(ids[k]));
+      corpus_.logical_record(ids[k], record_.data());
+      ZREC_RETURN_IF_ERROR(fn(k, record_.data(), std::min<uint64_t>(record_.size(), max_bytes)));
+    }
+    return Status::ok();
+  }
+
+ private:
+  const Corpus& corpus_;
+  std::vector<uint8_t> record_;
+};
+
+}  // namespace
+
+Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, size_t threads) {
+  CorpusRecords source(corpus);
+  TrainOptions options = train_options(DictTier::kBalanced);
+  options.threads = threads;
+  TrainReport report;
+  return train_dictionary(source, options, &report);
 }
 
 }  // namespace zrec::bench

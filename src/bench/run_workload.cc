@@ -114,7 +114,7 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   std::shared_ptr<codec::Dictionary> dictionary;
   if (std::find(build.begin(), build.end(), Codec::kZstdDict) != build.end()) {
     say("training a dictionary");
-    ZREC_ASSIGN_OR_RETURN(dict_bytes, train_corpus_dictionary(corpus));
+    ZREC_ASSIGN_OR_RETURN(dict_bytes, train_corpus_dictionary(corpus, o.threads));
     ZREC_ASSIGN_OR_RETURN(dictionary, codec::Dictionary::load(dict_bytes));
   }
 
