@@ -68,7 +68,7 @@ void split_names(const std::string& text, char separator, std::vector<std::strin
 
 Status read_name_list(const std::string& path, char separator, std::vector<std::string>& out) {
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
-  in.set_cancel_flag(interrupt_flag());
+  in.set_cancel(interrupt_token());
   std::string text;
   std::vector<char> chunk(1 << 20);
   for (;;) {

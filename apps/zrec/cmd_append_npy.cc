@@ -129,7 +129,7 @@ Status run_append_npy(const AppendNpyArgs& a, const GlobalOptions& g) {
       s = in.status();
       break;
     }
-    in->set_cancel_flag(interrupt_flag());
+    in->set_cancel(interrupt_token());
     s = append_stream(*in, a, *session);
     if (!s.is_ok()) break;
   }

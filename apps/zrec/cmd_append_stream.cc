@@ -253,7 +253,7 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
                               schema.describe() + " (for lines of numbers, use --parse ints or --parse floats)");
     }
 
-    in.set_cancel_flag(interrupt_flag());
+    in.set_cancel(interrupt_token());
     struct stat st {};
     if (::fstat(in.fd(), &st) == 0) {
       if (S_ISREG(st.st_mode)) {

@@ -1,7 +1,11 @@
 // SIGINT/SIGTERM handlers that only record the signal (see interrupt.h).
 #include "zrec/interrupt.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 namespace zrec::cli {
 
@@ -11,17 +15,32 @@ namespace {
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "the interrupt flag must be lock-free");
 
+// The self-pipe: the handler writes a byte to [1]; readers poll [0]. Made once,
+// non-blocking at both ends (a full pipe already says "interrupted").
+int g_wake[2] = {-1, -1};
+
 struct sigaction g_old_int, g_old_term;
 
 extern "C" void on_interrupt(int sig) {
+  const int saved_errno = errno;
   // Keep the first signal: its number decides the exit status.
   int expected = 0;
   g_signal.compare_exchange_strong(expected, sig);
+  if (g_wake[1] >= 0) (void)!::write(g_wake[1], "!", 1);
+  errno = saved_errno;
+}
+
+void reset_wake_pipe() {
+  if (g_wake[0] < 0 && ::pipe2(g_wake, O_NONBLOCK | O_CLOEXEC) != 0) g_wake[0] = g_wake[1] = -1;
+  char drain[64];
+  while (g_wake[0] >= 0 && ::read(g_wake[0], drain, sizeof drain) > 0) {
+  }
 }
 
 }  // namespace
 
 InterruptScope::InterruptScope() {
+  reset_wake_pipe();
   g_signal.store(0);
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
@@ -41,6 +60,8 @@ InterruptScope::~InterruptScope() {
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
 
 const std::atomic<int>* interrupt_flag() { return &g_signal; }
+
+io::CancelToken interrupt_token() { return {&g_signal, g_wake[0]}; }
 
 int interrupt_exit_code() {
   const int sig = interrupt_signal();

@@ -11,15 +11,17 @@
 #include <atomic>
 #include <string>
 
+#include "io/input_stream.h"
 #include "zrec/status.h"
 
 namespace zrec::cli {
 
 // Installs handlers for SIGINT and SIGTERM that record the signal number and nothing
 // else, and restores the previous dispositions on destruction. The handlers are
-// installed without SA_RESTART, so a read(2) blocked on a pipe returns EINTR and the
-// stream sees the flag at once. Scopes do not nest (one per command). Clears any
-// signal recorded by an earlier scope.
+// installed without SA_RESTART, so a wait blocked on a pipe returns EINTR and the
+// stream sees the flag at once; they also write a byte to a self-pipe, which wakes a
+// stream that checked the flag just before the signal (interrupt_token()). Scopes do
+// not nest (one per command). Clears any signal recorded by an earlier scope.
 class InterruptScope {
  public:
   InterruptScope();
@@ -33,8 +35,12 @@ class InterruptScope {
 int interrupt_signal();
 inline bool interrupted() { return interrupt_signal() != 0; }
 
-// The flag itself, for io::InputStream::set_cancel_flag (non-zero: stop reading).
+// The flag itself (non-zero: stop), for loops that check it between units of work.
 const std::atomic<int>* interrupt_flag();
+
+// The flag and the self-pipe, for io::InputStream::set_cancel: reads stop when a
+// signal arrives, wherever it lands.
+io::CancelToken interrupt_token();
 
 // The exit status for a command stopped by a signal: 128 + the signal recorded
 // (130 for SIGINT, 143 for SIGTERM), or 130 when none was (a kCancelled from elsewhere).

@@ -17,18 +17,35 @@
 namespace zrec::io {
 namespace {
 
-bool is_cancelled(const std::atomic<int>* cancel) {
-  return cancel != nullptr && cancel->load(std::memory_order_relaxed) != 0;
+bool wake_fd_ready(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
 }
 
-// read(2) with EINTR retried, unless `cancel` is set: then -1 with errno ECANCELED.
-// A descriptor someone left non-blocking (a shell can hand us such a stdin) reports
-// EAGAIN; wait for input rather than failing.
-ssize_t read_retry(int fd, void* dst, size_t n, const std::atomic<int>* cancel) {
+bool is_cancelled(const CancelToken& cancel) {
+  if (cancel.flag != nullptr && cancel.flag->load(std::memory_order_relaxed) != 0) return true;
+  return cancel.wake_fd >= 0 && wake_fd_ready(cancel.wake_fd);
+}
+
+// read(2) with EINTR retried, unless cancelled: then -1 with errno ECANCELED. With a
+// wake_fd, waits for input in poll(2) on both descriptors first (a regular file is
+// always ready, so this costs one syscall per buffer-sized read). A descriptor
+// someone left non-blocking (a shell can hand us such a stdin) reports EAGAIN; wait
+// for input rather than failing.
+ssize_t read_retry(int fd, void* dst, size_t n, const CancelToken& cancel) {
   for (;;) {
     if (is_cancelled(cancel)) {
       errno = ECANCELED;
       return -1;
+    }
+    if (cancel.wake_fd >= 0) {
+      pollfd p[2] = {{fd, POLLIN, 0}, {cancel.wake_fd, POLLIN, 0}};
+      if (::poll(p, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return -1;
+      }
+      if (p[1].revents & POLLIN) continue;  // the check above reports it
+      // fd is readable, at EOF or in error: read(2) says which.
     }
     ssize_t got = ::read(fd, dst, n);
     if (got >= 0) return got;

@@ -1,7 +1,7 @@
 // Buffered sequential reader over a file descriptor (a file, a pipe, stdin).
 // Large reads (1 MiB buffer by default); reads larger than the buffer go straight
-// to the destination. EINTR is retried, unless a cancel flag is set (see
-// set_cancel_flag). Never allocates beyond its buffer.
+// to the destination. EINTR is retried, unless cancelled (see set_cancel). Never
+// allocates beyond its buffer.
 #pragma once
 
 #include <atomic>
@@ -13,6 +13,15 @@
 #include "zrec/status.h"
 
 namespace zrec::io {
+
+// What stops a read: a flag a signal handler sets, and a descriptor the handler makes
+// readable (the self-pipe trick). Reads wait in poll(2) on the input and wake_fd
+// together, so a signal that lands after the flag was checked, just before the read
+// would block, still wakes it. Either being set means cancelled.
+struct CancelToken {
+  const std::atomic<int>* flag = nullptr;  // non-zero: cancelled
+  int wake_fd = -1;                        // readable: cancelled; -1: none
+};
 
 class InputStream {
  public:
@@ -43,12 +52,11 @@ class InputStream {
   const std::string& name() const { return name_; }
   int fd() const { return fd_; }
 
-  // Makes reads stop with kCancelled ("interrupted while reading '<name>'") once
-  // *flag is non-zero: it is checked before each read(2), and when a read is
-  // interrupted by a signal (EINTR) instead of retrying. A signal handler that sets
-  // the flag and is installed without SA_RESTART thus stops even a read blocked on an
-  // idle pipe. Not owned; nullptr (the default) turns this off.
-  void set_cancel_flag(const std::atomic<int>* flag) { cancel_ = flag; }
+  // Makes reads stop with kCancelled ("interrupted while reading '<name>'") once the
+  // token says so: checked before each read(2), after a signal interrupts a wait
+  // (EINTR), and while waiting for input (wake_fd). Not owned; the default token
+  // never cancels.
+  void set_cancel(CancelToken token) { cancel_ = token; }
 
  private:
   Status fill();  // refill buffer_ when empty
@@ -60,7 +68,7 @@ class InputStream {
   size_t begin_ = 0, end_ = 0;  // unread bytes are buffer_[begin_, end_)
   bool eof_ = false;
   uint64_t position_ = 0;
-  const std::atomic<int>* cancel_ = nullptr;
+  CancelToken cancel_;
 };
 
 }  // namespace zrec::io
