@@ -105,7 +105,7 @@ std::vector<std::vector<uint8_t>> read_all(const std::string& path) {
 std::string digest_of(const std::string& path) {
   auto store = Store::open(path);
   REQUIRE_OK(store);
-  auto d = digest_store(**store, {.threads = 2, .window_bytes = 1 << 12});
+  auto d = digest_store(**store, {.threads = 2, .window_bytes = 1 << 12, .per_record = {}});
   REQUIRE_OK(d);
   return hash_to_hex(d.value());
 }
