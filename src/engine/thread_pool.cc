@@ -13,16 +13,36 @@
 
 namespace zrec::engine {
 
+namespace {
+
+// Blocks SIGINT/SIGTERM/SIGHUP/SIGQUIT in the calling thread while it lives, so that
+// threads started meanwhile never take them (threads inherit the creator's mask): a
+// process-directed signal then goes to a thread that can act on it (the CLI's main
+// thread, whose blocked read(2) it must interrupt).
+class QuietSignals {
+ public:
+  QuietSignals() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&block, sig);
+    ::pthread_sigmask(SIG_BLOCK, &block, &old_);
+  }
+  ~QuietSignals() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+}  // namespace
+
+std::thread start_background_thread(std::function<void()> fn) {
+  QuietSignals quiet;
+  return std::thread(std::move(fn));
+}
+
 ThreadPool::ThreadPool(size_t lanes) : lanes_(std::max<size_t>(1, lanes)) {
-  // Workers never take SIGINT/SIGTERM/SIGHUP/SIGQUIT: a process-directed signal then
-  // goes to a thread that can act on it (the CLI's main thread, whose blocked read(2)
-  // it must interrupt). Threads inherit the creator's mask, so block around creation.
-  sigset_t block, old;
-  sigemptyset(&block);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&block, sig);
-  ::pthread_sigmask(SIG_BLOCK, &block, &old);
+  QuietSignals quiet;
   for (size_t lane = 1; lane < lanes_; ++lane) threads_.emplace_back([this, lane] { worker_loop(lane); });
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 ThreadPool::~ThreadPool() {

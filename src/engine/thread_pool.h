@@ -52,6 +52,10 @@ class ThreadPool {
   std::atomic<bool> failed_{false};
 };
 
+// Starts a helper thread (e.g. a read-ahead) that, like the pool's workers, never takes
+// SIGINT/SIGTERM/SIGHUP/SIGQUIT, so those reach the thread that can act on them.
+std::thread start_background_thread(std::function<void()> fn);
+
 // Lanes for this process: the CPUs in its affinity mask (sched_getaffinity).
 size_t available_cpus();
 // Physical cores among them (distinct core ids in sysfs topology; falls back to cpus).

@@ -5,9 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "codec/record_codec.h"
 #include "engine/thread_pool.h"
@@ -270,6 +275,80 @@ Status Store::gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8
   });
 }
 
+// Performance note: scan reads ahead. A reader thread (the only user of the lanes while
+// the scan runs) gathers the next window into one of two buffers while fn handles the
+// other, so decoding overlaps what the caller does with the records (recompress
+// encodes them, cat writes them out, digest hashes them). Each buffer holds half the
+// window budget, so the memory of a scan stays within window_bytes.
+namespace {
+
+struct ScanSlot {
+  std::unique_ptr<uint8_t[]> buffer;
+  uint64_t capacity = 0;
+  std::vector<uint64_t> offsets;
+  std::span<const uint64_t> ids;
+  uint64_t first_index = 0;
+};
+
+// The two slots going back and forth between the reader thread and the caller.
+class SlotExchange {
+ public:
+  SlotExchange() {
+    for (auto& slot : slots_) free_.push_back(&slot);
+  }
+  // Reader: a slot to fill, or nullptr once the caller has stopped.
+  ScanSlot* acquire() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return stopped_ || !free_.empty(); });
+    if (stopped_) return nullptr;
+    ScanSlot* slot = free_.front();
+    free_.pop_front();
+    return slot;
+  }
+  void publish(ScanSlot* slot) {
+    std::lock_guard<std::mutex> lock(mu_);
+    filled_.push_back(slot);
+    cv_.notify_all();
+  }
+  void finish(Status status) {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    reader_status_ = std::move(status);
+    cv_.notify_all();
+  }
+  // Caller: the next filled slot in order, or nullptr when the reader is done (then
+  // reader_status() says how it ended).
+  ScanSlot* next() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return done_ || !filled_.empty(); });
+    if (filled_.empty()) return nullptr;
+    ScanSlot* slot = filled_.front();
+    filled_.pop_front();
+    return slot;
+  }
+  void release(ScanSlot* slot) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(slot);
+    cv_.notify_all();
+  }
+  void stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  const Status& reader_status() const { return reader_status_; }  // after the reader ended
+
+ private:
+  std::array<ScanSlot, 2> slots_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<ScanSlot*> free_, filled_;
+  bool done_ = false, stopped_ = false;
+  Status reader_status_;
+};
+
+}  // namespace
+
 Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
                    const std::function<Status(const Window&)>& fn) {
   impl_->maps_allowed = false;
@@ -279,56 +358,79 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
   } restore{*impl_};
   Impl& m = *impl_;
   ZREC_RETURN_IF_ERROR(m.check_ids(ids));
-  std::vector<RecordLoc> locs;
-  std::vector<uint64_t> offsets;
-  // Not value-initialized: a logic_length is only a claim until the record decodes, and
-  // untouched pages cost nothing, so a damaged table claiming 2 GiB records can't make
-  // a reader fill 2 GiB of memory (decoders write only what frames really hold).
-  std::unique_ptr<uint8_t[]> buffer;
-  uint64_t buffer_bytes = 0;
-  for (uint64_t chunk = 0; chunk < ids.size(); chunk += kLocChunk) {
-    const uint64_t count = std::min<uint64_t>(kLocChunk, ids.size() - chunk);
-    auto chunk_ids = ids.subspan(chunk, count);
-    locs.resize(count);
-    // A run of consecutive IDs (the common `cat` of a range) loads its table slice in
-    // one read; any other selection reads each RecordLoc on the lanes.
-    const bool consecutive = chunk_ids.back() >= chunk_ids.front() &&
-                             chunk_ids.back() - chunk_ids.front() == count - 1 &&
-                             std::adjacent_find(chunk_ids.begin(), chunk_ids.end(),
-                                                [](uint64_t a, uint64_t b) { return b != a + 1; }) == chunk_ids.end();
-    if (consecutive) {
-      ZREC_RETURN_IF_ERROR(read_locs(chunk_ids.front(), count, locs.data()));
-    } else {
-      const size_t block = m.block_size(count);
-      ZREC_RETURN_IF_ERROR(m.pool.run((count + block - 1) / block, [&](size_t, size_t b) -> Status {
-        for (size_t k = b * block; k < std::min<size_t>(count, (b + 1) * block); ++k) {
-          ZREC_ASSIGN_OR_RETURN(locs[k], m.read_loc(chunk_ids[k]));
-          ZREC_RETURN_IF_ERROR(store::check_record_loc(m.files, m.files.page.tails.data(), chunk_ids[k], locs[k]));
+  const uint64_t slot_budget = std::max<uint64_t>(1, window_bytes / 2);
+
+  SlotExchange exchange;
+  auto read_windows = [&]() -> Status {
+    std::vector<RecordLoc> locs;
+    for (uint64_t chunk = 0; chunk < ids.size(); chunk += kLocChunk) {
+      const uint64_t count = std::min<uint64_t>(kLocChunk, ids.size() - chunk);
+      auto chunk_ids = ids.subspan(chunk, count);
+      locs.resize(count);
+      // A run of consecutive IDs (the common `cat` of a range) loads its table slice in
+      // one read; any other selection reads each RecordLoc on the lanes.
+      const bool consecutive = chunk_ids.back() >= chunk_ids.front() &&
+                               chunk_ids.back() - chunk_ids.front() == count - 1 &&
+                               std::adjacent_find(chunk_ids.begin(), chunk_ids.end(),
+                                                  [](uint64_t a, uint64_t b) { return b != a + 1; }) == chunk_ids.end();
+      if (consecutive) {
+        ZREC_RETURN_IF_ERROR(read_locs(chunk_ids.front(), count, locs.data()));
+      } else {
+        const size_t block = m.block_size(count);
+        ZREC_RETURN_IF_ERROR(m.pool.run((count + block - 1) / block, [&](size_t, size_t b) -> Status {
+          for (size_t k = b * block; k < std::min<size_t>(count, (b + 1) * block); ++k) {
+            ZREC_ASSIGN_OR_RETURN(locs[k], m.read_loc(chunk_ids[k]));
+            ZREC_RETURN_IF_ERROR(store::check_record_loc(m.files, m.files.page.tails.data(), chunk_ids[k], locs[k]));
+          }
+          return Status::ok();
+        }));
+      }
+      // Cut windows of at most slot_budget logical bytes (at least one record each).
+      for (uint64_t begin = 0; begin < count;) {
+        ScanSlot* slot = exchange.acquire();
+        if (slot == nullptr) return Status::ok();  // the caller stopped
+        uint64_t end = begin, bytes = 0;
+        slot->offsets.assign(1, 0);
+        while (end < count && (end == begin || bytes + locs[end].logic_length <= slot_budget)) {
+          bytes += locs[end].logic_length;
+          slot->offsets.push_back(bytes);
+          ++end;
         }
-        return Status::ok();
-      }));
+        // Not value-initialized: a logic_length is only a claim until the record
+        // decodes, and untouched pages cost nothing, so a damaged table claiming 2 GiB
+        // records can't make a reader fill 2 GiB of memory (decoders write only what
+        // frames really hold). A buffer grown for one oversized record shrinks again.
+        if (slot->capacity < bytes || slot->capacity > 2 * std::max(bytes, slot_budget)) {
+          slot->buffer.reset();
+          slot->buffer = std::make_unique_for_overwrite<uint8_t[]>(bytes);
+          slot->capacity = bytes;
+        }
+        slot->ids = chunk_ids.subspan(begin, end - begin);
+        slot->first_index = chunk + begin;
+        Status s = gather(slot->ids, locs.data() + begin, slot->buffer.get(), slot->offsets);
+        if (!s.is_ok()) {
+          exchange.release(slot);
+          return s;
+        }
+        exchange.publish(slot);
+        begin = end;
+      }
     }
-    // Cut windows of at most window_bytes logical bytes (at least one record each).
-    for (uint64_t begin = 0; begin < count;) {
-      uint64_t end = begin, bytes = 0;
-      offsets.assign(1, 0);
-      while (end < count && (end == begin || bytes + locs[end].logic_length <= window_bytes)) {
-        bytes += locs[end].logic_length;
-        offsets.push_back(bytes);
-        ++end;
-      }
-      if (buffer_bytes < bytes) {
-        buffer.reset();
-        buffer = std::make_unique_for_overwrite<uint8_t[]>(bytes);
-        buffer_bytes = bytes;
-      }
-      auto window_ids = chunk_ids.subspan(begin, end - begin);
-      ZREC_RETURN_IF_ERROR(gather(window_ids, locs.data() + begin, buffer.get(), offsets));
-      ZREC_RETURN_IF_ERROR(fn(Window{window_ids, buffer.get(), offsets, chunk + begin}));
-      begin = end;
+    return Status::ok();
+  };
+
+  std::thread reader = engine::start_background_thread([&] { exchange.finish(read_windows()); });
+  Status result;
+  while (ScanSlot* slot = exchange.next()) {
+    result = fn(Window{slot->ids, slot->buffer.get(), slot->offsets, slot->first_index});
+    exchange.release(slot);
+    if (!result.is_ok()) {
+      exchange.stop();
+      break;
     }
   }
-  return Status::ok();
+  reader.join();
+  return result.is_ok() ? exchange.reader_status() : result;
 }
 
 bool Store::checksum() const { return store::read_checksum_setting(impl_->files).checksum; }
