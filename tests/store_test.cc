@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <stdexcept>
 #include <sys/stat.h>
 
 #include "testutil.h"
@@ -190,6 +191,52 @@ TEST_SUITE("store") {
     const auto got = read_all(*store.value(), 1 << 20);  // window smaller than record 1
     REQUIRE(got.size() == 3);
     for (size_t i = 0; i < 3; ++i) CHECK(got[i] == big.logical(i));
+  }
+
+  TEST_CASE("scan reads ahead within its budget; fn's error or exception stops it cleanly") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, options_for(dense_schema({1000}, "|u1"), Codec::kZstd, 3)));
+    const TestRecords recs = make_dense(0, 500, 1000);
+    {
+      auto w = StoreWriter::open(path, {.threads = 2});
+      REQUIRE_OK(w);
+      auto refs = recs.refs();
+      REQUIRE_OK(w.value()->append(refs));
+      REQUIRE_OK(w.value()->close());
+    }
+    auto store = Store::open(path, {.threads = 2});
+    REQUIRE_OK(store);
+    std::vector<uint64_t> ids(500);
+    std::iota(ids.begin(), ids.end(), 0);
+    // Two windows are in flight at once, so each holds at most half the budget.
+    size_t windows = 0, seen = 0;
+    REQUIRE_OK(store.value()->scan(ids, 10000, [&](const Window& w) {
+      CHECK(w.offsets.back() <= 5000);
+      CHECK(w.first_index == seen);
+      for (size_t k = 0; k < w.ids.size(); ++k)
+        CHECK(std::vector<uint8_t>(w.data + w.offsets[k], w.data + w.offsets[k + 1]) == recs.logical(seen + k));
+      seen += w.ids.size();
+      ++windows;
+      return Status::ok();
+    }));
+    CHECK(seen == 500);
+    CHECK(windows == 100);
+    // An error from fn ends the scan with that error, after no further call.
+    size_t calls = 0;
+    Status s = store.value()->scan(ids, 10000, [&](const Window&) {
+      return ++calls == 3 ? invalid_argument("stop here") : Status::ok();
+    });
+    CHECK(s.message() == "stop here");
+    CHECK(calls == 3);
+    // An exception from fn leaves scan (the reader thread is joined first) ...
+    CHECK_THROWS_AS((void)store.value()->scan(ids, 10000, [&](const Window&) -> Status {
+      throw std::runtime_error("thrown by fn");
+    }), std::runtime_error);
+    // ... and the store reads on, exactly.
+    const auto again = read_all(*store.value(), 4000);
+    REQUIRE(again.size() == 500);
+    for (size_t i = 0; i < again.size(); ++i) REQUIRE(again[i] == recs.logical(i));
   }
 
   TEST_CASE("a scalar Dense store holds one value per record") {

@@ -419,16 +419,30 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
     return Status::ok();
   };
 
-  std::thread reader = engine::start_background_thread([&] { exchange.finish(read_windows()); });
+  std::thread reader = engine::start_background_thread([&] {
+    // An exception (bad_alloc) must not escape a thread: it becomes the scan's error.
+    try {
+      exchange.finish(read_windows());
+    } catch (const std::exception& e) {
+      exchange.finish(io_error(std::string("reading a window failed: ") + e.what()));
+    }
+  });
+  // If fn throws, the reader is stopped and joined before the exception leaves.
+  struct JoinReader {
+    SlotExchange& exchange;
+    std::thread& reader;
+    ~JoinReader() {
+      exchange.stop();
+      if (reader.joinable()) reader.join();
+    }
+  } join_reader{exchange, reader};
   Status result;
   while (ScanSlot* slot = exchange.next()) {
     result = fn(Window{slot->ids, slot->buffer.get(), slot->offsets, slot->first_index});
     exchange.release(slot);
-    if (!result.is_ok()) {
-      exchange.stop();
-      break;
-    }
+    if (!result.is_ok()) break;
   }
+  exchange.stop();
   reader.join();
   return result.is_ok() ? exchange.reader_status() : result;
 }
