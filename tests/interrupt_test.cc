@@ -78,7 +78,7 @@ TEST_SUITE("interrupt") {
     ::close(fds[1]);
   }
 
-  TEST_CASE("the first signal decides the exit code; a new scope clears it") {
+  TEST_CASE("the first signal decides the exit code, a new scope clears it") {
     {
       InterruptScope scope;
       ::raise(SIGINT);

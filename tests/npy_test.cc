@@ -193,7 +193,7 @@ TEST_SUITE("npy") {
     }
   }
 
-  TEST_CASE("zero-element arrays parse; callers decide whether to accept them") {
+  TEST_CASE("zero-element arrays parse, callers decide whether to accept them") {
     auto h = parse_npy_header_dict("{'descr': '|b1', 'fortran_order': False, 'shape': (0,), }", "w");
     REQUIRE(h.is_ok());
     CHECK(h->element_count == 0);

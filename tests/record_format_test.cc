@@ -198,7 +198,7 @@ TEST_SUITE("record_format") {
     CHECK(text(days, {}, "d0b1370000000000") == "11963-05-13");
   }
 
-  TEST_CASE("timedelta64 is a count and unit; generic datetime a bare count") {
+  TEST_CASE("timedelta64 is a count and unit, generic datetime a bare count") {
     const DType m8 = make_dtype('<', DTypeKind::kTimedelta, 8, "25s");
     CHECK(text(m8, {2}, "03000000000000000000000000000080") == "[3 25s NaT]");
     CHECK(json(m8, {2}, "03000000000000000000000000000080") == "[3,null]");

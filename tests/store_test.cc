@@ -193,7 +193,7 @@ TEST_SUITE("store") {
     for (size_t i = 0; i < 3; ++i) CHECK(got[i] == big.logical(i));
   }
 
-  TEST_CASE("scan reads ahead within its budget; fn's error or exception stops it cleanly") {
+  TEST_CASE("scan reads ahead within its budget, and an error or exception from fn stops it cleanly") {
     test::TempDir dir;
     const std::string path = dir / "s";
     REQUIRE_OK(create_store(path, options_for(dense_schema({1000}, "|u1"), Codec::kZstd, 3)));
@@ -297,7 +297,7 @@ TEST_SUITE("store") {
       CHECK(test::read_file(dir / ("s/" + std::string(f))) == before[i++]);
   }
 
-  TEST_CASE("a writer that dies unpublished leaves the last published state; the next writer overwrites leftovers") {
+  TEST_CASE("a writer that dies unpublished leaves the last published state, the next writer overwrites leftovers") {
     test::TempDir dir;
     const std::string path = dir / "s";
     REQUIRE_OK(create_store(path, options_for(dense_schema({8}), Codec::kZstd, 4)));

@@ -228,7 +228,7 @@ TEST_SUITE("transfer") {
     CHECK(schema_difference(dense_i4(), wide) == "item_shape (6, 10) vs (6, 11)");
   }
 
-  TEST_CASE("a failing fill leaves no destination and no temporary; abandoned temporaries are removed") {
+  TEST_CASE("a failing fill leaves no destination and no temporary, abandoned temporaries are removed") {
     test::TempDir dir;
     const Schema schema = ragged_u2();
     Status s = build_store(dir / "x", create_options(schema, Codec::kZstd, 2), {}, [&](StoreWriter& w) {

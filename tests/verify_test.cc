@@ -171,7 +171,7 @@ TEST_SUITE("verify") {
     }
   }
 
-  TEST_CASE("progress is monotone and ends at the total; cancellation stops the run") {
+  TEST_CASE("progress is monotone and ends at the total, cancellation stops the run") {
     test::TempDir dir;
     const std::string path = dir / "s";
     build(path, Codec::kZstd, 3, false, 2000);
@@ -223,7 +223,7 @@ TEST_SUITE("verify") {
     CHECK(*r->problems[0].offset == l.offset);
   }
 
-  TEST_CASE("store-level problems are one problem; missing paths and locks are errors") {
+  TEST_CASE("store-level problems are one problem, missing paths and locks are errors") {
     test::TempDir dir;
     const std::string path = dir / "s";
     build(path, Codec::kZstd, 2, true, 5);
@@ -292,7 +292,7 @@ TEST_SUITE("checksum") {
     CHECK(r->length == 30);
   }
 
-  TEST_CASE("stores without the setting get no checksum; raw stores refuse it") {
+  TEST_CASE("stores without the setting get no checksum, raw stores refuse it") {
     test::TempDir dir;
     CreateOptions o;
     o.schema = dense_schema({2});

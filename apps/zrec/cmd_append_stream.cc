@@ -73,7 +73,9 @@ Status read_delimited_bytes(io::InputStream& in, AppendSession& s, Framing frami
     s.input_written(got);
     for (;;) {
       const std::span<const uint8_t> pending = s.pending();
-      const void* hit = std::memchr(pending.data() + scanned, delim, pending.size() - scanned);
+      // (An empty window has no data pointer at all: memchr must not see it.)
+      const void* hit =
+          pending.size() > scanned ? std::memchr(pending.data() + scanned, delim, pending.size() - scanned) : nullptr;
       if (hit == nullptr) {
         scanned = pending.size();
         if (scanned > kMaxPayload) {
