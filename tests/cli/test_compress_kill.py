@@ -14,15 +14,15 @@ Needs: ZREC (path of the zrec binary), python3-numpy.
 import glob
 import hashlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
@@ -144,28 +144,7 @@ TESTS = [v for k, v in list(globals().items()) if k.startswith("test_")]
 
 
 def main():
-    root = tempfile.mkdtemp(prefix="zrec-compress-kill-")
-    passed = failed = 0
-    try:
-        for t in TESTS:
-            sub = os.path.join(root, t.__name__)
-            os.mkdir(sub)
-            t0 = time.monotonic()
-            try:
-                t(sub)
-                passed += 1
-                print("ok   %-45s %.2f s" % (t.__name__, time.monotonic() - t0), flush=True)
-            except Exception as e:
-                failed += 1
-                print("FAIL %s: %s" % (t.__name__, e), flush=True)
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-            finally:
-                shutil.rmtree(sub, ignore_errors=True)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return case_runner.run_cases(TESTS, "zrec-compress-kill-")
 
 
 if __name__ == "__main__":

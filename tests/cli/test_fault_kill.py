@@ -24,7 +24,6 @@ published states seen.
 Needs: ZREC (path of the zrec binary), python3-numpy. TRIALS (default 20) and SEED
 may be set in the environment.
 """
-import glob
 import hashlib
 import os
 import random
@@ -33,11 +32,12 @@ import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
@@ -47,7 +47,7 @@ SEED = int(os.environ.get("SEED", "20261129"))
 SANITIZED = os.environ.get("ZREC_SANITIZED", "0") in ("1", "ON", "TRUE", "true")
 rnd = random.Random(SEED)
 
-PASSED, FAILED, FIGURES = [], [], []
+FIGURES = []
 
 
 def run(args, stdin=None, timeout=300, cwd=None):
@@ -370,26 +370,7 @@ TESTS = [make_append_test(k) for k in APPEND_KINDS] + [test_sigkill_recompress, 
 
 
 def main():
-    root = tempfile.mkdtemp(prefix="zrec-fault-kill-")
-    try:
-        for t in TESTS:
-            d = os.path.join(root, t.__name__)
-            os.makedirs(d)
-            try:
-                t(d)
-                PASSED.append(t.__name__)
-            except Exception as e:
-                FAILED.append(t.__name__)
-                print("FAIL %s: %s" % (t.__name__, e))
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-            shutil.rmtree(d, ignore_errors=True)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    for f in FIGURES:
-        print("figure: " + f)
-    print("%d passed, %d failed" % (len(PASSED), len(FAILED)))
-    return 1 if FAILED else 0
+    return case_runner.run_cases(TESTS, "zrec-fault-kill-", figures=FIGURES)
 
 
 if __name__ == "__main__":

@@ -17,20 +17,20 @@ Needs: ZREC (path of the zrec binary), python3-numpy, prlimit (util-linux).
 """
 import hashlib
 import os
-import shutil
-import struct
 import subprocess
 import sys
-import tempfile
 import traceback
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
     sys.exit("test_fault_space: set ZREC to the zrec binary (got %r)" % ZREC)
 
-PASSED, FAILED, FIGURES = [], [], []
+FIGURES = []
 
 
 def expect(cond, msg):
@@ -259,26 +259,12 @@ def inside(mnt, data, size):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--inside":
         return inside(*sys.argv[2:])
-    root = tempfile.mkdtemp(prefix="zrec-fault-space-")
-    try:
-        for t in (test_efbig_prlimit, test_enospc_tmpfs):
-            d = os.path.join(root, t.__name__)
-            os.makedirs(d)
-            try:
-                t(d)
-                PASSED.append(t.__name__)
-            except Exception as e:
-                FAILED.append(t.__name__)
-                print("FAIL %s: %s" % (t.__name__, e))
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-    finally:
+
+    def unmount(root):
         subprocess.run(["umount", os.path.join(root, "test_enospc_tmpfs", "mnt")], stderr=subprocess.DEVNULL)
-        shutil.rmtree(root, ignore_errors=True)
-    for f in FIGURES:
-        print("figure: " + f)
-    print("%d passed, %d failed" % (len(PASSED), len(FAILED)))
-    return 1 if FAILED else 0
+
+    return case_runner.run_cases([test_efbig_prlimit, test_enospc_tmpfs], "zrec-fault-space-", figures=FIGURES,
+                                 before_cleanup=unmount)
 
 
 if __name__ == "__main__":

@@ -19,16 +19,16 @@ Needs: ZREC (path of the zrec binary), python3-numpy.
 import io
 import json
 import os
-import shutil
 import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
@@ -252,26 +252,8 @@ def append_files_interrupted(tmp):
 
 
 def main():
-    passed = failed = 0
-    root = tempfile.mkdtemp(prefix="zrec_interrupt_")
-    try:
-        for fn in CASES:
-            tmp = os.path.join(root, fn.__name__)
-            os.mkdir(tmp)
-            try:
-                fn(tmp)
-                passed += 1
-            except Exception:
-                failed += 1
-                print("FAIL: %s" % fn.__name__, file=sys.stderr)
-                traceback.print_exc()
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    return case_runner.run_cases(CASES, "zrec_interrupt_")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

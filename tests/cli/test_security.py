@@ -26,16 +26,16 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-import traceback
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
     sys.exit("test_security: set ZREC to the zrec binary (got %r)" % ZREC)
 
-PASSED, FAILED = [], []
 TESTS = []
 
 
@@ -227,23 +227,7 @@ def test_non_regular_store_files_do_not_hang(root):
 
 
 def main():
-    root = tempfile.mkdtemp(prefix="zrec-security-")
-    try:
-        for t in TESTS:
-            d = os.path.join(root, t.__name__)
-            os.makedirs(d)
-            try:
-                t(d)
-                PASSED.append(t.__name__)
-            except Exception as e:
-                FAILED.append(t.__name__)
-                print("FAIL %s: %s" % (t.__name__, e))
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (len(PASSED), len(FAILED)))
-    return 1 if FAILED else 0
+    return case_runner.run_cases(TESTS, "zrec-security-")
 
 
 if __name__ == "__main__":

@@ -24,17 +24,14 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 import test_malformed_store as M  # noqa: E402  (the corruption corpus)
 
 import numpy as np  # noqa: E402
 
 ZREC = M.ZREC
-PASSED = []
-FAILED = []
 FIGURES = {}
 
 
@@ -79,17 +76,7 @@ def expect(cond, msg):
 
 
 def test(fn):
-    def wrapped(root):
-        try:
-            fn(root)
-            PASSED.append(fn.__name__)
-        except Exception as e:
-            FAILED.append(fn.__name__)
-            print("FAIL %s: %s" % (fn.__name__, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc()
-    wrapped.__name__ = fn.__name__
-    TESTS.append(wrapped)
+    TESTS.append(fn)
     return fn
 
 
@@ -440,19 +427,7 @@ def test_leftovers_are_notes(root):
 
 
 def main():
-    root = tempfile.mkdtemp(prefix="zrec-verify-")
-    try:
-        for t in TESTS:
-            d = os.path.join(root, t.__name__)
-            os.makedirs(d)
-            t(d)
-            shutil.rmtree(d, ignore_errors=True)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    for k, v in FIGURES.items():
-        print("figure: %s: %s" % (k, v))
-    print("%d passed, %d failed" % (len(PASSED), len(FAILED)))
-    return 1 if FAILED else 0
+    return case_runner.run_cases(TESTS, "zrec-verify-", figures=lambda: ["%s: %s" % kv for kv in FIGURES.items()])
 
 
 if __name__ == "__main__":
