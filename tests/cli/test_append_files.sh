@@ -10,29 +10,8 @@
 # Usage: ZREC=path/to/zrec bash tests/cli/test_append_files.sh  (CTest sets ZREC).
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-zrec=${ZREC:-$here/../../build/zrec}
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $*" >&2
-}
-check() {  # check "description" command...: passes when the command succeeds
-  local what=$1
-  shift
-  if "$@"; then ok; else fail "$what"; fi
-}
-
-if [ ! -x "$zrec" ]; then
-  echo "FAIL: zrec binary not found at '$zrec' (set ZREC)" >&2
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-
-tmp=$(mktemp -d)
-trap 'chmod -R u+rwX "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/testlib.sh"
+require_zrec
 cd "$tmp" || exit 1
 
 new_store() {  # new_store NAME [create options...]
@@ -179,5 +158,4 @@ check "no files is a usage error (exit 2)" [ $? = 2 ]
 "$zrec" append-files k - --files-from - </dev/null 2>err
 check "stdin twice is a usage error (exit 2)" [ $? = 2 ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

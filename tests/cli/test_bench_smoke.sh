@@ -7,32 +7,9 @@
 # Usage: ZREC=path/to/zrec bash tests/cli/test_bench_smoke.sh  (CTest sets ZREC).
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-zrec=${ZREC:-$root/build/zrec}
+source "$(dirname "$0")/testlib.sh"
+require_zrec
 py=/usr/bin/python3
-
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $*" >&2
-}
-check() {  # check "label" command...: passes when the command succeeds
-  local label=$1
-  shift
-  if "$@"; then ok; else fail "$label"; fi
-}
-
-if [ ! -x "$zrec" ]; then
-  echo "FAIL: zrec binary not found at '$zrec' (set ZREC)" >&2
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/stores"
 tiny=(--records 40 --batch 8 --seconds 0.02 --rounds 1 --dir "$tmp/stores")
 
@@ -151,5 +128,4 @@ done
 run "$zrec" bench --seconds 0.02 "$tmp/no-such-store"
 check "bench on a missing store fails with exit 1" [ "$rc" -eq 1 ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

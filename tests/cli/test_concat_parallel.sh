@@ -9,31 +9,12 @@
 # Needs: GNU parallel (Debian package parallel), python3-numpy.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-zrec=${ZREC:-$root/build/zrec}
+source "$(dirname "$0")/testlib.sh"
 export ZREC=$zrec
-
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $*" >&2
-}
-finish() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit $?
-}
-
 if ! command -v parallel >/dev/null 2>&1; then
   fail "GNU parallel is not installed (scripts/setup.sh installs the Debian package parallel)"
   finish
 fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # Four inputs of token-like Ragged records, as a data pipeline would shard them.
 /usr/bin/python3 - "$tmp" <<'PY'

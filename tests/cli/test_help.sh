@@ -10,27 +10,9 @@
 # Usage: ZREC=path/to/zrec bash tests/cli/test_help.sh  (CTest sets ZREC).
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+source "$(dirname "$0")/testlib.sh"
+require_zrec
 man_dir="$root/man"
-zrec=${ZREC:-$root/build/zrec}
-
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $*" >&2
-}
-
-if [ ! -x "$zrec" ]; then
-  echo "FAIL: zrec binary not found at '$zrec' (set ZREC)" >&2
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # Runs "$@", leaving stdout, stderr and the exit status in $tmp/out, $tmp/err, $rc.
 run() {
@@ -143,5 +125,4 @@ for cmd in $commands; do
   fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

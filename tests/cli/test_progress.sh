@@ -10,34 +10,12 @@
 # Usage: ZREC=path/to/zrec bash tests/cli/test_progress.sh  (CTest sets ZREC).
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-zrec=${ZREC:-$here/../../build/zrec}
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $*" >&2
-}
-check() {
-  local what=$1
-  shift
-  if "$@"; then ok; else fail "$what"; fi
-}
-
-if [ ! -x "$zrec" ]; then
-  echo "FAIL: zrec binary not found at '$zrec' (set ZREC)" >&2
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+source "$(dirname "$0")/testlib.sh"
+require_zrec
 if ! command -v script >/dev/null; then
-  echo "FAIL: script(1) from util-linux is needed" >&2
-  echo "0 passed, 1 failed"
-  exit 1
+  fail "script(1) from util-linux is needed"
+  finish
 fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
 "$zrec" create --ragged --dtype '|u1' --ndim 1 s >/dev/null
@@ -111,5 +89,4 @@ check "cat draws records out of the total" grep -q $'\rcat: [0-9,]*/8,000 record
 "$zrec" cat --format raw big 2>cat2.err | (sleep 0.5; cat >/dev/null)
 check "cat draws nothing when stderr is not a terminal" [ ! -s cat2.err ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
