@@ -21,6 +21,8 @@
 # Usage: scripts/bench_cli.sh [--zrec PATH] [--zrec-before PATH] [--scale F] [--reps N]
 #                             [--rows digest,append,zstd,cat,reshard,concat] [--dir DIR]
 #   --zrec-before PATH  also time another build's zrec in the same rounds (ratios for both)
+# The last column, CPU seconds (user + system, children included) over the baseline's,
+# is steadier than wall time when other processes share the CPUs.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --rows) rows="$2"; shift 2 ;;
     --dir) base_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "bench_cli.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -91,21 +93,31 @@ cp -r "$work/img" "$work/img_b"
 line_count=$(wc -l < "$work/lines.jsonl")
 
 # --- timing ------------------------------------------------------------------------
-declare -A samples  # name -> space-separated seconds
+declare -A samples cpu  # name -> space-separated wall seconds, CPU seconds (user + system)
 now() { date +%s%N; }
-# time_cmd NAME CMD...: runs CMD, adds its wall seconds to NAME's samples (unless warm-up).
+# time_cmd NAME CMD...: runs CMD; adds its wall seconds and its CPU seconds (user + system,
+# children included) to NAME's samples, unless this is the warm-up round.
 time_cmd() {
   local name="$1"; shift
   local t0 t1
   t0=$(now)
-  "$@" >/dev/null
+  /usr/bin/time -f "%U %S" -o "$work/cpu" "$@" >/dev/null
   t1=$(now)
   [ "$warm" = 1 ] && return 0
   samples[$name]+="$(python3 -c "print(($t1 - $t0) / 1e9)") "
+  cpu[$name]+="$(python3 -c "u, s = open('$work/cpu').read().split()[-2:]; print(float(u) + float(s))") "
 }
-# add_sample NAME SECONDS: a time a baseline measured itself.
-add_sample() { [ "$warm" = 1 ] || samples[$1]+="$2 "; }
+# time_self NAME CMD...: a baseline that times its own loop (the first word it prints).
+time_self() {
+  local name="$1"; shift
+  local out
+  out=$(/usr/bin/time -f "%U %S" -o "$work/cpu" "$@")
+  [ "$warm" = 1 ] && return 0
+  samples[$name]+="${out%% *} "
+  cpu[$name]+="$(python3 -c "u, s = open('$work/cpu').read().split()[-2:]; print(float(u) + float(s))") "
+}
 median() { python3 -c "import statistics,sys; print(statistics.median(map(float, sys.argv[1].split())))" "${samples[$1]}"; }
+cpu_median() { python3 -c "import statistics,sys; print(statistics.median(map(float, sys.argv[1].split())))" "${cpu[$1]}"; }
 
 scratch() { rm -rf -- "$work/out" && mkdir -p "$work/out"; }
 binaries=("$zrec")
@@ -130,7 +142,7 @@ round() {
     done
   fi
   if has_row zstd; then
-    add_sample zstd_base "$("$work/zstd_lines" "$work/lines.jsonl" 3 | cut -d' ' -f1)"
+    time_self zstd_base "$work/zstd_lines" "$work/lines.jsonl" 3
     for z in "${binaries[@]}"; do
       scratch
       "$z" create --ragged --dtype '|u1' --ndim 1 --codec zstd --shards 1 "$work/out/s"
@@ -138,7 +150,7 @@ round() {
     done
   fi
   if has_row cat; then
-    add_sample cat_base "$("$work/pread_gather" "$work/img" "$work/ids.txt" 2 "$record_bytes" | cut -d' ' -f1)"
+    time_self cat_base "$work/pread_gather" "$work/img" "$work/ids.txt" 2 "$record_bytes"
     for z in "${binaries[@]}"; do
       time_cmd "cat_$(label "$z")" "$z" --threads 2 cat "$work/img" --indices-from "$work/ids.txt" --format raw -o /dev/null
     done
@@ -169,39 +181,41 @@ for ((r = 0; r < reps; ++r)); do round; done
 
 # --- report --------------------------------------------------------------------------
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+# CPU seconds of a over b (user + system, children included): steadier than wall on a loaded machine.
+cr() { python3 -c "print(f'{$(cpu_median "$1") / $(cpu_median "$2"):.2f}x')"; }
 fmt() { python3 -c "print(f'{$1:.3f} s')"; }
 echo
 echo "zrec CLI benchmark: medians of $reps interleaved repetitions, warm page cache; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| path | zrec | baseline (same run) | ratio | target |"
-echo "|---|---:|---:|---:|---|"
+echo "| path | zrec | baseline (same run) | ratio | target | CPU ratio |"
+echo "|---|---:|---:|---:|---|---:|"
 for z in "${binaries[@]}"; do
   l=$(label "$z")
   tag=""; [ "$l" = before ] && tag=" (before)"
   if has_row digest; then
     b=$(median digest_base); d1=$(median "digest1_$l"); d2=$(median "digest2_$l")
-    echo "| \`zrec --threads 1 digest\`$tag, $images x 147 KiB raw | $(fmt "$d1") | cat \\| openssl dgst -sha256: $(fmt "$b") | $(ratio "$d1" "$b")x | <= 1.25x |"
-    echo "| \`zrec --threads 2 digest\`$tag | $(fmt "$d2") | 1 lane: $(fmt "$d1") | $(ratio "$d1" "$d2")x faster | ~2x |"
+    echo "| \`zrec --threads 1 digest\`$tag, $images x 147 KiB raw | $(fmt "$d1") | cat \\| openssl dgst -sha256: $(fmt "$b") | $(ratio "$d1" "$b")x | <= 1.25x | $(cr "digest1_$l" digest_base) |"
+    echo "| \`zrec --threads 2 digest\`$tag | $(fmt "$d2") | 1 lane: $(fmt "$d1") | $(ratio "$d1" "$d2")x faster | ~2x | $(cr "digest2_$l" "digest1_$l") |"
   fi
   if has_row append; then
     b=$(median append_base); a=$(median "append_$l")
-    echo "| \`zrec append-stream\` raw$tag, $lines_mib MiB of $line_count JSON lines | $(fmt "$a") | cat F > out; sync out: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.5x |"
+    echo "| \`zrec append-stream\` raw$tag, $lines_mib MiB of $line_count JSON lines | $(fmt "$a") | cat F > out; sync out: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.5x | $(cr "append_$l" append_base) |"
   fi
   if has_row zstd; then
     b=$(median zstd_base); a=$(median "zstd_$l")
     us_z=$(python3 -c "print(f'{$a / $line_count * 1e6:.2f}')"); us_b=$(python3 -c "print(f'{$b / $line_count * 1e6:.2f}')")
-    echo "| \`zrec --threads 1 append-stream\` zstd$tag, same lines | $us_z us/record | ZSTD_compressCCtx level 3 per line: $us_b us/record | $(python3 -c "print(f'{100 * $b / $a:.0f}%')") of in-memory | >= 90% |"
+    echo "| \`zrec --threads 1 append-stream\` zstd$tag, same lines | $us_z us/record | ZSTD_compressCCtx level 3 per line: $us_b us/record | $(python3 -c "print(f'{100 * $b / $a:.0f}%')") of in-memory | >= 90% | $(cr "zstd_$l" zstd_base) |"
   fi
   if has_row cat; then
     b=$(median cat_base); a=$(median "cat_$l")
-    echo "| \`zrec cat --indices-from IDS --format raw\`$tag, $cat_ids random x 147 KiB, 2 lanes | $(fmt "$a") | C pread loop, 2 lanes: $(fmt "$b") | $(ratio "$b" "$a") of limit | >= 0.95 |"
+    echo "| \`zrec cat --indices-from IDS --format raw\`$tag, $cat_ids random x 147 KiB, 2 lanes | $(fmt "$a") | C pread loop, 2 lanes: $(fmt "$b") | $(ratio "$b" "$a") of limit | >= 0.95 | $(cr "cat_$l" cat_base) |"
   fi
   if has_row reshard; then
     b=$(median reshard_base); a=$(median "reshard_$l")
-    echo "| \`zrec recompress --shards 8\` (frame copy)$tag + sync | $(fmt "$a") | cp -r + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x |"
+    echo "| \`zrec recompress --shards 8\` (frame copy)$tag + sync | $(fmt "$a") | cp -r + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "reshard_$l" reshard_base) |"
   fi
   if has_row concat; then
     b=$(median concat_base); a=$(median "concat_$l")
-    echo "| \`zrec concat DST A B\` (frame copy)$tag + sync | $(fmt "$a") | cp -r A, B + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x |"
+    echo "| \`zrec concat DST A B\` (frame copy)$tag + sync | $(fmt "$a") | cp -r A, B + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "concat_$l" concat_base) |"
   fi
 done
