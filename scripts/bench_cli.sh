@@ -8,6 +8,7 @@
 #              (and --threads 2, for lanes scaling)
 #   append     zrec append-stream, raw, JSON lines   vs  cat F > out; sync out
 #   zstd       zrec --threads 1 append-stream, zstd  vs  ZSTD_compressCCtx level 3 per line, from memory
+#              (and the same loop on each Ragged logical record: 8-byte length prefix + line)
 #   cat        zrec cat --indices-from IDS --format raw -o /dev/null, 2 lanes
 #                                                    vs  C pread loop (RecordLoc, then record into its
 #                                                        slot of a reused 256-record batch buffer), 2 lanes
@@ -143,6 +144,7 @@ round() {
   fi
   if has_row zstd; then
     time_self zstd_base "$work/zstd_lines" "$work/lines.jsonl" 3
+    time_self zstd_ragged "$work/zstd_lines" "$work/lines.jsonl" 3 ragged
     for z in "${binaries[@]}"; do
       scratch
       "$z" create --ragged --dtype '|u1' --ndim 1 --codec zstd --shards 1 "$work/out/s"
@@ -205,6 +207,8 @@ for z in "${binaries[@]}"; do
     b=$(median zstd_base); a=$(median "zstd_$l")
     us_z=$(python3 -c "print(f'{$a / $line_count * 1e6:.2f}')"); us_b=$(python3 -c "print(f'{$b / $line_count * 1e6:.2f}')")
     echo "| \`zrec --threads 1 append-stream\` zstd$tag, same lines | $us_z us/record | ZSTD_compressCCtx level 3 per line: $us_b us/record | $(python3 -c "print(f'{100 * $b / $a:.0f}%')") of in-memory | >= 90% | $(cr "zstd_$l" zstd_base) |"
+    b=$(median zstd_ragged); us_b=$(python3 -c "print(f'{$b / $line_count * 1e6:.2f}')")
+    echo "| same, against the same logical records | $us_z us/record | the same loop on 8-byte length prefix + line: $us_b us/record | $(python3 -c "print(f'{100 * $b / $a:.0f}%')") of in-memory | | $(cr "zstd_$l" zstd_ragged) |"
   fi
   if has_row cat; then
     b=$(median cat_base); a=$(median "cat_$l")
