@@ -102,7 +102,10 @@ time_cmd() {
   local name="$1"; shift
   local t0 t1
   t0=$(now)
-  /usr/bin/time -f "%U %S" -o "$work/cpu" "$@" >/dev/null
+  if ! /usr/bin/time -f "%U %S" -o "$work/cpu" "$@" >/dev/null 2>"$work/stderr"; then
+    cat "$work/stderr" >&2
+    return 1
+  fi
   t1=$(now)
   [ "$warm" = 1 ] && return 0
   samples[$name]+="$(python3 -c "print(($t1 - $t0) / 1e9)") "
