@@ -63,8 +63,12 @@ printf '1 2\n3\n4 5 6\n7\n8 9\n' | "$izrec" append-stream --parse ints "$tmp/sto
 
 # --- consumer through find_package(zrec) -----------------------------------------------
 consumer=$root/tests/install_consumer
+# Under ASan (ZREC_SANITIZED=1) the installed libzrec.a is instrumented, so its consumers
+# link the sanitizer runtimes too, as any user of such a build would.
+san=""
+[ "${ZREC_SANITIZED:-0}" = 1 ] && san="-fsanitize=address,undefined"
 if cmake -S "$consumer" -B "$tmp/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-     >"$tmp/cmake.log" 2>&1 && cmake --build "$tmp/cmake-consumer" >>"$tmp/cmake.log" 2>&1; then
+     -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" >"$tmp/cmake.log" 2>&1 && cmake --build "$tmp/cmake-consumer" >>"$tmp/cmake.log" 2>&1; then
   out=$("$tmp/cmake-consumer/store_length" "$tmp/store")
   if [ "$out" = 5 ]; then ok; else fail "find_package consumer printed '$out', want 5"; fi
 else
@@ -73,7 +77,7 @@ fi
 
 # --- consumer through pkg-config -------------------------------------------------------
 flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs --static zrec)
-if [ -n "$flags" ] && c++ -std=c++20 -O1 "$consumer/main.cc" $flags -o "$tmp/pc-consumer" 2>"$tmp/pc.log"; then
+if [ -n "$flags" ] && c++ -std=c++20 -O1 $san "$consumer/main.cc" $flags -o "$tmp/pc-consumer" 2>"$tmp/pc.log"; then
   out=$("$tmp/pc-consumer" "$tmp/store")
   if [ "$out" = 5 ]; then ok; else fail "pkg-config consumer printed '$out', want 5"; fi
 else
