@@ -1,4 +1,4 @@
-# cmake --install BUILD --prefix P: the zrec tool, its man pages and shell completion, and
+# cmake --install BUILD --prefix P: the zrec tool, its man pages, shell completion and docs, and
 # the core library as a package (headers, libzrec.a, CMake config as zrec::zrec, zrec.pc).
 include(CMakePackageConfigHelpers)
 
@@ -9,6 +9,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/completions/zrec
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/completions/_zrec
         DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
+
+# The format specification, the README and the license, to share/doc/zrec.
+install(FILES README.md LICENSE docs/format.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The library: public headers, the static core and its exported target.
 install(DIRECTORY include/zrec DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")

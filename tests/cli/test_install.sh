@@ -26,7 +26,8 @@ izrec=$prefix/bin/zrec
 
 # --- layout ----------------------------------------------------------------------------
 for f in bin/zrec share/man/man1/zrec.1 share/bash-completion/completions/zrec \
-         share/zsh/site-functions/_zrec include/zrec/store.h include/zrec/status.h; do
+         share/zsh/site-functions/_zrec share/doc/zrec/format.md share/doc/zrec/LICENSE \
+         include/zrec/store.h include/zrec/status.h; do
   check "installed $f" test -s "$prefix/$f"
 done
 commands=$("$izrec" --help | awk '/^Subcommands:/ { on = 1; next } on && /^[[:space:]]*$/ { exit }
