@@ -123,6 +123,18 @@ for c in $commands; do
   if [ -z "$missing" ]; then ok; else fail "bash completion of 'zrec $c -' lacks: $(echo $missing)"; fi
 done
 
+# The value words the completion offers (codec, format, framing, ... names) are ones the
+# command's own --help names, so a renamed value cannot linger in the completion.
+sed -n "s/^    \([a-z-]*\):\([^)]*\)) COMPREPLY=(\$(compgen -W '\([^']*\)'.*/\1 \3/p" \
+  "$prefix/share/bash-completion/completions/zrec" >"$tmp/value_words"
+check "the bash completion offers value words" test -s "$tmp/value_words"
+while read -r c words; do
+  "$izrec" "$c" --help >"$tmp/help.$c"
+  for w in $words; do
+    if grep -qw -- "$w" "$tmp/help.$c"; then ok; else fail "bash completion offers '$w' for zrec $c, which its --help does not name"; fi
+  done
+done <"$tmp/value_words"
+
 # --- zsh completion --------------------------------------------------------------------
 zfile=$prefix/share/zsh/site-functions/_zrec
 if command -v zsh >/dev/null; then
