@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  libzstd-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
+  libzstd-dev libssl-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
   time util-linux parallel
