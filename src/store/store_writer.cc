@@ -16,6 +16,7 @@
 #include "engine/thread_pool.h"
 #include "format/record_loc.h"
 #include "format/static_page.h"
+#include "io/copy_range.h"
 #include "io/iovec_pack.h"
 #include "store/store_files.h"
 
@@ -118,6 +119,33 @@ struct StoreWriter::Impl {
     Status s = files.data[c.shard].pwritev_all(iov, base);
     if (scratch[lane].size() > 4 * options.chunk_bytes) std::vector<uint8_t>().swap(scratch[lane]);
     return s;
+  }
+
+  // Records whose stored bytes lie in another file: copied kernel-side, one
+  // copy_file_range per run of records adjacent both there and in this chunk.
+  Status write_copied_chunk(std::span<const EncodedRecord> records, const Chunk& c) {
+    const uint32_t shards = files.page.data_shards;
+    uint64_t total = 0;
+    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
+      locs[k] = RecordLoc{total, records[k].phys_length, records[k].logic_length};
+      total += records[k].phys_length;
+    }
+    const uint64_t base = reserve(c.shard, total);
+    for (size_t j = 0, k = c.first; j < c.count;) {
+      const EncodedRecord& first = records[k];
+      if (first.src_fd < 0) return invalid_argument("a window mixes copied and written stored records");
+      uint64_t run = first.phys_length;
+      locs[k].offset += base;
+      const uint64_t at = locs[k].offset;
+      for (++j, k += shards; j < c.count; ++j, k += shards) {
+        const EncodedRecord& r = records[k];
+        if (r.src_fd != first.src_fd || r.src_offset != first.src_offset + run) break;
+        locs[k].offset += base;
+        run += r.phys_length;
+      }
+      ZREC_RETURN_IF_ERROR(io::copy_range(first.src_fd, "source data file", first.src_offset, files.data[c.shard], at, run));
+    }
+    return Status::ok();
   }
 
   // Raw: the records' own buffers (and Ragged dims) go to pwritev.
@@ -285,7 +313,7 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
     auto bad = [&](const std::string& rule) {
       return invalid_argument("stored record " + std::to_string(k) + " of this batch " + rule);
     };
-    if (r.data == nullptr || r.phys_length < 1 || r.logic_length < 1) return bad("is empty");
+    if ((r.data == nullptr && r.src_fd < 0) || r.phys_length < 1 || r.logic_length < 1) return bad("is empty");
     if (r.phys_length > format::kMaxRecordBytes || r.logic_length > format::kMaxRecordBytes)
       return bad("is 2 GiB or larger (the format's limit per record)");
     if (codec == Codec::kRaw && r.phys_length != r.logic_length)
@@ -303,6 +331,7 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
   m.locs.resize(records.size());
   const auto chunks = m.split(records.size(), [&](size_t k) { return uint64_t{records[k].phys_length}; });
   return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
+    if (records[c.first].src_fd >= 0) return m.write_copied_chunk(records, c);
     return m.write_verbatim_chunk(lane, c, [&](size_t k, std::vector<iovec>& iov) {
       const EncodedRecord& r = records[k];
       iov.push_back({const_cast<uint8_t*>(r.data), r.phys_length});
