@@ -2,8 +2,9 @@
 """The publish path under failing syscalls: strace fault injection on every fsync,
 fdatasync, pwrite64, pwritev and ftruncate call of an append with checkpoints.
 
-A store (zstd, and raw, whose records go out through pwritev) holding 30 records gets 25 more through `append-stream --checkpoint-every 10`,
-so the published states are 30, 40, 50 and 55 records. The run is repeated once per
+A store (zstd, and raw, whose records go out through pwritev) holding 30 records gets
+25 more through `append-stream --checkpoint-every 10`, so the published states are 30,
+40, 50 and 55 records. The run is repeated once per
 call index N of each syscall with `strace -e inject=SYSCALL:error=E:when=N`, for E in
 EIO (every syscall), ENOSPC and EFBIG (fsync, pwrite64) and EINTR (every syscall).
 After every run:
