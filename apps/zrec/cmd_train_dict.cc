@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -180,10 +181,12 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
     return out.flush();
   }
   // A killed train-dict leaves its temporary; remove those that provably are zrec's.
+  // The name is cut so that "NAME.tmp-XXXXXX" fits NAME_MAX.
   const std::filesystem::path target(path);
-  const std::string prefix = target.filename().string() + ".tmp-";
-  store::remove_abandoned_temp_dicts(target.has_parent_path() ? target.parent_path().string() : ".", prefix);
-  std::string tmpl = path + ".tmp-XXXXXX";
+  const std::string parent = target.has_parent_path() ? target.parent_path().string() : ".";
+  const std::string prefix = target.filename().string().substr(0, NAME_MAX - 11) + ".tmp-";
+  store::remove_abandoned_temp_dicts(parent, prefix);
+  std::string tmpl = (target.has_parent_path() ? parent + "/" : std::string()) + prefix + "XXXXXX";
   const int fd = io::retry_eintr([&] { return ::mkstemp(tmpl.data()); });
   if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);
   io::File f(fd, tmpl);

@@ -185,6 +185,12 @@ def test_train_dict_temporaries(d):
     for p, content in keep.items():
         expect(os.path.exists(p) and open(p, "rb").read() == content, "train-dict removed or changed %s" % p)
         expect("leaving '%s' in place" % p in err, "no warning about %s: %r" % (p, err))
+    # An output name of NAME_MAX bytes: the temporary's name is cut to fit.
+    long_out = os.path.join(d, "d" * 255)
+    rc, _, err = run(["-q", "train-dict", src, "-o", long_out])
+    expect(rc == 0, "train-dict -o <255-byte name> failed: %s" % err)
+    expect(open(long_out, "rb").read()[:4] == DICT_MAGIC, "no dictionary at the 255-byte name")
+    expect(not [n for n in os.listdir(d) if ".tmp-" in n and n.startswith("ddd")], "a temporary was left")
 
 
 def test_concurrent_creates(d):
