@@ -49,7 +49,9 @@ struct WriterOptions;
 // renames the directory into place. `path` must not exist at all (kAlreadyExists).
 // `path` never holds a partial store: on any error (from fill, too) the temporary is
 // removed; after a crash or kill it stays behind under its hidden name, and the next
-// create_store/build_store of the same path removes it (its lock is free).
+// create_store/build_store of the same path removes it when it provably is zrec's (its
+// lock is free, its marker is there, same owner, only store files: store/temp_files.h);
+// anything else of that name is left, with a warning (zrec/warning.h).
 // The temporary is locked (flock) while it is built, so a live build is never removed.
 Status build_store(const std::string& path, const CreateOptions& options, const WriterOptions& writer_options,
                    const std::function<Status(StoreWriter&)>& fill);
@@ -130,7 +132,11 @@ class StoreWriter {
   Status append_encoded(std::span<const EncodedRecord> records);
 
   // Publishes everything appended so far (a checkpoint): truncates each data file to
-  // its tail, syncs, writes the static page.
+  // its tail, syncs, writes the static page. If the page write or its fsync fails, the
+  // page is read back: the error says whether the store now holds the new state (not
+  // confirmed durable; published_length() is the new length) or still the previous
+  // one, and no file is ever shortened below what the new page references. The writer
+  // can only abort afterwards.
   Status publish();
 
   // publish(), then releases the lock. The writer is unusable afterwards.
@@ -138,6 +144,7 @@ class StoreWriter {
 
   // Drops unpublished records: truncates data files and the table back to the last
   // published state (so the store is byte-for-byte as published) and releases the lock.
+  // After a page write of unknown outcome it shortens nothing (see publish()).
   void abort();
 
  private:
