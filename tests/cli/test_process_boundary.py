@@ -287,9 +287,9 @@ def test_output_guard(d):
     os.mkdir(os.path.join(d, "elsewhere"))
     os.link(os.path.join(src, "meta.zr"), os.path.join(d, "elsewhere", "hard"))
     cases = [
-        (["train-dict", "zd", "-o", "zd/dict.zr"], zd, "-o", "zd/dict.zr"),
-        (["train-dict", "src", "-o", "src/dict.zr"], src, "-o", "src/dict.zr"),
-        (["train-dict", "zd", "-o", "./zd/../zd/dict.zr"], zd, "-o", "./zd/../zd/dict.zr"),
+        (["train-dict", "--tier", "small", "zd", "-o", "zd/dict.zr"], zd, "-o", "zd/dict.zr"),
+        (["train-dict", "--tier", "small", "src", "-o", "src/dict.zr"], src, "-o", "src/dict.zr"),
+        (["train-dict", "--tier", "small", "zd", "-o", "./zd/../zd/dict.zr"], zd, "-o", "./zd/../zd/dict.zr"),
         (["recompress", "src", "src/dict.zr"], src, "DST", "src/dict.zr"),
         (["recompress", "src", "link/sub"], src, "DST", "link/sub"),
         (["concat", "src/x", "zd", "src"], src, "DST", "src/x"),
