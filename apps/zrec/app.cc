@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "io/store_lock.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
 #include "zrec/interrupt.h"
+#include "zrec/pipe_deadlock.h"
 #include "zrec/printable.h"
 
 namespace zrec::cli {
@@ -78,6 +80,7 @@ int run_cli(int argc, char** argv) {
   };
 
   refuse_negative_unsigned(app);
+  io::set_lock_wait_probe(pipe_deadlock);  // a --wait on our own pipe's writer fails, not hangs
 
   // CLI11 would say only "A subcommand is required" for a mistyped command name.
   if (argc > 1 && argv[1][0] != '-') {

@@ -13,6 +13,7 @@ namespace zrec::io {
 namespace {
 
 CancelToken g_cancel;  // set by the one thread that runs a command, before it waits
+LockWaitProbe g_probe;
 
 bool lock_wait_cancelled() {
   if (g_cancel.flag != nullptr && g_cancel.flag->load(std::memory_order_relaxed) != 0) return true;
@@ -31,15 +32,21 @@ int try_flock(int fd, int op) {
   }
 }
 
-// Waits until `op | LOCK_NB` succeeds or the token cancels: 0, errno, or ECANCELED.
-// Sleeps 1 ms after the first refusal, doubling to 100 ms, so a lock let go is taken
-// within 100 ms and a waiter costs ~10 wake-ups a second.
-int wait_flock_cancellable(int fd, int op) {
+// Waits until `op | LOCK_NB` succeeds or the token cancels: 0, errno, or ECANCELED;
+// EDEADLK with *why set when the probe says the wait cannot end. Sleeps 1 ms after the
+// first refusal, doubling to 100 ms, so a lock let go is taken within 100 ms and a
+// waiter costs ~10 wake-ups a second.
+int wait_flock_cancellable(const File& meta, int op, const std::string& store_path, std::string* why) {
+  const int fd = meta.fd();
   int sleep_ms = 1;
   for (;;) {
     if (lock_wait_cancelled()) return ECANCELED;
     const int err = try_flock(fd, op | LOCK_NB);
     if (err != EWOULDBLOCK) return err;
+    if (g_probe && (sleep_ms == 1 || sleep_ms == 100)) {
+      *why = g_probe(meta, store_path);
+      if (!why->empty()) return EDEADLK;
+    }
     pollfd p{g_cancel.wake_fd, POLLIN, 0};
     (void)::poll(&p, g_cancel.wake_fd >= 0 ? 1 : 0, sleep_ms);  // EINTR: the check above sees why
     sleep_ms = std::min(sleep_ms * 2, 100);
@@ -49,13 +56,16 @@ int wait_flock_cancellable(int fd, int op) {
 }  // namespace
 
 void set_lock_wait_cancel(CancelToken token) { g_cancel = token; }
+void set_lock_wait_probe(LockWaitProbe probe) { g_probe = std::move(probe); }
 
 Status lock_store(const File& meta, LockMode mode, bool wait, const std::string& store_path) {
   const int op = mode == LockMode::kExclusive ? LOCK_EX : LOCK_SH;
   int err = try_flock(meta.fd(), op | LOCK_NB);
+  std::string why;
   if (err == EWOULDBLOCK && wait)
-    err = can_cancel() ? wait_flock_cancellable(meta.fd(), op) : try_flock(meta.fd(), op);
+    err = can_cancel() ? wait_flock_cancellable(meta, op, store_path, &why) : try_flock(meta.fd(), op);
   if (err == 0) return Status::ok();
+  if (err == EDEADLK && !why.empty()) return Status(StatusCode::kBusy, why);
   if (err == ECANCELED)
     return Status(StatusCode::kCancelled,
                   "interrupted while waiting for the lock on store '" + store_path + "'; nothing was changed");

@@ -2,6 +2,7 @@
 // writer, shared for a reader. Released when the descriptor closes.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "io/file.h"
@@ -23,5 +24,11 @@ Status lock_store(const File& meta, LockMode mode, bool wait, const std::string&
 // the flag was checked, so a cancellable wait polls: LOCK_NB tries, between which it
 // sleeps in poll(2) on the token's wake descriptor (a signal wakes it at once).
 void set_lock_wait_cancel(CancelToken token);
+
+// Asked about every 100 ms while a cancellable wait lasts: a non-empty answer (why the
+// wait can never end, e.g. the holder is the process that feeds our stdin) fails the
+// wait with kBusy and that message. Empty function: none.
+using LockWaitProbe = std::function<std::string(const File& meta, const std::string& store_path)>;
+void set_lock_wait_probe(LockWaitProbe probe);
 
 }  // namespace zrec::io

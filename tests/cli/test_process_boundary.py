@@ -453,8 +453,37 @@ def test_escaped_messages_and_json(d):
     FIGURES.append("escaped outputs checked: append summary, 4 errors, info/verify --json")
 
 
+# --- weak point: a --wait on the process that feeds us --------------------------------
+
+def test_pipe_from_the_same_store_does_not_hang(d):
+    """`zrec --wait cat --format npy src | zrec --wait append-npy src -`: whichever takes
+    src's lock first, the other would wait for it forever (cat holds it while it writes
+    more than a pipe holds; append-npy holds it while it waits for cat's output). The
+    waiter sees that the holder is at the other end of its pipe and fails at once."""
+    src = make_inputs(d)
+    before = snapshot(src)
+    seen = {"stdin": 0, "stdout": 0}
+    for _ in range(6):
+        cmd = "%s --wait cat --format npy src | %s --wait append-npy src -" % (ZREC, ZREC)
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(["bash", "-c", cmd], cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("cat | append-npy on one store, both --wait, hangs")
+        err = p.stderr.decode("utf-8", "replace")
+        m = re.search(r"zrec (cat|append-npy): store 'src' is held by process \d+, which is connected to (stdin|stdout) "
+                      r"by a pipe: waiting for it would never end; write that output to a file first", err)
+        expect(m is not None, "no deadlock message: %r" % err)
+        expect((m.group(1), m.group(2)) in (("append-npy", "stdin"), ("cat", "stdout")), "message: %r" % err)
+        seen[m.group(2)] += 1
+        expect(time.monotonic() - t0 < 10, "took %.1f s" % (time.monotonic() - t0))
+        expect(snapshot(src) == before, "the store changed: %s" % err)
+    verified(src, "after the refused pipelines")
+    FIGURES.append("same-store pipelines refused: %d by the appender, %d by the reader" % (seen["stdin"], seen["stdout"]))
+
 if __name__ == "__main__":
     sys.exit(case_runner.run_cases([test_closed_standard_fds, test_wait_is_interruptible, test_wait_still_waits,
                                     test_output_guard, test_unsigned_options_refuse_negatives,
-                                    test_lines_are_bounded, test_escaped_messages_and_json],
+                                    test_lines_are_bounded, test_escaped_messages_and_json,
+                                    test_pipe_from_the_same_store_does_not_hang],
                                    "zrec-boundary-", figures=FIGURES))
