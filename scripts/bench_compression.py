@@ -190,7 +190,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     report = []
     _, version, _ = zrec("--version")
-    report.append("zrec %s, %d CPUs, `%s`\n" % (version.strip(), os.cpu_count(), ZREC))
+    # --version prints "zrec X", "zstd Y", "fmt Z" on three lines.
+    report.append("%s, %d CPUs, `%s`\n" % (", ".join(version.strip().splitlines()), os.cpu_count(), ZREC))
     try:
         tok = os.path.join(work, "tokens.npy")
         make_tokens(tok, int(40000 * scale))

@@ -255,7 +255,7 @@ def main():
     ap.add_argument("--batch", type=int, default=256, help="records per gather batch [256]")
     ap.add_argument("--seconds", type=float, default=2.0, help="timed gathering per backend [2]")
     ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds [4]")
-    ap.add_argument("--threads", type=int, help="zrec lanes [FORMAT.md §9 budgets]")
+    ap.add_argument("--threads", type=int, help="zrec lanes [docs/format.md §9 budgets]")
     ap.add_argument("--dir", help="scratch directory [$TMPDIR or /tmp]")
     ap.add_argument("--peers", default="npy,hdf5,lmdb", help="comma-separated subset of npy,hdf5,lmdb")
     ap.add_argument("--codecs", default="raw,zstd,zstd_dict", help="zrec codecs, comma-separated [all three]")

@@ -10,6 +10,7 @@ packages=(
   python3-h5py python3-lmdb  # scripts/bench_peers.py
   time util-linux parallel
   bsdutils  # script(1), for tests/cli/test_progress.sh
+  zsh  # tests/cli/test_install.sh: the installed zsh completion parses
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
 )
 

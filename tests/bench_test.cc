@@ -184,7 +184,7 @@ TEST_SUITE("bench") {
     const auto c = bench::generate(bench::Workload::kTokens, 600, 3, 2);
     const std::string path = dir / "s";
     build(path, c, Codec::kRaw);
-    // RecordLoc[300].phys_length = 0 (FORMAT.md §8: phys_length >= 1).
+    // RecordLoc[300].phys_length = 0 (docs/format.md §8: phys_length >= 1).
     auto meta = test::read_file(path + "/meta.zr");
     format::store_le<uint32_t>(&meta[format::record_loc_offset(300) + 8], 0);
     test::write_file(path + "/meta.zr", meta);

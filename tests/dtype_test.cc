@@ -1,4 +1,4 @@
-// Tests for zrec::DType, parse_dtype and parse_canonical_dtype (FORMAT.md §4, §10),
+// Tests for zrec::DType, parse_dtype and parse_canonical_dtype (docs/format.md §4, §10),
 // plus the small helpers that live beside them: to_string(StatusCode), checked_volume.
 //
 // Expected canonical strings and itemsizes were produced by NumPy 1.24.2,

@@ -1,4 +1,4 @@
-// RecordLoc byte layout (FORMAT.md §3): offset u64 at 0, phys_length u32 at 8, logic_length u32 at 12.
+// RecordLoc byte layout (docs/format.md §3): offset u64 at 0, phys_length u32 at 8, logic_length u32 at 12.
 #include "format/record_loc.h"
 
 #include "testutil.h"

@@ -1,4 +1,4 @@
-// Schema MsgPack (FORMAT.md §4, §10): writer bytes equal msgpack-python's packb,
+// Schema MsgPack (docs/format.md §4, §10): writer bytes equal msgpack-python's packb,
 // reader accepts other valid encodings and refuses malformed ones.
 #include "format/schema_msgpack.h"
 

@@ -1,4 +1,4 @@
-// Byte layout of the static page (FORMAT.md §2), pinned against hand-computed bytes.
+// Byte layout of the static page (docs/format.md §2), pinned against hand-computed bytes.
 #include "format/static_page.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Store round trips through the core API: every codec x shards {1, 3, 255} x lanes
 // {1, 2, 4}, Dense and Ragged, windows and chunks smaller than records, physical
-// order, reopen, abort and crash consistency (FORMAT.md §5-§8).
+// order, reopen, abort and crash consistency (docs/format.md §5-§8).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,7 +19,7 @@ using namespace zrec;
 namespace {
 
 std::vector<uint8_t> test_dictionary() {
-  // A raw-content dictionary (FORMAT.md §10 allows them): bytes records share.
+  // A raw-content dictionary (docs/format.md §10 allows them): bytes records share.
   std::vector<uint8_t> d;
   for (int i = 0; i < 4096; ++i) d.push_back(static_cast<uint8_t>(i / 16));
   return d;

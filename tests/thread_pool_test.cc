@@ -40,7 +40,7 @@ TEST_SUITE("thread_pool") {
     REQUIRE_OK(pool.run(4, [](size_t, size_t) { return Status::ok(); }));  // reusable afterwards
   }
 
-  TEST_CASE("the thread budget follows FORMAT.md section 9 unless overridden") {
+  TEST_CASE("the thread budget follows docs/format.md section 9 unless overridden") {
     CHECK(engine::write_lanes(7) == 7);
     CHECK(engine::read_lanes(3) == 3);
     CHECK(engine::write_lanes() == std::max<size_t>(1, engine::available_cpus() * 3 / 4));

@@ -1,7 +1,11 @@
 // Root of the CLI: global flags, the subcommand table, error and exit-code policy.
 #include "zrec/app.h"
 
+#include <fmt/format.h>
+#include <zstd.h>
+
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "io/store_lock.h"
@@ -40,12 +44,19 @@ void refuse_negative_unsigned(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
 }
 
+// zrec's version and the versions of the libraries linked in: zstd as loaded at run time
+// (a shared library may differ from the headers built against), fmt as compiled in.
+std::string version_text() {
+  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}", ZREC_VERSION, ZSTD_versionString(), FMT_VERSION / 10000,
+                     FMT_VERSION / 100 % 100, FMT_VERSION % 100);
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");
-  app.set_version_flag("--version", "zrec " ZREC_VERSION);
+  app.set_version_flag("-V,--version", version_text(), "Print the version of zrec and of the zstd and fmt libraries it uses");
   app.require_subcommand(1, 1);
   app.fallthrough();
   app.footer("Run 'zrec <command> --help' for one command, or see man zrec.\n"
@@ -77,6 +88,7 @@ int run_cli(int argc, char** argv) {
       register_digest(app, global),
       register_verify(app, global),
       register_bench(app, global),
+      register_completion(app, global),
   };
 
   refuse_negative_unsigned(app);

@@ -19,7 +19,7 @@ struct BenchEnvironment {
   std::vector<std::string> warnings;  // e.g. not an optimized build
 };
 
-// Collects the environment for lanes from --threads (0: the FORMAT.md §9 budgets).
+// Collects the environment for lanes from --threads (0: the docs/format.md §9 budgets).
 BenchEnvironment collect_environment(size_t threads);
 // Lines for stderr: "zrec bench: zrec 0.1.0, zstd 1.5.4, AMD EPYC (2 CPUs, 2 cores) ...".
 std::string environment_text(const BenchEnvironment& env, const std::string& codecs, bool cold);

@@ -1,5 +1,5 @@
 // zrec verify: check a store (or each store of a directory of named streams) against
-// every rule of FORMAT.md §8 and more, reporting every problem with its record, data
+// every rule of docs/format.md §8 and more, reporting every problem with its record, data
 // file and offset. The checks live in the core (include/zrec/verify.h); this file
 // parses options, reads per-record digests, draws progress and prints the report.
 //
@@ -369,7 +369,7 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
                   "Per-record SHA-256 file from 'zrec digest --per-record' (or -): report every record "
                   "whose bytes changed");
   cmd->footer(
-      "Checks every rule of FORMAT.md section 8 on every record (lengths, tails, schema widths,\n"
+      "Checks every rule of docs/format.md section 8 on every record (lengths, tails, schema widths,\n"
       "Ragged shape prefixes), that no two records overlap in a data file, and that every record\n"
       "reads and decodes to exactly its logic_length (zstd content checksums are verified when\n"
       "frames carry them: create --checksum). Problems are listed with record ID, data file,\n"

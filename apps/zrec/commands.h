@@ -14,7 +14,7 @@ namespace zrec::cli {
 
 // Flags shared by every subcommand.
 struct GlobalOptions {
-  size_t threads = 0;  // --threads / ZREC_THREADS; 0: the FORMAT.md §9 budget
+  size_t threads = 0;  // --threads / ZREC_THREADS; 0: the docs/format.md §9 budget
   int verbosity = 0;   // -q: -1, -v: 1, -vv: 2
   bool wait = false;   // --wait: block on a locked store instead of failing
   bool progress = false;     // --progress: force the progress meter
@@ -41,5 +41,7 @@ Command register_concat(CLI::App& root, const GlobalOptions& global);
 Command register_digest(CLI::App& root, const GlobalOptions& global);
 Command register_verify(CLI::App& root, const GlobalOptions& global);
 Command register_bench(CLI::App& root, const GlobalOptions& global);
+// Hidden: prints the bash or zsh completion script generated from `root` (completion.cc).
+Command register_completion(CLI::App& root, const GlobalOptions& global);
 
 }  // namespace zrec::cli

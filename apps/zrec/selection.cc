@@ -97,7 +97,7 @@ Result<uint64_t> resolve_index(int64_t index, int64_t length) {
   return uint64_t(id);
 }
 
-// A store cannot hold 2^63 records (FORMAT.md §10 bounds 4096 + 16*length), so
+// A store cannot hold 2^63 records (docs/format.md §10 bounds 4096 + 16*length), so
 // clamping the length keeps every computation in int64 without changing results.
 int64_t as_signed_length(uint64_t length) {
   return int64_t(std::min<uint64_t>(length, std::numeric_limits<int64_t>::max()));

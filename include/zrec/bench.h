@@ -92,7 +92,7 @@ struct Throughput {
 struct RunOptions {
   std::vector<Codec> codecs = {Codec::kRaw, Codec::kZstd, Codec::kZstdDict};
   uint64_t batch = 0;        // records per gather; 0: the workload's default (256)
-  size_t threads = 0;        // lanes for reads and writes; 0: FORMAT.md §9 budgets
+  size_t threads = 0;        // lanes for reads and writes; 0: docs/format.md §9 budgets
   std::string dir;           // parent of the temporary stores ("" : $TMPDIR or /tmp)
   bool keep = false;         // keep the stores (their paths are in the result)
   bool cold = false;         // evict the store's files from the page cache before each batch

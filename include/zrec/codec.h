@@ -1,4 +1,4 @@
-// The per-record codecs of a store (FORMAT.md §6), one per store, fixed at create.
+// The per-record codecs of a store (docs/format.md §6), one per store, fixed at create.
 #pragma once
 
 #include <cstdint>

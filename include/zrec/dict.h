@@ -74,7 +74,7 @@ struct TrainOptions {
   uint64_t max_sample_bytes = uint64_t{128} << 10;
   uint64_t seed = 0;                       // sample selection
   int level = 0;                           // level the entropy tables are tuned for; 0: 15
-  size_t threads = 0;                      // candidate lanes; 0: the FORMAT.md §9 write budget
+  size_t threads = 0;                      // candidate lanes; 0: the docs/format.md §9 write budget
   int search = 1;                          // parameter grid: 0 one candidate, 1 six, 2 sixteen
                                            // (2 also tries the balanced tier's 110 KiB)
 };

@@ -28,7 +28,7 @@ namespace zrec {
 using RecordHash = std::array<uint8_t, 32>;
 
 struct DigestOptions {
-  size_t threads = 0;                        // hashing lanes; 0: the FORMAT.md §9 read budget
+  size_t threads = 0;                        // hashing lanes; 0: the docs/format.md §9 read budget
   uint64_t window_bytes = kDefaultWindowBytes;  // logical bytes read per window
   // Called with each record's hash R_i, in record order (from the calling thread).
   std::function<Status(uint64_t id, const RecordHash& hash)> per_record;

@@ -1,4 +1,4 @@
-// NumPy dtypes as zrecord schemas spell them (FORMAT.md §4 and §10 "dtype grammar").
+// NumPy dtypes as zrecord schemas spell them (docs/format.md §4 and §10 "dtype grammar").
 // A DType is one scalar type: bool, signed/unsigned ints, floats, complex, fixed-width
 // bytes `S<n>`, UCS-4 text `U<n>`, opaque `V<n>`, datetime64/timedelta64 with a unit.
 #pragma once

@@ -1,4 +1,4 @@
-// RecordLoc: where one record's stored bytes are (FORMAT.md §3).
+// RecordLoc: where one record's stored bytes are (docs/format.md §3).
 #pragma once
 
 #include <cstdint>

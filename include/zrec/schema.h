@@ -1,4 +1,4 @@
-// The store schema (FORMAT.md §4): dtype, ndim and, for Dense stores, item_shape.
+// The store schema (docs/format.md §4): dtype, ndim and, for Dense stores, item_shape.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ struct Schema {
   Geometry geometry() const { return item_shape ? Geometry::kDense : Geometry::kRagged; }
   bool is_dense() const { return item_shape.has_value(); }
 
-  // Checks the FORMAT.md rules a schema must follow (Ragged ndim >= 1, item_shape
+  // Checks the docs/format.md rules a schema must follow (Ragged ndim >= 1, item_shape
   // entries >= 1, the Dense record width and Ragged minimum fit below 2^31, and so on).
   Status validate() const;
 

@@ -14,7 +14,7 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,  // bad input to create/append: schema, dtype, shape, options
   kNotFound,         // a path that should exist does not
-  kMalformed,        // a store breaks a FORMAT.md rule
+  kMalformed,        // a store breaks a docs/format.md rule
   kIoError,          // a system call failed
   kBusy,             // the store's lifetime lock is held by another process
   kUnsupported,      // well-formed but outside what zrec handles

@@ -1,5 +1,5 @@
 // Store: the read side of a zrecord store. Opening takes the shared lifetime lock and
-// checks every store-level rule of FORMAT.md §8; reads check every per-record rule.
+// checks every store-level rule of docs/format.md §8; reads check every per-record rule.
 //
 // Example:
 //   auto store = zrec::Store::open("tokens/");
@@ -28,7 +28,7 @@ namespace zrec {
 inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
 
 struct OpenOptions {
-  size_t threads = 0;  // lanes; 0: FORMAT.md §9 read budget
+  size_t threads = 0;  // lanes; 0: docs/format.md §9 read budget
   bool wait = false;   // block on a held lock instead of failing with kBusy
   // gather(): copy/decode records from read-only mappings of the data files instead of
   // a pread each (scan() always preads, to keep its memory within its window): always
@@ -68,7 +68,7 @@ class Store {
   std::vector<std::pair<std::string, uint64_t>> file_sizes() const;
 
   // Reads RecordLoc[first .. first+count) with one positional read and checks each
-  // against FORMAT.md §8 (lengths, tail bound, schema width). Requires first+count <= length.
+  // against docs/format.md §8 (lengths, tail bound, schema width). Requires first+count <= length.
   Status read_locs(uint64_t first, uint64_t count, RecordLoc* out) const;
 
   // Reads and checks the RecordLocs of arbitrary `ids` (each < length, kInvalidArgument
@@ -98,7 +98,7 @@ class Store {
   // buffer[offsets[k] .. offsets[k] + locs[k].phys_length). The buffer is laid out in
   // physical order, not in the order of ids: records adjacent in a data file are read
   // with one positional read (runs of up to 8 MiB), on all lanes.
-  // Checks without decoding: each location (FORMAT.md §8); two records overlapping in
+  // Checks without decoding: each location (docs/format.md §8); two records overlapping in
   // one data file; a zstd record is exactly one frame declaring logic_length; a raw
   // Ragged record's shape prefix matches its length. kMalformed names the record.
   // `buffer` and `offsets` are resized as needed and may be reused across calls.

@@ -1,4 +1,4 @@
-// Creating stores and appending to them (FORMAT.md §7). A StoreWriter holds the
+// Creating stores and appending to them (docs/format.md §7). A StoreWriter holds the
 // store's exclusive lifetime lock; records it appends become visible to readers only
 // when it publishes (publish() or close()), which rewrites the static page.
 //
@@ -31,7 +31,7 @@ struct CreateOptions {
   // zstd/zstd_dict only: later writers set a content checksum on every frame (default
   // off). The format has no field for it, so an empty store keeps the setting as a
   // 16-byte marker in the unused RecordLoc[0] slot past `length`, which readers ignore
-  // (FORMAT.md §7); once it holds records, writers read it from record 0's frame.
+  // (docs/format.md §7); once it holds records, writers read it from record 0's frame.
   bool checksum = false;
 };
 
@@ -74,7 +74,7 @@ struct EncodedRecord {
 };
 
 struct WriterOptions {
-  size_t threads = 0;        // lanes; 0: FORMAT.md §9 write budget
+  size_t threads = 0;        // lanes; 0: docs/format.md §9 write budget
   bool wait = false;         // block on a held lock instead of failing with kBusy
   int level = 0;             // zstd level; 0: the format's (3, or 15 with a dictionary)
   // zstd frame content checksum on the records this writer appends: true/false force
@@ -118,7 +118,7 @@ class StoreWriter {
   // the same shard chunks, tail reservation and table write as append(), minus the
   // encoding. The caller vouches that the bytes are in this store's codec and
   // dictionary (Store::read_stored checks frames); this checks the lengths against
-  // FORMAT.md §8 (both >= 1 and < 2^31, raw phys == logic, Dense width, Ragged minimum)
+  // docs/format.md §8 (both >= 1 and < 2^31, raw phys == logic, Dense width, Ragged minimum)
   // and fails with kInvalidArgument naming the record's position. Nothing is published.
   Status append_encoded(std::span<const EncodedRecord> records);
 

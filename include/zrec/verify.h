@@ -1,4 +1,4 @@
-// verify_store(): every check of FORMAT.md §8 and more, on a whole store, reporting
+// verify_store(): every check of docs/format.md §8 and more, on a whole store, reporting
 // every problem found instead of stopping at the first (STYLE.md: "verify keeps going").
 //
 // What is checked:
@@ -38,7 +38,7 @@ namespace zrec {
 struct VerifyOptions {
   bool quick = false;       // check the structure (page, table, overlaps) without reading payloads
   uint64_t max_errors = 100;  // stop after this many problems; 0: never stop early
-  size_t threads = 0;       // lanes; 0: the FORMAT.md §9 read budget
+  size_t threads = 0;       // lanes; 0: the docs/format.md §9 read budget
   bool wait = false;        // block on a held lock instead of failing with kBusy
   // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
   // record ID; records at or past its size are not compared. Ignored with `quick`.

@@ -87,7 +87,7 @@ Result<size_t> Encoder::encode(const uint8_t* src, size_t n, uint8_t* dst, size_
 }
 
 Status check_frame(const uint8_t* src, size_t phys_length, size_t logic_length) {
-  // Exactly one standard zstd frame (FORMAT.md §10): no skippable frame, nothing after.
+  // Exactly one standard zstd frame (docs/format.md §10): no skippable frame, nothing after.
   static constexpr uint8_t kFrameMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};  // ZSTD_MAGICNUMBER, LE
   if (phys_length < 4 || std::memcmp(src, kFrameMagic, 4) != 0)
     return malformed("stored bytes are not a zstd frame (bad magic number)");

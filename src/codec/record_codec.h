@@ -1,4 +1,4 @@
-// Per-record encoding and decoding (FORMAT.md §6): raw, zstd, zstd_dict. Each record
+// Per-record encoding and decoding (docs/format.md §6): raw, zstd, zstd_dict. Each record
 // is one independent zstd frame with its content size set. Contexts are per lane and
 // reused; the dictionary is built once and shared read-only by every lane.
 #pragma once
@@ -24,7 +24,7 @@ namespace zrec::codec {
 // The zstd dictionary of a zstd_dict store (dict.zr). Thread-safe after construction.
 class Dictionary {
  public:
-  // Checks FORMAT.md §10 (>= 8 bytes, accepted by ZSTD_createDDict). kMalformed on failure.
+  // Checks docs/format.md §10 (>= 8 bytes, accepted by ZSTD_createDDict). kMalformed on failure.
   static Result<std::shared_ptr<Dictionary>> load(std::vector<uint8_t> bytes);
   ~Dictionary();
 
@@ -69,7 +69,7 @@ class Encoder {
 };
 
 // Checks, without decompressing, that `src` is exactly one standard zstd frame (no
-// skippable frame, nothing after it; FORMAT.md §10) whose declared content size, if the
+// skippable frame, nothing after it; docs/format.md §10) whose declared content size, if the
 // frame carries one, is logic_length. kMalformed names the rule broken. Decoder::decode
 // applies the same checks; frame copies (recompress, concat) use this one alone.
 Status check_frame(const uint8_t* src, size_t phys_length, size_t logic_length);
@@ -89,7 +89,7 @@ class Decoder {
 
   // Decodes one stored record into dst, which receives exactly logic_length bytes.
   // For zstd codecs, src must be exactly one zstd frame (nothing before or after,
-  // FORMAT.md §10) whose content decompresses to exactly logic_length bytes.
+  // docs/format.md §10) whose content decompresses to exactly logic_length bytes.
   // kMalformed describes the rule broken ("not a single zstd frame", "decompresses to
   // N bytes, not M", zstd's own error name).
   Status decode(const uint8_t* src, size_t phys_length, uint8_t* dst, size_t logic_length);

@@ -1,4 +1,4 @@
-// A fixed pool of worker lanes (FORMAT.md §9) running status-returning parallel loops.
+// A fixed pool of worker lanes (docs/format.md §9) running status-returning parallel loops.
 // Lane 0 is the calling thread; lanes 1..n-1 are long-lived threads. With one lane
 // run() is a plain serial loop on the caller, with no threads at all.
 #pragma once
@@ -61,7 +61,7 @@ size_t available_cpus();
 // Physical cores among them (distinct core ids in sysfs topology; falls back to cpus).
 size_t available_physical_cores();
 
-// FORMAT.md §9 thread budget: reads max(physical cores, 3/4 of logical cores), writes
+// docs/format.md §9 thread budget: reads max(physical cores, 3/4 of logical cores), writes
 // 3/4 of logical cores, at least 1. `override_lanes` > 0 (from --threads or
 // ZREC_THREADS) replaces both.
 size_t read_lanes(size_t override_lanes = 0);

@@ -1,4 +1,4 @@
-// Overflow-checked sizes (FORMAT.md §10 "Dimensions"): a product that does not fit in
+// Overflow-checked sizes (docs/format.md §10 "Dimensions"): a product that does not fit in
 // 64 bits makes a schema, a record or a .npy header invalid; it must never wrap.
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-// CLI/loaderx names of the codecs (FORMAT.md §6 and §10 "Codec names").
+// CLI/loaderx names of the codecs (docs/format.md §6 and §10 "Codec names").
 #include "zrec/codec.h"
 
 namespace zrec {

@@ -1,4 +1,4 @@
-// Parsing and printing NumPy dtype strings (FORMAT.md §4 and §10 "dtype grammar").
+// Parsing and printing NumPy dtype strings (docs/format.md §4 and §10 "dtype grammar").
 //
 // parse_dtype() is the lenient front door for what a user types ("float32", "i4",
 // "=f8", "datetime64[ns]"); everything is funnelled into one letter grammar

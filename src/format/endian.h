@@ -1,4 +1,4 @@
-// Little-endian loads and stores (FORMAT.md: all integers are little-endian).
+// Little-endian loads and stores (docs/format.md: all integers are little-endian).
 // memcpy-based so they are alignment-safe; compilers turn them into plain moves.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Byte layout constants of a zrecord store, each citing FORMAT.md.
+// Byte layout constants of a zrecord store, each citing docs/format.md.
 #pragma once
 
 #include <cstdint>

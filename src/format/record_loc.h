@@ -1,5 +1,5 @@
 // RecordLoc: the 16-byte table entry that maps a record ID to its stored bytes
-// (FORMAT.md §3): offset u64 at 0, phys_length u32 at 8, logic_length u32 at 12.
+// (docs/format.md §3): offset u64 at 0, phys_length u32 at 8, logic_length u32 at 12.
 #pragma once
 
 #include <cstdint>

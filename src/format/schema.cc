@@ -1,4 +1,4 @@
-// Schema rules (FORMAT.md §4, §5, §10) and descriptions.
+// Schema rules (docs/format.md §4, §5, §10) and descriptions.
 #include "zrec/schema.h"
 
 #include "format/layout.h"

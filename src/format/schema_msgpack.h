@@ -1,4 +1,4 @@
-// The schema as MsgPack (FORMAT.md §4 and §10): writers emit exactly what
+// The schema as MsgPack (docs/format.md §4 and §10): writers emit exactly what
 // msgpack-python's packb emits for {"dtype": ..., "ndim": ..., ["item_shape": [...]]};
 // readers accept any valid encoding and any key order, and reject everything else.
 #pragma once

@@ -1,4 +1,4 @@
-// Encoding and validation of the static page (FORMAT.md §2 and §8).
+// Encoding and validation of the static page (docs/format.md §2 and §8).
 #include "format/static_page.h"
 
 #include <cstring>

@@ -1,4 +1,4 @@
-// The 4096-byte static page at the start of meta.zr (FORMAT.md §2): length, schema
+// The 4096-byte static page at the start of meta.zr (docs/format.md §2): length, schema
 // length, shard count, codec, reserved bytes, 255 shard tails, and the MsgPack schema.
 #pragma once
 
@@ -29,7 +29,7 @@ using PageBytes = std::array<uint8_t, kPageSize>;
 // (callers build pages from validated state; encoding never fails).
 PageBytes encode_static_page(const StaticPage& page);
 
-// Decodes and checks every page rule of FORMAT.md §8: schema_length in 1..2040,
+// Decodes and checks every page rule of docs/format.md §8: schema_length in 1..2040,
 // data_shards in 1..255, codec in 0..2, reserved bytes zero, tail slots at and past
 // data_shards zero, and 4096 + 16*length not overflowing. kMalformed names the field.
 Result<StaticPage> decode_static_page(std::span<const uint8_t, kPageSize> bytes);

@@ -1,4 +1,4 @@
-// RAII file descriptor with the positional I/O the format needs (FORMAT.md: files are
+// RAII file descriptor with the positional I/O the format needs (docs/format.md: files are
 // accessed with pread/pwrite). Every failure becomes a Status naming the path.
 #pragma once
 

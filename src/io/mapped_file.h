@@ -3,7 +3,7 @@
 // without a pread each. The mapping is only as stable as the file: whoever
 // truncates a mapped file under a reader makes the reader's next access fault (SIGBUS),
 // which is why the reader maps only files whose size it has checked and that the
-// store's lifetime lock protects (FORMAT.md §7: no writer while a reader holds it).
+// store's lifetime lock protects (docs/format.md §7: no writer while a reader holds it).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The lifetime lock of a store (FORMAT.md §7, §10): flock on meta.zr, exclusive for a
+// The lifetime lock of a store (docs/format.md §7, §10): flock on meta.zr, exclusive for a
 // writer, shared for a reader. Released when the descriptor closes.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The read side: open, table access, parallel gather and windowed scans (FORMAT.md §8, §9).
+// The read side: open, table access, parallel gather and windowed scans (docs/format.md §8, §9).
 #include "zrec/store.h"
 
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-// The set of open files that make up a store, loaded and checked once (FORMAT.md §1,
+// The set of open files that make up a store, loaded and checked once (docs/format.md §1,
 // §8). Both the reader (Store) and the writer (StoreWriter) start here, so the
 // store-level rules are written once.
 #pragma once
@@ -61,7 +61,7 @@ struct BrokenRule {
   std::string text;
 };
 
-// The rule of FORMAT.md §8 that one RecordLoc breaks, without reading its payload, or
+// The rule of docs/format.md §8 that one RecordLoc breaks, without reading its payload, or
 // nullopt. check_record_loc is this plus the store, file and record in a Status; verify
 // uses it directly to keep going past problems.
 std::optional<BrokenRule> record_loc_rule(const StoreFiles& files, const uint64_t* tails, uint64_t id,
@@ -70,7 +70,7 @@ std::optional<BrokenRule> record_loc_rule(const StoreFiles& files, const uint64_
 // Ragged: the rule a logical record's shape prefix breaks, or nullopt (see check_ragged_prefix).
 std::optional<BrokenRule> ragged_prefix_rule(const StoreFiles& files, const uint8_t* record, uint64_t logic_length);
 
-// Checks one RecordLoc against FORMAT.md §8 without reading its payload: lengths in
+// Checks one RecordLoc against docs/format.md §8 without reading its payload: lengths in
 // 1..2^31-1, offset + phys_length within the shard's tail, raw phys == logic, Dense
 // width / Ragged minimum. Returns kMalformed naming the record, shard file and offset.
 Status check_record_loc(const StoreFiles& files, const uint64_t* tails, uint64_t id, const RecordLoc& loc);

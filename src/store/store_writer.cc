@@ -1,4 +1,4 @@
-// The append engine (FORMAT.md §7, §9): windows of records are split into shard-local
+// The append engine (docs/format.md §7, §9): windows of records are split into shard-local
 // chunks that lanes claim dynamically; each lane encodes a chunk into its own scratch,
 // reserves a range at the shard's tail under a short per-shard lock, and writes it
 // with one positional write. After the payload barrier the coordinator writes the

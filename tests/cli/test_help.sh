@@ -78,10 +78,19 @@ else
   fail "man/zrec.1 is missing"
 fi
 
-run "$zrec" --version
-if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "zrec 0.1.0" ]; then ok; else
-  fail "zrec --version: exit $rc, stdout '$(cat "$tmp/out")', want 0 and 'zrec 0.1.0'"
-fi
+# --version and -V: zrec's version, then the zstd library loaded at run time (as the
+# zstd CLI of the same library reports it) and fmt's version, one per line.
+zstd_runtime=$(python3 -c 'import ctypes; z = ctypes.CDLL("libzstd.so.1"); z.ZSTD_versionString.restype = ctypes.c_char_p; print(z.ZSTD_versionString().decode())' 2>/dev/null)
+for flag in --version -V; do
+  run "$zrec" "$flag"
+  if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(sed -n 1p "$tmp/out")" = "zrec 0.1.0" ] &&
+     [ "$(sed -n 2p "$tmp/out")" = "zstd $zstd_runtime" ] && [ -n "$zstd_runtime" ] &&
+     grep -qxE 'fmt [0-9]+\.[0-9]+\.[0-9]+' <(sed -n 3p "$tmp/out") && [ "$(wc -l <"$tmp/out")" -eq 3 ]; then
+    ok
+  else
+    fail "zrec $flag: exit $rc, stdout '$(cat "$tmp/out")', want 0 and 'zrec 0.1.0', 'zstd $zstd_runtime', 'fmt X.Y.Z'"
+  fi
+done
 
 run "$zrec" nosuchcmd
 if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ]; then ok; else

@@ -5,7 +5,7 @@ For Dense and Ragged stores over many dtypes, every codec (raw, zstd, zstd_dict)
 shard counts 1, 4, 7 and 255, each case checks that:
   - arrays NumPy saves and `zrec append-npy` appends come back from `zrec cat --format npy`
     with the same dtype, shape and bytes;
-  - zrecord_ref.py (a separate implementation of spec/FORMAT.md) reads the zrec-written
+  - zrecord_ref.py (a separate implementation of docs/format.md) reads the zrec-written
     store to the same arrays, its schema is exactly msgpack.packb's bytes, and its
     static page, tails, frames and dict.zr follow the format;
   - a store zrecord_ref.py writes (as loaderx would) reads back identically in `zrec cat`.
@@ -164,8 +164,8 @@ def check_zrec_store_layout(store, *, dense, dt, ndim, item_shape, codec, shards
           f"expected {codec}, {shards}, {len(records)}")
     check_same_arrays(s.records, records, f"{store} via zrecord_ref")
     logical = [ref.logical_record(r, dense) for r in records]
-    check(s.logical == logical, f"{store}: logical records differ from FORMAT.md §5 encoding")
-    # The store directory holds exactly the files of FORMAT.md §1.
+    check(s.logical == logical, f"{store}: logical records differ from docs/format.md §5 encoding")
+    # The store directory holds exactly the files of docs/format.md §1.
     want_files = {"meta.zr", *(f"data_{i}.zr" for i in range(shards))}
     if codec == "zstd_dict":
         want_files.add("dict.zr")
@@ -179,7 +179,7 @@ def check_zrec_store_layout(store, *, dense, dt, ndim, item_shape, codec, shards
     meta_size = os.path.getsize(os.path.join(store, "meta.zr"))
     check(meta_size == ref.PAGE_SIZE + ref.LOC_SIZE * len(records),
           f"{store}: meta.zr is {meta_size} bytes, expected {ref.PAGE_SIZE + 16 * len(records)}")
-    # Every shard is densely packed (a correct writer leaves no gaps, FORMAT.md §10).
+    # Every shard is densely packed (a correct writer leaves no gaps, docs/format.md §10).
     for shard in range(shards):
         used = sum(s.locs[i][1] for i in range(shard, len(records), shards))
         check(used == s.tails[shard], f"{store}: data_{shard}.zr holds {used} record bytes "
@@ -195,7 +195,7 @@ def check_zrec_store_layout(store, *, dense, dt, ndim, item_shape, codec, shards
             h = ref.parse_frame_header(frame)
             check(h["content_size"] == logic,
                   f"{store}: record {i}: frame content size {h['content_size']}, expected "
-                  f"{logic} (writers set it, FORMAT.md §10)")
+                  f"{logic} (writers set it, docs/format.md §10)")
     return s
 
 
@@ -406,7 +406,7 @@ def raw_content_dict():
     dict_path = os.path.join(root, "content.dict")
     content = b"".join(np.arange(i, i + 64, dtype="<i2").tobytes() for i in range(0, 2048, 64))
     with open(dict_path, "wb") as f:
-        f.write(content)  # no 0xEC30A437 magic: a raw-content dictionary (FORMAT.md §10)
+        f.write(content)  # no 0xEC30A437 magic: a raw-content dictionary (docs/format.md §10)
     rng = np.random.default_rng(3)
     records = [np.arange(int(s), int(s) + int(rng.integers(1, 200)), dtype="<i2")
                for s in rng.integers(0, 1800, 50)]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Interoperability: the records of zstd and zstd_dict stores zrec writes are plain zstd
-frames that the real `zstd` command-line tool decodes (FORMAT.md §5, §6, §10).
+frames that the real `zstd` command-line tool decodes (docs/format.md §5, §6, §10).
 
 For each store, the RecordLoc table is read from meta.zr with struct (no zrec code, no
 zrecord_ref reader), every stored record is cut out of its data_{i % S}.zr, and:
@@ -92,7 +92,7 @@ def store_case(name, *, dense, dtype, shape_arg, records, codec, shards, dict_ki
     if codec == "zstd_dict":
         if dict_kind == "trained":
             dict_path = train_dict(root)
-        else:  # raw-content dictionary: no magic, any bytes (FORMAT.md §10)
+        else:  # raw-content dictionary: no magic, any bytes (docs/format.md §10)
             dict_path = os.path.join(root, "content.dict")
             with open(dict_path, "wb") as f:
                 f.write(b"".join(np.arange(k, k + 32, dtype="<u2").tobytes()

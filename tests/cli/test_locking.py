@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Lifetime-lock tests for zrec (FORMAT.md section 7 and section 10 "Lock contention").
+"""Lifetime-lock tests for zrec (docs/format.md section 7 and section 10 "Lock contention").
 
 The lock is flock(2) on meta.zr: a writer holds it exclusively, a reader shared. A writer
 or reader that finds it held fails at once with "locked by another process" (exit 1,

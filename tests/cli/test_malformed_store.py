@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Malformed-store tests for the read side of zrec (FORMAT.md section 8, plus section 10).
+"""Malformed-store tests for the read side of zrec (docs/format.md section 8, plus section 10).
 
 Each case builds (by copying) a good small store that zrec itself wrote, damages exactly
 one thing with struct/pwrite, and checks that `zrec cat` (and `zrec info`, and for
 page/file damage also `zrec append-npy`) exits 1 with exactly one stderr line that
 starts with "zrec <cmd>: " and names the offending file / field / record, never
 crashes (no signal, no "internal error") and, for the writer, leaves the store as it was.
-A few "accept" cases check the reader does not over-reject what FORMAT.md allows
+A few "accept" cases check the reader does not over-reject what docs/format.md allows
 (any key order, signed ints, nonzero schema padding, frame checksums, gaps, extra files).
 
 Needs: ZREC (path of the zrec binary), python3-numpy, python3-msgpack, python3-zstandard.
@@ -79,7 +79,7 @@ def check_one_line_error(cmd, args, keys, stdin=None):
 
 
 # ---------------------------------------------------------------------------------------
-# byte-level helpers (all integers little-endian, FORMAT.md sections 2 and 3)
+# byte-level helpers (all integers little-endian, docs/format.md sections 2 and 3)
 
 
 def pwrite(path, data, offset):
@@ -257,7 +257,7 @@ def case(name, store, category, keys, cat_args=None, info_keys=None, append_keys
 
 
 def accept(name, store):
-    """A damage FORMAT.md allows: cat must succeed with the original output."""
+    """A damage docs/format.md allows: cat must succeed with the original output."""
     return case(name, store, "accept", [])
 
 
@@ -349,7 +349,7 @@ def _(s): set_tail(s, 3, 1)
 def _(s): set_tail(s, 254, 2 ** 63)
 
 
-# --- schema (FORMAT.md section 4) --------------------------------------------------------
+# --- schema (docs/format.md section 4) --------------------------------------------------------
 def schema_case(name, blob, keys, store="dense_zstd_3", declared=None):
     @case("schema " + name, store, "page", ["meta.zr", "schema"] + keys)
     def _(s): set_schema(s, blob, declared)

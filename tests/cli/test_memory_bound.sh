@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory bound of streaming append and cat (FORMAT.md section 9: bounded windows).
+# Memory bound of streaming append and cat (docs/format.md section 9: bounded windows).
 #
 # Streams ~400 MB of Dense |u1 (3,224,224) records from a Python generator into
 # `zrec append-npy STORE -` (nothing that size is written to disk except the store),

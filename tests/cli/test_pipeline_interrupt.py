@@ -12,7 +12,7 @@ never get out of). Then:
 - the same for append-npy (a stream of .npy arrays) and append-files (blocked reading
   its list of names, and interrupted between checkpoints of a long run).
 The published length is watched in meta.zr's first 8 bytes (the static page's
-`length`, FORMAT.md section 2), which needs no lock.
+`length`, docs/format.md section 2), which needs no lock.
 
 Needs: ZREC (path of the zrec binary), python3-numpy.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reopen-and-append, all-or-nothing appends, and crash consistency (FORMAT.md section 7).
+"""Reopen-and-append, all-or-nothing appends, and crash consistency (docs/format.md section 7).
 
 - create, then append-npy in several separate processes: each reopens the published
   store, resumes at `length` and the tails, and publishes again; contents stay correct.

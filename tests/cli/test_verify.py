@@ -154,7 +154,7 @@ def test_corruption_corpus(root):
         finally:
             shutil.rmtree(os.path.join(root, "work", "corpus%03d" % i), ignore_errors=True)
     FIGURES["corpus corruptions rejected by verify"] = counts["rejected"]
-    FIGURES["corpus damages FORMAT.md allows, accepted by verify"] = counts["accepted"]
+    FIGURES["corpus damages docs/format.md allows, accepted by verify"] = counts["accepted"]
     expect(not fails, "%d corpus cases failed:\n  %s" % (len(fails), "\n  ".join(fails)))
 
 

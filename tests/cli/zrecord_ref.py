@@ -1,6 +1,6 @@
 """An independent reference implementation of the zrecord store format, for tests.
 
-This module reads and writes stores exactly as spec/FORMAT.md describes them (the
+This module reads and writes stores exactly as docs/format.md describes them (the
 format loaderx 2.3.3 writes), using only NumPy, msgpack-python and zstd (the python
 `zstandard` binding when it is installed, otherwise the `zstd` command-line tool).
 It shares no code with zrec, so the CLI tests can check that stores zrec writes open
@@ -30,7 +30,7 @@ try:  # optional: fall back to the zstd CLI without it
 except ImportError:  # pragma: no cover - depends on the machine
     zstandard = None
 
-# ---- layout (FORMAT.md §2, §3) --------------------------------------------------------
+# ---- layout (docs/format.md §2, §3) --------------------------------------------------------
 
 PAGE_SIZE = 4096
 MAX_SHARDS = 255
@@ -49,14 +49,14 @@ ZSTD_DICT_MAGIC = 0xEC30A437
 
 
 class FormatError(Exception):
-    """The store breaks a rule of FORMAT.md (what zrec calls `malformed`)."""
+    """The store breaks a rule of docs/format.md (what zrec calls `malformed`)."""
 
 
-# ---- schema (FORMAT.md §4, §10) -----------------------------------------------------------
+# ---- schema (docs/format.md §4, §10) -----------------------------------------------------------
 
 
 def canonical_dtype(dtype):
-    """The canonical NumPy dtype string (`numpy.dtype.str`) FORMAT.md §4 stores."""
+    """The canonical NumPy dtype string (`numpy.dtype.str`) docs/format.md §4 stores."""
     dt = np.dtype(dtype)
     if dt.fields is not None or dt.subdtype is not None or dt.kind == "O" or dt.itemsize == 0:
         raise ValueError(f"dtype {dt!r} cannot be stored")
@@ -118,7 +118,7 @@ def decode_schema(raw):
     return schema
 
 
-# ---- records (FORMAT.md §5) ---------------------------------------------------------------
+# ---- records (docs/format.md §5) ---------------------------------------------------------------
 
 
 def logical_record(array, dense):
@@ -209,7 +209,7 @@ def _zstd_cli(args, data, dict_bytes=None):
 
 
 class ZstdCodec:
-    """Compresses/decompresses single records the way FORMAT.md §6 and §10 require."""
+    """Compresses/decompresses single records the way docs/format.md §6 and §10 require."""
 
     def __init__(self, codec, dict_bytes=None, checksum=False, write_dict_id=True, level=None):
         self.codec = codec
@@ -262,7 +262,7 @@ class ZstdCodec:
         return out
 
 
-# ---- reading (FORMAT.md §2, §3, §8) -----------------------------------------------------
+# ---- reading (docs/format.md §2, §3, §8) -----------------------------------------------------
 
 
 class StoreContents:
@@ -402,7 +402,7 @@ def write_store(path, records, dtype, *, dense, ndim=None, item_shape=None, code
 
     records: one array per record (Dense: each of item_shape; Ragged: each of ndim dims).
     physical_order: "sequential" (ID order inside each shard), "reversed" or "shuffled";
-    FORMAT.md §3 lets parallel writers place records in any physical order.
+    docs/format.md §3 lets parallel writers place records in any physical order.
     checksum / write_dict_id: optional zstd frame fields a reader must accept (§10).
     Deviations a reader must tolerate, for tests: schema_override (other valid MsgPack
     bytes for the schema), gap (unreferenced bytes before each record in its shard),
