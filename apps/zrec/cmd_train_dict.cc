@@ -20,11 +20,14 @@
 #include "store/temp_files.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
+#include "zrec/interrupt.h"
 #include "zrec/console.h"
 #include "zrec/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 #include "zrec/transfer_cli.h"
+#include "zrec/output_guard.h"
+#include "zrec/printable.h"
 
 namespace zrec::cli {
 
@@ -157,16 +160,19 @@ Result<std::vector<std::string>> read_file_list(const std::string& list) {
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(list));
   std::vector<std::string> paths;
   std::string line;
+  uint64_t line_number = 1;
   char c;
   for (;;) {
     ZREC_ASSIGN_OR_RETURN(size_t n, in.read_some(&c, 1));
     if (n == 0 || c == '\n') {
+      ++line_number;
       while (!line.empty() && line.back() == '\r') line.pop_back();
       if (!line.empty()) paths.push_back(line);
       line.clear();
       if (n == 0) break;
     } else {
       line += c;
+      if (line.size() > kMaxPathBytes) return invalid_argument(name_too_long(list, line_number, '\n'));
     }
   }
   return paths;
@@ -215,6 +221,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     if (::stat(p.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", p);
     dirs += S_ISDIR(st.st_mode) ? 1 : 0;
   }
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
   if (dirs != 0 && dirs != paths.size())
     return usage_error("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
@@ -231,7 +238,11 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   std::unique_ptr<RecordSource> source;
   if (stores) {
     for (const auto& p : paths) {
-      ZREC_ASSIGN_OR_RETURN(auto s, Store::open(p, {.threads = g.threads, .wait = g.wait}));
+      std::unique_ptr<Store> s;
+      {
+        InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.threads = g.threads, .wait = g.wait}));
+      }
       const std::string diff = schema_difference(opened.empty() ? s->schema() : opened[0]->schema(), s->schema());
       if (!diff.empty())
         return invalid_argument("schema of '" + p + "' differs from '" + opened[0]->path() + "': " + diff);
@@ -248,7 +259,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(write_dictionary(a.output, dict, a.force));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (g.verbosity >= 0)
-    std::fprintf(stderr, "zrec train-dict: wrote '%s': %s\n", a.output.c_str(),
+    std::fprintf(stderr, "zrec train-dict: wrote '%s': %s\n", printable(a.output).c_str(),
                  describe_training(report, dict.size(), options.seed, secs).c_str());
   return Status::ok();
 }
