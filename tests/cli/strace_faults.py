@@ -20,6 +20,7 @@ import collections
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 
@@ -49,7 +50,9 @@ FAULTS = ("EIO", "ENOSPC", "EINTR", "SIGKILL")
 STRERROR = {"EIO": "Input/output error", "ENOSPC": "No space left on device", "EINTR": "Interrupted system call"}
 
 Site = collections.namedtuple("Site", "syscall index call")
-Outcome = collections.namedtuple("Outcome", "rc stderr injected log")
+# rc: exit status, -9 when killed, None when it ran past the timeout (then killed);
+# call: the call the fault hit, as strace printed it ("" when it missed).
+Outcome = collections.namedtuple("Outcome", "rc stderr injected call log")
 
 _CALL = re.compile(r"^(\d+)\s+(\w+)\((.*)$")
 
@@ -94,16 +97,25 @@ def parse_sites(log_text, work, cwd):
 
 
 def _run_traced(strace_args, argv, cwd, stdin, timeout, env):
+    """Runs argv under strace; returns (exit status or None after a timeout, stderr, log).
+    strace and its tracee get a session of their own, so a timeout kills both."""
     fd, log = tempfile.mkstemp(prefix="strace-", suffix=".log")
     os.close(fd)
     try:
         with open(stdin, "rb") if stdin else open(os.devnull, "rb") as f:
-            p = subprocess.run([strace_path(), "-f", "-qq", "-o", log] + strace_args + ["--"] + argv,
-                               stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                               timeout=timeout, env=env)
+            p = subprocess.Popen([strace_path(), "-f", "-qq", "-o", log] + strace_args + ["--"] + argv, stdin=f,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env,
+                                 start_new_session=True)
+            try:
+                _, err = p.communicate(timeout=timeout)
+                rc = p.returncode
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                _, err = p.communicate()
+                rc = None
         with open(log, "r", errors="replace") as f:
             text = f.read()
-        return p, text
+        return rc, err.decode("utf-8", "replace"), text
     finally:
         os.remove(log)
 
@@ -111,18 +123,23 @@ def _run_traced(strace_args, argv, cwd, stdin, timeout, env):
 def enumerate_sites(argv, work, cwd, stdin=None, timeout=120, env=None):
     """Runs argv once under `strace -f -y`, uninjected; returns (sites, rc, stderr).
     cwd should lie outside `work`, so relative lookups do not all look relevant."""
-    p, text = _run_traced(["-y", "-e", _trace_set(WRITE_PATH_SYSCALLS)], argv, cwd, stdin, timeout, env)
-    return parse_sites(text, work, cwd), p.returncode, p.stderr.decode("utf-8", "replace")
+    rc, err, text = _run_traced(["-y", "-e", _trace_set(WRITE_PATH_SYSCALLS)], argv, cwd, stdin, timeout, env)
+    return parse_sites(text, work, cwd), rc, err
 
 
-def inject(argv, site, fault, cwd, stdin=None, timeout=120, env=None):
+def inject(argv, site, fault, cwd, stdin=None, timeout=60, env=None):
     """Runs argv with `fault` injected at `site`; returns an Outcome. rc is the exit
     status, or -9 when the process was killed (strace dies of the tracee's signal)."""
     action = "signal=SIGKILL" if fault == "SIGKILL" else "error=" + fault
     spec = "inject=%s:%s:when=%d" % (site.syscall, action, site.index)
-    p, text = _run_traced(["-e", "trace=" + site.syscall, "-e", spec], argv, cwd, stdin, timeout, env)
+    rc, err, text = _run_traced(["-y", "-e", "trace=" + site.syscall, "-e", spec], argv, cwd, stdin, timeout, env)
+    lines = text.splitlines()
     if fault == "SIGKILL":
         injected = "+++ killed by SIGKILL +++" in text
+        # The call it died in: the last one that never returned.
+        hit = [l for l in lines if _CALL.match(l) and (l.endswith("= ?") or l.endswith("<unfinished ...>"))]
     else:
-        injected = "(INJECTED)" in text
-    return Outcome(p.returncode, p.stderr.decode("utf-8", "replace"), injected, text)
+        hit = [l for l in lines if l.endswith("(INJECTED)")]
+        injected = bool(hit)
+    call = _CALL.match(hit[-1]).group(2) + "(" + _CALL.match(hit[-1]).group(3) if injected and hit else ""
+    return Outcome(rc, err, injected, call[:200], text)

@@ -68,6 +68,7 @@ TRACED_ENV = dict(os.environ, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") +
 
 FIGURES = []
 TOTAL = collections.Counter()
+ROOT = []  # the case's directory, while one runs
 
 
 def expect(cond, msg):
@@ -574,8 +575,15 @@ def reset(pristine, work):
     shutil.copytree(pristine, work, symlinks=True)
 
 
+def strip_root(text):
+    """Messages name paths relative to the scratch root, to stay readable."""
+    return text.replace(os.path.dirname(os.path.dirname(ROOT[0])) + "/", "") if ROOT else text
+
+
 def judge(sc, work, before, site, fault, out, tally):
-    where = "%s: %s at %s #%d [%s]" % (sc.command, fault, site.syscall, site.index, site.call)
+    where = "%s: %s at %s #%d [%s]" % (sc.command, fault, site.syscall, site.index,
+                                       strip_root(out.call or "missed; traced run: " + site.call))
+    expect(out.rc is not None, "%s: still running after 60 s (killed): %r" % (where, out.stderr.strip()))
     label = sc.state(work, where)
     if not out.injected:
         # Lanes claim work dynamically, so on several lanes a thread's Nth call differs
@@ -635,7 +643,8 @@ def recover(sc, work, before, label, strays, where, tally):
     tally.recovered += 1
 
 
-def exercise(sc, root):
+def exercise(sc, name, root):
+    ROOT[:] = [os.path.join(root, "x")]
     pristine = os.path.join(root, "pristine")
     work = os.path.join(root, "w")
     os.makedirs(pristine)
@@ -660,15 +669,15 @@ def exercise(sc, root):
             try:
                 judge(sc, work, before, site, fault, out, tally)
             except AssertionError as e:  # keep going: one report lists every broken run
-                problems.append(str(e))
+                problems.append(strip_root(str(e)))
     secs = time.monotonic() - t0
     runs = len(chosen) * len(FAULTS) - tally.missed
     TOTAL["runs"] += runs
     by_call = collections.Counter(s.syscall for s in chosen)
-    FIGURES.append("%s on %d lane%s: %d of %d write-path calls (%s) x %d faults = %d injected runs (%d missed) in "
+    FIGURES.append("%s (%s, %d lane%s): %d of %d write-path calls (%s) x %d faults = %d injected runs (%d missed) in "
                    "%.1f s; exit 1 after EIO %d, ENOSPC %d; states left %s; %d reruns after SIGKILL; %d runs broke "
                    "a rule" %
-                   (sc.command, sc.lanes, "s" if sc.lanes > 1 else "", len(chosen), len(sites),
+                   (name, sc.command, sc.lanes, "s" if sc.lanes > 1 else "", len(chosen), len(sites),
                     " ".join("%s:%d" % kv for kv in sorted(by_call.items())), len(FAULTS), runs, tally.missed, secs,
                     tally.failed["EIO"], tally.failed["ENOSPC"],
                     dict(sorted(tally.states.items(), key=str)), tally.recovered, len(problems)))
@@ -687,7 +696,7 @@ def exercise(sc, root):
 
 def case(sc, name):
     def t(root):
-        exercise(sc, root)
+        exercise(sc, name[len("test_"):], root)
     t.__name__ = name
     return t
 
