@@ -11,6 +11,7 @@ packages=(
   time util-linux parallel
   strace  # tests/cli/test_fault_inject.py: syscall fault injection
   bsdutils  # script(1), for tests/cli/test_progress.sh
+  strace  # tests/cli/test_publish_faults.py: fault injection (inject=SYSCALL:error=E)
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
 )
 

@@ -54,6 +54,7 @@ struct StoreWriter::Impl {
   bool failed = false;
   bool closed = false;
   bool dirty = false;  // bytes were written past the published state
+  bool keep_sizes = false;  // a page write of unknown outcome: abort must not shorten any file
   bool checksum = false;         // frames get a zstd content checksum
   bool checksum_marker = false;  // the empty store holds the checksum marker (abort restores it)
 
@@ -159,6 +160,35 @@ struct StoreWriter::Impl {
     }
     length += n;
     return Status::ok();
+  }
+
+  // The page write or its fsync failed, so the new page may or may not be on disk.
+  // Every file already has the new sizes, which both the old and the new page accept
+  // (the old table and payloads are prefixes of the new ones), so nothing is shortened
+  // again: the page read back says which state the store opens as, and the message
+  // says it. The writer can only abort afterwards.
+  Status page_write_failed(const format::StaticPage& page, const format::PageBytes& bytes, const Status& cause) {
+    failed = true;
+    const uint64_t old_length = files.page.length;
+    const std::string where = "; '" + files.path + "' ";
+    format::PageBytes now{};
+    const bool readable = files.meta.pread_exact(now.data(), now.size(), 0).is_ok();
+    if (readable && now == bytes) {
+      files.page = page;
+      dirty = false;
+      return Status(cause.code(), cause.message() + "; the new static page was written (" +
+                                      std::to_string(page.length) +
+                                      " records published) but is not confirmed durable: after a system crash '" +
+                                      files.path + "' may hold the previous " + std::to_string(old_length));
+    }
+    if (readable && now == format::encode_static_page(files.page))
+      return Status(cause.code(), cause.message() + where + "still holds its previous state: " +
+                                      std::to_string(old_length) + " records (the new static page was not written)");
+    keep_sizes = true;
+    return Status(cause.code(), cause.message() + where + "holds either " + std::to_string(old_length) + " or " +
+                                    std::to_string(page.length) +
+                                    " records: its static page could not be read back (no file was shortened; "
+                                    "run 'zrec verify')");
   }
 
   Status write_encoded_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
@@ -325,10 +355,12 @@ Status StoreWriter::publish() {
   }
   ZREC_RETURN_IF_ERROR(m.files.meta.truncate(format::record_loc_offset(m.length)));
   if (m.options.sync) ZREC_RETURN_IF_ERROR(m.files.meta.sync());
-  // The publication: one 4096-byte positional write of the static page.
+  // The publication: one 4096-byte positional write of the static page. From here on
+  // the new page may be on disk, so no file may shrink below what it references.
   const auto bytes = format::encode_static_page(page);
-  ZREC_RETURN_IF_ERROR(m.files.meta.pwrite_all(bytes.data(), bytes.size(), 0));
-  if (m.options.sync) ZREC_RETURN_IF_ERROR(m.files.meta.sync());
+  Status s = m.files.meta.pwrite_all(bytes.data(), bytes.size(), 0);
+  if (s.is_ok() && m.options.sync) s = m.files.meta.sync();
+  if (!s.is_ok()) return m.page_write_failed(page, bytes, s);
   m.files.page = page;
   m.dirty = false;
   return Status::ok();
@@ -351,7 +383,7 @@ void StoreWriter::abort() {
   if (m.closed) return;
   // Best effort: put every file back to its published size, so the store is exactly as
   // it was (a crash would leave ignorable leftovers instead).
-  if (m.dirty) {
+  if (m.dirty && !m.keep_sizes) {
     for (uint32_t s = 0; s < m.files.page.data_shards && s < m.files.data.size(); ++s)
       (void)m.files.data[s].truncate(m.files.page.tails[s]);
     (void)m.files.meta.truncate(format::record_loc_offset(m.files.page.length));
