@@ -19,6 +19,24 @@ int exit_code_for(const Status& s) {
   return kExitFailure;
 }
 
+// CLI11 converts "-1" for an unsigned option by wrapping it to 2^64-1 (--skip-first -1
+// would silently skip all input). Every option whose type is unsigned ("UINT") gets a
+// check that refuses a sign, on the root and in every subcommand, so a new option
+// cannot forget it.
+void refuse_negative_unsigned(CLI::App& app) {
+  const CLI::Validator non_negative(
+      [](std::string& value) -> std::string {
+        const size_t first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-')
+          return "'" + value + "' is not a non-negative integer";
+        return {};
+      },
+      "");
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_name().rfind("UINT", 0) == 0) opt->check(non_negative);
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -57,6 +75,8 @@ int run_cli(int argc, char** argv) {
       register_verify(app, global),
       register_bench(app, global),
   };
+
+  refuse_negative_unsigned(app);
 
   // CLI11 would say only "A subcommand is required" for a mistyped command name.
   if (argc > 1 && argv[1][0] != '-') {

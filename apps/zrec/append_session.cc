@@ -33,7 +33,11 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
   options.threads = global.threads;
   options.wait = global.wait;
   if (!options.checksum) options.checksum = args.checksum;
-  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(store, options));
+  std::unique_ptr<StoreWriter> writer;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    ZREC_ASSIGN_OR_RETURN(writer, StoreWriter::open(store, options));
+  }
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
 }
 

@@ -3,12 +3,14 @@
 
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
+#include "zrec/interrupt.h"
 #include "zrec/console.h"
 #include "zrec/npy.h"
 #include "zrec/progress.h"
 #include "zrec/record_format.h"
 #include "zrec/selection.h"
 #include "zrec/store.h"
+#include "zrec/output_guard.h"
 
 namespace zrec::cli {
 
@@ -49,7 +51,12 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (a.format == "jsonl") format = Format::kJsonl;
   else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text or jsonl)");
 
-  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store}));
+  std::unique_ptr<Store> store;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
+  }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
   uint64_t total = 0;

@@ -8,6 +8,7 @@
 #include "store/store_files.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
+#include "zrec/interrupt.h"
 #include "zrec/console.h"
 #include "zrec/json.h"
 #include "zrec/store.h"
@@ -32,7 +33,11 @@ struct StoreSummary {
 };
 
 Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g) {
-  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.threads = g.threads, .wait = g.wait}));
+  std::unique_ptr<Store> store;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(path, {.threads = g.threads, .wait = g.wait}));
+  }
   StoreSummary s;
   s.path = path;
   const Schema& schema = store->schema();

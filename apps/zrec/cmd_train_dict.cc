@@ -16,11 +16,13 @@
 #include "io/input_stream.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
+#include "zrec/interrupt.h"
 #include "zrec/console.h"
 #include "zrec/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 #include "zrec/transfer_cli.h"
+#include "zrec/output_guard.h"
 
 namespace zrec::cli {
 
@@ -202,6 +204,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     if (::stat(p.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", p);
     dirs += S_ISDIR(st.st_mode) ? 1 : 0;
   }
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
   if (dirs != 0 && dirs != paths.size())
     return usage_error("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
@@ -218,7 +221,11 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   std::unique_ptr<RecordSource> source;
   if (stores) {
     for (const auto& p : paths) {
-      ZREC_ASSIGN_OR_RETURN(auto s, Store::open(p, {.threads = g.threads, .wait = g.wait}));
+      std::unique_ptr<Store> s;
+      {
+        InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.threads = g.threads, .wait = g.wait}));
+      }
       const std::string diff = schema_difference(opened.empty() ? s->schema() : opened[0]->schema(), s->schema());
       if (!diff.empty())
         return invalid_argument("schema of '" + p + "' differs from '" + opened[0]->path() + "': " + diff);

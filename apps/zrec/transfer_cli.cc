@@ -14,6 +14,7 @@
 #include "zrec/progress.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
+#include "zrec/output_guard.h"
 
 namespace zrec::cli {
 
@@ -136,6 +137,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   if (codec && *codec == Codec::kRaw && a.level != 0) return usage_error("--level is for zstd and zstd_dict, not raw");
   if (codec && *codec == Codec::kRaw && a.checksum)
     return usage_error("--checksum sets zstd frame checksums; a raw store has none");
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   {
     std::string dst = a.dst;
     while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
