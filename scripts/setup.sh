@@ -9,9 +9,8 @@ packages=(
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
   time util-linux parallel
-  strace  # tests/cli/test_fault_inject.py: syscall fault injection
   bsdutils  # script(1), for tests/cli/test_progress.sh
-  strace  # tests/cli/test_publish_faults.py: fault injection (inject=SYSCALL:error=E)
+  strace  # tests/cli/test_publish_faults.py, test_fault_inject.py: fault injection (inject=SYSCALL:error=E)
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
 )
 

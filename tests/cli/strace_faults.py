@@ -141,5 +141,7 @@ def inject(argv, site, fault, cwd, stdin=None, timeout=60, env=None):
     else:
         hit = [l for l in lines if l.endswith("(INJECTED)")]
         injected = bool(hit)
-    call = _CALL.match(hit[-1]).group(2) + "(" + _CALL.match(hit[-1]).group(3) if injected and hit else ""
+    # Without the thread id; an injected call that another thread's output split shows
+    # as "<... NAME resumed>".
+    call = re.sub(r"^\d+\s+", "", hit[-1]) if injected and hit else ""
     return Outcome(rc, err, injected, call[:200], text)
