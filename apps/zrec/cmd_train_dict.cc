@@ -4,6 +4,7 @@
 // this file adds the .npy record source, which is an input format of the CLI.
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,9 +12,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "io/file.h"
 #include "io/input_stream.h"
+#include "store/temp_files.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
 #include "zrec/interrupt.h"
@@ -178,15 +181,22 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
     ZREC_RETURN_IF_ERROR(out.write(dict.data(), dict.size()));
     return out.flush();
   }
+  // A killed train-dict leaves its temporary; remove those that provably are zrec's.
+  const std::filesystem::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp-";
+  store::remove_abandoned_temp_dicts(target.has_parent_path() ? target.parent_path().string() : ".", prefix);
   std::string tmpl = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
+  const int fd = io::retry_eintr([&] { return ::mkstemp(tmpl.data()); });
   if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);
   io::File f(fd, tmpl);
-  ::fchmod(fd, 0644);
-  Status s = f.pwrite_all(dict.data(), dict.size(), 0);
+  // Locked before its first byte, so a concurrent cleanup never takes a live temporary.
+  Status s;
+  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX | LOCK_NB); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
+  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0) s = io::errno_status(errno, "cannot chmod", tmpl);
+  if (s.is_ok()) s = f.pwrite_all(dict.data(), dict.size(), 0);
   if (s.is_ok()) s = f.sync();
-  f.close();
-  if (s.is_ok() && ::rename(tmpl.c_str(), path.c_str()) != 0) s = io::errno_status(errno, "cannot rename to", path);
+  if (s.is_ok() && io::retry_eintr([&] { return ::rename(tmpl.c_str(), path.c_str()); }) != 0)
+    s = io::errno_status(errno, "cannot rename to", path);
   if (!s.is_ok()) ::unlink(tmpl.c_str());
   return s;
 }

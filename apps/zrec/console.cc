@@ -7,6 +7,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "zrec/warning.h"
+
 namespace zrec::cli {
 
 namespace {
@@ -26,6 +28,8 @@ void setup_logging(const std::string& command, int verbosity) {
                     : verbosity == 1 ? spdlog::level::info
                                      : spdlog::level::debug);
   spdlog::set_default_logger(logger);
+  // The core's warnings (zrec/warning.h) go through the same logger.
+  set_warning_sink([](const std::string& message) { spdlog::warn("{}", message); });
 }
 
 Result<Output> Output::open(const std::string& path) {
