@@ -113,7 +113,7 @@ WRITERS = [
     ("append-stream", "{z} create " + NEW + " out", "{z} {g} append-stream -i lines.txt out", "out", 0),
     ("append-stream-stdin", "{z} create " + NEW + " out", "{z} {g} append-stream out", "out", 0),
     ("recompress", "", "{z} {g} recompress --codec raw --shards 3 src out", "out", 0),
-    ("concat", "", "{z} {g} concat src src out", "out", 0),
+    ("concat", "", "{z} {g} concat out src src", "out", 0),
     ("train-dict", "", "{z} {g} train-dict --tier small --samples 400 src -o out.dict", "src", 0),
 ]
 
@@ -183,7 +183,7 @@ WAITERS = [
     ("digest", ["digest", "held", "-o", "out.txt"], ["out.txt"]),
     ("digest-two", ["digest", "src", "held", "-o", "out.txt"], ["out.txt"]),
     ("recompress", ["recompress", "--codec", "raw", "held", "dst"], ["dst"]),
-    ("concat", ["concat", "src", "held", "dst"], ["dst"]),
+    ("concat", ["concat", "dst", "src", "held"], ["dst"]),
     ("cat", ["cat", "--format", "raw", "held", "-o", "out.bin"], ["out.bin"]),
     ("info", ["info", "held"], []),
     ("train-dict", ["train-dict", "--tier", "small", "held", "-o", "out.dict"], ["out.dict"]),
@@ -195,7 +195,7 @@ WAITERS = [
 
 def test_wait_is_interruptible(d):
     make_inputs(d)
-    must(["recompress", "src", os.path.join(d, "held")])
+    must(["recompress", os.path.join(d, "src"), os.path.join(d, "held")])
     held = os.path.join(d, "held")
     before_store = snapshot(held)
     worst = 0.0
@@ -278,7 +278,7 @@ def refused(d, argv, store, option, out_path, stdin=None):
 
 def test_output_guard(d):
     src = make_inputs(d)
-    must(["train-dict", "--tier", "small", "src", "-o", "d.dict"], cwd=d)
+    must(["train-dict", "--tier", "small", "--samples", "400", "src", "-o", "d.dict"], cwd=d)
     must(["recompress", "--dict", "d.dict", "src", "zd"], cwd=d)
     zd = os.path.join(d, "zd")
     os.symlink("src", os.path.join(d, "link"))
@@ -292,7 +292,7 @@ def test_output_guard(d):
         (["train-dict", "zd", "-o", "./zd/../zd/dict.zr"], zd, "-o", "./zd/../zd/dict.zr"),
         (["recompress", "src", "src/dict.zr"], src, "DST", "src/dict.zr"),
         (["recompress", "src", "link/sub"], src, "DST", "link/sub"),
-        (["concat", "zd", "src", "src/x"], src, "DST", "src/x"),
+        (["concat", "src/x", "zd", "src"], src, "DST", "src/x"),
         (["cat", "src", "-o", "src/meta.zr"], src, "-o", "src/meta.zr"),
         (["cat", "src", "-o", "link/meta.zr"], src, "-o", "link/meta.zr"),
         (["cat", "src", "-o", "meta-link"], src, "-o", "meta-link"),
