@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zrec::cli {
@@ -30,6 +31,9 @@ class JsonWriter {
   // Inserts already-serialized JSON as one value.
   JsonWriter& raw(std::string_view json);
   const std::string& str() const { return out_; }
+  // Moves out what was written so far and keeps writing after it (open containers stay
+  // open): a long document goes out in pieces.
+  std::string take() { return std::exchange(out_, std::string()); }
 
  private:
   void before_value();
