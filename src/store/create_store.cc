@@ -109,12 +109,13 @@ class TempSibling {
     const std::filesystem::path target(path);
     const std::string parent = parent_of(target);
     std::string tmpl = store::join_path(parent, temp_prefix(target) + "XXXXXX");
-    if (::mkdtemp(tmpl.data()) == nullptr) return io::errno_status(errno, "cannot create a directory in", parent);
+    if (io::retry_eintr([&] { return ::mkdtemp(tmpl.data()) == nullptr ? -1 : 0; }) != 0)
+      return io::errno_status(errno, "cannot create a directory in", parent);
     std::unique_ptr<TempSibling> t(new TempSibling(tmpl));
     // mkdtemp makes 0700; a store is an ordinary directory, so apply the umask to 0777.
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    ::chmod(tmpl.c_str(), 0777 & ~mask);
+    (void)io::retry_eintr([&] { return ::chmod(tmpl.c_str(), 0777 & ~mask); });
     ZREC_ASSIGN_OR_RETURN(t->dir_, io::File::open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
     if (io::retry_eintr([&] { return ::flock(t->dir_.fd(), LOCK_EX | LOCK_NB); }) != 0)
       return io::errno_status(errno, "cannot lock", tmpl);
@@ -141,18 +142,18 @@ class TempSibling {
   // with no_replace, renameat2(RENAME_NOREPLACE) fails if `path` exists at all.
   Status rename_to(const std::string& path, const std::string& user_path, bool no_replace) {
     const std::string marker = store::join_path(path_, store::kTempMarker);
-    if (::unlink(marker.c_str()) != 0) return io::errno_status(errno, "cannot remove", marker);
+    if (io::retry_eintr([&] { return ::unlink(marker.c_str()); }) != 0) return io::errno_status(errno, "cannot remove", marker);
     int r = -1;
     if (no_replace) {
-      r = ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+      r = io::retry_eintr([&] { return ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE); });
       if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
         // A file system without RENAME_NOREPLACE: check, then rename (a narrow race).
         struct stat st;
         if (::lstat(path.c_str(), &st) == 0) return exists(user_path, no_replace);
-        r = ::rename(path_.c_str(), path.c_str());
+        r = io::retry_eintr([&] { return ::rename(path_.c_str(), path.c_str()); });
       }
     } else {
-      r = ::rename(path_.c_str(), path.c_str());
+      r = io::retry_eintr([&] { return ::rename(path_.c_str(), path.c_str()); });
     }
     if (r != 0) {
       if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) return exists(user_path, no_replace);

@@ -103,8 +103,8 @@ void remove_abandoned_temp_stores(const std::string& parent, const std::string& 
       continue;
     }
     bool removed = true;
-    for (const auto& file : files) removed = ::unlinkat(f->fd(), file.c_str(), 0) == 0 && removed;
-    if (!removed || ::rmdir(p.c_str()) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+    for (const auto& file : files) removed = io::retry_eintr([&] { return ::unlinkat(f->fd(), file.c_str(), 0); }) == 0 && removed;
+    if (!removed || io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
   }
 }
 
@@ -133,7 +133,7 @@ void remove_abandoned_temp_dicts(const std::string& parent, const std::string& p
       leave(p, *why);
       continue;
     }
-    if (::unlink(p.c_str()) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+    if (io::retry_eintr([&] { return ::unlink(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
   }
 }
 

@@ -2,8 +2,9 @@
 """The publish path under failing syscalls: strace fault injection on every fsync,
 fdatasync, pwrite64, pwritev and ftruncate call of an append with checkpoints.
 
-A store holding 30 records gets 25 more through `append-stream --checkpoint-every 10`,
-so the published states are 30, 40, 50 and 55 records. The run is repeated once per
+A store (zstd, and raw, whose records go out through pwritev) holding 30 records gets
+25 more through `append-stream --checkpoint-every 10`, so the published states are 30,
+40, 50 and 55 records. The run is repeated once per
 call index N of each syscall with `strace -e inject=SYSCALL:error=E:when=N`, for E in
 EIO (every syscall), ENOSPC and EFBIG (fsync, pwrite64) and EINTR (every syscall).
 After every run:
@@ -59,9 +60,9 @@ def must(args, stdin=None):
     return out
 
 
-def make_base(d):
-    base = os.path.join(d, "base")
-    must(["-q", "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--shards", "2", base])
+def make_base(d, codec):
+    base = os.path.join(d, "base-" + codec)
+    must(["-q", "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--shards", "2", "--codec", codec, base])
     must(["-q", "append-stream", base], stdin=b"".join(x + b"\n" for x in OLD))
     return base
 
@@ -71,7 +72,7 @@ APPEND = ["append-stream", "--checkpoint-every", "10"]
 
 def call_counts(d, base):
     """How many times the append calls each syscall (strace -c over a clean run)."""
-    store = os.path.join(d, "count")
+    store = os.path.join(d, "count-" + os.path.basename(base))
     shutil.copytree(base, store)
     summary = os.path.join(d, "strace-c")
     rc, _, err = run(APPEND + [store], NEW_INPUT, prefix=[STRACE, "-f", "-c", "-o", summary, "-e",
@@ -122,14 +123,14 @@ def check_after(store, rc, err, what):
     return "failed"
 
 
-def test_every_call_fails(d):
-    base = make_base(d)
+def every_call_fails(d, codec, all_errors):
+    base = make_base(d, codec)
     counts = call_counts(d, base)
     expect(counts.get("fsync", 0) >= 8, "expected the checkpoints to fsync, counts %r" % counts)
     small = os.environ.get("ZREC_SANITIZED") == "1"
     plan = []
     for sc, n in sorted(counts.items()):
-        errors = ["EIO", "EINTR"] + (["ENOSPC", "EFBIG"] if sc in ("fsync", "pwrite64") else [])
+        errors = ["EIO", "EINTR"] + (["ENOSPC", "EFBIG"] if all_errors and sc in ("fsync", "pwrite64") else [])
         for e in errors:
             for when in range(1, n + 1):
                 if small and e != "EIO" and when % 3 != 0:
@@ -138,9 +139,9 @@ def test_every_call_fails(d):
     outcomes = {"ok": 0, "failed": 0}
     page_sync_failures = 0
     for i, (sc, e, when) in enumerate(plan):
-        store = os.path.join(d, "s%d" % i)
+        store = os.path.join(d, "%s-%d" % (codec, i))
         shutil.copytree(base, store)
-        what = "%s=%s at call %d" % (sc, e, when)
+        what = "%s: %s=%s at call %d" % (codec, sc, e, when)
         rc, _, err = run(APPEND + [store], NEW_INPUT,
                          prefix=[STRACE, "-f", "-o", "/dev/null", "-e", "inject=%s:error=%s:when=%d" % (sc, e, when)])
         outcome = check_after(store, rc, err, what)
@@ -152,9 +153,18 @@ def test_every_call_fails(d):
         shutil.rmtree(store)
     expect(page_sync_failures >= 3, "no run failed after the page write (%d); the plan missed the publish" %
            page_sync_failures)
-    FIGURES.append("%d injected runs over %s (%d failed truthfully, %d succeeded; %d failed after the new page "
-                   "was written)" % (len(plan), counts, outcomes["failed"], outcomes["ok"], page_sync_failures))
+    FIGURES.append("%s: %d injected runs over %s (%d failed truthfully, %d succeeded; %d failed after the new page "
+                   "was written)" % (codec, len(plan), counts, outcomes["failed"], outcomes["ok"], page_sync_failures))
+
+
+def test_every_call_fails_zstd(d):
+    every_call_fails(d, "zstd", all_errors=True)
+
+
+def test_every_call_fails_raw(d):
+    # Raw records go out through pwritev.
+    every_call_fails(d, "raw", all_errors=False)
 
 
 if __name__ == "__main__":
-    sys.exit(case_runner.run_cases([test_every_call_fails], "zrec-publish-faults-", figures=FIGURES))
+    sys.exit(case_runner.run_cases([test_every_call_fails_zstd, test_every_call_fails_raw], "zrec-publish-faults-", figures=FIGURES))
