@@ -7,6 +7,7 @@
 #include "zrec/commands.h"
 #include "zrec/console.h"
 #include "zrec/interrupt.h"
+#include "zrec/printable.h"
 
 namespace zrec::cli {
 
@@ -83,7 +84,8 @@ int run_cli(int argc, char** argv) {
     bool known = false;
     for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
     if (!known) {
-      std::fprintf(stderr, "zrec: unknown command '%s'\nTry 'zrec --help' for the list of commands.\n", argv[1]);
+      std::fprintf(stderr, "zrec: unknown command '%s'\nTry 'zrec --help' for the list of commands.\n",
+                   printable(argv[1]).c_str());
       return kExitUsage;
     }
   }
@@ -100,7 +102,8 @@ int run_cli(int argc, char** argv) {
     std::string where = "zrec";
     for (const Command& c : commands)
       if (c.app->parsed()) where += " " + c.app->get_name();
-    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), e.what(), where.c_str());
+    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), printable(e.what()).c_str(),
+                 where.c_str());
     return kExitUsage;
   }
   global.verbosity = quiet ? -1 : verbose;
@@ -110,7 +113,7 @@ int run_cli(int argc, char** argv) {
     setup_logging(c.app->get_name(), global.verbosity);
     Status s = c.run();
     if (!s.is_ok()) {
-      std::fprintf(stderr, "zrec %s: %s\n", c.app->get_name().c_str(), s.message().c_str());
+      std::fprintf(stderr, "zrec %s: %s\n", c.app->get_name().c_str(), printable(s.message()).c_str());
       if (s.code() == StatusCode::kUsage)
         std::fprintf(stderr, "Try 'zrec %s --help' for more information.\n", c.app->get_name().c_str());
     }

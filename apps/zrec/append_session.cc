@@ -1,5 +1,6 @@
 // The shared core of the append-* commands (see append_session.h).
 #include "zrec/append_session.h"
+#include "zrec/printable.h"
 
 #include <spdlog/spdlog.h>
 
@@ -146,7 +147,7 @@ Status AppendSession::finish(Status input) {
       std::string line = "zrec " + command_ + ": appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
                          format_bytes(static_cast<double>(bytes_in_)) + " in, " +
                          format_bytes(static_cast<double>(writer_->stored_bytes() - first_stored_)) +
-                         " stored) to '" + store_ + "'";
+                         " stored) to '" + printable(store_) + "'";
       if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
       char tail[160];
       std::snprintf(tail, sizeof tail, " in %.2f s (%.0f records/s, %s/s); it now holds %llu\n", secs,

@@ -25,6 +25,7 @@
 #include "io/file.h"
 #include "io/input_stream.h"
 #include "zrec/append_session.h"
+#include "zrec/cli_util.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
 #include "zrec/output_guard.h"
@@ -56,29 +57,31 @@ constexpr uint64_t kListedWarnings = 10;
 
 // --- file lists -------------------------------------------------------------------
 
-// Splits a list of names at '\n' (or '\0'); empty names are dropped (a trailing
-// newline, a blank line: no file has an empty name).
-void split_names(const std::string& text, char separator, std::vector<std::string>& out) {
-  size_t begin = 0;
-  while (begin < text.size()) {
-    size_t end = text.find(separator, begin);
-    if (end == std::string::npos) end = text.size();
-    if (end > begin) out.emplace_back(text, begin, end - begin);
-    begin = end + 1;
-  }
-}
-
+// Streams the list, so memory follows the names, not the input: a name longer than
+// kMaxPathBytes (a list without separators, or the wrong separator) is an error naming
+// its position.
 Status read_name_list(const std::string& path, char separator, std::vector<std::string>& out) {
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
   in.set_cancel(interrupt_token());
-  std::string text;
-  std::vector<char> chunk(1 << 20);
+  std::string name;
+  uint64_t number = 1;
+  std::vector<char> chunk(1 << 16);
   for (;;) {
     ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(chunk.data(), chunk.size()));
+    for (size_t k = 0; k < got; ++k) {
+      if (chunk[k] != separator) {
+        name += chunk[k];
+        if (name.size() > kMaxPathBytes)
+          return invalid_argument(name_too_long(path, number, separator));
+        continue;
+      }
+      if (!name.empty()) out.push_back(std::move(name));  // skip blank lines: no file has an empty name
+      name.clear();
+      ++number;
+    }
     if (got == 0) break;
-    text.append(chunk.data(), got);
   }
-  split_names(text, separator, out);
+  if (!name.empty()) out.push_back(std::move(name));
   return Status::ok();
 }
 

@@ -26,6 +26,7 @@
 #include "zrec/transfer.h"
 #include "zrec/transfer_cli.h"
 #include "zrec/output_guard.h"
+#include "zrec/printable.h"
 
 namespace zrec::cli {
 
@@ -158,16 +159,19 @@ Result<std::vector<std::string>> read_file_list(const std::string& list) {
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(list));
   std::vector<std::string> paths;
   std::string line;
+  uint64_t line_number = 1;
   char c;
   for (;;) {
     ZREC_ASSIGN_OR_RETURN(size_t n, in.read_some(&c, 1));
     if (n == 0 || c == '\n') {
+      ++line_number;
       while (!line.empty() && line.back() == '\r') line.pop_back();
       if (!line.empty()) paths.push_back(line);
       line.clear();
       if (n == 0) break;
     } else {
       line += c;
+      if (line.size() > kMaxPathBytes) return invalid_argument(name_too_long(list, line_number, '\n'));
     }
   }
   return paths;
@@ -252,7 +256,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(write_dictionary(a.output, dict, a.force));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (g.verbosity >= 0)
-    std::fprintf(stderr, "zrec train-dict: wrote '%s': %s\n", a.output.c_str(),
+    std::fprintf(stderr, "zrec train-dict: wrote '%s': %s\n", printable(a.output).c_str(),
                  describe_training(report, dict.size(), options.seed, secs).c_str());
   return Status::ok();
 }

@@ -287,9 +287,9 @@ def test_output_guard(d):
     os.mkdir(os.path.join(d, "elsewhere"))
     os.link(os.path.join(src, "meta.zr"), os.path.join(d, "elsewhere", "hard"))
     cases = [
-        (["train-dict", "zd", "-o", "zd/dict.zr"], zd, "-o", "zd/dict.zr"),
-        (["train-dict", "src", "-o", "src/dict.zr"], src, "-o", "src/dict.zr"),
-        (["train-dict", "zd", "-o", "./zd/../zd/dict.zr"], zd, "-o", "./zd/../zd/dict.zr"),
+        (["train-dict", "--tier", "small", "zd", "-o", "zd/dict.zr"], zd, "-o", "zd/dict.zr"),
+        (["train-dict", "--tier", "small", "src", "-o", "src/dict.zr"], src, "-o", "src/dict.zr"),
+        (["train-dict", "--tier", "small", "zd", "-o", "./zd/../zd/dict.zr"], zd, "-o", "./zd/../zd/dict.zr"),
         (["recompress", "src", "src/dict.zr"], src, "DST", "src/dict.zr"),
         (["recompress", "src", "link/sub"], src, "DST", "link/sub"),
         (["concat", "src/x", "zd", "src"], src, "DST", "src/x"),
@@ -355,7 +355,106 @@ def test_unsigned_options_refuse_negatives(d):
     FIGURES.append("unsigned options checked: %d" % len(found))
 
 
+# --- weak point: memory bounded by separators ----------------------------------------
+
+# Runs argv with stdin from a file in a fresh Python, which prints the child's peak RSS:
+# RUSAGE_CHILDREN of this process would include every zrec run before.
+RSS_PROBE = r"""
+import resource, subprocess, sys
+with open(sys.argv[1], "rb") as f:
+    p = subprocess.run(sys.argv[3:], cwd=sys.argv[2], stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+sys.stderr.buffer.write(p.stderr)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def peak_rss_kib(argv, cwd, stdin_path):
+    """rc, stderr, peak RSS (KiB) of `zrec argv` reading stdin from stdin_path."""
+    p = subprocess.run([sys.executable, "-c", RSS_PROBE, stdin_path, cwd, ZREC] + argv,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    rc, rss = p.stdout.split()
+    return int(rc), p.stderr.decode("utf-8", "replace"), int(rss)
+
+
+def test_lines_are_bounded(d):
+    make_inputs(d)
+    big = os.path.join(d, "noseparator")
+    with open(big, "wb") as f:  # 64 MiB without a newline or a NUL
+        chunk = b"7" * (1 << 20)
+        for _ in range(64):
+            f.write(chunk)
+    with open(os.path.join(d, "idx"), "wb") as f:
+        f.write(b"1\n-1\n" + b"1" * 300 + b"\n")
+    cases = [
+        (["cat", "--format", "raw", "src", "--indices-from", "-"], "'-' line 1 is longer than 256 bytes: one record index per line"),
+        (["cat", "--format", "raw", "src", "--indices-from", "idx"], "'idx' line 3 is longer than 256 bytes: one record index per line"),
+        (["append-files", "src", "-"], "'-' line 1 is longer than 4096 bytes, more than any path: one name per line (or --null for NUL-separated names)"),
+        (["append-files", "--null", "src", "-"], "'-' name 1 is longer than 4096 bytes, more than any path: names must be NUL-separated"),
+        (["append-files", "--files-from", "-", "src"], "'-' line 1 is longer than 4096 bytes"),
+        (["train-dict", "--files-from", "-", "-o", "x.dict"], "'-' line 1 is longer than 4096 bytes"),
+    ]
+    before = snapshot(os.path.join(d, "src"))
+    for argv, message in cases:
+        rc, err, _ = peak_rss_kib(argv, d, big)
+        what = "zrec " + " ".join(argv)
+        expect(rc == 1, "%s: rc %d, want 1: %s" % (what, rc, err[:300]))
+        expect(message in err and len(err.strip().splitlines()) == 1, "%s: message %r" % (what, err[:300]))
+    expect(snapshot(os.path.join(d, "src")) == before, "the store changed")
+    # Memory: a 64 MiB line costs no more than a few MiB (main held it all, and more).
+    _, _, rss = peak_rss_kib(["append-files", "src", "-"], d, big)
+    expect(rss < 48 * 1024, "peak RSS %d KiB reading a 64 MiB list without separators" % rss)
+    FIGURES.append("unbounded-line inputs refused: %d (64 MiB each), peak RSS of the children %d KiB" % (len(cases), rss))
+
+
+# --- weak point: messages and --json escape what came from outside --------------------
+
+def strings(doc):
+    """Every string value in a parsed JSON document."""
+    if isinstance(doc, str):
+        yield doc
+    elif isinstance(doc, dict):
+        for v in doc.values():
+            yield from strings(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from strings(v)
+
+
+NASTY = b"st\x1b[31m\nX\xff\xfe\x01end"
+
+
+def test_escaped_messages_and_json(d):
+    dd = d.encode()
+    store = os.path.join(dd, NASTY)
+    rc, _, err = run([b"create", b"--ragged", b"--dtype", b"|u1", b"--ndim", b"1", store])
+    expect(rc == 0, "create with a nasty name: %s" % err)
+    rc, _, err = run([b"append-stream", store], stdin=b"hi\n")
+    expect(rc == 0, "append-stream: %s" % err)
+    expect(err.count("\n") == 1 and "\x1b" not in err and "\\x1b[31m\\x0aX\\xff\\xfe\\x01end" in err,
+           "append-stream summary not escaped: %r" % err)
+    # Errors: one line, escaped.
+    for argv in ([b"info", store + b"/nope"], [b"verify", store + b"/nope"], [b"cat", store, b"-o", store + b"/meta.zr"]):
+        rc, _, err = run(argv)
+        expect(rc != 0 and len(err.strip("\n").splitlines()) == 1 and "\x1b" not in err and "\\x1b" in err,
+               "zrec %r: message not one escaped line: %r" % (argv, err))
+    with open(os.path.join(d, "idx"), "wb") as f:
+        f.write(b"1\x00\x1bx\n")
+    rc, _, err = run([b"cat", store, b"--indices-from", os.path.join(dd, b"idx")])
+    expect(rc != 0 and "'1\\x00\\x1bx'" in err and "\x00" not in err, "NUL in an index line: %r" % err)
+    # Every --json output parses as UTF-8 JSON and carries the name (U+FFFD for the bad bytes).
+    import json
+    want_name = NASTY.decode("utf-8", "replace")
+    for argv in ([b"info", b"--json", store], [b"verify", b"--json", store]):
+        rc, out, err = run(argv)
+        expect(rc == 0, "zrec %r: %s" % (argv, err))
+        doc = json.loads(out.decode("utf-8"))
+        expect(any(want_name in v for v in strings(doc)),
+               "zrec %r: the store name %r is not in %s" % (argv, want_name, json.dumps(doc)[:300]))
+    FIGURES.append("escaped outputs checked: append summary, 4 errors, info/verify --json")
+
+
 if __name__ == "__main__":
     sys.exit(case_runner.run_cases([test_closed_standard_fds, test_wait_is_interruptible, test_wait_still_waits,
-                                    test_output_guard, test_unsigned_options_refuse_negatives],
+                                    test_output_guard, test_unsigned_options_refuse_negatives,
+                                    test_lines_are_bounded, test_escaped_messages_and_json],
                                    "zrec-boundary-", figures=FIGURES))
