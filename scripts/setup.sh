@@ -10,7 +10,7 @@ packages=(
   python3-h5py python3-lmdb  # scripts/bench_peers.py
   time util-linux parallel
   bsdutils  # script(1), for tests/cli/test_progress.sh
-  strace  # tests/cli/test_publish_faults.py: fault injection (inject=SYSCALL:error=E)
+  strace  # tests/cli/test_publish_faults.py, test_fault_inject.py: fault injection (inject=SYSCALL:error=E)
   zsh  # tests/cli/test_install.sh: the installed zsh completion parses
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
 )

@@ -75,8 +75,10 @@ Status AppendSession::checkpoint() {
   // A signal that arrived meanwhile wins: nothing more is published.
   ZREC_RETURN_IF_ERROR(check_interrupt());
   if (listener_.prepare) ZREC_RETURN_IF_ERROR(listener_.prepare());
-  ZREC_RETURN_IF_ERROR(writer_->publish());
-  if (listener_.commit) listener_.commit();
+  const uint64_t before = writer_->published_length();
+  const Status published = writer_->publish();
+  commit_if_published(before);
+  ZREC_RETURN_IF_ERROR(published);
   since_checkpoint_ = 0;
   spdlog::debug("checkpoint: '{}' holds {} records", store_, writer_->published_length());
   return Status::ok();
@@ -131,6 +133,7 @@ Status AppendSession::finish(Status input) {
   if (s.is_ok()) s = window_.flush();
   if (s.is_ok()) s = check_interrupt();
   if (s.is_ok() && listener_.prepare) s = listener_.prepare();
+  const uint64_t before = writer_->published_length();
   if (s.is_ok()) s = writer_->close();  // on failure it aborts by itself
   meter_.finish();
   finished_ = true;
@@ -158,6 +161,7 @@ Status AppendSession::finish(Status input) {
   }
 
   writer_->abort();
+  commit_if_published(before);
   if (listener_.rollback) listener_.rollback();
   const uint64_t holds = writer_->published_length();
   // Records of this input in the store: those skipped, then those this run published.

@@ -115,7 +115,9 @@ class TempSibling {
     // mkdtemp makes 0700; a store is an ordinary directory, so apply the umask to 0777.
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    (void)io::retry_eintr([&] { return ::chmod(tmpl.c_str(), 0777 & ~mask); });
+    // A failure fails the build: exit 0 would leave DST with the wrong permissions.
+    if (io::retry_eintr([&] { return ::chmod(tmpl.c_str(), 0777 & ~mask); }) != 0)
+      return io::errno_status(errno, "cannot set the permissions of", tmpl);
     ZREC_ASSIGN_OR_RETURN(t->dir_, io::File::open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
     if (io::retry_eintr([&] { return ::flock(t->dir_.fd(), LOCK_EX | LOCK_NB); }) != 0)
       return io::errno_status(errno, "cannot lock", tmpl);
