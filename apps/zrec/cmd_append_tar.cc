@@ -467,7 +467,9 @@ Status TarImport::run() {
       if (interrupted()) return cancelled("interrupted");
       uint64_t got = 0;
       if (!s->parse) {
-        ZREC_ASSIGN_OR_RETURN(auto space, s->window->input_space(std::min(left, kReadChunk)));
+        // Room for the whole rest of the member at once: a member larger than the
+        // window grows it to its size in one step, not by doubling past it.
+        ZREC_ASSIGN_OR_RETURN(auto space, s->window->input_space(left));
         ZREC_ASSIGN_OR_RETURN(got, reader.read(space.data(), std::min<uint64_t>(left, space.size())));
         s->window->input_written(got);
       } else {
