@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Import throughput of `zrec append-tar` against its natural baseline, `tar -xf` of the
-same tar into a tmpfs directory, measured in the same run (warm page cache for both,
-stores and extracted files both on tmpfs), best of --repeat runs.
+"""Import throughput against the natural baselines, measured in the same run (warm page
+cache, everything on tmpfs, best of --repeat runs):
+- `zrec append-tar` against `tar -xf` of the same tar into a tmpfs directory;
+- `zrec append-lmdb` against python-lmdb iterating the same environment (a cursor over
+  every value, touching its bytes).
 
 Two shapes of WebDataset shard: many small samples (jpg-like random bytes ~ 4 KiB plus
 a text label), and fewer large ones (~ 256 KiB). Stores are written with --codec raw
@@ -89,7 +91,39 @@ def main():
             print("| %s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
                 name, n, mib, mib / t_tar[0], mib / t_raw[0], t_tar[0] / t_raw[0], t_tar[1] / t_raw[1],
                 mib / t_zstd[0], t_tar[0] / t_zstd[0], t_tar[1] / t_zstd[1]))
-        print("\nMiB/s: wall clock. ratio: `tar -xf` time / append-tar time, wall and CPU (user + system) "
+        # LMDB: values of ~4 KiB.
+        import lmdb  # python3-lmdb
+        envp = os.path.join(work, "env")
+        rng = random.Random(2)
+        env = lmdb.open(envp, map_size=1 << 34)
+        n = (args.mib << 20) // 4096
+        with env.begin(write=True) as txn:
+            for i in range(n):
+                txn.put(b"%010d" % i, rng.randbytes(rng.randrange(2048, 6144)))
+        env.close()
+        mib = sum(os.path.getsize(os.path.join(envp, f)) for f in os.listdir(envp)) / (1 << 20)
+        iterate = ("import lmdb,sys\nenv=lmdb.open(sys.argv[1],readonly=True,lock=False)\nt=0\n"
+                   "with env.begin() as txn:\n    for k,v in txn.cursor():\n        t+=len(v)+v[-1]\n")
+        out = os.path.join(work, "out")
+
+        def fresh(codec):
+            def make():
+                shutil.rmtree(out, ignore_errors=True)
+                subprocess.run([ZREC, "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", codec, out],
+                               check=True)
+            return make
+
+        t_py = best_of(args.repeat, lambda: timed(["/usr/bin/python3", "-c", iterate, envp], lambda: None))
+        t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("raw")))
+        t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("zstd")))
+        shutil.rmtree(out, ignore_errors=True)
+        print("\n| environment | values | MiB | python-lmdb iterating | append-lmdb raw | ratio (wall, CPU) "
+              "| append-lmdb zstd | ratio (wall, CPU) |")
+        print("|---|---|---|---|---|---|---|---|")
+        print("| ~4 KiB values | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
+            n, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
+            mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
+        print("\nMiB/s: wall clock. ratio: baseline time / zrec time, wall and CPU (user + system) "
               "(above 1: append-tar is faster). CPUs: %d, load average %.1f." % (os.cpu_count(), os.getloadavg()[0]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
