@@ -124,7 +124,7 @@ def main():
             n, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
             mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
         print("\nMiB/s: wall clock. ratio: baseline time / zrec time, wall and CPU (user + system) "
-              "(above 1: append-tar is faster). CPUs: %d, load average %.1f." % (os.cpu_count(), os.getloadavg()[0]))
+              "(above 1: zrec is faster). CPUs: %d, load average %.1f." % (os.cpu_count(), os.getloadavg()[0]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
