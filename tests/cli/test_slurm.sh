@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# scripts/slurm/ on a live Slurm cluster: starts a private single-node cluster on
+# localhost (tests/cli/slurm_cluster.sh), builds stores with zrec-slurm-build and checks
+# that each equals the one-machine build of the same input (zrec digest):
+#   files      newline list, codec zstd, 4 parts
+#   zstd_dict  NUL list, one train-dict job, 3 parts: concat copies every frame
+#   failure    a task fails (a missing file): the concat job is cancelled, no DEST, the
+#              other parts stay; --resume rebuilds that part alone and finishes
+# and that --dry-run submits and writes nothing. The cluster is stopped and its directory
+# removed at exit, also when the test fails.
+#
+# Usage: ZREC=path/to/zrec bash tests/cli/test_slurm.sh  (CTest sets ZREC). Needs root and
+# the Debian packages slurmd slurmctld slurm-client munge (scripts/setup.sh).
+set -u
+
+source "$(dirname "$0")/testlib.sh"
+source "$here/slurm_cluster.sh"
+# The cluster's directory is its own: munged must reach it, so it cannot be inside $tmp (0700).
+cluster_root=$(mktemp -d)
+trap 'cluster_stop; rm -rf "$cluster_root"; chmod -R u+rwX "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+require_zrec
+zrec=$(readlink -f "$zrec")
+build=$root/scripts/slurm/zrec-slurm-build
+t_start=$SECONDS
+
+if ! cluster_start "$cluster_root"; then
+  fail "could not start the Slurm cluster (see above)"
+  finish
+fi
+echo "figure: cluster up in $((SECONDS - t_start)) s"
+
+# Inputs: 300 JSON-like files of 100..3000 bytes with shared vocabulary, so a dictionary helps.
+cd "$tmp"
+mkdir in
+/usr/bin/python3 - <<'PY'
+import random
+rng = random.Random(14)
+words = ["sensor", "temperature", "pressure", "reading", "status", "ok", "warn", "device", "site", "value"]
+for i in range(300):
+    n = rng.randint(3, 90)
+    body = ",".join('{"%s": %d, "%s": "%s"}' % (rng.choice(words), rng.randint(0, 999), rng.choice(words),
+                                                 rng.choice(words)) for _ in range(n))
+    open("in/f-%03d.json" % i, "w").write("[" + body + "]\n")
+PY
+ls in/f-*.json >list.txt
+tr '\n' '\0' <list.txt >list.nul
+
+jobs_run=0
+# run_build NAME ARGS...: submits, waits for every job, sets job_ids/role ids (train_id,
+# parts_id, concat_id) and slurm_s (submit to finish).
+run_build() {
+  local name=$1 t0
+  shift
+  train_id="" parts_id="" concat_id=""
+  t0=$(date +%s.%N)
+  if ! "$build" --zrec "$zrec" "$@" >"$tmp/$name.submit" 2>"$tmp/$name.submit.err"; then
+    fail "$name: zrec-slurm-build failed: $(cat "$tmp/$name.submit.err")"
+    return 1
+  fi
+  train_id=$(awk '$1 == "job" && $2 == "train-dict" { print $3 }' "$tmp/$name.submit")
+  parts_id=$(awk '$1 == "job" && $2 == "parts" { print $3 }' "$tmp/$name.submit")
+  concat_id=$(awk '$1 == "job" && $2 == "concat" { print $3 }' "$tmp/$name.submit")
+  [ -n "$concat_id" ] || { fail "$name: no concat job in: $(cat "$tmp/$name.submit")"; return 1; }
+  # shellcheck disable=SC2086
+  if ! cluster_wait_jobs 60 $train_id $parts_id $concat_id; then
+    fail "$name: jobs still queued after 60 s: $(squeue 2>&1)"
+    return 1
+  fi
+  slurm_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+}
+# states ID: the job's final states, space-separated (an array job: one per task).
+states() { cluster_job_state "$1" | sort | uniq -c | awk '{ printf "%s%sx%s", (NR > 1 ? " " : ""), $1, $2 }'; }
+digest_of() { "$zrec" digest "$1" 2>&1 | cut -d' ' -f1; }
+one_machine() {   # one_machine DEST LIST [create options]: the reference build, timed
+  local dest=$1 list=$2 t0
+  shift 2
+  t0=$(date +%s.%N)
+  "$zrec" create --ragged --dtype '|u1' --ndim 1 "$@" "$dest" &&
+    "$zrec" -q append-files --files-from "$list" "$dest" || fail "one-machine build of $dest"
+  one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+}
+
+# --- --dry-run: prints the three sbatch lines, creates nothing ----------------------------
+if "$build" files --zrec "$zrec" --dry-run -n 4 --codec zstd_dict --tier small list.txt "$tmp/dry" >dry.out 2>&1 &&
+  [ "$(grep -c '^[A-Z]*=\$(sbatch ' dry.out)" = 3 ] && grep -q -- '--array=0-3 --dependency=afterok:\$TRAIN' dry.out &&
+  [ ! -e "$tmp/dry.zrec-build" ] && [ -z "$(squeue -h 2>&1)" ]; then ok; else
+  fail "--dry-run: $(cat dry.out)"
+fi
+# Usage errors: exit 2, one line naming the problem.
+"$build" files -n 0 list.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 2 ] && grep -q "^zrec-slurm-build: --parts must be 1..99999, not '0'$" usage.out; then ok; else
+  fail "--parts 0: $(cat usage.out)"
+fi
+"$build" files --zrec "$zrec" -n 301 list.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 1 ] && grep -q "more than the 300 files" usage.out && [ ! -e "$tmp/x.zrec-build" ]; then ok; else
+  fail "--parts 301 of 300 files: $(cat usage.out)"
+fi
+
+# --- files: codec zstd, 4 parts --------------------------------------------------------------
+if run_build files files -n 4 --shards 2 list.txt "$tmp/files"; then
+  check "files: parts job 4x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "4xCOMPLETED" ]
+  check "files: concat job COMPLETED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  one_machine "$tmp/files-one" list.txt --shards 2
+  d=$(digest_of "$tmp/files")
+  check "files: digest $d equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/files-one")" ]
+  check "files: work/digest records it" grep -q "^$d  $tmp/files\$" "$tmp/files.zrec-build/digest"
+  check "files: parts removed after success" [ ! -e "$tmp/files.zrec-build/parts" ]
+  check "files: 300 records" "$zrec" verify -q "$tmp/files"
+  echo "figure: files (300 files, 4 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
+# --- zstd_dict: one dictionary for every part, frames copied ---------------------------------
+if run_build dict files -0 -n 3 --codec zstd_dict --tier small --dict-samples 150 list.nul "$tmp/dict"; then
+  check "dict: train-dict job COMPLETED (got '$(states "$train_id")')" [ "$(states "$train_id")" = "1xCOMPLETED" ]
+  check "dict: parts job 3x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "3xCOMPLETED" ]
+  check "dict: concat job COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  log=$tmp/dict.zrec-build/logs/zrec-concat-$concat_id.out
+  copied=$(sed -n 's/.* \([0-9]*\) frames copied, \([0-9]*\) records re-encoded.*/\1 \2/p' "$log")
+  check "dict: concat copied all 300 frames, re-encoded none (got '$copied')" [ "$copied" = "300 0" ]
+  echo "figure: zstd_dict concat: ${copied% *} frames copied, ${copied#* } records re-encoded"
+  check "dict: training used 150 of 300 files" grep -q "training on 150 of 300 items" \
+    "$tmp/dict.zrec-build/logs/zrec-dict-$train_id.out"
+  one_machine "$tmp/dict-one" list.txt --codec zstd_dict --dict "$tmp/dict/dict.zr"
+  d=$(digest_of "$tmp/dict")
+  check "dict: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/dict-one")" ]
+  check "dict: the store is zstd_dict" grep -q '"codec": "zstd_dict"' <("$zrec" verify --quick --json "$tmp/dict")
+  echo "figure: zstd_dict (300 files, 3 parts, train-dict job): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
+# --- failure: a task fails, the concat job must not run; --resume finishes --------------------
+# Task 2 of 4 gets items 150..224; item 160 is missing until the resume.
+mv in/f-160.json in/f-160.saved
+if run_build fail files -n 4 list.txt "$tmp/fail"; then
+  check "fail: task 2 FAILED, the others COMPLETED (got '$(states "$parts_id")')" \
+    [ "$(states "$parts_id")" = "3xCOMPLETED 1xFAILED" ]
+  check "fail: concat job CANCELLED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCANCELLED" ]
+  check "fail: no store at DEST" [ ! -e "$tmp/fail" ]
+  check "fail: parts 0, 1, 3 done and kept" [ -f "$tmp/fail.zrec-build/parts/part-00000.done" ] &&
+    [ -f "$tmp/fail.zrec-build/parts/part-00001.done" ] && [ -f "$tmp/fail.zrec-build/parts/part-00003.done" ] &&
+    [ ! -e "$tmp/fail.zrec-build/parts/part-00002.done" ]
+  check "fail: the task's log names the missing file" grep -q "in/f-160.json" \
+    "$tmp/fail.zrec-build/logs/zrec-part-${parts_id}_2.out"
+  "$build" files --zrec "$zrec" -n 4 list.txt "$tmp/fail" >again.out 2>&1
+  check "fail: a rerun without --resume is refused" grep -q "continue it with --resume" again.out
+  mv in/f-160.saved in/f-160.json
+  "$build" files --zrec "$zrec" --resume --dry-run -n 4 list.txt "$tmp/fail" >resume-dry.out 2>&1
+  check "fail: --resume --dry-run plans part 2 alone ($(head -3 resume-dry.out | tr '\n' ' '))" \
+    grep -q -- "--array=2 " resume-dry.out
+  if run_build resume files --resume -n 4 list.txt "$tmp/fail"; then
+    check "resume: one task ran, COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "1xCOMPLETED" ]
+    check "resume: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+    one_machine "$tmp/fail-one" list.txt
+    d=$(digest_of "$tmp/fail")
+    check "resume: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/fail-one")" ]
+    check "resume: parts removed" [ ! -e "$tmp/fail.zrec-build/parts" ]
+    check "resume: only task 2 ran again" [ "$(ls "$tmp/fail.zrec-build/logs" | grep -c "^zrec-part-${parts_id}_")" = 1 ] &&
+      [ -f "$tmp/fail.zrec-build/logs/zrec-part-${parts_id}_2.out" ]
+  fi
+fi
+
+jobs_run=$(wc -l <"$cluster_root/log/jobcomp.log")
+cluster_stop
+left=$(ps -o pid=,args= -p "$( (pgrep -f "$cluster_root"; cluster_steps) | paste -sd,)" 2>/dev/null)
+check "no daemon or job step left running (got '$left')" [ -z "$left" ]
+echo "figure: $jobs_run jobs (array tasks counted singly) run in $((SECONDS - t_start)) s end to end"
+finish
