@@ -104,6 +104,7 @@ JobCompLoc=$d/log/jobcomp.log
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
 MpiDefault=none
 SwitchType=switch/none
 ReturnToService=2
@@ -176,26 +177,46 @@ cluster_job_state() {
     sed -E 's/.*JobState=([A-Z_]+).*/\1/'
 }
 
-# Job steps (slurmstepd) still alive; with ports 6817/6818 ours alone, they are ours.
-cluster_steps() { pgrep -x slurmstepd; }
-cluster_no_steps() { ! cluster_steps >/dev/null; }
+# The processes of this cluster's jobs: slurmstepd (started by our slurmd, so its
+# environment names our slurm.conf) and the job scripts and commands it runs (our
+# SLURM_CONF and a SLURM_JOB_ID, since sbatch passed the submitter's environment on).
+cluster_job_pids() {
+  local pid env conf="SLURM_CONF=$cluster_dir/slurm.conf"
+  for env in /proc/[0-9]*/environ; do
+    pid=${env#/proc/}
+    pid=${pid%/environ}
+    [ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] && continue
+    grep -qzx -- "$conf" "$env" 2>/dev/null || continue
+    if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmstepd ] || grep -qz '^SLURM_JOB_ID=' "$env" 2>/dev/null; then
+      echo "$pid"
+    fi
+  done
+}
+cluster_no_job_pids() { [ -z "$(cluster_job_pids)" ]; }
 
 cluster_stop() {
   local p i
   [ ${#cluster_pids[@]} -eq 0 ] && return 0
-  # Jobs first, so that no step outlives slurmd; then the daemons, newest first.
+  # Jobs first, while slurmd can still tell their steps to end and hear back.
   timeout 10 scancel --partition zrec >/dev/null 2>&1
   cluster_until 15 cluster_jobs_gone_all
+  cluster_until 10 cluster_no_job_pids
+  # Then the daemons, newest first.
   for ((i = ${#cluster_pids[@]} - 1; i >= 0; i--)); do
-    p=${cluster_pids[$i]}
-    kill -TERM "$p" 2>/dev/null
+    kill -TERM "${cluster_pids[$i]}" 2>/dev/null
   done
   for p in "${cluster_pids[@]}"; do
     timeout 10 tail --pid="$p" -f /dev/null 2>/dev/null || kill -KILL "$p" 2>/dev/null
     wait "$p" 2>/dev/null
   done
   cluster_pids=()
-  cluster_until 10 cluster_no_steps
+  # A step that outlived slurmd waits for it forever (and ignores SIGTERM): kill what is
+  # left of our jobs, by PID.
+  for p in $(cluster_job_pids); do
+    cluster_log "killing leftover job process $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null))"
+    kill -KILL "$p" 2>/dev/null
+  done
+  cluster_until 10 cluster_no_job_pids
   [ -n "${ZREC_SLURM_TIMELINE:-}" ] && [ -f "$cluster_dir/log/jobcomp.log" ] &&
     sed -E 's/^JobId=([0-9]+) .* Name=([^ ]+) JobState=([A-Z]+) .*StartTime=([^ ]+) EndTime=([^ ]+) .*SubmitTime=([^ ]+) EligibleTime=([^ ]+) .*/\1 \2 \3 submit \6 eligible \7 start \4 end \5/' "$cluster_dir/log/jobcomp.log" >&2
   return 0

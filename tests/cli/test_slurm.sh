@@ -162,7 +162,7 @@ fi
 
 jobs_run=$(wc -l <"$cluster_root/log/jobcomp.log")
 cluster_stop
-left=$(ps -o pid=,args= -p "$( (pgrep -f "$cluster_root"; cluster_steps) | paste -sd,)" 2>/dev/null)
+left=$(ps -o pid=,args= -p "$( (pgrep -f "$cluster_root"; cluster_job_pids) | paste -sd,)" 2>/dev/null)
 check "no daemon or job step left running (got '$left')" [ -z "$left" ]
 echo "figure: $jobs_run jobs (array tasks counted singly) run in $((SECONDS - t_start)) s end to end"
 finish
