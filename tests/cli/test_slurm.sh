@@ -129,6 +129,19 @@ if run_build dict files -0 -n 3 --codec zstd_dict --tier small --dict-samples 15
   echo "figure: zstd_dict (300 files, 3 parts, train-dict job): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
 
+# --- a given dictionary, an explicit level, frame checksums: no training job, frames copied ----
+if run_build given files -n 2 --dict "$tmp/dict/dict.zr" --level 12 --checksum list.txt "$tmp/given"; then
+  check "given: no train-dict job" [ -z "$train_id" ]
+  check "given: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
+  check "given: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "given: concat copied all 300 frames" \
+    grep -q " 300 frames copied, 0 records re-encoded" "$tmp/given.zrec-build/logs/zrec-concat-$concat_id.out"
+  check "given: the store has the given dictionary" cmp -s "$tmp/given/dict.zr" "$tmp/dict/dict.zr"
+  check "given: every frame carries a checksum" grep -q "300 of 300 frames carry a content checksum" \
+    <("$zrec" verify "$tmp/given")
+  check "given: digest equals the one-machine build's" [ "$(digest_of "$tmp/given")" = "$(digest_of "$tmp/dict-one")" ]
+fi
+
 # --- failure: a task fails, the concat job must not run; --resume finishes --------------------
 # Task 2 of 4 gets items 150..224; item 160 is missing until the resume.
 mv in/f-160.json in/f-160.saved
