@@ -11,7 +11,7 @@ packages=(
   time util-linux parallel
   bsdutils  # script(1), for tests/cli/test_progress.sh
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
-  slurmd slurmctld slurm-client munge  # tests/cli/test_slurm.sh: a live single-node Slurm cluster
+  slurmd slurmctld slurm-client munge procps  # tests/cli/test_slurm.sh: a live single-node Slurm cluster (pgrep, ps)
 )
 
 missing=()
