@@ -25,6 +25,13 @@ zrec=$(readlink -f "$zrec")
 build=$root/scripts/slurm/zrec-slurm-build
 t_start=$SECONDS
 
+# The man page keeps up with --help: every long option the help lists is in it.
+if "$build" --help >"$tmp/help.out" 2>&1; then ok; else fail "zrec-slurm-build --help failed"; fi
+sed 's/\\-/-/g; s/\\f[BIRP]//g' "$root/man/zrec-slurm-build.1" >"$tmp/man.txt"
+for opt in $(grep -oE '^ +(-[a-z0-9], )?--[a-z-]+' "$tmp/help.out" | grep -oE -- '--[a-z-]+' | sort -u); do
+  check "man/zrec-slurm-build.1 mentions $opt" grep -q -- "$opt" "$tmp/man.txt"
+done
+
 if ! cluster_start "$cluster_root"; then
   fail "could not start the Slurm cluster (see above)"
   finish
