@@ -1,6 +1,7 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
 #include <algorithm>
 
+#include "zrec/cat_tar.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
@@ -22,6 +23,7 @@ struct CatArgs {
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
+  std::string keys;  // --format tar: sample keys
 };
 
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
@@ -47,7 +49,10 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (a.format == "raw") format = Format::kRaw;
   else if (a.format == "text") format = Format::kText;
   else if (a.format == "jsonl") format = Format::kJsonl;
-  else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text or jsonl)");
+  else if (a.format == "tar")
+    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib}, g);
+  else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
+  if (!a.keys.empty()) return usage_error("--keys is used with --format tar only");
 
   ZREC_ASSIGN_OR_RETURN(auto store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
   std::vector<uint64_t> list;
@@ -129,15 +134,17 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
 Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<CatArgs>();
   CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
-  cmd->add_option("store", args->store, "Store to read")->required();
+  cmd->add_option("store", args->store, "Store to read (--format tar: also a root of named streams)")->required();
   auto* selection = cmd->add_option("selection", args->selection,
                   "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
   cmd->add_option("--format", args->format,
                   "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
-                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records)")
+                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records); "
+                  "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext>")
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
+  cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
   cmd->add_flag("--force", args->force, "Write binary formats even to a terminal");
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
       ->check(CLI::Range(1, 1 << 20))
@@ -146,7 +153,8 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec cat images/ 0:100 -o first100.npy\n"
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
-      "  zrec cat --format npy a/ | zrec append-npy b/ -");
+      "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
+      "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar");
   return Command{cmd, [args, selection, &global]() {
                    if (selection->count() > 0 && args->selection.empty()) return usage_error("invalid selection '': empty selection");
                    return run_cat(*args, global);

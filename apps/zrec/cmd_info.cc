@@ -116,6 +116,12 @@ std::string to_text(const StoreSummary& s) {
   return t;
 }
 
+uint64_t shortest_length(const std::vector<StoreSummary>& streams) {
+  uint64_t n = UINT64_MAX;
+  for (const auto& s : streams) n = std::min(n, s.length);
+  return n;
+}
+
 bool is_store_dir(const std::string& path) {
   struct stat st;
   return ::stat(store::join_path(path, "meta.zr").c_str(), &st) == 0;
@@ -129,6 +135,8 @@ std::vector<std::string> child_stores(const std::string& root) {
   while (dirent* e = ::readdir(dir)) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
+    // A store create_store was building when killed (".NAME.zrec-tmp-XXXXXX"): not a stream.
+    if (name.starts_with('.') && name.find(".zrec-tmp-") != std::string::npos) continue;
     if (is_store_dir(store::join_path(root, name))) out.push_back(name);
   }
   ::closedir(dir);
@@ -180,7 +188,9 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
                      s.codec, s.length, s.payload_bytes, s.ratio());
   }
   t += agree ? fmt::format("lengths agree: all {} streams hold {} records\n", names.size(), streams.front().length)
-             : std::string("lengths DISAGREE across streams\n");
+             : fmt::format("lengths DISAGREE across streams (shortest {}): a run stopped between the streams' "
+                           "publications; the next append-tar into this root cuts the longer ones back to {}\n",
+                           shortest_length(streams), shortest_length(streams));
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();
 }
