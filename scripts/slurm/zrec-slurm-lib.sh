@@ -55,9 +55,10 @@ zs_part_ok() {
 }
 
 # zs_verified_length [--quick] STORE: prints the store's length if `zrec verify` finds it
-# valid; fails (and prints nothing) otherwise.
+# valid; fails (and prints nothing) otherwise. STORE may be a root of named streams,
+# which verify finds valid only when their lengths agree: that length.
 zs_verified_length() {
   local json
   json=$("$zs_zrec" verify --json "$@" 2>/dev/null) || return 1
-  sed -n 's/.*"length": *\([0-9]*\).*/\1/p' <<<"$json" | grep .
+  sed -n 's/.*"length": *\([0-9]*\).*/\1/p' <<<"$json" | tail -n 1 | grep .
 }

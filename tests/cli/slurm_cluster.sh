@@ -109,6 +109,7 @@ MpiDefault=none
 SwitchType=switch/none
 ReturnToService=2
 MinJobAge=2
+MaxArraySize=100
 DependencyParameters=kill_invalid_depend
 SlurmdParameters=config_overrides
 SlurmctldTimeout=10
