@@ -8,7 +8,7 @@ packages=(
   libzstd-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
-  libarchive-dev  # append-tar
+  libarchive-dev liblmdb-dev  # append-tar, append-lmdb
   time util-linux parallel
   bsdutils  # script(1), for tests/cli/test_progress.sh
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)

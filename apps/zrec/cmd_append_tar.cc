@@ -438,11 +438,11 @@ Status TarImport::run() {
       continue;
     }
     split_member_path(m.path, key, ext);
-    if (in_sample_ && key != key_) ZREC_RETURN_IF_ERROR(close_sample());
-    if (ext.empty()) {
+    if (ext.empty()) {  // as in WebDataset, it neither joins nor ends a sample
       ++ignored_;
       continue;
     }
+    if (in_sample_ && key != key_) ZREC_RETURN_IF_ERROR(close_sample());
     if (!in_sample_) {
       in_sample_ = true;
       key_ = key;
