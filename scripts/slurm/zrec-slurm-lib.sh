@@ -39,6 +39,13 @@ zs_count_items() { tr -cd '\0' <"$1" | wc -c; }
 zs_schema_args() {
   case $zs_mode in
   files) printf '%s\0' --ragged --dtype '|u1' --ndim 1 ;;
+  lmdb)
+    if [ "$zs_dense" = 1 ]; then
+      printf '%s\0' --dense --dtype "$zs_dtype" --shape "$zs_shape"
+    else
+      printf '%s\0' --ragged --dtype '|u1' --ndim 1
+    fi
+    ;;
   esac
 }
 

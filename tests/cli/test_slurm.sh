@@ -189,6 +189,37 @@ if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" tars.txt "$tmp/ta
   echo "figure: tar (6 shards, 120 samples, 2 streams, 3 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
 
+# --- lmdb: key prefixes, several per task, in key order -----------------------------------------
+/usr/bin/python3 - <<'PY'
+import lmdb, random
+rng = random.Random(12)
+env = lmdb.open("db.lmdb", map_size=1 << 26)
+with env.begin(write=True) as txn:
+    for i in range(300):
+        txn.put(b"k%04d" % i, bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 400))))
+env.close()
+PY
+printf 'k00\nk01\nk02\n' >prefixes.txt
+printf 'k01\nk00\n' >unsorted.txt
+"$build" lmdb --zrec "$zrec" -n 2 db.lmdb unsorted.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 1 ] && grep -q "the prefixes are not in bytewise order: 'k01' before 'k00'" usage.out; then ok; else
+  fail "lmdb: unsorted prefixes: $(cat usage.out)"
+fi
+if run_build lmdb lmdb -n 2 --keys "$tmp/lmdb.keys" db.lmdb prefixes.txt "$tmp/lmdbstore"; then
+  check "lmdb: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
+  check "lmdb: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "lmdb: task 0 read two prefixes" grep -q "built from 2 key prefixes, 200 records" \
+    "$tmp/lmdbstore.zrec-build/logs/zrec-part-${parts_id}_0.out"
+  t0=$(date +%s.%N)
+  "$zrec" create --ragged --dtype '|u1' --ndim 1 "$tmp/lmdb-one" &&
+    "$zrec" -q append-lmdb --keys "$tmp/lmdb-one.keys" "$tmp/lmdb-one" db.lmdb || fail "lmdb: one-machine build"
+  one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  d=$(digest_of "$tmp/lmdbstore")
+  check "lmdb: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/lmdb-one")" ]
+  check "lmdb: keys equal the one-machine build's (300)" cmp -s "$tmp/lmdb.keys" "$tmp/lmdb-one.keys"
+  echo "figure: lmdb (300 keys, 3 prefixes, 2 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
 # --- failure: a task fails, the concat job must not run; --resume finishes --------------------
 # Task 2 of 4 gets items 150..224; item 160 is missing until the resume.
 mv in/f-160.json in/f-160.saved
