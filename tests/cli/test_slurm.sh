@@ -220,6 +220,25 @@ if run_build lmdb lmdb -n 2 --keys "$tmp/lmdb.keys" db.lmdb prefixes.txt "$tmp/l
   echo "figure: lmdb (300 keys, 3 prefixes, 2 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
 
+# --- lmdb --dense: fixed-width values as Dense records --------------------------------------------
+/usr/bin/python3 - <<'PY'
+import lmdb, struct
+env = lmdb.open("dense.lmdb", map_size=1 << 24)
+with env.begin(write=True) as txn:
+    for i in range(200):
+        txn.put(b"d%03d" % i, struct.pack("<4f", i, i / 2, -i, 1.5))
+env.close()
+PY
+printf 'd0\nd1\n' >dense-prefixes.txt
+if run_build dense lmdb -n 2 --dense --dtype '<f4' --shape 4 dense.lmdb dense-prefixes.txt "$tmp/densestore"; then
+  check "dense: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  "$zrec" create --dense --dtype '<f4' --shape 4 "$tmp/dense-one" &&
+    "$zrec" -q append-lmdb --dense "$tmp/dense-one" dense.lmdb || fail "dense: one-machine build"
+  d=$(digest_of "$tmp/densestore")
+  check "dense: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/dense-one")" ]
+  check "dense: a Dense <f4 (4,) store" grep -q '"kind": "dense", "dtype": "<f4"' <("$zrec" verify --quick --json "$tmp/densestore")
+fi
+
 # --- failure: a task fails, the concat job must not run; --resume finishes --------------------
 # Task 2 of 4 gets items 150..224; item 160 is missing until the resume.
 mv in/f-160.json in/f-160.saved
