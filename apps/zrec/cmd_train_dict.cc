@@ -193,7 +193,7 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
   const std::string prefix = target.filename().string().substr(0, NAME_MAX - 11) + ".tmp-";
   store::remove_abandoned_temp_dicts(parent, prefix);
   std::string tmpl = (target.has_parent_path() ? parent + "/" : std::string()) + prefix + "XXXXXX";
-  const int fd = io::retry_eintr([&] { return ::mkstemp(tmpl.data()); });
+  const int fd = io::make_temp_file(tmpl);
   if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);
   io::File f(fd, tmpl);
   // Locked before its first byte, so a concurrent cleanup never takes a live temporary.

@@ -35,7 +35,7 @@ class TempStores {
 
 Result<std::string> make_temp_dir(const std::string& parent, Workload w) {
   std::string tmpl = parent + "/zrec-bench-" + to_string(w) + "-XXXXXX";
-  if (io::retry_eintr([&] { return ::mkdtemp(tmpl.data()) == nullptr ? -1 : 0; }) != 0) return io::errno_status(errno, "cannot create a directory in", parent);
+  if (!io::make_temp_dir(tmpl)) return io::errno_status(errno, "cannot create a directory in", parent);
   return tmpl;
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 namespace zrec::io {
@@ -135,6 +136,27 @@ Status sync_directory(const std::string& dir) {
   auto f = File::open(dir, O_RDONLY | O_DIRECTORY);
   if (!f.is_ok()) return f.status();
   return f->sync();
+}
+
+
+namespace {
+template <class Call>
+auto retry_with_template(std::string& tmpl, Call&& call) {
+  const std::string ending = "XXXXXX";
+  const size_t at = tmpl.size() >= ending.size() ? tmpl.size() - ending.size() : 0;
+  return retry_eintr([&] {
+    tmpl.replace(at, ending.size(), ending);
+    return call();
+  });
+}
+}  // namespace
+
+bool make_temp_dir(std::string& tmpl) {
+  return retry_with_template(tmpl, [&] { return ::mkdtemp(tmpl.data()) == nullptr ? -1 : 0; }) == 0;
+}
+
+int make_temp_file(std::string& tmpl) {
+  return retry_with_template(tmpl, [&] { return ::mkstemp(tmpl.data()); });
 }
 
 }  // namespace zrec::io

@@ -30,6 +30,12 @@ auto retry_eintr(Call&& call) {
   }
 }
 
+// mkdtemp(3) / mkstemp(3) with EINTR retried: each try gets the template back with its
+// "XXXXXX" ending, because a failed call may have filled it in. `tmpl` ends in "XXXXXX";
+// on success it holds the name made.
+bool make_temp_dir(std::string& tmpl);
+int make_temp_file(std::string& tmpl);
+
 class File {
  public:
   File() = default;

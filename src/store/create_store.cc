@@ -109,7 +109,7 @@ class TempSibling {
     const std::filesystem::path target(path);
     const std::string parent = parent_of(target);
     std::string tmpl = store::join_path(parent, temp_prefix(target) + "XXXXXX");
-    if (io::retry_eintr([&] { return ::mkdtemp(tmpl.data()) == nullptr ? -1 : 0; }) != 0)
+    if (!io::make_temp_dir(tmpl))
       return io::errno_status(errno, "cannot create a directory in", parent);
     std::unique_ptr<TempSibling> t(new TempSibling(tmpl));
     // mkdtemp makes 0700; a store is an ordinary directory, so apply the umask to 0777.

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <optional>
 #include <vector>
 
@@ -79,6 +80,16 @@ std::optional<std::string> not_ours(int dir, std::vector<std::string>& files) {
   return why;
 }
 
+// How long an empty, unmarked temporary directory is given: a live build locks it and
+// writes its marker within moments of mkdtemp, so one older than this was abandoned.
+constexpr int kUnmarkedGraceSeconds = 60;
+
+bool older_than(int fd, int seconds) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return false;
+  return ::time(nullptr) - st.st_mtime > seconds;
+}
+
 void leave(const std::string& path, const std::string& why) {
   warn("leaving '" + path + "' in place: it is named like a zrec temporary but " + why +
        " (remove it yourself if it is not needed)");
@@ -98,8 +109,19 @@ void remove_abandoned_temp_stores(const std::string& parent, const std::string& 
     if (io::retry_eintr([&] { return ::flock(f->fd(), LOCK_EX | LOCK_NB); }) != 0) continue;
     std::vector<std::string> files;
     if (auto why = not_ours(f->fd(), files)) {
-      // An empty directory may be a build between mkdtemp and its lock: not a loss, not news.
-      if (!files.empty() || why->rfind("it has no ", 0) != 0) leave(p, *why);
+      const bool empty_and_ours = files.empty() && why->rfind("it has no ", 0) == 0;
+      if (!empty_and_ours) {
+        leave(p, *why);
+      } else if (older_than(f->fd(), kUnmarkedGraceSeconds)) {
+        // A build killed between mkdtemp and its marker: rmdir removes only an empty
+        // directory, so nothing can be lost.
+        if (io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0 && errno != ENOTEMPTY && errno != ENOENT)
+          leave(p, std::string("could not be removed: ") + std::strerror(errno));
+      } else {
+        warn("leaving '" + p + "' in place for now: it is an empty zrec temporary without its " +
+             kTempMarker + " marker, which a build that is just starting also is; a run " +
+             std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it");
+      }
       continue;
     }
     bool removed = true;
@@ -127,7 +149,11 @@ void remove_abandoned_temp_dicts(const std::string& parent, const std::string& p
       why = "it is not a regular file with one link";
     else if (st.st_uid != ::geteuid())
       why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
-    else if (!f->pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0)
+    else if (st.st_size == 0 && !older_than(f->fd(), kUnmarkedGraceSeconds))
+      why = "it is empty, which a train-dict that is just starting also is (a run " +
+            std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it)";
+    else if (st.st_size != 0 &&
+             (!f->pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0))
       why = "it does not start like a zstd dictionary";
     if (why) {
       leave(p, *why);
