@@ -326,6 +326,51 @@ def test_real_writer_holds_lock(root):
     assert hash_tree(store) != before
 
 
+def test_info_follows_checkpoints_of_a_live_writer(root):
+    """A long append-stream fed slowly from a pipe publishes every 10 records; info,
+    run while it holds the lock, always shows one of those published states."""
+    import json
+    store = os.path.join(root, "live")
+    must(["create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", "raw", store])
+    p = subprocess.Popen([ZREC, "-q", "append-stream", "--checkpoint-every", "10", store], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        seen = set()
+        for k in range(35):
+            p.stdin.write(b"r%03d\n" % k)
+            p.stdin.flush()
+            if k in (0, 12, 27):
+                wait_until_exclusively_held(store, p)
+                want = (k + 1) // 10 * 10
+                deadline = time.monotonic() + 10
+                while True:  # the checkpoint is published shortly after its 10th record
+                    rc, out, err = run(["info", "--json", store], timeout=20)
+                    j = json.loads(out)
+                    if rc != 0 or not j["writer_active"] or j["length"] % 10 or j["length"] > want:
+                        raise AssertionError("info during a live append: rc %d %r %r" % (rc, out, err))
+                    if j["length"] == want or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
+                if j["length"] != want:
+                    raise AssertionError("info never showed checkpoint %d (last %d)" % (want, j["length"]))
+                if want and j["record_sizes"]["logical"] != {"min": 12, "p50": 12, "p99": 12, "max": 12}:
+                    raise AssertionError("record sizes of the snapshot: %r" % j["record_sizes"])
+                seen.add(want)
+                rc, _, err = run(["cat", store], timeout=20)
+                check_locked_error("cat", rc, err, "cat during a live append")
+        close_stdin(p)
+        if p.wait(timeout=30) != 0:
+            raise AssertionError("the live writer failed: %r" % p.stderr.read())
+        j = json.loads(must(["info", "--json", store]))
+        if j["length"] != 35 or j["writer_active"]:
+            raise AssertionError("after the writer: %r" % j)
+        assert seen == {0, 10, 20}, seen
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def test_racing_writers_one_wins(root):
     store = make_store(root, "e")
     writers = [SlowWriter(store, 10, seed=40 + k) for k in range(4)]
