@@ -12,7 +12,7 @@
 
 namespace zrec::cli {
 
-TEST_CASE("KeyedPermutation is a bijection of [0, n) for every small n") {
+TEST_CASE("KeyedPermutation is a bijection of 0..n-1 for every small n") {
   for (uint64_t n = 0; n <= 700; ++n) {
     const KeyedPermutation p(n, 12345 + n);
     std::vector<bool> hit(n, false);
