@@ -22,6 +22,7 @@ struct InfoArgs {
   std::string path;
   bool json = false;
   bool shards = false;
+  bool dims = false;  // --dims: per-dimension stats of a Ragged store with ndim > 1 (reads payloads)
 };
 
 // Below this logical/payload ratio a compressing codec costs decode time for nothing.
@@ -42,12 +43,34 @@ struct StoreSummary {
   uint32_t dict_id = 0;
   SizeStats stored, logical;
   std::optional<SizeStats> elements;  // Ragged: elements per record (prod of dims)
+  std::vector<SizeStats> dims;        // Ragged with --dims: each dimension (ndim 1: from the table)
   std::vector<ShardRow> shard_rows;
   bool codec_does_not_pay() const { return codec != "raw" && payload_bytes > 0 && ratio() < kCodecPaysRatio; }
   double ratio() const { return payload_bytes ? double(logical_bytes) / double(payload_bytes) : 1.0; }
 };
 
-Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g) {
+// Ragged, ndim > 1: each dimension's statistics need the records' shape prefixes,
+// which only the (possibly compressed) payloads hold: one windowed scan of every record.
+Status scan_dims(Store& store, StoreSummary& s) {
+  const Schema& schema = store.schema();
+  s.dims.resize(schema.ndim);
+  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  std::vector<uint64_t> ids;
+  for (uint64_t first = 0; first < s.length; first += kIdsPerScan) {
+    ids.clear();
+    for (uint64_t id = first; id < std::min(s.length, first + kIdsPerScan); ++id) ids.push_back(id);
+    ZREC_RETURN_IF_ERROR(store.scan(ids, kDefaultWindowBytes, [&](const Window& w) {
+      for (size_t k = 0; k < w.ids.size(); ++k) {
+        const std::vector<uint64_t> dims = ragged_dims(schema, w.data + w.offsets[k]);
+        for (uint32_t d = 0; d < schema.ndim; ++d) s.dims[d].add(dims[d]);
+      }
+      return Status::ok();
+    }));
+  }
+  return Status::ok();
+}
+
+Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, bool dims) {
   // A store a writer is appending to is described as last published (--wait: after it).
   ZREC_ASSIGN_OR_RETURN(auto store,
                         Store::open(path, {.threads = g.threads, .wait = g.wait, .snapshot_if_busy = true}));
@@ -91,6 +114,8 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g) 
     }
   }
   s.logical_bytes = s.logical.total();
+  if (!schema.is_dense() && schema.ndim == 1) s.dims.push_back(*s.elements);  // the one dim is the element count
+  if (!schema.is_dense() && schema.ndim > 1 && dims) ZREC_RETURN_IF_ERROR(scan_dims(*store, s));
   for (uint32_t shard = 0; shard < s.shards; ++shard) s.shard_rows[shard].payload_bytes = store->tail(shard);
   return s;
 }
@@ -142,6 +167,14 @@ void to_json(JsonWriter& j, const StoreSummary& s) {
   stats("stored", s.stored);
   stats("logical", s.logical);
   if (s.elements) stats("elements", *s.elements);
+  if (!s.dims.empty()) {
+    j.key("dims").begin_array();
+    for (const SizeStats& d : s.dims) {
+      j.begin_object().key("min").value(d.min()).key("p50").value(d.percentile(50));
+      j.key("p99").value(d.percentile(99)).key("max").value(d.max()).end_object();
+    }
+    j.end_array();
+  }
   j.end_object();
   j.key("shard_table").begin_array();
   for (uint32_t shard = 0; shard < s.shards; ++shard) {
@@ -199,6 +232,8 @@ std::string to_text(const StoreSummary& s, bool shard_table) {
   t += stats_row("stored", s.stored);
   t += stats_row("logical", s.logical);
   if (s.elements) t += stats_row("elements", *s.elements);
+  if (s.dims.size() > 1)
+    for (size_t d = 0; d < s.dims.size(); ++d) t += stats_row(fmt::format("dim {}", d).c_str(), s.dims[d]);
   if (s.codec_does_not_pay()) line("hint", codec_hint(s));
   if (shard_table) {
     t += fmt::format("{:<14}{:>12}{:>16}{:>16}{:>16}\n", "shard", "records", "payload", "logical", "file");
@@ -234,7 +269,7 @@ std::vector<std::string> child_stores(const std::string& root) {
 Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
   if (is_store_dir(a.path)) {
-    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g));
+    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g, a.dims));
     if (a.json) {
       JsonWriter j;
       to_json(j, s);
@@ -250,7 +285,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   std::vector<StoreSummary> streams;
   for (const auto& name : names) {
-    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(store::join_path(a.path, name), g));
+    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(store::join_path(a.path, name), g, a.dims));
     streams.push_back(std::move(s));
   }
   const bool agree = std::all_of(streams.begin(), streams.end(),
@@ -290,6 +325,8 @@ Command register_info(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("info", "Describe a store, or each store in a directory of named streams");
   cmd->add_option("store", args->path, "A store, or a directory whose subdirectories are stores")->required();
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout");
+  cmd->add_flag("--dims", args->dims,
+                "Ragged, ndim > 1: statistics of each dimension (reads and decodes every record)");
   cmd->add_flag("--shards", args->shards, "Add a table of the data shards (records, payload, logical and file bytes)");
   cmd->footer(
       "Examples:\n"

@@ -129,6 +129,27 @@ def dense_raw_exact_and_hint():
     assert close_enough(jz["record_sizes"]["stored"], want_stats(table(z)["phys"])), jz["record_sizes"]
 
 
+def ragged_dims_with_and_without_payload_reads():
+    store = f"{root}/img2"
+    shapes = [(int(rng.integers(1, 30)), int(rng.integers(1, 300))) for _ in range(400)]
+    arrays = [rng.integers(0, 9, sh).astype("<u2") for sh in shapes]
+    run("create", "--ragged", "--dtype", "<u2", "--ndim", "2", "--shards", "2", store)
+    run("-q", "append-npy", store, "-", stdin=b"".join(npy_bytes(a) for a in arrays))
+    # Without --dims only the table is read: no per-dimension statistics.
+    j = json.loads(run("info", "--json", store).stdout)
+    assert "dims" not in j["record_sizes"], j["record_sizes"]
+    assert close_enough(j["record_sizes"]["elements"], want_stats([a.size for a in arrays]))
+    j = json.loads(run("info", "--json", "--dims", store).stdout)
+    for d in range(2):
+        want = want_stats([sh[d] for sh in shapes])
+        assert j["record_sizes"]["dims"][d] == want, (d, j["record_sizes"]["dims"][d], want)
+    text = run("info", "--dims", store).stdout.decode()
+    assert "  dim 1 " in text and "  dim 0 " in text, text
+    # ndim 1: the one dimension is the element count, from the table alone.
+    jt = json.loads(run("info", "--json", f"{root}/tok").stdout)
+    assert jt["record_sizes"]["dims"] == [jt["record_sizes"]["elements"]], jt["record_sizes"]
+
+
 def empty_store_stats_are_zero():
     store = f"{root}/empty"
     run("create", "--dense", "--dtype", "<f4", "--shape", "2", store)
@@ -138,7 +159,8 @@ def empty_store_stats_are_zero():
 
 
 try:
-    for fn in (ragged_stats_match_numpy, dense_raw_exact_and_hint, empty_store_stats_are_zero):
+    for fn in (ragged_stats_match_numpy, dense_raw_exact_and_hint, ragged_dims_with_and_without_payload_reads,
+               empty_store_stats_are_zero):
         case(fn)
 finally:
     shutil.rmtree(root, ignore_errors=True)
