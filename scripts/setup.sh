@@ -5,13 +5,16 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  libzstd-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
+  libzstd-dev libssl-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
+  libarchive-dev liblmdb-dev  # append-tar, append-lmdb
   time util-linux parallel
   bsdutils  # script(1), for tests/cli/test_progress.sh
+  strace  # tests/cli/test_publish_faults.py, test_fault_inject.py: fault injection (inject=SYSCALL:error=E)
   zsh  # tests/cli/test_install.sh: the installed zsh completion parses
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
+  slurmd slurmctld slurm-client munge procps  # tests/cli/test_slurm.sh: a live single-node Slurm cluster (pgrep, ps)
 )
 
 missing=()

@@ -3,14 +3,18 @@
 // when the signal arrives, and the exit code is 128 + the signal.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <thread>
 
+#include "io/file.h"
 #include "io/input_stream.h"
+#include "io/store_lock.h"
 #include "zrec/interrupt.h"
 
 namespace zrec::cli {
@@ -104,6 +108,34 @@ TEST_SUITE("interrupt") {
     REQUIRE(got.is_ok());
     CHECK(got.value() == 3);
     ::close(fds[0]);
+  }
+
+  TEST_CASE("a --wait for a held store lock ends on a signal with kCancelled") {
+    char dir[] = "/tmp/zrec-lockwait-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    const std::string meta = std::string(dir) + "/meta.zr";
+    auto holder = io::File::open(meta, O_RDWR | O_CREAT, 0644);
+    REQUIRE(holder.is_ok());
+    REQUIRE(::flock(holder.value().fd(), LOCK_EX) == 0);
+    auto waiter = io::File::open(meta, O_RDWR);  // its own open file description
+    REQUIRE(waiter.is_ok());
+    {
+      InterruptScope scope;
+      const pthread_t self = ::pthread_self();
+      std::thread signaller([self] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        ::pthread_kill(self, SIGINT);
+      });
+      const auto started = std::chrono::steady_clock::now();
+      Status s = io::lock_store(waiter.value(), io::LockMode::kShared, true, "S");
+      signaller.join();
+      CHECK(s.code() == StatusCode::kCancelled);
+      CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");
+      CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+      CHECK(interrupt_exit_code() == 130);
+    }
+    ::unlink(meta.c_str());
+    ::rmdir(dir);
   }
 }
 

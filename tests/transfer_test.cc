@@ -12,6 +12,7 @@
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 #include "zrec/transfer.h"
+#include "zrec/warning.h"
 
 using namespace zrec;
 
@@ -137,6 +138,7 @@ TEST_SUITE("transfer") {
             TransferStats stats;
             TransferOptions t;
             t.window_bytes = 1 << 11;  // many windows
+            t.kernel_copy = shards == 5;  // frames written from memory, and by copy_file_range
             REQUIRE_OK(build_from_stores({src->get()}, dst, create_options(schema, to, shards), {.threads = 3}, t,
                                          &stats));
             CHECK(stats.records == records.size());
@@ -237,13 +239,23 @@ TEST_SUITE("transfer") {
     });
     CHECK(s.message() == "disk on fire");
     CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 0);
-    // A killed build leaves ".x.zrec-tmp-XXXXXX" behind, unlocked: the next build removes it.
+    // A killed build leaves ".x.zrec-tmp-XXXXXX" behind, unlocked, with its marker: the
+    // next build removes it. One without the marker is not provably zrec's and stays.
     ::mkdir((dir / ".x.zrec-tmp-abc123").c_str(), 0755);
+    test::write_file(dir / ".x.zrec-tmp-abc123/.zrec-temporary", {});
     test::write_file(dir / ".x.zrec-tmp-abc123/meta.zr", std::vector<uint8_t>(4096));
+    ::mkdir((dir / ".x.zrec-tmp-nomark").c_str(), 0755);
+    test::write_file(dir / ".x.zrec-tmp-nomark/meta.zr", std::vector<uint8_t>(4096));
+    std::vector<std::string> warnings;
+    set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
     REQUIRE_OK(build_store(dir / "x", create_options(schema, Codec::kZstd, 2), {}, [&](StoreWriter& w) {
       return append_records(w, schema, make_records(schema, 0, 5));
     }));
+    set_warning_sink(nullptr);
     CHECK(!exists(dir / ".x.zrec-tmp-abc123"));
+    CHECK(exists(dir / ".x.zrec-tmp-nomark/meta.zr"));
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("it has no .zrec-temporary marker") != std::string::npos);
     CHECK(read_all(dir / "x") == make_records(schema, 0, 5));
   }
 

@@ -158,11 +158,17 @@ TEST_SUITE("verify") {
     for (const auto& p : ref->problems)
       found13 = found13 || (*p.id == 13 && *p.shard == 3 && p.message.find("overlap record 8") != std::string::npos);
     CHECK(found13);
-    // The same problems, in the same order, whatever the number of passes.
-    for (uint64_t budget : {uint64_t{16} * 150, uint64_t{1}}) {
+    CHECK(ref->overlap_passes == 1);
+    // The same problems, in the same order, whatever the number of passes: groups of
+    // shards (150 entries), and data files larger than the budget (7 entries, 1 entry)
+    // swept in several passes, the entries never taking more than the budget.
+    for (uint64_t budget : {uint64_t{16} * 150, uint64_t{16} * 7, uint64_t{1}}) {
       CAPTURE(budget);
       auto r = verify_store(path, {.quick = true, .overlap_memory = budget});
       REQUIRE_OK(r);
+      CHECK(r->overlap_passes > 1);
+      CHECK(r->overlap_peak_bytes <= std::max<uint64_t>(budget, 16));
+      if (budget < 16 * 100) CHECK(r->overlap_passes >= 5 * 100 * 16 / std::max<uint64_t>(budget, 16));
       REQUIRE(r->problem_count == ref->problem_count);
       for (size_t i = 0; i < r->problems.size(); ++i) {
         CHECK(r->problems[i].message == ref->problems[i].message);

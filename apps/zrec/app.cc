@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "io/store_lock.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
 #include "zrec/interrupt.h"
+#include "zrec/pipe_deadlock.h"
+#include "zrec/printable.h"
 
 namespace zrec::cli {
 
@@ -21,6 +24,24 @@ int exit_code_for(const Status& s) {
   if (s.code() == StatusCode::kUsage) return kExitUsage;
   if (s.code() == StatusCode::kCancelled) return interrupt_exit_code();  // 130 SIGINT, 143 SIGTERM
   return kExitFailure;
+}
+
+// CLI11 converts "-1" for an unsigned option by wrapping it to 2^64-1 (--skip-first -1
+// would silently skip all input). Every option whose type is unsigned ("UINT") gets a
+// check that refuses a sign, on the root and in every subcommand, so a new option
+// cannot forget it.
+void refuse_negative_unsigned(CLI::App& app) {
+  const CLI::Validator non_negative(
+      [](std::string& value) -> std::string {
+        const size_t first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-')
+          return "'" + value + "' is not a non-negative integer";
+        return {};
+      },
+      "");
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_name().rfind("UINT", 0) == 0) opt->check(non_negative);
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
 }
 
 // zrec's version and the versions of the libraries linked in: zstd as loaded at run time
@@ -59,6 +80,8 @@ int run_cli(int argc, char** argv) {
       register_append_npy(app, global),
       register_append_files(app, global),
       register_append_stream(app, global),
+      register_append_tar(app, global),
+      register_append_lmdb(app, global),
       register_cat(app, global),
       register_info(app, global),
       register_train_dict(app, global),
@@ -70,12 +93,16 @@ int run_cli(int argc, char** argv) {
       register_completion(app, global),
   };
 
+  refuse_negative_unsigned(app);
+  io::set_lock_wait_probe(pipe_deadlock);  // a --wait on our own pipe's writer fails, not hangs
+
   // CLI11 would say only "A subcommand is required" for a mistyped command name.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
     if (!known) {
-      std::fprintf(stderr, "zrec: unknown command '%s'\nTry 'zrec --help' for the list of commands.\n", argv[1]);
+      std::fprintf(stderr, "zrec: unknown command '%s'\nTry 'zrec --help' for the list of commands.\n",
+                   printable(argv[1]).c_str());
       return kExitUsage;
     }
   }
@@ -92,7 +119,8 @@ int run_cli(int argc, char** argv) {
     std::string where = "zrec";
     for (const Command& c : commands)
       if (c.app->parsed()) where += " " + c.app->get_name();
-    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), e.what(), where.c_str());
+    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), printable(e.what()).c_str(),
+                 where.c_str());
     return kExitUsage;
   }
   global.verbosity = quiet ? -1 : verbose;
@@ -104,7 +132,7 @@ int run_cli(int argc, char** argv) {
     if (!s.is_ok()) {
       // A held lock is often a writer still at work: say how to wait for it.
       const char* hint = s.code() == StatusCode::kBusy && !global.wait ? "; pass --wait to wait for it" : "";
-      std::fprintf(stderr, "zrec %s: %s%s\n", c.app->get_name().c_str(), s.message().c_str(), hint);
+      std::fprintf(stderr, "zrec %s: %s%s\n", c.app->get_name().c_str(), printable(s.message()).c_str(), hint);
       if (s.code() == StatusCode::kUsage)
         std::fprintf(stderr, "Try 'zrec %s --help' for more information.\n", c.app->get_name().c_str());
     }

@@ -1,5 +1,6 @@
 // The shared core of the append-* commands (see append_session.h).
 #include "zrec/append_session.h"
+#include "zrec/printable.h"
 
 #include <spdlog/spdlog.h>
 
@@ -35,7 +36,11 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
   options.threads = global.threads;
   options.wait = global.wait;
   if (!options.checksum) options.checksum = args.checksum;
-  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(store, options));
+  std::unique_ptr<StoreWriter> writer;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    ZREC_ASSIGN_OR_RETURN(writer, StoreWriter::open(store, options));
+  }
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
 }
 
@@ -73,8 +78,10 @@ Status AppendSession::checkpoint() {
   // A signal that arrived meanwhile wins: nothing more is published.
   ZREC_RETURN_IF_ERROR(check_interrupt());
   if (listener_.prepare) ZREC_RETURN_IF_ERROR(listener_.prepare());
-  ZREC_RETURN_IF_ERROR(writer_->publish());
-  if (listener_.commit) listener_.commit();
+  const uint64_t before = writer_->published_length();
+  const Status published = writer_->publish();
+  commit_if_published(before);
+  ZREC_RETURN_IF_ERROR(published);
   since_checkpoint_ = 0;
   spdlog::debug("checkpoint: '{}' holds {} records", store_, writer_->published_length());
   return Status::ok();
@@ -137,6 +144,7 @@ Status AppendSession::finish(Status input) {
                            : "appended 0 records: the input was empty";
   if (!nothing.empty() && require_records_) s = invalid_argument(nothing + " (--require-records)");
   if (s.is_ok() && listener_.prepare) s = listener_.prepare();
+  const uint64_t before = writer_->published_length();
   if (s.is_ok()) s = writer_->close();  // on failure it aborts by itself
   meter_.finish();
   finished_ = true;
@@ -151,7 +159,7 @@ Status AppendSession::finish(Status input) {
       std::string line = "zrec " + command_ + ": appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
                          format_bytes(static_cast<double>(bytes_in_)) + " in, " +
                          format_bytes(static_cast<double>(writer_->stored_bytes() - first_stored_)) +
-                         " stored) to '" + store_ + "'";
+                         " stored) to '" + printable(store_) + "'";
       if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
       char tail[160];
       std::snprintf(tail, sizeof tail, " in %.2f s (%.0f records/s, %s/s); it now holds %llu\n", secs,
@@ -165,6 +173,7 @@ Status AppendSession::finish(Status input) {
   }
 
   writer_->abort();
+  commit_if_published(before);
   if (listener_.rollback) listener_.rollback();
   const uint64_t holds = writer_->published_length();
   // Records of this input in the store: those skipped, then those this run published.

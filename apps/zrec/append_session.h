@@ -158,6 +158,13 @@ class AppendSession {
   AppendSession(const std::string& command, const std::string& store, const AppendArgs& args,
                 const GlobalOptions& global, std::unique_ptr<StoreWriter> writer);
   Status checkpoint();
+  // Commits the listener when the store's published length moved past `before`. A
+  // publication can fail after its page reached meta.zr (a failed fsync; the writer
+  // then reports the new state as published), so the side file follows the store,
+  // not the status.
+  void commit_if_published(uint64_t before) {
+    if (writer_->published_length() != before && listener_.commit) listener_.commit();
+  }
   Status after_records(uint64_t n);
   void report() { meter_.update(skipped_ + non_records_ + added_, bytes_in_); }
 

@@ -22,7 +22,7 @@ Status write_npy(const std::string& path, const DType& dtype, const std::vector<
 }
 
 Status make_dir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return io::errno_status(errno, "cannot create", path);
+  if (io::retry_eintr([&] { return ::mkdir(path.c_str(), 0755); }) != 0 && errno != EEXIST) return io::errno_status(errno, "cannot create", path);
   return Status::ok();
 }
 

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <future>
 #include <memory>
 
@@ -24,8 +25,10 @@
 #include "io/file.h"
 #include "io/input_stream.h"
 #include "zrec/append_session.h"
+#include "zrec/cli_util.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
+#include "zrec/output_guard.h"
 
 namespace zrec::cli {
 
@@ -54,29 +57,31 @@ constexpr uint64_t kListedWarnings = 10;
 
 // --- file lists -------------------------------------------------------------------
 
-// Splits a list of names at '\n' (or '\0'); empty names are dropped (a trailing
-// newline, a blank line: no file has an empty name).
-void split_names(const std::string& text, char separator, std::vector<std::string>& out) {
-  size_t begin = 0;
-  while (begin < text.size()) {
-    size_t end = text.find(separator, begin);
-    if (end == std::string::npos) end = text.size();
-    if (end > begin) out.emplace_back(text, begin, end - begin);
-    begin = end + 1;
-  }
-}
-
+// Streams the list, so memory follows the names, not the input: a name longer than
+// kMaxPathBytes (a list without separators, or the wrong separator) is an error naming
+// its position.
 Status read_name_list(const std::string& path, char separator, std::vector<std::string>& out) {
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
   in.set_cancel(interrupt_token());
-  std::string text;
-  std::vector<char> chunk(1 << 20);
+  std::string name;
+  uint64_t number = 1;
+  std::vector<char> chunk(1 << 16);
   for (;;) {
     ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(chunk.data(), chunk.size()));
+    for (size_t k = 0; k < got; ++k) {
+      if (chunk[k] != separator) {
+        name += chunk[k];
+        if (name.size() > kMaxPathBytes)
+          return invalid_argument(name_too_long(path, number, separator));
+        continue;
+      }
+      if (!name.empty()) out.push_back(std::move(name));  // skip blank lines: no file has an empty name
+      name.clear();
+      ++number;
+    }
     if (got == 0) break;
-    text.append(chunk.data(), got);
   }
-  split_names(text, separator, out);
+  if (!name.empty()) out.push_back(std::move(name));
   return Status::ok();
 }
 
@@ -262,15 +267,26 @@ class BatchReader {
 // --- the manifest -------------------------------------------------------------------
 
 // "id<TAB>path<TAB>bytes" lines for the records published, appended to a file that
-// is kept in step with the store: lines written for records later aborted are
-// truncated away again.
+// is kept in step with the store. Lines go to the file before the publication they
+// belong to (and are fsynced with it), so after any kill the manifest lists every
+// published record, in ID order, possibly followed by lines of records that were not
+// published: IDs >= the store's length, the last perhaps cut short. The next
+// append-files with the same --manifest removes those first, so a resumed run keeps
+// the manifest exact; lines written for records aborted are truncated away at once.
 class Manifest {
  public:
-  static Result<std::unique_ptr<Manifest>> open(const std::string& path) {
-    ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_WRONLY | O_CREAT | O_APPEND, 0644));
+  // `published`: the store's length (IDs below it are published). Sets *dropped to the
+  // number of trailing lines removed.
+  static Result<std::unique_ptr<Manifest>> open(const std::string& path, uint64_t published, uint64_t* dropped) {
+    ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDWR | O_CREAT | O_APPEND, 0644));
     ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
+    ZREC_ASSIGN_OR_RETURN(uint64_t kept, published_end(f, size, published, dropped));
+    if (kept != size) {
+      ZREC_RETURN_IF_ERROR(f.truncate(kept));
+      ZREC_RETURN_IF_ERROR(f.sync());
+    }
     auto m = std::unique_ptr<Manifest>(new Manifest(std::move(f)));
-    m->committed_ = m->written_ = size;
+    m->committed_ = m->written_ = kept;
     return m;
   }
 
@@ -301,6 +317,11 @@ class Manifest {
     buffer_.clear();
     return Status::ok();
   }
+  // Before a publication: its lines reach the disk first.
+  Status prepare() {
+    ZREC_RETURN_IF_ERROR(flush());
+    return file_.sync();
+  }
   void commit() { committed_ = written_; }
   void rollback() {
     buffer_.clear();
@@ -310,6 +331,44 @@ class Manifest {
 
  private:
   explicit Manifest(io::File f) : file_(std::move(f)) {}
+
+  // Where the line holding the bytes just before `pos` starts: after the last '\n' before it.
+  static Result<uint64_t> line_start(const io::File& f, uint64_t pos) {
+    char chunk[4096];
+    while (pos > 0) {
+      const uint64_t n = std::min<uint64_t>(pos, sizeof chunk);
+      ZREC_RETURN_IF_ERROR(f.pread_exact(chunk, n, pos - n));
+      for (uint64_t k = n; k > 0; --k)
+        if (chunk[k - 1] == '\n') return pos - n + k;
+      pos -= n;
+    }
+    return uint64_t{0};
+  }
+
+  // The size the manifest keeps: without the trailing lines of unpublished records (ID
+  // >= `published`) and without a last line cut short by a kill. Stops at the first
+  // line from the end that is published, or that is not a manifest line at all.
+  static Result<uint64_t> published_end(const io::File& f, uint64_t size, uint64_t published, uint64_t* dropped) {
+    *dropped = 0;
+    uint64_t end = size;
+    while (end > 0) {
+      char last;
+      ZREC_RETURN_IF_ERROR(f.pread_exact(&last, 1, end - 1));
+      ZREC_ASSIGN_OR_RETURN(uint64_t start, line_start(f, last == '\n' ? end - 1 : end));
+      if (last == '\n') {
+        char head[24] = {};
+        const uint64_t n = std::min<uint64_t>(end - start, sizeof head);
+        ZREC_RETURN_IF_ERROR(f.pread_exact(head, n, start));
+        uint64_t id = 0;
+        auto [tab, ec] = std::from_chars(head, head + n, id);
+        if (ec != std::errc() || tab == head + n || *tab != '\t' || id < published) break;
+      }
+      end = start;
+      ++*dropped;
+    }
+    return end;
+  }
+
   io::File file_;
   std::string buffer_;
   uint64_t committed_ = 0, written_ = 0;  // file sizes: as of the last publication, and now
@@ -479,6 +538,7 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     return usage_error("refusing to read a list of names from a terminal (pipe it in, or use --files-from LIST)");
   if (a.manifest == "-") return usage_error("--manifest needs a file name (it is truncated back when records are not published)");
 
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.manifest, "--manifest", {a.store}));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-files", a.store, a.append, g));
   std::unique_ptr<Manifest> manifest;
   uint64_t missing = 0, empty = 0;
@@ -501,9 +561,13 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     session->progress().set_total_records(names.size());
 
     if (!a.manifest.empty()) {
-      ZREC_ASSIGN_OR_RETURN(manifest, Manifest::open(a.manifest));
+      uint64_t dropped = 0;
+      ZREC_ASSIGN_OR_RETURN(manifest, Manifest::open(a.manifest, session->next_id(), &dropped));
+      if (dropped > 0)
+        session->warn("removed the last " + std::to_string(dropped) + " line" + (dropped == 1 ? "" : "s") + " of '" +
+                      a.manifest + "': records an interrupted run did not publish");
       Manifest* m = manifest.get();
-      session->set_listener({.prepare = [m] { return m->flush(); },
+      session->set_listener({.prepare = [m] { return m->prepare(); },
                              .commit = [m] { m->commit(); },
                              .rollback = [m] { m->rollback(); }});
     }

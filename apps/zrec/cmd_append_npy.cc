@@ -21,6 +21,9 @@ namespace zrec::cli {
 
 namespace {
 
+// Streamed reads of array data ask for at least this much room.
+constexpr uint64_t kReadBytes = uint64_t{1} << 20;
+
 struct AppendNpyArgs {
   std::string store;
   std::vector<std::string> inputs;
@@ -73,7 +76,6 @@ Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool batc
 
 Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession& session) {
   const Schema& schema = session.schema();
-  uint64_t counted = 0;  // bytes of `in` reported to the session
   for (uint64_t index = 0;; ++index) {
     const uint64_t start = in.position();
     ZREC_ASSIGN_OR_RETURN(auto header, read_npy_header(in));
@@ -83,23 +85,38 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
       if (index == 0 && in.name() != "-") return invalid_argument("'" + in.name() + "': no .npy array in the file");
       return Status::ok();
     }
+    session.count_input(in.position() - start);  // the header; data counts as it is cut
     const std::string where = "'" + in.name() + "': array at byte " + std::to_string(start);
     ZREC_ASSIGN_OR_RETURN(ArrayPlan plan, plan_array(*header, schema, a.batch, where));
-    for (uint64_t left = plan.records; left > 0;) {
-      // --skip-first: records are read into the window and not added.
-      const uint64_t skip = std::min(left, session.to_skip());
-      ZREC_ASSIGN_OR_RETURN(uint64_t n, session.reserve(skip > 0 ? skip : left, plan.record_bytes));
-      ZREC_ASSIGN_OR_RETURN(size_t got, in.read_full(session.next_payload(), n * plan.record_bytes));
-      if (got < n * plan.record_bytes)
-        return invalid_argument(where + ": truncated: the input ends inside the array data (" +
-                                std::to_string(header->data_bytes) + " bytes declared)");
-      session.count_input(in.position() - counted);
-      counted = in.position();
-      if (skip > 0)
-        session.skip_records(n);
-      else
-        for (uint64_t k = 0; k < n; ++k) ZREC_RETURN_IF_ERROR(session.add(plan.record_bytes, plan.dims.data()));
-      left -= n;
+    // The header's shape is only a claim until the data arrives: bytes are read into
+    // streamed window space, which grows with what was read, never zero-filled to the
+    // claim. A record within the window budget is asked for whole, so the window flushes
+    // before it instead of moving a partial record; a larger one grows the window
+    // geometrically as its bytes arrive.
+    const uint64_t record_bytes = plan.record_bytes;
+    const bool whole = record_bytes <= session.window_bytes();
+    uint64_t record = 0;  // records of this array cut so far
+    for (uint64_t have = 0; have < header->data_bytes;) {
+      const uint64_t partial = session.pending().size();  // < record_bytes
+      const uint64_t want = whole ? record_bytes - partial : std::min(record_bytes - partial, kReadBytes);
+      ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, session.input_space(want));
+      uint64_t take = std::min<uint64_t>(space.size(), header->data_bytes - have);
+      if (whole && partial + take >= record_bytes) take = (partial + take) / record_bytes * record_bytes - partial;
+      ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(space.data(), take));
+      if (got == 0)
+        return invalid_argument(where + ": truncated: the input ends inside record " + std::to_string(record) +
+                                " of the array's " + std::to_string(plan.records) + " (its data is " +
+                                std::to_string(header->data_bytes) + " bytes; the input ends after " +
+                                std::to_string(have) + ")");
+      session.input_written(got);
+      have += got;
+      for (; session.pending().size() >= record_bytes; ++record) {
+        // --skip-first: records are read into the window and dropped.
+        if (session.skip_record())
+          ZREC_RETURN_IF_ERROR(session.drop(record_bytes));
+        else
+          ZREC_RETURN_IF_ERROR(session.cut(record_bytes, 0, plan.dims.data()));
+      }
     }
   }
 }

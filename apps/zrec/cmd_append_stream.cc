@@ -214,11 +214,16 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, Framing frami
       }
       continue;
     }
-    ZREC_RETURN_IF_ERROR(s.reserve(1, length).status());
-    ZREC_ASSIGN_OR_RETURN(size_t n, in.read_full(s.next_payload(), length));
-    if (n < length) return truncated(n);
-    s.count_input(n);
-    ZREC_RETURN_IF_ERROR(s.add(length, &length));
+    // The length is only a claim until the bytes arrive: read them into streamed window
+    // space, which grows geometrically with what was read (never zero-filled to the claim).
+    for (uint64_t have = 0; have < length;) {
+      ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, s.input_space(std::min(length - have, kReadBytes)));
+      ZREC_ASSIGN_OR_RETURN(size_t n, in.read_some(space.data(), std::min<uint64_t>(space.size(), length - have)));
+      if (n == 0) return truncated(have);
+      s.input_written(n);
+      have += n;
+    }
+    ZREC_RETURN_IF_ERROR(s.cut(length, 0, &length));
   }
 }
 

@@ -15,6 +15,7 @@
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
 #include "zrec/console.h"
+#include "zrec/interrupt.h"
 #include "zrec/json.h"
 
 namespace zrec::cli {
@@ -150,7 +151,12 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
     j.key("workloads").begin_array();
   }
   auto progress = [](const std::string& s) { spdlog::info("{}", s); };
+  // SIGINT/SIGTERM stop the run at the next batch or phase; its temporary stores are
+  // removed on the way out, and zrec exits 130/143.
+  InterruptScope interrupts;
+  o.stop = interrupt_flag();
   for (bench::Workload w : workloads) {
+    if (interrupted()) return cancelled("interrupted");
     const auto d = bench::defaults(w);
     const uint64_t n = a.records != 0 ? a.records : bytes != 0 ? std::max<uint64_t>(1, bytes / d.record_bytes) : d.records;
     progress(fmt::format("{}: generating {} records", bench::to_string(w), n));

@@ -1,8 +1,10 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
 #include <algorithm>
 
+#include "zrec/cat_tar.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
+#include "zrec/interrupt.h"
 #include "zrec/console.h"
 #include "zrec/npy.h"
 #include "zrec/progress.h"
@@ -10,6 +12,7 @@
 #include "zrec/selection.h"
 #include "zrec/shuffle.h"
 #include "zrec/store.h"
+#include "zrec/output_guard.h"
 
 namespace zrec::cli {
 
@@ -27,6 +30,7 @@ struct CatArgs {
   bool shuffle = false;            // --shuffle: the selection in a seeded random order
   std::optional<uint64_t> seed;    // --seed K (default 0)
   bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
+  std::string keys;  // --format tar: sample keys
 };
 
 // The selection's k-th ID, for k < total: runs are walked by their cumulative counts
@@ -75,13 +79,23 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (a.format == "raw") format = Format::kRaw;
   else if (a.format == "text") format = Format::kText;
   else if (a.format == "jsonl") format = Format::kJsonl;
-  else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text or jsonl)");
+  else if (a.format == "tar" && (a.sample || a.shuffle || a.with_ids))
+    return usage_error("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
+  else if (a.format == "tar")
+    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib}, g);
+  else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
+  if (!a.keys.empty()) return usage_error("--keys is used with --format tar only");
 
   if (a.sample && a.shuffle) return usage_error("--sample draws in random order already; give --sample or --shuffle");
   if (a.seed && !a.sample && !a.shuffle) return usage_error("--seed needs --sample or --shuffle");
   if (a.with_ids && format != Format::kJsonl) return usage_error("--with-ids needs --format jsonl");
 
-  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store}));
+  std::unique_ptr<Store> store;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
+  }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
   const SelectionIndex selection(runs, list);
@@ -170,15 +184,17 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
 Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<CatArgs>();
   CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
-  cmd->add_option("store", args->store, "Store to read")->required();
+  cmd->add_option("store", args->store, "Store to read (--format tar: also a root of named streams)")->required();
   auto* selection = cmd->add_option("selection", args->selection,
                   "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
   cmd->add_option("--format", args->format,
                   "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
-                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records)")
+                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records); "
+                  "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext>")
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
+  cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
   cmd->add_flag("--force", args->force, "Write binary formats even to a terminal");
   auto* sample = cmd->add_option("--sample", args->sample,
                                  "Write N records drawn IID (with replacement) from the selection, in draw order");
@@ -195,7 +211,8 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
       "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
       "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
-      "  zrec cat --format npy a/ | zrec append-npy b/ -");
+      "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
+      "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar");
   return Command{cmd, [args, selection, &global]() {
                    if (selection->count() > 0 && args->selection.empty()) return usage_error("invalid selection '': empty selection");
                    return run_cat(*args, global);

@@ -6,6 +6,7 @@
 #include "zrec/console.h"
 #include "zrec/digest.h"
 #include "zrec/interrupt.h"
+#include "zrec/output_guard.h"
 #include "zrec/progress.h"
 #include "zrec/store.h"
 
@@ -23,9 +24,18 @@ struct DigestArgs {
 Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   if (a.per_record && a.stores.size() != 1) return usage_error("--per-record takes exactly one store");
   InterruptScope interrupt_scope;
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", a.stores));
+  // Every store is opened (and, with --wait, its lock awaited) before -o is created, so
+  // an error or an interruption there leaves no output file behind.
+  std::vector<std::unique_ptr<Store>> stores;
   for (const auto& path : a.stores) {
     ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.threads = g.threads, .wait = g.wait}));
+    stores.push_back(std::move(store));
+  }
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
+  for (size_t i = 0; i < a.stores.size(); ++i) {
+    const std::string& path = a.stores[i];
+    const std::unique_ptr<Store> store = std::move(stores[i]);
     ProgressMeter meter(g, "digest");
     meter.set_total_records(store->length());
     DigestOptions options;

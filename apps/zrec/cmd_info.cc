@@ -9,6 +9,7 @@
 #include "store/store_files.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
+#include "zrec/interrupt.h"
 #include "zrec/console.h"
 #include "zrec/json.h"
 #include "zrec/record_stats.h"
@@ -71,9 +72,12 @@ Status scan_dims(Store& store, StoreSummary& s) {
 }
 
 Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, bool dims) {
-  // A store a writer is appending to is described as last published (--wait: after it).
-  ZREC_ASSIGN_OR_RETURN(auto store,
-                        Store::open(path, {.threads = g.threads, .wait = g.wait, .snapshot_if_busy = true}));
+  std::unique_ptr<Store> store;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    // A store a writer is appending to is described as last published (--wait: after it).
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(path, {.threads = g.threads, .wait = g.wait, .snapshot_if_busy = true}));
+  }
   StoreSummary s;
   s.path = path;
   const Schema& schema = store->schema();
@@ -246,6 +250,12 @@ std::string to_text(const StoreSummary& s, bool shard_table) {
   return t;
 }
 
+uint64_t shortest_length(const std::vector<StoreSummary>& streams) {
+  uint64_t n = UINT64_MAX;
+  for (const auto& s : streams) n = std::min(n, s.length);
+  return n;
+}
+
 bool is_store_dir(const std::string& path) {
   struct stat st;
   return ::stat(store::join_path(path, "meta.zr").c_str(), &st) == 0;
@@ -259,6 +269,8 @@ std::vector<std::string> child_stores(const std::string& root) {
   while (dirent* e = ::readdir(dir)) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
+    // A store create_store was building when killed (".NAME.zrec-tmp-XXXXXX"): not a stream.
+    if (name.starts_with('.') && name.find(".zrec-tmp-") != std::string::npos) continue;
     if (is_store_dir(store::join_path(root, name))) out.push_back(name);
   }
   ::closedir(dir);
@@ -313,7 +325,9 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     if (streams[i].writer_active)
       t += fmt::format("{}: a writer is appending; this is the last published state\n", names[i]);
   t += agree ? fmt::format("lengths agree: all {} streams hold {} records\n", names.size(), streams.front().length)
-             : std::string("lengths DISAGREE across streams\n");
+             : fmt::format("lengths DISAGREE across streams (shortest {}): a run stopped between the streams' "
+                           "publications; the next append-tar into this root cuts the longer ones back to {}\n",
+                           shortest_length(streams), shortest_length(streams));
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();
 }

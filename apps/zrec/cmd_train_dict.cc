@@ -4,23 +4,30 @@
 // this file adds the .npy record source, which is an input format of the CLI.
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "io/file.h"
 #include "io/input_stream.h"
+#include "store/temp_files.h"
 #include "zrec/cli_util.h"
 #include "zrec/commands.h"
+#include "zrec/interrupt.h"
 #include "zrec/console.h"
 #include "zrec/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 #include "zrec/transfer_cli.h"
+#include "zrec/output_guard.h"
+#include "zrec/printable.h"
 
 namespace zrec::cli {
 
@@ -153,16 +160,19 @@ Result<std::vector<std::string>> read_file_list(const std::string& list) {
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(list));
   std::vector<std::string> paths;
   std::string line;
+  uint64_t line_number = 1;
   char c;
   for (;;) {
     ZREC_ASSIGN_OR_RETURN(size_t n, in.read_some(&c, 1));
     if (n == 0 || c == '\n') {
+      ++line_number;
       while (!line.empty() && line.back() == '\r') line.pop_back();
       if (!line.empty()) paths.push_back(line);
       line.clear();
       if (n == 0) break;
     } else {
       line += c;
+      if (line.size() > kMaxPathBytes) return invalid_argument(name_too_long(list, line_number, '\n'));
     }
   }
   return paths;
@@ -176,15 +186,24 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
     ZREC_RETURN_IF_ERROR(out.write(dict.data(), dict.size()));
     return out.flush();
   }
-  std::string tmpl = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
+  // A killed train-dict leaves its temporary; remove those that provably are zrec's.
+  // The name is cut so that "NAME.tmp-XXXXXX" fits NAME_MAX.
+  const std::filesystem::path target(path);
+  const std::string parent = target.has_parent_path() ? target.parent_path().string() : ".";
+  const std::string prefix = target.filename().string().substr(0, NAME_MAX - 11) + ".tmp-";
+  store::remove_abandoned_temp_dicts(parent, prefix);
+  std::string tmpl = (target.has_parent_path() ? parent + "/" : std::string()) + prefix + "XXXXXX";
+  const int fd = io::retry_eintr([&] { return ::mkstemp(tmpl.data()); });
   if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);
   io::File f(fd, tmpl);
-  ::fchmod(fd, 0644);
-  Status s = f.pwrite_all(dict.data(), dict.size(), 0);
+  // Locked before its first byte, so a concurrent cleanup never takes a live temporary.
+  Status s;
+  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX | LOCK_NB); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
+  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0) s = io::errno_status(errno, "cannot chmod", tmpl);
+  if (s.is_ok()) s = f.pwrite_all(dict.data(), dict.size(), 0);
   if (s.is_ok()) s = f.sync();
-  f.close();
-  if (s.is_ok() && ::rename(tmpl.c_str(), path.c_str()) != 0) s = io::errno_status(errno, "cannot rename to", path);
+  if (s.is_ok() && io::retry_eintr([&] { return ::rename(tmpl.c_str(), path.c_str()); }) != 0)
+    s = io::errno_status(errno, "cannot rename to", path);
   if (!s.is_ok()) ::unlink(tmpl.c_str());
   return s;
 }
@@ -202,6 +221,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     if (::stat(p.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", p);
     dirs += S_ISDIR(st.st_mode) ? 1 : 0;
   }
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
   if (dirs != 0 && dirs != paths.size())
     return usage_error("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
@@ -218,7 +238,11 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   std::unique_ptr<RecordSource> source;
   if (stores) {
     for (const auto& p : paths) {
-      ZREC_ASSIGN_OR_RETURN(auto s, Store::open(p, {.threads = g.threads, .wait = g.wait}));
+      std::unique_ptr<Store> s;
+      {
+        InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.threads = g.threads, .wait = g.wait}));
+      }
       const std::string diff = schema_difference(opened.empty() ? s->schema() : opened[0]->schema(), s->schema());
       if (!diff.empty())
         return invalid_argument("schema of '" + p + "' differs from '" + opened[0]->path() + "': " + diff);
@@ -235,7 +259,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(write_dictionary(a.output, dict, a.force));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (g.verbosity >= 0)
-    std::fprintf(stderr, "zrec train-dict: wrote '%s': %s\n", a.output.c_str(),
+    std::fprintf(stderr, "zrec train-dict: wrote '%s': %s\n", printable(a.output).c_str(),
                  describe_training(report, dict.size(), options.seed, secs).c_str());
   return Status::ok();
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <functional>
 #include <fmt/format.h>
 
 #include "format/layout.h"
@@ -136,9 +137,31 @@ std::string describe(const VerifyReport& r) {
                      r.data_shards == 1 ? "" : "s");
 }
 
-void to_json(JsonWriter& j, const VerifyReport& r) {
+// One problem as a JSON object.
+void problem_json(JsonWriter& j, const VerifyProblem& p) {
   j.begin_object();
-  j.key("path").value(r.path);
+  j.key("rule").value(p.rule);
+  j.key("record");
+  p.id ? j.value(*p.id) : j.null();
+  j.key("file");
+  p.shard ? j.value(format::data_file_name(*p.shard)) : j.null();
+  j.key("offset");
+  p.offset ? j.value(*p.offset) : j.null();
+  j.key("message").value(p.message);
+  j.end_object();
+}
+
+// The JSON report of one store is written in pieces, so problems go out as they are
+// found: json_begin opens it ("path", then the "problems" array), problem_json adds each
+// problem, json_end closes the array and adds the rest.
+void json_begin(JsonWriter& j, const std::string& path) {
+  j.begin_object();
+  j.key("path").value(path);
+  j.key("problems").begin_array();
+}
+
+void json_end(JsonWriter& j, const VerifyReport& r) {
+  j.end_array();
   j.key("valid").value(r.valid());
   j.key("quick").value(r.quick);
   j.key("opened").value(r.opened);
@@ -167,20 +190,6 @@ void to_json(JsonWriter& j, const VerifyReport& r) {
   j.key("overlap_checked").value(r.overlap_checked);
   j.key("problem_count").value(r.problem_count);
   j.key("stopped_early").value(r.stopped_early);
-  j.key("problems").begin_array();
-  for (const VerifyProblem& p : r.problems) {
-    j.begin_object();
-    j.key("rule").value(p.rule);
-    j.key("record");
-    p.id ? j.value(*p.id) : j.null();
-    j.key("file");
-    p.shard ? j.value(format::data_file_name(*p.shard)) : j.null();
-    j.key("offset");
-    p.offset ? j.value(*p.offset) : j.null();
-    j.key("message").value(p.message);
-    j.end_object();
-  }
-  j.end_array();
   j.key("notes").begin_array();
   for (const auto& n : r.notes) j.value(n);
   j.end_array();
@@ -188,10 +197,15 @@ void to_json(JsonWriter& j, const VerifyReport& r) {
   j.end_object();
 }
 
-// The human report of one store: problems, notes, then one summary line.
+// One problem in the human report.
+std::string problem_text(const VerifyProblem& p, const std::string& name) {
+  return fmt::format("{}: problem: {} [{}]\n", name, p.message, p.rule);
+}
+
+// The end of the human report of one store (its problems went out as found): notes,
+// then one summary line.
 std::string to_text(const VerifyReport& r, const std::string& name, const GlobalOptions& g) {
   std::string t;
-  for (const VerifyProblem& p : r.problems) t += fmt::format("{}: problem: {} [{}]\n", name, p.message, p.rule);
   if (r.stopped_early)
     t += fmt::format("{}: stopped after {} problems (--max-errors); more may exist\n", name, r.problem_count);
   if (g.verbosity >= 0)
@@ -239,10 +253,14 @@ std::vector<std::string> child_stores(const std::string& root) {
   return out;
 }
 
+// Verifies one store, handing each problem to on_problem as it is found (none are
+// kept: memory stays bounded however many there are).
 Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, const GlobalOptions& g,
-                                const std::vector<Hash>* against) {
+                                const std::vector<Hash>* against,
+                                const std::function<Status(const VerifyProblem&)>& on_problem) {
   ProgressMeter meter(g, "verify " + path);
   VerifyOptions o;
+  o.keep_problems = 0;
   o.quick = a.quick;
   o.max_errors = a.max_errors;
   o.threads = g.threads;
@@ -254,6 +272,11 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
     if (!a.quick && std::string_view(phase) == "table") return;
     meter.set_total_records(total);
     meter.update(done, bytes);
+  };
+  o.on_problem = [&](const VerifyProblem& p) {
+    Status s;
+    meter.print_above([&] { s = on_problem(p); });
+    return s;
   };
   auto r = verify_store(path, o);
   meter.finish();
@@ -278,18 +301,34 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
       ZREC_ASSIGN_OR_RETURN(digests, read_record_digests(a.against));
       if (a.quick) return usage_error("--against compares payloads; it can't be combined with --quick");
     }
-    ZREC_ASSIGN_OR_RETURN(VerifyReport r, verify_one(a.path, a, g, a.against.empty() ? nullptr : &digests));
+    JsonWriter j;
+    if (a.json) json_begin(j, a.path);
+    bool streamed = false;  // some of the report went out
+    auto r = verify_one(a.path, a, g, a.against.empty() ? nullptr : &digests, [&](const VerifyProblem& p) {
+      streamed = true;
+      if (!a.json) return out.write(problem_text(p, a.path));
+      problem_json(j, p);
+      return out.write(j.take());
+    });
+    if (!r.is_ok()) {
+      // Problems already printed stay valid output: close the JSON object, naming the error.
+      if (a.json && streamed) {
+        j.end_array().key("error").value(r.status().message()).end_object();
+        (void)out.write(j.take() + "\n");
+        (void)out.flush();
+      }
+      return r.status();
+    }
     if (a.json) {
-      JsonWriter j;
-      to_json(j, r);
-      ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
+      json_end(j, *r);
+      ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
     } else {
-      ZREC_RETURN_IF_ERROR(out.write(to_text(r, a.path, g)));
+      ZREC_RETURN_IF_ERROR(out.write(to_text(*r, a.path, g)));
     }
     ZREC_RETURN_IF_ERROR(out.flush());
-    if (r.valid()) return Status::ok();
-    return malformed(fmt::format("'{}' is corrupt: {}{} problem{}", a.path, r.stopped_early ? "at least " : "",
-                                 r.problem_count, r.problem_count == 1 ? "" : "s"));
+    if (r->valid()) return Status::ok();
+    return malformed(fmt::format("'{}' is corrupt: {}{} problem{}", a.path, r->stopped_early ? "at least " : "",
+                                 r->problem_count, r->problem_count == 1 ? "" : "s"));
   }
 
   // A directory of named streams: verify each, then check that their lengths agree.
@@ -298,20 +337,27 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   Status unreadable;  // the first stream that could not be checked
   JsonWriter j;
   j.begin_object().key("path").value(a.path).key("streams").begin_object();
-  std::string text;
+  std::string text;  // the lines after the streams' own
   for (const auto& name : names) {
     const std::string path = store::join_path(a.path, name);
-    auto r = verify_one(path, a, g, nullptr);
+    if (a.json) {
+      j.key(name);
+      json_begin(j, path);
+    }
+    auto r = verify_one(path, a, g, nullptr, [&](const VerifyProblem& p) {
+      if (!a.json) return out.write(problem_text(p, path));
+      problem_json(j, p);
+      return out.write(j.take());
+    });
     if (!r.is_ok()) {
       if (r.status().code() == StatusCode::kCancelled) return r.status();
       if (unreadable.is_ok()) unreadable = r.status();
-      text += fmt::format("{}: cannot check: {}\n", path, r.status().message());
-      j.key(name).begin_object().key("path").value(path).key("error").value(r.status().message()).end_object();
+      if (a.json) j.end_array().key("error").value(r.status().message()).end_object();
+      else ZREC_RETURN_IF_ERROR(out.write(fmt::format("{}: cannot check: {}\n", path, r.status().message())));
       continue;
     }
-    text += to_text(r.value(), path, g);
-    j.key(name);
-    to_json(j, r.value());
+    if (a.json) json_end(j, r.value());
+    else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), path, g)));
     reports.push_back(std::move(r).value());
   }
   j.end_object();
@@ -332,7 +378,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   const bool valid = corrupt == 0 && agree && unreadable.is_ok();
   j.key("lengths_agree").value(agree).key("valid").value(valid).end_object();
   if (a.json) {
-    ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
+    ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
   } else {
     if (valid && g.verbosity >= 0)
       text += fmt::format("{}: OK: {} streams of {} records each\n", a.path, names.size(), lengths.front().second);

@@ -1,6 +1,8 @@
 // SIGINT/SIGTERM handlers that only record the signal (see interrupt.h).
 #include "zrec/interrupt.h"
 
+#include "io/store_lock.h"
+
 #include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@ static_assert(std::atomic<int>::is_always_lock_free, "the interrupt flag must be
 int g_wake[2] = {-1, -1};
 
 struct sigaction g_old_int, g_old_term;
+int g_depth = 0;  // scopes alive; only the outermost installs and restores
 
 extern "C" void on_interrupt(int sig) {
   const int saved_errno = errno;
@@ -40,6 +43,7 @@ void reset_wake_pipe() {
 }  // namespace
 
 InterruptScope::InterruptScope() {
+  if (g_depth++ > 0) return;
   reset_wake_pipe();
   g_signal.store(0);
   struct sigaction sa {};
@@ -50,9 +54,12 @@ InterruptScope::InterruptScope() {
   sa.sa_flags = 0;  // no SA_RESTART: a blocked read(2) returns EINTR and sees the flag
   ::sigaction(SIGINT, &sa, &g_old_int);
   ::sigaction(SIGTERM, &sa, &g_old_term);
+  io::set_lock_wait_cancel(interrupt_token());  // --wait on a held store ends on a signal too
 }
 
 InterruptScope::~InterruptScope() {
+  if (--g_depth > 0) return;
+  io::set_lock_wait_cancel({});
   ::sigaction(SIGINT, &g_old_int, nullptr);
   ::sigaction(SIGTERM, &g_old_term, nullptr);
 }

@@ -5,11 +5,21 @@
 
 #include <cmath>
 
+#include "zrec/printable.h"
+
 namespace zrec::cli {
 
 void append_json_string(std::string& out, std::string_view text) {
   out += '"';
-  for (unsigned char c : text) {
+  while (!text.empty()) {
+    const unsigned char c = static_cast<unsigned char>(text[0]);
+    const size_t n = utf8_sequence_length(text);
+    if (n > 1) {
+      out.append(text.substr(0, n));
+      text.remove_prefix(n);
+      continue;
+    }
+    text.remove_prefix(1);
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -17,7 +27,9 @@ void append_json_string(std::string& out, std::string_view text) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) {
+        if (n == 0) {
+          out += "\\ufffd";  // not UTF-8: JSON cannot carry the byte; U+FFFD stands for it
+        } else if (c < 0x20 || c == 0x7f) {
           out += fmt::format("\\u{:04x}", c);
         } else {
           out += static_cast<char>(c);

@@ -5,11 +5,15 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zrec::cli {
 
-// Appends `text` as a JSON string literal (quotes, escapes, UTF-8 passed through).
+// Appends `text` as a JSON string literal: quotes, backslashes and control bytes
+// escaped, well-formed UTF-8 passed through, and each byte that is not part of
+// well-formed UTF-8 (a file name in another encoding) written as \ufffd, so the output
+// is always valid UTF-8 JSON.
 void append_json_string(std::string& out, std::string_view text);
 
 class JsonWriter {
@@ -30,6 +34,9 @@ class JsonWriter {
   // Inserts already-serialized JSON as one value.
   JsonWriter& raw(std::string_view json);
   const std::string& str() const { return out_; }
+  // Moves out what was written so far and keeps writing after it (open containers stay
+  // open): a long document goes out in pieces.
+  std::string take() { return std::exchange(out_, std::string()); }
 
  private:
   void before_value();

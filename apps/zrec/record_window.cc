@@ -1,6 +1,8 @@
 // Windowed record collection for appends.
 #include "zrec/record_window.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cstring>
@@ -27,8 +29,23 @@ Result<uint64_t> RecordWindow::reserve(uint64_t count, uint64_t bytes_each) {
   const uint64_t fit = bytes_each == 0 ? room_records : std::max<uint64_t>(1, room_bytes / bytes_each);
   const uint64_t n = std::min({count, room_records, fit});
   const uint64_t need = used_ + n * bytes_each;
-  if (bytes_.size() < need) bytes_.resize(need);
+  if (bytes_.size() < need) {
+    if (need <= budget_) reserve_budget();
+    bytes_.resize(need);
+  }
   return n;
+}
+
+void RecordWindow::reserve_budget() {
+  // A budget of many GiB (--window-mib allows 1 TiB) grows as it is used instead.
+  constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
+  if (bytes_.capacity() >= budget_ || budget_ > kMaxReserve) return;
+  bytes_.reserve(budget_);
+  // The 2 MiB-aligned interior of the allocation; advice is a hint, so failure is fine.
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<uintptr_t>(bytes_.data()) + kHuge - 1) & ~(kHuge - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(bytes_.data()) + budget_) & ~(kHuge - 1);
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 void RecordWindow::add(uint64_t bytes, const uint64_t* dims) {
@@ -46,6 +63,7 @@ Result<std::span<uint8_t>> RecordWindow::input_space(uint64_t min_bytes) {
   if (used_ + pending_ + min_bytes > budget_ && used_ > 0) ZREC_RETURN_IF_ERROR(flush());
   const uint64_t need = used_ + pending_ + min_bytes;
   if (bytes_.size() < need) {
+    if (need <= budget_) reserve_budget();
     // Grow geometrically (a long record costs amortized O(1) per byte), up to the
     // budget while the window holds ordinary records, past it only for a longer one.
     const uint64_t doubled = std::max<uint64_t>(bytes_.size() * 2, uint64_t{1} << 20);
@@ -85,7 +103,7 @@ Status RecordWindow::flush() {
   dims_.clear();
   // A window that grew for one oversized record gives the memory back.
   if (bytes_.size() > budget_ && pending_ <= budget_) {
-    std::vector<uint8_t> smaller(bytes_.begin(), bytes_.begin() + static_cast<ptrdiff_t>(pending_));
+    decltype(bytes_) smaller(bytes_.begin(), bytes_.begin() + static_cast<ptrdiff_t>(pending_));
     bytes_.swap(smaller);
   }
   return s;

@@ -12,12 +12,37 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "zrec/store_writer.h"
 
 namespace zrec::cli {
+
+// An allocator whose resize() leaves new bytes uninitialized: every byte of the window
+// is written (read into, or filled with a record) before it is read, so zeroing up to
+// the whole budget first would be one more pass over memory, and the pass that faults
+// its pages in.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 class RecordWindow {
  public:
@@ -65,7 +90,12 @@ class RecordWindow {
   const uint64_t budget_;
   const uint32_t ndim_;
   const bool ragged_;
-  std::vector<uint8_t> bytes_;
+  // Reserves the whole budget once (address space only; pages come as they are first
+  // written), backed by transparent huge pages where the kernel offers them: a window of
+  // tiny records is otherwise one page fault per 4 KiB of input.
+  void reserve_budget();
+
+  std::vector<uint8_t, UninitializedAllocator<uint8_t>> bytes_;
   uint64_t used_ = 0;     // bytes_[0, used_) belongs to records (and dropped gaps)
   uint64_t pending_ = 0;  // bytes_[used_, used_ + pending_): streamed, not yet cut
   uint64_t window_payload_ = 0;  // payload bytes of the records in the window

@@ -175,11 +175,17 @@ Result<std::vector<uint64_t>> read_indices(io::InputStream& in, uint64_t length)
     std::string_view rest(chunk, got);
     for (size_t newline; (newline = rest.find('\n')) != std::string_view::npos;) {
       pending.append(rest.substr(0, newline));
+      if (pending.size() > kMaxIndexLineBytes)
+        return invalid_argument(fmt::format("'{}' line {} is longer than {} bytes: one record index per line",
+                                            in.name(), line_number + 1, kMaxIndexLineBytes));
       ZREC_RETURN_IF_ERROR(take_line(pending));
       pending.clear();
       rest.remove_prefix(newline + 1);
     }
     pending.append(rest);
+    if (pending.size() > kMaxIndexLineBytes)
+      return invalid_argument(fmt::format("'{}' line {} is longer than {} bytes: one record index per line",
+                                          in.name(), line_number + 1, kMaxIndexLineBytes));
   }
   if (!pending.empty()) ZREC_RETURN_IF_ERROR(take_line(pending));
   return ids;

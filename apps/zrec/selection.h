@@ -49,6 +49,11 @@ Result<std::vector<uint64_t>> resolve_selection(const std::vector<SelectionItem>
 
 // Reads one index per line (negative allowed; blank lines and surrounding whitespace
 // ignored) from `in`, resolved against `length`. Errors name the stream and line number.
+// The longest line read_indices accepts: an index is at most 20 characters, with room
+// for blanks. A longer line (input without newlines) is an error naming it, so memory
+// follows the lines, not the input.
+inline constexpr size_t kMaxIndexLineBytes = 256;
+
 Result<std::vector<uint64_t>> read_indices(io::InputStream& in, uint64_t length);
 
 }  // namespace zrec::cli

@@ -14,6 +14,8 @@
 #include "zrec/progress.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
+#include "zrec/output_guard.h"
+#include "zrec/printable.h"
 
 namespace zrec::cli {
 
@@ -136,6 +138,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   if (codec && *codec == Codec::kRaw && a.level != 0) return usage_error("--level is for zstd and zstd_dict, not raw");
   if (codec && *codec == Codec::kRaw && a.checksum)
     return usage_error("--checksum sets zstd frame checksums; a raw store has none");
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   {
     std::string dst = a.dst;
     while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
@@ -191,7 +194,8 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
         ZREC_ASSIGN_OR_RETURN(create.dictionary, train_with_report(command, *source, to, what, g, &report));
         if (g.verbosity >= 0)
           std::fprintf(stderr, "zrec %s: trained a dictionary: %s\n", command.c_str(),
-                       describe_training(report, create.dictionary.size(), to.seed, seconds_since(started)).c_str());
+                       printable(describe_training(report, create.dictionary.size(), to.seed, seconds_since(started)))
+                           .c_str());
       }
     }
   } else if (!a.train.tier.empty()) {
@@ -228,7 +232,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
     std::fprintf(stderr,
                  "zrec %s: wrote '%s' (%s, %u shards): %llu records, %s logical, %s stored (%s; sources %s, %s); "
                  "%llu frames copied, %llu records re-encoded; %.2f s, %.1f MiB/s of source\n",
-                 command.c_str(), a.dst.c_str(), to_string(create.codec), create.data_shards,
+                 command.c_str(), printable(a.dst).c_str(), to_string(create.codec), create.data_shards,
                  static_cast<unsigned long long>(stats.records), mib(stats.logical_bytes).c_str(), mib(stored).c_str(),
                  format_ratio(stats.logical_bytes, stored).c_str(), mib(stats.source_stored_bytes).c_str(),
                  format_ratio(stats.logical_bytes, stats.source_stored_bytes).c_str(),

@@ -11,6 +11,7 @@
 //   auto result = zrec::bench::run_workload(o, corpus, nullptr);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -101,6 +102,9 @@ struct RunOptions {
   uint32_t rounds = 4;       // measurements interleave in this many rounds (noise control)
   uint32_t data_shards = 4;  // of the stores built
   uint64_t seed = 1;         // of the batch id streams
+  // Non-zero: stop at the next batch or phase with kCancelled (a signal handler's flag);
+  // the temporary stores are removed all the same.
+  const std::atomic<int>* stop = nullptr;
 };
 
 // One codec's row: what the loaderx tables report, plus same-run baselines.

@@ -105,12 +105,23 @@ class Store {
   // buffer[offsets[k] .. offsets[k] + locs[k].phys_length). The buffer is laid out in
   // physical order, not in the order of ids: records adjacent in a data file are read
   // with one positional read (runs of up to 8 MiB), on all lanes.
-  // Checks without decoding: each location (docs/format.md §8); two records overlapping in
-  // one data file; a zstd record is exactly one frame declaring logic_length; a raw
+  // Checks every record as a read would: each location (docs/format.md §8); two records
+  // overlapping in one data file; a zstd record is exactly one frame declaring
+  // logic_length that decodes (on the lanes, into a small buffer that is dropped) to
+  // exactly logic_length bytes, its content checksum verified when it has one; a
   // Ragged record's shape prefix matches its length. kMalformed names the record.
   // `buffer` and `offsets` are resized as needed and may be reused across calls.
+  // With read_bytes false, a store whose checks need no stored byte (raw Dense: a read
+  // checks its location alone) is not read at all: the locations and overlaps are
+  // checked and buffer/offsets are left alone, for a kernel-side copy (data_fd); any
+  // other store is read and checked as above.
   Status read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, std::vector<uint8_t>& buffer,
-                     std::vector<uint64_t>& offsets);
+                     std::vector<uint64_t>& offsets, bool read_bytes = true);
+  // Whether read_stored(..., read_bytes = false) skips reading: raw Dense.
+  bool checks_need_no_bytes() const;
+  // The open descriptor of data_{shard}.zr, for copy_file_range from it (valid while
+  // this Store is open; read-only).
+  int data_fd(uint32_t shard) const;
 
   // The dictionary bytes (dict.zr) of a zstd_dict store; empty for raw and zstd.
   const std::vector<uint8_t>& dictionary() const;

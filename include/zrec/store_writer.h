@@ -49,7 +49,9 @@ struct WriterOptions;
 // renames the directory into place. `path` must not exist at all (kAlreadyExists).
 // `path` never holds a partial store: on any error (from fill, too) the temporary is
 // removed; after a crash or kill it stays behind under its hidden name, and the next
-// create_store/build_store of the same path removes it (its lock is free).
+// create_store/build_store of the same path removes it when it provably is zrec's (its
+// lock is free, its marker is there, same owner, only store files: store/temp_files.h);
+// anything else of that name is left, with a warning (zrec/warning.h).
 // The temporary is locked (flock) while it is built, so a live build is never removed.
 Status build_store(const std::string& path, const CreateOptions& options, const WriterOptions& writer_options,
                    const std::function<Status(StoreWriter&)>& fill);
@@ -71,6 +73,11 @@ struct EncodedRecord {
   const uint8_t* data = nullptr;
   uint32_t phys_length = 0;
   uint32_t logic_length = 0;
+  // Where the same stored bytes lie in a file (a source store's data file: src_fd, at
+  // src_offset), or -1. When set, the writer copies them kernel-side (copy_file_range,
+  // io/copy_range.h) instead of writing `data`, which may then be null.
+  int src_fd = -1;
+  uint64_t src_offset = 0;
 };
 
 struct WriterOptions {
@@ -120,10 +127,16 @@ class StoreWriter {
   // dictionary (Store::read_stored checks frames); this checks the lengths against
   // docs/format.md §8 (both >= 1 and < 2^31, raw phys == logic, Dense width, Ragged minimum)
   // and fails with kInvalidArgument naming the record's position. Nothing is published.
+  // Records with a src_fd are copied kernel-side, physically adjacent ones (adjacent in
+  // their source and in their destination chunk) with one copy_file_range.
   Status append_encoded(std::span<const EncodedRecord> records);
 
   // Publishes everything appended so far (a checkpoint): truncates each data file to
-  // its tail, syncs, writes the static page.
+  // its tail, syncs, writes the static page. If the page write or its fsync fails, the
+  // page is read back: the error says whether the store now holds the new state (not
+  // confirmed durable; published_length() is the new length) or still the previous
+  // one, and no file is ever shortened below what the new page references. The writer
+  // can only abort afterwards.
   Status publish();
 
   // publish(), then releases the lock. The writer is unusable afterwards.
@@ -131,6 +144,7 @@ class StoreWriter {
 
   // Drops unpublished records: truncates data files and the table back to the last
   // published state (so the store is byte-for-byte as published) and releases the lock.
+  // After a page write of unknown outcome it shortens nothing (see publish()).
   void abort();
 
  private:

@@ -39,6 +39,11 @@ struct TransferOptions {
   // Copy stored frames when the codec and dictionary bytes of source and destination
   // are equal. Default true; set false to re-encode anyway (e.g. at an explicit level).
   bool frame_copy = true;
+  // Frame copy writes the stored bytes kernel-side (copy_file_range from the source's
+  // data files, one call per run of adjacent records) instead of from user memory; a
+  // raw Dense source, whose checks need no stored byte, is then not read at all.
+  // Default true; false writes from the buffer the bytes were read and checked in.
+  bool kernel_copy = true;
   // Checked between windows; when non-zero (e.g. a signal number), the transfer stops
   // with kCancelled.
   const std::atomic<int>* cancel = nullptr;

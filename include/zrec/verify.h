@@ -18,8 +18,11 @@
 // a flip that still decodes to the right number of bytes.
 //
 // Memory: 16 bytes per record for the overlap check (each shard's (offset, length, id)
-// sorted), in passes of at most `overlap_memory` bytes; plus, per lane, the largest
-// record read (its stored and logical bytes).
+// sorted), in passes of at most `overlap_memory` bytes (a data file with more records
+// than that is swept in several passes over ranges of offsets); plus, per lane, the
+// largest record read (its stored and logical bytes); plus the problems kept in the
+// report (at most `keep_problems`: the others are counted, and handed to on_problem
+// when one is set), so a table of 2^31 broken records costs no more than a sound one.
 #pragma once
 
 #include <array>
@@ -34,6 +37,8 @@
 #include "zrec/status.h"
 
 namespace zrec {
+
+struct VerifyProblem;
 
 struct VerifyOptions {
   bool quick = false;       // check the structure (page, table, overlaps) without reading payloads
@@ -51,6 +56,12 @@ struct VerifyOptions {
   std::function<void(const char* phase, uint64_t done, uint64_t total, uint64_t bytes)> progress = nullptr;
   // Polled between batches; returning true stops the run with kCancelled (a signal).
   std::function<bool()> cancelled = nullptr;
+  // Called with every problem as it is found, on the calling thread, in report order
+  // (the table pass by record ID, overlaps by offset within each data file, payloads by
+  // record ID). An error it returns stops the run and is returned (e.g. stdout closed).
+  std::function<Status(const VerifyProblem&)> on_problem = nullptr;
+  // VerifyReport::problems keeps at most this many (the first); problem_count counts all.
+  uint64_t keep_problems = 10000;
 };
 
 // One problem: which record (if any), where, and the rule it breaks.
@@ -83,8 +94,10 @@ struct VerifyReport {
   uint64_t records_with_checksum = 0;  // zstd frames carrying a content checksum
   uint64_t digests_compared = 0;     // records compared against `against`
   bool overlap_checked = false;      // false only past 2^32 records in one shard
+  uint64_t overlap_passes = 0;       // passes over the table the overlap check took
+  uint64_t overlap_peak_bytes = 0;   // the most memory its entries took at once
   // Found.
-  uint64_t problem_count = 0;        // problems found (problems holds the first max_errors)
+  uint64_t problem_count = 0;        // problems found (problems holds the first keep_problems)
   bool stopped_early = false;        // max_errors reached: more problems may exist
   std::vector<VerifyProblem> problems;
   // Things that are allowed but worth saying: leftovers of an interrupted append past a

@@ -35,7 +35,7 @@ class TempStores {
 
 Result<std::string> make_temp_dir(const std::string& parent, Workload w) {
   std::string tmpl = parent + "/zrec-bench-" + to_string(w) + "-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) return io::errno_status(errno, "cannot create a directory in", parent);
+  if (io::retry_eintr([&] { return ::mkdtemp(tmpl.data()) == nullptr ? -1 : 0; }) != 0) return io::errno_status(errno, "cannot create a directory in", parent);
   return tmpl;
 }
 
@@ -62,6 +62,8 @@ Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Co
   ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo));
   const uint64_t n = corpus.records();
   for (uint64_t first = 0; first < n;) {
+    if (o.stop != nullptr && o.stop->load(std::memory_order_relaxed) != 0)
+      return Status(StatusCode::kCancelled, "interrupted");
     uint64_t end = first, bytes = 0;
     while (end < n && (end == first || bytes + corpus.logic_length(end) <= kDefaultWindowBytes))
       bytes += corpus.logic_length(end++);
@@ -92,6 +94,9 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   auto say = [&](const std::string& what) {
     if (progress) progress(std::string(to_string(corpus.workload)) + ": " + what);
   };
+  // Between phases: a stop request ends the run (the temporary stores go with it).
+  auto stopped = [&] { return o.stop != nullptr && o.stop->load(std::memory_order_relaxed) != 0; };
+  const Status kStopped(StatusCode::kCancelled, "interrupted");
   WorkloadResult r;
   r.workload = corpus.workload;
   r.schema = corpus.schema;
@@ -102,9 +107,6 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   r.write_lanes = engine::write_lanes(o.threads);
   r.cold = o.cold;
   if (r.records == 0) return invalid_argument("the corpus is empty");
-
-  ZREC_ASSIGN_OR_RETURN(std::string tmp, make_temp_dir(temp_parent(o.dir), corpus.workload));
-  TempStores cleanup(tmp, o.keep);
 
   // The raw store is always built: it is where the pread limit reads.
   std::vector<Codec> build = {Codec::kRaw};
@@ -118,6 +120,12 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
     ZREC_ASSIGN_OR_RETURN(dictionary, codec::Dictionary::load(dict_bytes));
   }
 
+  // Made after the dictionary is trained (which cannot be interrupted), so from here
+  // on a stop request is noticed within a batch or phase and the stores are removed.
+  if (stopped()) return kStopped;
+  ZREC_ASSIGN_OR_RETURN(std::string tmp, make_temp_dir(temp_parent(o.dir), corpus.workload));
+  TempStores cleanup(tmp, o.keep);
+
   // Writes, each bracketed by the in-memory encode baseline (before and after).
   // Each side of the bracket encodes for up to `seconds` (2 s by default), or the corpus.
   const double encode_seconds = std::min(2.0, std::max(0.01, o.seconds));
@@ -127,10 +135,12 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
     cr.codec = c;
     cr.store_path = tmp + "/" + to_string(corpus.workload) + "-" + to_string(c);
     auto dict = c == Codec::kZstdDict ? dictionary : nullptr;
+    if (stopped()) return kStopped;
     say(std::string("encoding in memory (") + to_string(c) + ")");
     ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, r.write_lanes, encode_seconds));
     say(std::string("writing the ") + to_string(c) + " store");
     ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o));
+    if (stopped()) return kStopped;
     ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, r.write_lanes, encode_seconds));
     cr.mem_encode = add(before, after);
     cr.dict_bytes = c == Codec::kZstdDict ? dict_bytes.size() : 0;
@@ -167,7 +177,8 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   for (auto& m : owned) ms.push_back(m.get());
   say("gathering (" + std::to_string(ms.size()) + " measurements interleaved, " + std::to_string(o.rounds) +
       " rounds)");
-  LoopOptions lo{r.records, r.batch, o.seconds, o.rounds, o.seed};
+  if (stopped()) return kStopped;
+  LoopOptions lo{r.records, r.batch, o.seconds, o.rounds, o.seed, o.stop};
   ZREC_ASSIGN_OR_RETURN(auto results, run_interleaved(ms, lo));
   r.pread_limit = results[0];
   for (size_t i = 0; i < built.size(); ++i) {

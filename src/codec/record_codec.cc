@@ -4,6 +4,7 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_findFrameCompressedSize, ZSTD_getFrameHeader
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -13,6 +14,9 @@ namespace zrec::codec {
 
 namespace {
 std::string zstd_error(size_t code) { return ZSTD_getErrorName(code); }
+// Decoder::check decodes records up to this size whole; larger ones stream through a
+// buffer of this size.
+constexpr size_t kCheckBufferBytes = size_t{1} << 20;
 }  // namespace
 
 Result<std::shared_ptr<Dictionary>> Dictionary::load(std::vector<uint8_t> bytes) {
@@ -113,13 +117,15 @@ Decoder::Decoder(Codec codec, std::shared_ptr<Dictionary> dictionary)
     : codec_(codec), dictionary_(std::move(dictionary)) {
   if (codec_ != Codec::kRaw) dctx_ = ZSTD_createDCtx();
 }
-Decoder::Decoder(Decoder&& o) noexcept : codec_(o.codec_), dictionary_(std::move(o.dictionary_)), dctx_(o.dctx_) {
+Decoder::Decoder(Decoder&& o) noexcept
+    : codec_(o.codec_), dictionary_(std::move(o.dictionary_)), dctx_(o.dctx_), sink_(std::move(o.sink_)) {
   o.dctx_ = nullptr;
 }
 Decoder& Decoder::operator=(Decoder&& o) noexcept {
   std::swap(codec_, o.codec_);
   std::swap(dictionary_, o.dictionary_);
   std::swap(dctx_, o.dctx_);
+  std::swap(sink_, o.sink_);
   return *this;
 }
 Decoder::~Decoder() { ZSTD_freeDCtx(dctx_); }
@@ -140,6 +146,46 @@ Status Decoder::decode(const uint8_t* src, size_t phys_length, uint8_t* dst, siz
   if (ZSTD_isError(r)) return malformed("zstd frame does not decode (" + zstd_error(r) + ")");
   if (r != logic_length)
     return malformed("zstd frame decompresses to " + std::to_string(r) + " bytes, not logic_length " +
+                     std::to_string(logic_length));
+  return Status::ok();
+}
+
+Status Decoder::check(const uint8_t* src, size_t phys_length, size_t logic_length, uint8_t* head,
+                      size_t head_bytes) {
+  head_bytes = std::min(head_bytes, logic_length);
+  if (codec_ == Codec::kRaw || logic_length <= kCheckBufferBytes) {
+    const uint8_t* decoded = src;
+    if (codec_ != Codec::kRaw) {
+      if (sink_.size() < logic_length) sink_.resize(logic_length);
+      decoded = sink_.data();
+    }
+    ZREC_RETURN_IF_ERROR(decode(src, phys_length, const_cast<uint8_t*>(decoded), logic_length));
+    if (head_bytes > 0) std::memcpy(head, decoded, head_bytes);
+    return Status::ok();
+  }
+  if (dctx_ == nullptr) return io_error("cannot allocate a zstd decompression context");
+  ZREC_RETURN_IF_ERROR(check_frame(src, phys_length, logic_length));
+  // Streaming decoders refuse windows over 2^27 bytes by default; decode() (one shot)
+  // takes any, and so must this. The window is at most the record's size.
+  ZSTD_DCtx_reset(dctx_, ZSTD_reset_session_only);
+  ZSTD_DCtx_setParameter(dctx_, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+  if (codec_ == Codec::kZstdDict) ZSTD_DCtx_refDDict(dctx_, dictionary_->ddict());
+  if (sink_.size() < kCheckBufferBytes) sink_.resize(kCheckBufferBytes);
+  ZSTD_inBuffer in{src, phys_length, 0};
+  size_t produced = 0;
+  for (size_t left = 1; left != 0;) {
+    ZSTD_outBuffer out{sink_.data(), sink_.size(), 0};
+    left = ZSTD_decompressStream(dctx_, &out, &in);
+    if (ZSTD_isError(left)) return malformed("zstd frame does not decode (" + zstd_error(left) + ")");
+    if (produced < head_bytes) std::memcpy(head + produced, sink_.data(), std::min(head_bytes - produced, out.pos));
+    produced += out.pos;
+    if (produced > logic_length)
+      return malformed("zstd frame decompresses to more than logic_length " + std::to_string(logic_length) + " bytes");
+    // All input taken and the output not full: the frame has nothing more to give.
+    if (left != 0 && in.pos == in.size && out.pos < out.size) return malformed("zstd frame is truncated");
+  }
+  if (produced != logic_length)
+    return malformed("zstd frame decompresses to " + std::to_string(produced) + " bytes, not logic_length " +
                      std::to_string(logic_length));
   return Status::ok();
 }

@@ -94,10 +94,20 @@ class Decoder {
   // N bytes, not M", zstd's own error name).
   Status decode(const uint8_t* src, size_t phys_length, uint8_t* dst, size_t logic_length);
 
+  // Checks one stored record exactly as decode() would (zstd: decoded in full, so the
+  // content checksum, when the frame has one, is verified too) without keeping the
+  // content, except its first head_bytes (at most logic_length), copied to `head` (a
+  // Ragged shape prefix, for the caller to check). Memory: records up to 1 MiB are
+  // decoded whole into a buffer the decoder keeps; larger ones stream through it, so a
+  // 2 GiB record costs 1 MiB plus zstd's window. Frame copies (recompress, concat) use
+  // this, so a copied record is checked as thoroughly as a read checks it.
+  Status check(const uint8_t* src, size_t phys_length, size_t logic_length, uint8_t* head, size_t head_bytes);
+
  private:
   Codec codec_;
   std::shared_ptr<Dictionary> dictionary_;
   ZSTD_DCtx_s* dctx_ = nullptr;
+  std::vector<uint8_t> sink_;  // check(): decoded bytes nobody keeps
 };
 
 }  // namespace zrec::codec

@@ -1,106 +1,63 @@
-// SHA-256 as FIPS 180-4 §6.2 defines it: 64-byte blocks, big-endian words, 64 rounds.
+// SHA-256 through OpenSSL's EVP interface. The algorithm is fetched once per process
+// (OpenSSL 3 otherwise looks it up in its provider tables at every init, which costs
+// more than hashing a 100-byte record).
 #include "format/sha256.h"
 
-#include <algorithm>
-#include <cstring>
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 namespace zrec::format {
 
 namespace {
 
-constexpr uint32_t kRound[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
+// Allocation failures and a libcrypto without SHA-256 are not recoverable here: every
+// caller would have to handle an error that a working install never produces.
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "zrec: OpenSSL SHA-256: %s failed\n", what);
+  std::abort();
+}
 
-constexpr uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-uint32_t load_be32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+const EVP_MD* sha256_md() {
+  static const EVP_MD* md = [] {
+    EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    if (fetched == nullptr) fail("EVP_MD_fetch");
+    return fetched;
+  }();
+  return md;
 }
 
 }  // namespace
 
-void Sha256::reset() {
-  state_ = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  buffered_ = 0;
-  total_bytes_ = 0;
+void Sha256::FreeCtx::operator()(evp_md_ctx_st* ctx) const { EVP_MD_CTX_free(ctx); }
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (!ctx_) fail("EVP_MD_CTX_new");
+  reset();
 }
 
-void Sha256::compress(const uint8_t* block) {
-  uint32_t w[64];
-  for (int i = 0; i < 16; ++i) w[i] = load_be32(block + 4 * i);
-  for (int i = 16; i < 64; ++i) {
-    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int i = 0; i < 64; ++i) {
-    const uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    const uint32_t ch = (e & f) ^ (~e & g);
-    const uint32_t t1 = h + s1 + ch + kRound[i] + w[i];
-    const uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    const uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-    const uint32_t t2 = s0 + maj;
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
+void Sha256::reset() {
+  if (EVP_DigestInit_ex2(ctx_.get(), sha256_md(), nullptr) != 1) fail("EVP_DigestInit_ex2");
 }
 
 void Sha256::update(const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  total_bytes_ += n;
-  if (buffered_ > 0) {
-    const size_t take = std::min(n, 64 - buffered_);
-    std::memcpy(buffer_.data() + buffered_, p, take);
-    buffered_ += take;
-    p += take;
-    n -= take;
-    if (buffered_ < 64) return;
-    compress(buffer_.data());
-    buffered_ = 0;
-  }
-  for (; n >= 64; p += 64, n -= 64) compress(p);
-  if (n > 0) {
-    std::memcpy(buffer_.data(), p, n);
-    buffered_ = n;
-  }
+  if (n > 0 && EVP_DigestUpdate(ctx_.get(), data, n) != 1) fail("EVP_DigestUpdate");
 }
 
 Sha256Digest Sha256::finish() {
-  // Padding: 0x80, zeros to 56 mod 64, then the message length in bits as a big-endian u64.
-  const uint64_t bits = total_bytes_ * 8;
-  uint8_t pad[72] = {0x80};
-  const size_t pad_len = (buffered_ < 56 ? 56 - buffered_ : 120 - buffered_);
-  for (int i = 0; i < 8; ++i) pad[pad_len + i] = static_cast<uint8_t>(bits >> (56 - 8 * i));
-  update(pad, pad_len + 8);
   Sha256Digest out;
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<uint8_t>(state_[i] >> (24 - 8 * j));
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx_.get(), out.data(), &len) != 1 || len != out.size()) fail("EVP_DigestFinal_ex");
   reset();
   return out;
+}
+
+Sha256Digest Sha256::hash(const void* data, size_t n) {
+  // One context per thread: hashing many small records then costs no allocation each.
+  thread_local Sha256 h;
+  h.update(data, n);
+  return h.finish();
 }
 
 std::string to_hex(const Sha256Digest& digest) {

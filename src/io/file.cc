@@ -118,11 +118,15 @@ Status File::truncate(uint64_t length) const {
 }
 
 Status File::sync() const {
-  if (::fsync(fd_) != 0) return errno_status(errno, "cannot sync", path_);
+  // EINTR means fsync was interrupted before it could report on writeback: ask again.
+  if (retry_eintr([&] { return ::fsync(fd_); }) != 0) return errno_status(errno, "cannot sync", path_);
   return Status::ok();
 }
 
 void File::close() {
+  // Never retried: Linux releases the descriptor even when close(2) says EINTR, and a
+  // retry could close a descriptor another thread just opened. Written files are
+  // fsynced before they matter, so close's own report adds nothing.
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }

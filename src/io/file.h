@@ -2,6 +2,7 @@
 // accessed with pread/pwrite). Every failure becomes a Status naming the path.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +18,17 @@ namespace zrec::io {
 // directory"); ENOENT becomes kNotFound, everything else kIoError. The one place that
 // turns errno into a Status.
 Status errno_status(int err, const std::string& action, const std::string& path);
+
+// Calls `call` (a syscall returning -1 with errno on failure) until it fails with
+// anything but EINTR: a signal zrec handles (SIGINT, SIGTERM) must never turn into an
+// I/O error. Interruption is noticed through the flag the handler sets instead.
+template <typename Call>
+auto retry_eintr(Call&& call) {
+  for (;;) {
+    auto r = call();
+    if (!(r == -1 && errno == EINTR)) return r;
+  }
+}
 
 class File {
  public:

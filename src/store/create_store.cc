@@ -12,7 +12,10 @@
 #include <cstdio>  // renameat2
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
+#include <string>
+#include <vector>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -22,6 +25,7 @@
 #include "format/static_page.h"
 #include "io/file.h"
 #include "store/store_files.h"
+#include "store/temp_files.h"
 #include "zrec/store_writer.h"
 
 namespace zrec {
@@ -82,9 +86,13 @@ Status populate(const std::string& dir, const CreateOptions& options, const std:
   return io::sync_directory(dir);
 }
 
-// ".NAME.zrec-tmp-" for a store at .../NAME: the prefix of its temporaries.
+// ".NAME.zrec-tmp-" for a store at .../NAME: the prefix of its temporaries. NAME is
+// cut so that the prefix and mkdtemp's 6 characters fit NAME_MAX, so a store may have
+// any name the file system allows.
 std::string temp_prefix(const std::filesystem::path& target) {
-  return "." + target.filename().string() + ".zrec-tmp-";
+  constexpr size_t kFixed = std::char_traits<char>::length("..zrec-tmp-XXXXXX");
+  const std::string name = target.filename().string();
+  return "." + name.substr(0, NAME_MAX - kFixed) + ".zrec-tmp-";
 }
 
 std::string parent_of(const std::filesystem::path& target) {
@@ -92,46 +100,62 @@ std::string parent_of(const std::filesystem::path& target) {
 }
 
 // A temporary sibling directory of the store being built, created by mkdtemp and
-// locked (flock on the directory itself) for as long as this object lives. Removed on
-// destruction unless it was renamed into place.
+// locked (flock on the directory itself) for as long as this object lives. Once locked
+// it gets the marker (store/temp_files.h) that lets a later run prove it is zrec's.
+// Removed on destruction unless it was renamed into place.
 class TempSibling {
  public:
   static Result<std::unique_ptr<TempSibling>> make(const std::string& path) {
     const std::filesystem::path target(path);
     const std::string parent = parent_of(target);
     std::string tmpl = store::join_path(parent, temp_prefix(target) + "XXXXXX");
-    if (::mkdtemp(tmpl.data()) == nullptr) return io::errno_status(errno, "cannot create a directory in", parent);
+    if (io::retry_eintr([&] { return ::mkdtemp(tmpl.data()) == nullptr ? -1 : 0; }) != 0)
+      return io::errno_status(errno, "cannot create a directory in", parent);
     std::unique_ptr<TempSibling> t(new TempSibling(tmpl));
     // mkdtemp makes 0700; a store is an ordinary directory, so apply the umask to 0777.
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    ::chmod(tmpl.c_str(), 0777 & ~mask);
+    // A failure fails the build: exit 0 would leave DST with the wrong permissions.
+    if (io::retry_eintr([&] { return ::chmod(tmpl.c_str(), 0777 & ~mask); }) != 0)
+      return io::errno_status(errno, "cannot set the permissions of", tmpl);
     ZREC_ASSIGN_OR_RETURN(t->dir_, io::File::open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-    if (::flock(t->dir_.fd(), LOCK_EX | LOCK_NB) != 0) return io::errno_status(errno, "cannot lock", tmpl);
+    if (io::retry_eintr([&] { return ::flock(t->dir_.fd(), LOCK_EX | LOCK_NB); }) != 0)
+      return io::errno_status(errno, "cannot lock", tmpl);
+    ZREC_ASSIGN_OR_RETURN(io::File marker, io::File::open(store::join_path(tmpl, store::kTempMarker),
+                                                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644));
     return t;
   }
   ~TempSibling() {
-    if (!renamed_) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
+    if (renamed_) return;
+    // Only what this build made: the store's files, the marker, the directory.
+    DIR* d = ::opendir(path_.c_str());
+    if (d != nullptr) {
+      std::vector<std::string> names;
+      while (dirent* e = ::readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.push_back(e->d_name);
+      ::closedir(d);
+      for (const auto& n : names) (void)::unlinkat(dir_.fd(), n.c_str(), 0);
     }
+    (void)::rmdir(path_.c_str());
   }
   const std::string& path() const { return path_; }
 
   // rename(2) replaces an empty directory atomically and fails if it gained entries;
   // with no_replace, renameat2(RENAME_NOREPLACE) fails if `path` exists at all.
   Status rename_to(const std::string& path, const std::string& user_path, bool no_replace) {
+    const std::string marker = store::join_path(path_, store::kTempMarker);
+    if (io::retry_eintr([&] { return ::unlink(marker.c_str()); }) != 0) return io::errno_status(errno, "cannot remove", marker);
     int r = -1;
     if (no_replace) {
-      r = ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+      r = io::retry_eintr([&] { return ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE); });
       if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
         // A file system without RENAME_NOREPLACE: check, then rename (a narrow race).
         struct stat st;
         if (::lstat(path.c_str(), &st) == 0) return exists(user_path, no_replace);
-        r = ::rename(path_.c_str(), path.c_str());
+        r = io::retry_eintr([&] { return ::rename(path_.c_str(), path.c_str()); });
       }
     } else {
-      r = ::rename(path_.c_str(), path.c_str());
+      r = io::retry_eintr([&] { return ::rename(path_.c_str(), path.c_str()); });
     }
     if (r != 0) {
       if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) return exists(user_path, no_replace);
@@ -153,27 +177,21 @@ class TempSibling {
   bool renamed_ = false;
 };
 
-// Removes temporaries of `path` that a killed build left behind: those whose lock
-// nobody holds. A live build holds its lock from just after mkdtemp to the rename.
+// Removes the temporaries of `path` that a killed build left behind, where they
+// provably are zrec's (store/temp_files.h).
 void remove_abandoned_temps(const std::string& path) {
   const std::filesystem::path target(path);
-  const std::string parent = parent_of(target);
-  const std::string prefix = temp_prefix(target);
-  DIR* dir = ::opendir(parent.c_str());
-  if (dir == nullptr) return;
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(dir)) {
-    std::string name = e->d_name;
-    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) names.push_back(name);
-  }
-  ::closedir(dir);
-  for (const auto& name : names) {
-    const std::string p = store::join_path(parent, name);
-    auto f = io::File::open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    if (!f.is_ok() || ::flock(f->fd(), LOCK_EX | LOCK_NB) != 0) continue;  // in use (or gone)
-    std::error_code ec;
-    std::filesystem::remove_all(p, ec);
-  }
+  store::remove_abandoned_temp_stores(parent_of(target), temp_prefix(target));
+}
+
+// The store is in place; only the fsync of its parent directory is left. A failure
+// there is reported as what it is: the store exists, but its name may not survive a
+// system crash.
+Status sync_parent(const std::string& path, const std::string& user_path) {
+  Status s = io::sync_directory(parent_of(path));
+  if (s.is_ok()) return s;
+  return Status(s.code(), "'" + user_path + "' was created and is complete, but " + s.message() +
+                              " (the parent directory's fsync), so after a system crash it may be missing");
 }
 
 // Everything create checks before touching the disk; returns the schema's MsgPack bytes.
@@ -212,7 +230,7 @@ Status create_store(const std::string& user_path, const CreateOptions& options) 
   ZREC_ASSIGN_OR_RETURN(auto tmp, TempSibling::make(path));
   ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/false));
-  return io::sync_directory(parent_of(path));
+  return sync_parent(path, user_path);
 }
 
 Status build_store(const std::string& user_path, const CreateOptions& options, const WriterOptions& writer_options,
@@ -233,7 +251,7 @@ Status build_store(const std::string& user_path, const CreateOptions& options, c
     ZREC_RETURN_IF_ERROR(writer->close());
   }
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/true));
-  return io::sync_directory(parent_of(path));
+  return sync_parent(path, user_path);
 }
 
 }  // namespace zrec

@@ -456,8 +456,14 @@ const std::vector<uint8_t>& Store::dictionary() const {
   return impl_->files.dictionary ? impl_->files.dictionary->bytes() : kNone;
 }
 
+bool Store::checks_need_no_bytes() const {
+  return impl_->files.page.codec == Codec::kRaw && impl_->files.schema.is_dense();
+}
+
+int Store::data_fd(uint32_t shard) const { return impl_->files.data[shard].fd(); }
+
 Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, std::vector<uint8_t>& buffer,
-                          std::vector<uint64_t>& offsets) {
+                          std::vector<uint64_t>& offsets, bool read_bytes) {
   Impl& m = *impl_;
   ZREC_RETURN_IF_ERROR(m.check_ids(ids));
   const size_t n = ids.size();
@@ -500,27 +506,29 @@ Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, 
     runs.push_back(Run{shard_of(k), loc.offset, loc.phys_length, total, i, 1});
     total += loc.phys_length;
   }
+  if (!read_bytes && checks_need_no_bytes()) return Status::ok();
   if (buffer.size() < total) buffer.resize(total);
   offsets.resize(n);
-  const Codec codec = m.files.page.codec;
   const bool ragged = !m.files.schema.is_dense();
-  return m.pool.run(runs.size(), [&](size_t, size_t ri) -> Status {
+  const uint64_t prefix = ragged ? m.files.schema.shape_prefix_bytes() : 0;
+  return m.pool.run(runs.size(), [&](size_t lane, size_t ri) -> Status {
     const Run& r = runs[ri];
     ZREC_RETURN_IF_ERROR(m.files.data[r.shard].pread_exact(buffer.data() + r.pos, r.bytes, r.offset));
+    auto& head = m.scratch[lane];  // the Ragged shape prefix of the record checked
+    if (head.size() < prefix) head.resize(prefix);
     for (size_t i = r.first; i < r.first + r.count; ++i) {
       const size_t k = order[i];
       const RecordLoc& loc = locs[k];
       offsets[k] = r.pos + (loc.offset - r.offset);
-      const uint8_t* bytes = buffer.data() + offsets[k];
-      if (codec == Codec::kRaw) {
-        if (ragged) ZREC_RETURN_IF_ERROR(store::check_ragged_prefix(m.files, ids[k], bytes, loc.logic_length));
-        continue;
-      }
-      Status s = codec::check_frame(bytes, loc.phys_length, loc.logic_length);
+      // Every record is checked as a read checks it (zstd: decoded in full, content
+      // checksum included), so a copy never carries a record no read would return.
+      Status s = m.decoders[lane].check(buffer.data() + offsets[k], loc.phys_length, loc.logic_length, head.data(),
+                                        prefix);
       if (!s.is_ok())
         return store::malformed_store(m.files.path, format::data_file_name(r.shard) + ": record " +
                                                         std::to_string(ids[k]) + " (offset " +
                                                         std::to_string(loc.offset) + "): " + s.message());
+      if (ragged) ZREC_RETURN_IF_ERROR(store::check_ragged_prefix(m.files, ids[k], head.data(), loc.logic_length));
     }
     return Status::ok();
   });

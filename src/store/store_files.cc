@@ -41,6 +41,11 @@ Result<io::File> open_store_file(const std::string& store, const std::string& na
   if (::fstat(file->fd(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
   if (!S_ISREG(st.st_mode))
     return malformed_store(store, name + " is not a regular file");
+  // A hard link makes the same bytes a file outside the store too, which an append
+  // would extend and an abort truncate; writers refuse it (readers change nothing).
+  if ((flags & O_ACCMODE) != O_RDONLY && st.st_nlink > 1)
+    return invalid_argument("store '" + store + "': " + name + " has " + std::to_string(st.st_nlink) +
+                            " hard links; zrec only writes store files that have exactly one");
   const int fl = ::fcntl(file->fd(), F_GETFL);
   if (fl < 0 || ::fcntl(file->fd(), F_SETFL, fl & ~O_NONBLOCK) != 0)
     return io::errno_status(errno, "cannot open", path);

@@ -16,6 +16,7 @@
 #include "engine/thread_pool.h"
 #include "format/record_loc.h"
 #include "format/static_page.h"
+#include "io/copy_range.h"
 #include "io/iovec_pack.h"
 #include "store/store_files.h"
 
@@ -54,6 +55,7 @@ struct StoreWriter::Impl {
   bool failed = false;
   bool closed = false;
   bool dirty = false;  // bytes were written past the published state
+  bool keep_sizes = false;  // a page write of unknown outcome: abort must not shorten any file
   bool checksum = false;         // frames get a zstd content checksum
   bool checksum_marker = false;  // the empty store holds the checksum marker (abort restores it)
 
@@ -120,6 +122,33 @@ struct StoreWriter::Impl {
     return s;
   }
 
+  // Records whose stored bytes lie in another file: copied kernel-side, one
+  // copy_file_range per run of records adjacent both there and in this chunk.
+  Status write_copied_chunk(std::span<const EncodedRecord> records, const Chunk& c) {
+    const uint32_t shards = files.page.data_shards;
+    uint64_t total = 0;
+    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
+      locs[k] = RecordLoc{total, records[k].phys_length, records[k].logic_length};
+      total += records[k].phys_length;
+    }
+    const uint64_t base = reserve(c.shard, total);
+    for (size_t j = 0, k = c.first; j < c.count;) {
+      const EncodedRecord& first = records[k];
+      if (first.src_fd < 0) return invalid_argument("a window mixes copied and written stored records");
+      uint64_t run = first.phys_length;
+      locs[k].offset += base;
+      const uint64_t at = locs[k].offset;
+      for (++j, k += shards; j < c.count; ++j, k += shards) {
+        const EncodedRecord& r = records[k];
+        if (r.src_fd != first.src_fd || r.src_offset != first.src_offset + run) break;
+        locs[k].offset += base;
+        run += r.phys_length;
+      }
+      ZREC_RETURN_IF_ERROR(io::copy_range(first.src_fd, "source data file", first.src_offset, files.data[c.shard], at, run));
+    }
+    return Status::ok();
+  }
+
   // Raw: the records' own buffers (and Ragged dims) go to pwritev.
   Status write_raw_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
     const uint64_t prefix = files.schema.shape_prefix_bytes();
@@ -159,6 +188,35 @@ struct StoreWriter::Impl {
     }
     length += n;
     return Status::ok();
+  }
+
+  // The page write or its fsync failed, so the new page may or may not be on disk.
+  // Every file already has the new sizes, which both the old and the new page accept
+  // (the old table and payloads are prefixes of the new ones), so nothing is shortened
+  // again: the page read back says which state the store opens as, and the message
+  // says it. The writer can only abort afterwards.
+  Status page_write_failed(const format::StaticPage& page, const format::PageBytes& bytes, const Status& cause) {
+    failed = true;
+    const uint64_t old_length = files.page.length;
+    const std::string where = "; '" + files.path + "' ";
+    format::PageBytes now{};
+    const bool readable = files.meta.pread_exact(now.data(), now.size(), 0).is_ok();
+    if (readable && now == bytes) {
+      files.page = page;
+      dirty = false;
+      return Status(cause.code(), cause.message() + "; the new static page was written (" +
+                                      std::to_string(page.length) +
+                                      " records published) but is not confirmed durable: after a system crash '" +
+                                      files.path + "' may hold the previous " + std::to_string(old_length));
+    }
+    if (readable && now == format::encode_static_page(files.page))
+      return Status(cause.code(), cause.message() + where + "still holds its previous state: " +
+                                      std::to_string(old_length) + " records (the new static page was not written)");
+    keep_sizes = true;
+    return Status(cause.code(), cause.message() + where + "holds either " + std::to_string(old_length) + " or " +
+                                    std::to_string(page.length) +
+                                    " records: its static page could not be read back (no file was shortened; "
+                                    "run 'zrec verify')");
   }
 
   Status write_encoded_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
@@ -285,7 +343,7 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
     auto bad = [&](const std::string& rule) {
       return invalid_argument("stored record " + std::to_string(k) + " of this batch " + rule);
     };
-    if (r.data == nullptr || r.phys_length < 1 || r.logic_length < 1) return bad("is empty");
+    if ((r.data == nullptr && r.src_fd < 0) || r.phys_length < 1 || r.logic_length < 1) return bad("is empty");
     if (r.phys_length > format::kMaxRecordBytes || r.logic_length > format::kMaxRecordBytes)
       return bad("is 2 GiB or larger (the format's limit per record)");
     if (codec == Codec::kRaw && r.phys_length != r.logic_length)
@@ -303,6 +361,7 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
   m.locs.resize(records.size());
   const auto chunks = m.split(records.size(), [&](size_t k) { return uint64_t{records[k].phys_length}; });
   return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
+    if (records[c.first].src_fd >= 0) return m.write_copied_chunk(records, c);
     return m.write_verbatim_chunk(lane, c, [&](size_t k, std::vector<iovec>& iov) {
       const EncodedRecord& r = records[k];
       iov.push_back({const_cast<uint8_t*>(r.data), r.phys_length});
@@ -325,10 +384,12 @@ Status StoreWriter::publish() {
   }
   ZREC_RETURN_IF_ERROR(m.files.meta.truncate(format::record_loc_offset(m.length)));
   if (m.options.sync) ZREC_RETURN_IF_ERROR(m.files.meta.sync());
-  // The publication: one 4096-byte positional write of the static page.
+  // The publication: one 4096-byte positional write of the static page. From here on
+  // the new page may be on disk, so no file may shrink below what it references.
   const auto bytes = format::encode_static_page(page);
-  ZREC_RETURN_IF_ERROR(m.files.meta.pwrite_all(bytes.data(), bytes.size(), 0));
-  if (m.options.sync) ZREC_RETURN_IF_ERROR(m.files.meta.sync());
+  Status s = m.files.meta.pwrite_all(bytes.data(), bytes.size(), 0);
+  if (s.is_ok() && m.options.sync) s = m.files.meta.sync();
+  if (!s.is_ok()) return m.page_write_failed(page, bytes, s);
   m.files.page = page;
   m.dirty = false;
   return Status::ok();
@@ -351,7 +412,7 @@ void StoreWriter::abort() {
   if (m.closed) return;
   // Best effort: put every file back to its published size, so the store is exactly as
   // it was (a crash would leave ignorable leftovers instead).
-  if (m.dirty) {
+  if (m.dirty && !m.keep_sizes) {
     for (uint32_t s = 0; s < m.files.page.data_shards && s < m.files.data.size(); ++s)
       (void)m.files.data[s].truncate(m.files.page.tails[s]);
     (void)m.files.meta.truncate(format::record_loc_offset(m.files.page.length));

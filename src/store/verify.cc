@@ -48,20 +48,31 @@ std::string where(uint64_t id, uint32_t shard, uint64_t offset) {
   return file_of(shard) + ": record " + std::to_string(id) + " (offset " + std::to_string(offset) + ")";
 }
 
+// Counts a problem, keeps it in the report while fewer than keep_problems are kept,
+// and hands it to on_problem.
+Status record_problem(VerifyReport& rep, const VerifyOptions& opt, VerifyProblem p) {
+  ++rep.problem_count;
+  Status s = opt.on_problem ? opt.on_problem(p) : Status::ok();
+  if (rep.problems.size() < opt.keep_problems) rep.problems.push_back(std::move(p));
+  return s;
+}
+
 class Verifier {
  public:
   Verifier(store::StoreFiles& files, const VerifyOptions& options, VerifyReport& report)
       : files_(files), opt_(options), rep_(report), shards_(files.page.data_shards) {}
 
-  // Adds a problem; returns false once max_errors is reached (the run should stop).
+  // Adds a problem; returns false once max_errors is reached or on_problem failed (the
+  // run should stop).
   bool add(VerifyProblem p) {
     if (stopped()) return false;
-    ++rep_.problem_count;
-    rep_.problems.push_back(std::move(p));
+    sink_error_ = record_problem(rep_, opt_, std::move(p));
     if (opt_.max_errors != 0 && rep_.problem_count >= opt_.max_errors) rep_.stopped_early = true;
     return !stopped();
   }
-  bool stopped() const { return rep_.stopped_early; }
+  bool stopped() const { return rep_.stopped_early || !sink_error_.is_ok(); }
+  // What on_problem returned when it failed.
+  const Status& sink_error() const { return sink_error_; }
 
   Status check_cancelled() const {
     if (opt_.cancelled && opt_.cancelled()) return Status(StatusCode::kCancelled, "interrupted");
@@ -85,7 +96,9 @@ class Verifier {
   }
 
   // The table pass: every RecordLoc against the table rules (first group only), and the
-  // overlap check in groups of shards that fit overlap_memory.
+  // overlap check in groups of shards that fit overlap_memory. A shard alone larger than
+  // the budget is swept in several passes over the table, each taking the next
+  // budget's worth of its records in (offset, index) order.
   Status table_pass() {
     const uint64_t n = files_.page.length;
     std::vector<uint64_t> per_shard(shards_);
@@ -106,79 +119,142 @@ class Verifier {
     }
     if (!rep_.overlap_checked) groups.assign(1, {0, 0});  // the rule pass alone
 
-    std::vector<RecordLoc> locs;
-    std::vector<uint8_t> bytes;
     for (size_t g = 0; g < groups.size() && !stopped(); ++g) {
       const auto [lo, hi] = groups[g];
-      std::vector<std::vector<OverlapEntry>> entries(shards_);
-      for (uint32_t s = lo; s < hi; ++s) entries[s].reserve(std::min(per_shard[s], budget_entries));
-      for (uint64_t first = 0; first < n && !stopped(); first += kLocChunk) {
-        ZREC_RETURN_IF_ERROR(check_cancelled());
-        const uint64_t count = std::min(kLocChunk, n - first);
-        ZREC_RETURN_IF_ERROR(read_locs(first, count, locs, bytes));
-        for (uint64_t k = 0; k < count; ++k) {
-          const uint64_t id = first + k;
-          const RecordLoc& loc = locs[k];
-          const uint32_t shard = static_cast<uint32_t>(id % shards_);
-          auto broken = loc_rule(id, loc);
-          if (g == 0) {
-            ++rep_.records_checked;
-            if (broken && !add({broken->key, where(id, shard, loc.offset) + ", " +
-                                                 std::to_string(loc.phys_length) + " bytes: " + broken->text,
-                                id, shard, loc.offset}))
-              break;
-          }
-          if (broken || shard < lo || shard >= hi) continue;
-          entries[shard].push_back({loc.offset, loc.phys_length, static_cast<uint32_t>(id / shards_)});
-        }
-        if (g == 0) progress("table", std::min(n, first + count), n, (first + count) * format::kRecordLocSize);
+      if (hi - lo == 1 && per_shard[lo] > budget_entries) {
+        ZREC_RETURN_IF_ERROR(sweep_large_shard(lo, budget_entries, g == 0));
+        continue;
       }
+      std::vector<std::vector<OverlapEntry>> entries(shards_);
+      uint64_t held = 0;
+      for (uint32_t s = lo; s < hi; ++s) {
+        entries[s].reserve(per_shard[s]);
+        held += entries[s].capacity() * sizeof(OverlapEntry);
+      }
+      note_overlap_pass(held);
+      ZREC_RETURN_IF_ERROR(walk_table(g == 0, [&](uint32_t shard, const OverlapEntry& e) {
+        if (shard >= lo && shard < hi) entries[shard].push_back(e);
+      }));
       for (uint32_t s = lo; s < hi && !stopped(); ++s) {
-        check_overlaps(s, entries[s]);
+        Sweep sweep;
+        std::sort(entries[s].begin(), entries[s].end(), offset_order);
+        sweep.run(*this, s, entries[s]);
         std::vector<OverlapEntry>().swap(entries[s]);
+        sweep.finish(*this, s);
       }
     }
     return Status::ok();
   }
 
-  // Sorts one shard's records by offset and reports each that starts before the end of
-  // an earlier one; notes the bytes below the tail that no record covers.
-  void check_overlaps(uint32_t shard, std::vector<OverlapEntry>& entries) {
-    std::sort(entries.begin(), entries.end(), [](const OverlapEntry& a, const OverlapEntry& b) {
-      return a.offset != b.offset ? a.offset < b.offset : a.index < b.index;
-    });
-    std::vector<VerifyProblem> found;
-    uint64_t covered = 0, max_end = 0;
-    size_t max_i = SIZE_MAX;
-    for (size_t i = 0; i < entries.size(); ++i) {
-      const OverlapEntry& e = entries[i];
-      const uint64_t end = e.offset + e.phys_length;  // <= tail: checked by loc_rule
-      if (max_i != SIZE_MAX && e.offset < max_end) {
-        const OverlapEntry& o = entries[max_i];
-        const uint64_t id = uint64_t{e.index} * shards_ + shard;
-        const uint64_t other = uint64_t{o.index} * shards_ + shard;
-        found.push_back({"overlap",
-                         where(id, shard, e.offset) + ": bytes [" + std::to_string(e.offset) + ", " +
-                             std::to_string(end) + ") overlap record " + std::to_string(other) + " at [" +
-                             std::to_string(o.offset) + ", " + std::to_string(o.offset + o.phys_length) +
-                             ") (records of one data file must not overlap)",
-                         id, shard, e.offset});
+  // One pass over the table: with `rules`, every RecordLoc is checked against the table
+  // rules (problems reported); every sound one is offered to `take`.
+  template <typename Take>
+  Status walk_table(bool rules, Take&& take) {
+    const uint64_t n = files_.page.length;
+    for (uint64_t first = 0; first < n && !stopped(); first += kLocChunk) {
+      ZREC_RETURN_IF_ERROR(check_cancelled());
+      const uint64_t count = std::min(kLocChunk, n - first);
+      ZREC_RETURN_IF_ERROR(read_locs(first, count, locs_, loc_bytes_));
+      for (uint64_t k = 0; k < count; ++k) {
+        const uint64_t id = first + k;
+        const RecordLoc& loc = locs_[k];
+        const uint32_t shard = static_cast<uint32_t>(id % shards_);
+        auto broken = loc_rule(id, loc);
+        if (rules) {
+          ++rep_.records_checked;
+          if (broken && !add({broken->key, where(id, shard, loc.offset) + ", " + std::to_string(loc.phys_length) +
+                                               " bytes: " + broken->text,
+                              id, shard, loc.offset}))
+            break;
+        }
+        if (!broken) take(shard, OverlapEntry{loc.offset, loc.phys_length, static_cast<uint32_t>(id / shards_)});
       }
-      const uint64_t start = std::max(e.offset, max_end);
-      if (end > start) covered += end - start;
-      if (max_i == SIZE_MAX || end > max_end) {
-        max_end = end;
-        max_i = i;
+      if (rules) progress("table", std::min(n, first + count), n, (first + count) * format::kRecordLocSize);
+    }
+    return Status::ok();
+  }
+
+  void note_overlap_pass(uint64_t bytes) {
+    if (!rep_.overlap_checked) return;
+    ++rep_.overlap_passes;
+    rep_.overlap_peak_bytes = std::max(rep_.overlap_peak_bytes, bytes);
+  }
+
+  static bool offset_order(const OverlapEntry& a, const OverlapEntry& b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.index < b.index;
+  }
+
+  // A shard with more records than the budget: passes, each keeping the budget's worth
+  // of the smallest (offset, index) keys past the last pass's (a max-heap of at most
+  // `budget` entries), swept in order with the sweep's state carried across passes.
+  Status sweep_large_shard(uint32_t shard, uint64_t budget, bool rules) {
+    std::vector<OverlapEntry> heap;
+    heap.reserve(budget);
+    Sweep sweep;
+    std::optional<OverlapEntry> last;  // the largest key swept so far
+    for (bool first_pass = true; !stopped(); first_pass = false) {
+      heap.clear();
+      note_overlap_pass(heap.capacity() * sizeof(OverlapEntry));
+      ZREC_RETURN_IF_ERROR(walk_table(rules && first_pass, [&](uint32_t s, const OverlapEntry& e) {
+        if (s != shard || (last && !offset_order(*last, e))) return;
+        if (heap.size() < budget) {
+          heap.push_back(e);
+          std::push_heap(heap.begin(), heap.end(), offset_order);
+        } else if (offset_order(e, heap.front())) {
+          std::pop_heap(heap.begin(), heap.end(), offset_order);
+          heap.back() = e;
+          std::push_heap(heap.begin(), heap.end(), offset_order);
+        }
+      }));
+      if (heap.empty()) break;
+      std::sort_heap(heap.begin(), heap.end(), offset_order);
+      sweep.run(*this, shard, heap);
+      last = heap.back();
+      if (heap.size() < budget) break;
+    }
+    if (!stopped()) sweep.finish(*this, shard);
+    return Status::ok();
+  }
+
+  // The overlap sweep over one shard's records in (offset, index) order, fed in one or
+  // more sorted runs: reports each record that starts before the end of an earlier one
+  // (in file order, as found), and notes the bytes below the tail no record covers.
+  struct Sweep {
+    uint64_t covered = 0, max_end = 0;
+    std::optional<OverlapEntry> max_entry;  // the record reaching furthest so far
+
+    void run(Verifier& v, uint32_t shard, const std::vector<OverlapEntry>& sorted) {
+      for (const OverlapEntry& e : sorted) {
+        const uint64_t end = e.offset + e.phys_length;  // <= tail: checked by loc_rule
+        if (max_entry && e.offset < max_end) {
+          const OverlapEntry& o = *max_entry;
+          const uint64_t id = uint64_t{e.index} * v.shards_ + shard;
+          const uint64_t other = uint64_t{o.index} * v.shards_ + shard;
+          if (!v.add({"overlap",
+                      where(id, shard, e.offset) + ": bytes [" + std::to_string(e.offset) + ", " +
+                          std::to_string(end) + ") overlap record " + std::to_string(other) + " at [" +
+                          std::to_string(o.offset) + ", " + std::to_string(o.offset + o.phys_length) +
+                          ") (records of one data file must not overlap)",
+                      id, shard, e.offset}))
+            return;
+        }
+        const uint64_t start = std::max(e.offset, max_end);
+        if (end > start) covered += end - start;
+        if (!max_entry || end > max_end) {
+          max_end = end;
+          max_entry = e;
+        }
       }
     }
-    std::sort(found.begin(), found.end(), [](const VerifyProblem& a, const VerifyProblem& b) { return *a.id < *b.id; });
-    for (auto& p : found)
-      if (!add(std::move(p))) return;
-    const uint64_t tail = files_.page.tails[shard];
-    if (covered < tail)
-      rep_.notes.push_back(file_of(shard) + ": " + std::to_string(tail - covered) + " of the " + std::to_string(tail) +
-                           " bytes below its tail belong to no record (tolerated; a correct writer leaves none)");
-  }
+
+    void finish(Verifier& v, uint32_t shard) const {
+      const uint64_t tail = v.files_.page.tails[shard];
+      if (covered < tail)
+        v.rep_.notes.push_back(file_of(shard) + ": " + std::to_string(tail - covered) + " of the " +
+                               std::to_string(tail) +
+                               " bytes below its tail belong to no record (tolerated; a correct writer leaves none)");
+    }
+  };
 
   struct Lane {
     codec::Decoder decoder;
@@ -250,6 +326,7 @@ class Verifier {
     std::vector<RecordLoc> locs;
     std::vector<uint8_t> bytes;
     std::vector<uint64_t> batch;  // indices into locs
+    std::vector<VerifyProblem> found;  // one batch's, at most kBatchBytes' worth of records
     progress("records", 0, n);
     for (uint64_t first = 0; first < n && !stopped(); first += kLocChunk) {
       const uint64_t count = std::min(kLocChunk, n - first);
@@ -271,7 +348,7 @@ class Verifier {
             ZREC_RETURN_IF_ERROR(check_payload(lanes[lane], first + batch[i], locs[batch[i]]));
           return Status::ok();
         }));
-        std::vector<VerifyProblem> found;
+        found.clear();
         for (Lane& lane : lanes) {
           std::move(lane.problems.begin(), lane.problems.end(), std::back_inserter(found));
           lane.problems.clear();
@@ -338,6 +415,9 @@ class Verifier {
   const VerifyOptions& opt_;
   VerifyReport& rep_;
   const uint32_t shards_;
+  Status sink_error_;
+  std::vector<RecordLoc> locs_;  // walk_table's chunk
+  std::vector<uint8_t> loc_bytes_;
 };
 
 }  // namespace
@@ -359,17 +439,16 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
       std::string message = s.message();
       const std::string prefix = "malformed store '" + path + "': ";
       if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-      rep.problem_count = 1;
-      rep.problems.push_back({"store", message, std::nullopt, std::nullopt, std::nullopt});
+      ZREC_RETURN_IF_ERROR(record_problem(rep, options, {"store", message, std::nullopt, std::nullopt, std::nullopt}));
       return rep;
     }
     // No meta.zr beside a store's data files: a store that lost its table, not a stranger.
     struct stat data_st;
     if (s.code() == StatusCode::kNotFound &&
         ::lstat(store::join_path(path, format::data_file_name(0)).c_str(), &data_st) == 0) {
-      rep.problem_count = 1;
-      rep.problems.push_back({"store", "meta.zr is missing (the directory holds data_0.zr of a store)",
-                              std::nullopt, std::nullopt, std::nullopt});
+      ZREC_RETURN_IF_ERROR(record_problem(rep, options,
+                                          {"store", "meta.zr is missing (the directory holds data_0.zr of a store)",
+                                           std::nullopt, std::nullopt, std::nullopt}));
       return rep;
     }
     return s;
@@ -384,6 +463,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   Verifier v(files, options, rep);
   v.leftover_notes();
   ZREC_RETURN_IF_ERROR(v.table_pass());
+  ZREC_RETURN_IF_ERROR(v.sink_error());
   if (!options.quick && !v.stopped()) {
     if (options.against != nullptr && options.against->size() > rep.length) {
       v.add({"digest_count",
@@ -392,6 +472,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
              std::nullopt, std::nullopt, std::nullopt});
     }
     ZREC_RETURN_IF_ERROR(v.payload_pass());
+    ZREC_RETURN_IF_ERROR(v.sink_error());
     if (options.against != nullptr && options.against->size() < rep.length)
       rep.notes.push_back("records " + std::to_string(options.against->size()) + ".." + std::to_string(rep.length - 1) +
                           " have no recorded digest (appended later?) and were not compared");

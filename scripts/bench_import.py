@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Import throughput against the natural baselines, measured in the same run (warm page
+cache, everything on tmpfs, best of --repeat runs):
+- `zrec append-tar` against `tar -xf` of the same tar into a tmpfs directory;
+- `zrec append-lmdb` against python-lmdb iterating the same environment (a cursor over
+  every value, touching its bytes).
+
+Two shapes of WebDataset shard: many small samples (jpg-like random bytes ~ 4 KiB plus
+a text label), and fewer large ones (~ 256 KiB). Stores are written with --codec raw
+(the cost of the import itself) and zstd (the default).
+
+Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_import.py [--mib N] [--repeat R]
+Prints a Markdown table on stdout.
+"""
+import argparse
+import io
+import os
+import random
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import time
+
+ZREC = os.environ.get("ZREC", "build/zrec")
+
+
+def make_tar(path, total_bytes, member_bytes, seed):
+    rng = random.Random(seed)
+    n = max(1, total_bytes // member_bytes)
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as t:
+        for i in range(n):
+            for ext, data in (("jpg", rng.randbytes(rng.randrange(member_bytes // 2, member_bytes * 3 // 2))),
+                              ("cls", b"%d" % rng.randrange(1000))):
+                ti = tarfile.TarInfo("part/%08d.%s" % (i, ext))
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data))
+    return n
+
+
+def best_of(repeat, fn):
+    """(best wall seconds, best CPU seconds) over `repeat` runs."""
+    runs = [fn() for _ in range(repeat)]
+    return min(r[0] for r in runs), min(r[1] for r in runs)
+
+
+def timed(cmd, cleanup):
+    """Wall and CPU (user + system) seconds of one run: on a loaded machine the CPU
+    time is the steadier figure."""
+    cleanup()
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    if status != 0:
+        raise SystemExit("%s failed (status %d)" % (" ".join(cmd), status))
+    return wall, ru.ru_utime + ru.ru_stime
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mib", type=int, default=128, help="tar size per shape, MiB")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    work = tempfile.mkdtemp(prefix="zrec-bench-import-", dir=shm)
+    try:
+        print("| shard | samples | tar MiB | `tar -xf` to tmpfs | append-tar raw | ratio (wall, CPU) "
+              "| append-tar zstd | ratio (wall, CPU) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, member in (("small (4 KiB)", 4096), ("large (256 KiB)", 256 << 10)):
+            tar = os.path.join(work, "in.tar")
+            n = make_tar(tar, args.mib << 20, member, 1)
+            mib = os.path.getsize(tar) / (1 << 20)
+            out = os.path.join(work, "out")
+
+            def clean():
+                shutil.rmtree(out, ignore_errors=True)
+
+            def clean_mk():
+                clean()
+                os.makedirs(out)
+
+            with open(tar, "rb") as f:
+                f.read()  # warm the page cache
+            t_tar = best_of(args.repeat, lambda: timed(["tar", "-xf", tar, "-C", out], clean_mk))
+            t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-tar", "--codec", "raw", out, tar], clean))
+            t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-tar", out, tar], clean))
+            clean()
+            os.remove(tar)
+            print("| %s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
+                name, n, mib, mib / t_tar[0], mib / t_raw[0], t_tar[0] / t_raw[0], t_tar[1] / t_raw[1],
+                mib / t_zstd[0], t_tar[0] / t_zstd[0], t_tar[1] / t_zstd[1]))
+        # LMDB: values of ~4 KiB.
+        import lmdb  # python3-lmdb
+        envp = os.path.join(work, "env")
+        rng = random.Random(2)
+        env = lmdb.open(envp, map_size=1 << 34)
+        n = (args.mib << 20) // 4096
+        with env.begin(write=True) as txn:
+            for i in range(n):
+                txn.put(b"%010d" % i, rng.randbytes(rng.randrange(2048, 6144)))
+        env.close()
+        mib = sum(os.path.getsize(os.path.join(envp, f)) for f in os.listdir(envp)) / (1 << 20)
+        iterate = ("import lmdb,sys\nenv=lmdb.open(sys.argv[1],readonly=True,lock=False)\nt=0\n"
+                   "with env.begin() as txn:\n    for k,v in txn.cursor():\n        t+=len(v)+v[-1]\n")
+        out = os.path.join(work, "out")
+
+        def fresh(codec):
+            def make():
+                shutil.rmtree(out, ignore_errors=True)
+                subprocess.run([ZREC, "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", codec, out],
+                               check=True)
+            return make
+
+        t_py = best_of(args.repeat, lambda: timed(["/usr/bin/python3", "-c", iterate, envp], lambda: None))
+        t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("raw")))
+        t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("zstd")))
+        shutil.rmtree(out, ignore_errors=True)
+        print("\n| environment | values | MiB | python-lmdb iterating | append-lmdb raw | ratio (wall, CPU) "
+              "| append-lmdb zstd | ratio (wall, CPU) |")
+        print("|---|---|---|---|---|---|---|---|")
+        print("| ~4 KiB values | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
+            n, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
+            mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
+        print("\nMiB/s: wall clock. ratio: baseline time / zrec time, wall and CPU (user + system) "
+              "(above 1: zrec is faster). CPUs: %d, load average %.1f." % (os.cpu_count(), os.getloadavg()[0]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

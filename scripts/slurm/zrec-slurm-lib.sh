@@ -1,0 +1,71 @@
+# Shared by zrec-slurm-build and its job scripts (sourced, never run).
+#
+# A build of DEST keeps everything in the work directory DEST.zrec-build/, next to DEST
+# (same file system, so the finished store is renamed into place):
+#   build.conf      the build's settings, written by the driver (shell assignments)
+#   list            the input, one NUL-terminated name per item, in record order
+#   lists/part-NNNNN  the contiguous share of part N
+#   dict.zr         the dictionary every part is compressed with (codec zstd_dict)
+#   parts/part-NNNNN  part N: an ordinary store, built by array task N
+#   parts/part-NNNNN.done  written by task N after its part passed `zrec verify`; holds its length
+#   result/         the concatenated store, verified and digested before the rename to DEST
+#   logs/           one file per job (task)
+#   jobs            the job IDs of every submission, one line each
+#   digest          `zrec digest` of DEST, written when the build succeeded
+# The concat job removes list, lists/, dict.zr and parts/ only after DEST passed verify
+# and digest; logs/, jobs and digest stay for the record.
+
+zs_die() {
+  echo "${zs_prog:-zrec-slurm}: $*" >&2
+  exit 1
+}
+
+# zs_job_setup: what every job does after sourcing build.conf and this file.
+zs_job_setup() {
+  zs_prog="zrec-slurm ${SLURM_JOB_NAME:-job}"
+  # The task's CPUs are its lanes: task/affinity may not pin them, and the default
+  # (every CPU of the node) would oversubscribe a node shared by several tasks.
+  if [ -z "${ZREC_THREADS:-}" ] && [ -n "${SLURM_CPUS_PER_TASK:-}" ]; then
+    export ZREC_THREADS=$SLURM_CPUS_PER_TASK
+  fi
+}
+
+zs_part_name() { printf 'part-%05d' "$1"; }
+
+# Items (NUL-terminated names) in a list file.
+zs_count_items() { tr -cd '\0' <"$1" | wc -c; }
+
+# The create options of every part (and of the dictionary's sample store: codec aside).
+zs_schema_args() {
+  case $zs_mode in
+  files) printf '%s\0' --ragged --dtype '|u1' --ndim 1 ;;
+  lmdb)
+    if [ "$zs_dense" = 1 ]; then
+      printf '%s\0' --dense --dtype "$zs_dtype" --shape "$zs_shape"
+    else
+      printf '%s\0' --ragged --dtype '|u1' --ndim 1
+    fi
+    ;;
+  esac
+}
+
+# zs_part_ok N: part N is complete (its task verified it and wrote the marker) and still
+# passes `zrec verify --quick` with the length the marker recorded.
+zs_part_ok() {
+  local name part want got
+  name=$(zs_part_name "$1")
+  part=$zs_work/parts/$name
+  [ -f "$part.done" ] && [ -d "$part" ] || return 1
+  want=$(cat "$part.done")
+  got=$(zs_verified_length --quick "$part") || return 1
+  [ "$got" = "$want" ]
+}
+
+# zs_verified_length [--quick] STORE: prints the store's length if `zrec verify` finds it
+# valid; fails (and prints nothing) otherwise. STORE may be a root of named streams,
+# which verify finds valid only when their lengths agree: that length.
+zs_verified_length() {
+  local json
+  json=$("$zs_zrec" verify --json "$@" 2>/dev/null) || return 1
+  sed -n 's/.*"length": *\([0-9]*\).*/\1/p' <<<"$json" | tail -n 1 | grep .
+}

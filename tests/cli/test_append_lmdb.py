@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""zrec append-lmdb: LMDB values, in key order, as records.
+
+- Ragged '|u1': every record equals its value byte for byte, in key order (binary
+  keys), --keys lists the keys; a data-file environment (subdir=False).
+- --prefix selects a key range; parts converted by prefix and concatenated equal the
+  whole conversion (digests).
+- --dense into a Dense '<f4' store; a value of another width is refused naming its key.
+- A live environment: a write transaction held open meanwhile does not block the
+  import, which sees the snapshot it started with.
+- An empty value is refused naming the key; the store and keys file stay unchanged.
+- --checkpoint-every and --skip-first; a wrong store schema.
+
+Needs: ZREC (path of the zrec binary), python3-lmdb, python3-numpy.
+"""
+import io
+import os
+import random
+import subprocess
+import sys
+
+import lmdb
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+
+ZREC = os.environ.get("ZREC")
+if not ZREC or not os.access(ZREC, os.X_OK):
+    sys.exit("test_append_lmdb: set ZREC to the zrec binary (got %r)" % ZREC)
+FIGURES = []
+
+
+def run(args):
+    p = subprocess.run([ZREC] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def must(args):
+    rc, out, err = run(args)
+    if rc != 0:
+        raise AssertionError("zrec %s: rc %d: %s" % (" ".join(args), rc, err.strip()))
+    return out, err
+
+
+def fails(args, says=(), rc_want=1):
+    rc, _, err = run(args)
+    if rc != rc_want:
+        raise AssertionError("zrec %s: rc %d, want %d (stderr: %s)" % (" ".join(args), rc, rc_want, err.strip()))
+    for s in says:
+        if s not in err:
+            raise AssertionError("zrec %s: stderr %r does not say %r" % (" ".join(args), err.strip(), s))
+
+
+def records(store):
+    data = must(["cat", "--format", "npy", store])[0]
+    buf = io.BytesIO(data)
+    out = []
+    while buf.tell() < len(data):
+        out.append(np.lib.format.read_array(buf))
+    return out
+
+
+def byte_records(store):
+    return [r.tobytes() for r in records(store)]
+
+
+def ragged(path):
+    must(["create", "--ragged", "--dtype", "|u1", "--ndim", "1", path])
+    return path
+
+
+def make_env(path, items, subdir=True):
+    env = lmdb.open(path, map_size=1 << 30, subdir=subdir)
+    with env.begin(write=True) as txn:
+        for k, v in items.items():
+            txn.put(k, v)
+    return env
+
+
+def random_items(n, seed):
+    rng = random.Random(seed)
+    items = {}
+    while len(items) < n:
+        k = rng.choice([b"train-", b"val-", b"bin-"]) + bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 12)))
+        items[k] = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 2000)))
+    return items
+
+
+def tree_bytes(root):
+    return {f: open(os.path.join(root, f), "rb").read() for f in sorted(os.listdir(root))}
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+@case
+def values_in_key_order(tmp):
+    items = random_items(3000, 1)
+    env = make_env(os.path.join(tmp, "env"), items)
+    s = ragged(os.path.join(tmp, "s"))
+    keys = os.path.join(tmp, "keys")
+    _, err = must(["append-lmdb", "--keys", keys, s, os.path.join(tmp, "env")])
+    assert "appended 3000 records" in err, err
+    order = sorted(items)
+    assert byte_records(s) == [items[k] for k in order]
+    want_keys = [k.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r") for k in order]
+    assert open(keys, "rb").read().split(b"\n")[:-1] == want_keys
+    env.close()
+    # A data-file environment (MDB_NOSUBDIR).
+    env2 = make_env(os.path.join(tmp, "file.mdb"), {b"a": b"1", b"b": b"22"}, subdir=False)
+    s2 = ragged(os.path.join(tmp, "s2"))
+    must(["append-lmdb", s2, os.path.join(tmp, "file.mdb")])
+    assert byte_records(s2) == [b"1", b"22"]
+    env2.close()
+    FIGURES.append("append-lmdb: 3000 values with binary keys byte-exact in key order")
+
+
+@case
+def prefix_parts_concat(tmp):
+    items = random_items(2000, 2)
+    envp = os.path.join(tmp, "env")
+    make_env(envp, items).close()
+    whole = ragged(os.path.join(tmp, "whole"))
+    must(["append-lmdb", whole, envp])
+    parts = []
+    for p in (b"bin-", b"train-", b"val-"):  # the key order of the prefixes
+        part = ragged(os.path.join(tmp, "part-" + p.decode().strip("-")))
+        must(["append-lmdb", "--prefix", p.decode(), part, envp])
+        assert byte_records(part) == [items[k] for k in sorted(items) if k.startswith(p)], p
+        parts.append(part)
+    must(["concat", os.path.join(tmp, "joined")] + parts)
+    d1 = must(["digest", whole])[0].split()[0]
+    d2 = must(["digest", os.path.join(tmp, "joined")])[0].split()[0]
+    assert d1 == d2
+    # A prefix no key has: nothing appended.
+    empty = ragged(os.path.join(tmp, "none"))
+    must(["append-lmdb", "--prefix", "zzz", empty, envp])
+    assert byte_records(empty) == []
+
+
+@case
+def dense_values(tmp):
+    rng = np.random.default_rng(3)
+    vecs = {b"%05d" % i: rng.standard_normal(16).astype("<f4") for i in range(500)}
+    envp = os.path.join(tmp, "env")
+    make_env(envp, {k: v.tobytes() for k, v in vecs.items()}).close()
+    s = os.path.join(tmp, "emb")
+    must(["create", "--dense", "--dtype", "<f4", "--shape", "16", s])
+    must(["append-lmdb", "--dense", s, envp])
+    got = records(s)[0]
+    assert got.shape == (500, 16) and np.array_equal(got, np.stack([vecs[k] for k in sorted(vecs)]))
+    # Without --dense a Dense store is refused; a value of another width names its key.
+    fails(["append-lmdb", s, envp], says=["must be Ragged '|u1' with ndim 1", "--dense"])
+    make_env(envp, {b"00100": b"short"}).close()
+    before = tree_bytes(s)
+    fails(["append-lmdb", "--dense", s, envp], says=["the value of key '00100' is 5 bytes", "is 64"])
+    assert tree_bytes(s) == before
+
+
+@case
+def live_environment(tmp):
+    envp = os.path.join(tmp, "env")
+    env = make_env(envp, {b"k%03d" % i: b"v%d" % i for i in range(100)})
+    txn = env.begin(write=True)  # a writer at work meanwhile
+    txn.put(b"k999", b"uncommitted")
+    s = ragged(os.path.join(tmp, "s"))
+    must(["append-lmdb", s, envp])
+    assert byte_records(s) == [b"v%d" % i for i in range(100)]  # the committed snapshot
+    txn.commit()
+    env.close()
+
+
+@case
+def errors_checkpoints_resume(tmp):
+    items = {b"%04d" % i: b"x" * (i + 1) for i in range(50)}
+    items[b"0037"] = b""
+    envp = os.path.join(tmp, "env")
+    make_env(envp, items).close()
+    s = ragged(os.path.join(tmp, "s"))
+    keys = os.path.join(tmp, "keys")
+    fails(["append-lmdb", "--checkpoint-every", "10", "--keys", keys, s, envp],
+          says=["the value of key '0037' is empty (records are nonempty)",
+                "holds 30 records, as of the last checkpoint (resume with --skip-first 30)"])
+    assert byte_records(s) == [items[b"%04d" % i] for i in range(30)]
+    assert open(keys).read().splitlines() == ["%04d" % i for i in range(30)]
+    make_env(envp, {b"0037": b"fixed"}).close()
+    must(["append-lmdb", "--skip-first", "30", "--keys", keys, s, envp])
+    want = [b"fixed" if i == 37 else items[b"%04d" % i] for i in range(50)]
+    assert byte_records(s) == want
+    assert open(keys).read().splitlines() == ["%04d" % i for i in range(50)]
+    fails(["append-lmdb", s, os.path.join(tmp, "missing")], says=["does not exist"])
+
+
+if __name__ == "__main__":
+    sys.exit(case_runner.run_cases(CASES, "zrec-append-lmdb-", figures=FIGURES))

@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# scripts/slurm/ on a live Slurm cluster: starts a private single-node cluster on
+# localhost (tests/cli/slurm_cluster.sh), builds stores with zrec-slurm-build and checks
+# that each equals the one-machine build of the same input (zrec digest):
+#   files      newline list, codec zstd, 4 parts
+#   zstd_dict  NUL list, one train-dict job, 3 parts: concat copies every frame
+#   failure    a task fails (a missing file): the concat job is cancelled, no DEST, the
+#              other parts stay; --resume rebuilds that part alone and finishes
+# and that --dry-run submits and writes nothing. The cluster is stopped and its directory
+# removed at exit, also when the test fails.
+#
+# Usage: ZREC=path/to/zrec bash tests/cli/test_slurm.sh  (CTest sets ZREC). Needs root and
+# the Debian packages slurmd slurmctld slurm-client munge (scripts/setup.sh).
+set -u
+
+source "$(dirname "$0")/testlib.sh"
+source "$here/slurm_cluster.sh"
+# The cluster's directory is its own: munged must reach it, so it cannot be inside $tmp (0700).
+cluster_root=$(mktemp -d)
+trap 'cluster_stop; rm -rf "$cluster_root"; chmod -R u+rwX "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+require_zrec
+zrec=$(readlink -f "$zrec")
+build=$root/scripts/slurm/zrec-slurm-build
+t_start=$SECONDS
+
+# The man page keeps up with --help: every long option the help lists is in it.
+if "$build" --help >"$tmp/help.out" 2>&1; then ok; else fail "zrec-slurm-build --help failed"; fi
+sed 's/\\-/-/g; s/\\f[BIRP]//g' "$root/man/zrec-slurm-build.1" >"$tmp/man.txt"
+for opt in $(grep -oE '^ +(-[a-z0-9], )?--[a-z-]+' "$tmp/help.out" | grep -oE -- '--[a-z-]+' | sort -u); do
+  check "man/zrec-slurm-build.1 mentions $opt" grep -q -- "$opt" "$tmp/man.txt"
+done
+
+if ! cluster_start "$cluster_root"; then
+  fail "could not start the Slurm cluster (see above)"
+  finish
+fi
+echo "figure: cluster up in $((SECONDS - t_start)) s"
+
+# Inputs: 300 JSON-like files of 100..3000 bytes with shared vocabulary, so a dictionary helps.
+cd "$tmp"
+mkdir in
+/usr/bin/python3 - <<'PY'
+import random
+rng = random.Random(14)
+words = ["sensor", "temperature", "pressure", "reading", "status", "ok", "warn", "device", "site", "value"]
+for i in range(300):
+    n = rng.randint(3, 90)
+    body = ",".join('{"%s": %d, "%s": "%s"}' % (rng.choice(words), rng.randint(0, 999), rng.choice(words),
+                                                 rng.choice(words)) for _ in range(n))
+    open("in/f-%03d.json" % i, "w").write("[" + body + "]\n")
+PY
+ls in/f-*.json >list.txt
+tr '\n' '\0' <list.txt >list.nul
+
+jobs_run=0
+# run_build NAME ARGS...: submits, waits for every job, sets job_ids/role ids (train_id,
+# parts_id, concat_id) and slurm_s (submit to finish).
+run_build() {
+  local name=$1 t0
+  shift
+  train_id="" parts_id="" concat_id=""
+  t0=$(date +%s.%N)
+  if ! "$build" --zrec "$zrec" "$@" >"$tmp/$name.submit" 2>"$tmp/$name.submit.err"; then
+    fail "$name: zrec-slurm-build failed: $(cat "$tmp/$name.submit.err")"
+    return 1
+  fi
+  train_id=$(awk '$1 == "job" && $2 == "train-dict" { print $3 }' "$tmp/$name.submit")
+  parts_id=$(awk '$1 == "job" && $2 == "parts" { print $3 }' "$tmp/$name.submit")
+  concat_id=$(awk '$1 == "job" && $2 == "concat" { print $3 }' "$tmp/$name.submit")
+  [ -n "$concat_id" ] || { fail "$name: no concat job in: $(cat "$tmp/$name.submit")"; return 1; }
+  # shellcheck disable=SC2086
+  if ! cluster_wait_jobs 60 $train_id $parts_id $concat_id; then
+    fail "$name: jobs still queued after 60 s: $(squeue 2>&1)"
+    return 1
+  fi
+  slurm_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+}
+# states ID: the job's final states, space-separated (an array job: one per task).
+states() { cluster_job_state "$1" | sort | uniq -c | awk '{ printf "%s%sx%s", (NR > 1 ? " " : ""), $1, $2 }'; }
+digest_of() { "$zrec" digest "$1" 2>&1 | cut -d' ' -f1; }
+one_machine() {   # one_machine DEST LIST [create options]: the reference build, timed
+  local dest=$1 list=$2 t0
+  shift 2
+  t0=$(date +%s.%N)
+  "$zrec" create --ragged --dtype '|u1' --ndim 1 "$@" "$dest" &&
+    "$zrec" -q append-files --files-from "$list" "$dest" || fail "one-machine build of $dest"
+  one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+}
+
+# --- --dry-run: prints the three sbatch lines, creates nothing ----------------------------
+if "$build" files --zrec "$zrec" --dry-run -n 4 --codec zstd_dict --tier small list.txt "$tmp/dry" >dry.out 2>&1 &&
+  [ "$(grep -c '^[A-Z]*=\$(sbatch ' dry.out)" = 3 ] && grep -q -- '--array=0-3 --dependency=afterok:\$TRAIN' dry.out &&
+  [ ! -e "$tmp/dry.zrec-build" ] && [ -z "$(squeue -h 2>&1)" ]; then ok; else
+  fail "--dry-run: $(cat dry.out)"
+fi
+# Usage errors: exit 2, one line naming the problem.
+"$build" files -n 0 list.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 2 ] && grep -q "^zrec-slurm-build: --parts must be 1..99999, not '0'$" usage.out; then ok; else
+  fail "--parts 0: $(cat usage.out)"
+fi
+"$build" files --zrec "$zrec" -n 301 list.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 1 ] && grep -q "more than the 300 files" usage.out && [ ! -e "$tmp/x.zrec-build" ]; then ok; else
+  fail "--parts 301 of 300 files: $(cat usage.out)"
+fi
+
+# The cluster's MaxArraySize (100 here) caps N, before anything is written.
+"$build" files --zrec "$zrec" -n 101 list.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 1 ] && grep -q "MaxArraySize is 100: use at most 100 parts" usage.out && [ ! -e "$tmp/x.zrec-build" ]; then ok; else
+  fail "--parts 101 with MaxArraySize=100: $(cat usage.out)"
+fi
+
+# --- files: codec zstd, 4 parts --------------------------------------------------------------
+if run_build files files -n 4 --shards 2 list.txt "$tmp/files"; then
+  check "files: parts job 4x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "4xCOMPLETED" ]
+  check "files: concat job COMPLETED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  one_machine "$tmp/files-one" list.txt --shards 2
+  d=$(digest_of "$tmp/files")
+  check "files: digest $d equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/files-one")" ]
+  check "files: work/digest records it" grep -q "^$d  $tmp/files\$" "$tmp/files.zrec-build/digest"
+  check "files: parts removed after success" [ ! -e "$tmp/files.zrec-build/parts" ]
+  check "files: 300 records" "$zrec" verify -q "$tmp/files"
+  echo "figure: files (300 files, 4 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
+# --- zstd_dict: one dictionary for every part, frames copied ---------------------------------
+if run_build dict files -0 -n 3 --codec zstd_dict --tier small --dict-samples 150 list.nul "$tmp/dict"; then
+  check "dict: train-dict job COMPLETED (got '$(states "$train_id")')" [ "$(states "$train_id")" = "1xCOMPLETED" ]
+  check "dict: parts job 3x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "3xCOMPLETED" ]
+  check "dict: concat job COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  log=$tmp/dict.zrec-build/logs/zrec-concat-$concat_id.out
+  copied=$(sed -n 's/.* \([0-9]*\) frames copied, \([0-9]*\) records re-encoded.*/\1 \2/p' "$log")
+  check "dict: concat copied all 300 frames, re-encoded none (got '$copied')" [ "$copied" = "300 0" ]
+  echo "figure: zstd_dict concat: ${copied% *} frames copied, ${copied#* } records re-encoded"
+  check "dict: training used 150 of 300 files" grep -q "training on 150 of 300 items" \
+    "$tmp/dict.zrec-build/logs/zrec-dict-$train_id.out"
+  one_machine "$tmp/dict-one" list.txt --codec zstd_dict --dict "$tmp/dict/dict.zr"
+  d=$(digest_of "$tmp/dict")
+  check "dict: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/dict-one")" ]
+  check "dict: the store is zstd_dict" grep -q '"codec": "zstd_dict"' <("$zrec" verify --quick --json "$tmp/dict")
+  echo "figure: zstd_dict (300 files, 3 parts, train-dict job): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
+# --- a given dictionary, an explicit level, frame checksums: no training job, frames copied ----
+if run_build given files -n 2 --dict "$tmp/dict/dict.zr" --level 12 --checksum list.txt "$tmp/given"; then
+  check "given: no train-dict job" [ -z "$train_id" ]
+  check "given: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
+  check "given: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "given: concat copied all 300 frames" \
+    grep -q " 300 frames copied, 0 records re-encoded" "$tmp/given.zrec-build/logs/zrec-concat-$concat_id.out"
+  check "given: the store has the given dictionary" cmp -s "$tmp/given/dict.zr" "$tmp/dict/dict.zr"
+  check "given: every frame carries a checksum" grep -q "300 of 300 frames carry a content checksum" \
+    <("$zrec" verify "$tmp/given")
+  check "given: digest equals the one-machine build's" [ "$(digest_of "$tmp/given")" = "$(digest_of "$tmp/dict-one")" ]
+fi
+
+# --- tar: WebDataset shards into named streams, joined stream by stream -----------------------
+/usr/bin/python3 - <<'PY'
+import io, random, tarfile
+rng = random.Random(13)
+for shard in range(6):
+    with tarfile.open("shard-%02d.tar" % shard, "w") as tar:
+        for i in range(20):
+            key = "s%02d/%04d" % (shard, i)
+            for ext, data in (("txt", ("sample %d of shard %d " % (i, shard) * rng.randint(1, 40)).encode()),
+                              ("cls", str(rng.randint(0, 9)).encode())):
+                info = tarfile.TarInfo("%s.%s" % (key, ext))
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+PY
+ls shard-*.tar >tars.txt
+if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" tars.txt "$tmp/tarroot"; then
+  check "tar: parts job 3x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "3xCOMPLETED" ]
+  check "tar: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  log=$tmp/tarroot.zrec-build/logs/zrec-concat-$concat_id.out
+  check "tar: each stream's concat copied its 120 frames" \
+    [ "$(grep -c " 120 frames copied, 0 records re-encoded" "$log")" = 2 ]
+  t0=$(date +%s.%N)
+  "$zrec" -q append-tar --ext txt,cls --keys "$tmp/tar-one.keys" "$tmp/tar-one" shard-*.tar || fail "tar: one-machine append-tar"
+  one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  for stream in txt cls; do
+    d=$(digest_of "$tmp/tarroot/$stream")
+    check "tar: stream $stream digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/tar-one/$stream")" ]
+  done
+  check "tar: keys equal the one-machine build's" cmp -s "$tmp/tar.keys" "$tmp/tar-one.keys"
+  check "tar: 120 keys" [ "$(wc -l <"$tmp/tar.keys")" = 120 ]
+  check "tar: the root verifies (streams of equal length)" "$zrec" verify -q "$tmp/tarroot"
+  echo "figure: tar (6 shards, 120 samples, 2 streams, 3 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
+# --- lmdb: key prefixes, several per task, in key order -----------------------------------------
+/usr/bin/python3 - <<'PY'
+import lmdb, random
+rng = random.Random(12)
+env = lmdb.open("db.lmdb", map_size=1 << 26)
+with env.begin(write=True) as txn:
+    for i in range(300):
+        txn.put(b"k%04d" % i, bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 400))))
+env.close()
+PY
+printf 'k00\nk01\nk02\n' >prefixes.txt
+printf 'k01\nk00\n' >unsorted.txt
+"$build" lmdb --zrec "$zrec" -n 2 db.lmdb unsorted.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 1 ] && grep -q "the prefixes are not in bytewise order: 'k01' before 'k00'" usage.out; then ok; else
+  fail "lmdb: unsorted prefixes: $(cat usage.out)"
+fi
+if run_build lmdb lmdb -n 2 --keys "$tmp/lmdb.keys" db.lmdb prefixes.txt "$tmp/lmdbstore"; then
+  check "lmdb: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
+  check "lmdb: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "lmdb: task 0 read two prefixes" grep -q "built from 2 key prefixes, 200 records" \
+    "$tmp/lmdbstore.zrec-build/logs/zrec-part-${parts_id}_0.out"
+  t0=$(date +%s.%N)
+  "$zrec" create --ragged --dtype '|u1' --ndim 1 "$tmp/lmdb-one" &&
+    "$zrec" -q append-lmdb --keys "$tmp/lmdb-one.keys" "$tmp/lmdb-one" db.lmdb || fail "lmdb: one-machine build"
+  one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  d=$(digest_of "$tmp/lmdbstore")
+  check "lmdb: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/lmdb-one")" ]
+  check "lmdb: keys equal the one-machine build's (300)" cmp -s "$tmp/lmdb.keys" "$tmp/lmdb-one.keys"
+  echo "figure: lmdb (300 keys, 3 prefixes, 2 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
+# --- lmdb --dense: fixed-width values as Dense records --------------------------------------------
+/usr/bin/python3 - <<'PY'
+import lmdb, struct
+env = lmdb.open("dense.lmdb", map_size=1 << 24)
+with env.begin(write=True) as txn:
+    for i in range(200):
+        txn.put(b"d%03d" % i, struct.pack("<4f", i, i / 2, -i, 1.5))
+env.close()
+PY
+printf 'd0\nd1\n' >dense-prefixes.txt
+if run_build dense lmdb -n 2 --dense --dtype '<f4' --shape 4 dense.lmdb dense-prefixes.txt "$tmp/densestore"; then
+  check "dense: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  "$zrec" create --dense --dtype '<f4' --shape 4 "$tmp/dense-one" &&
+    "$zrec" -q append-lmdb --dense "$tmp/dense-one" dense.lmdb || fail "dense: one-machine build"
+  d=$(digest_of "$tmp/densestore")
+  check "dense: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/dense-one")" ]
+  check "dense: a Dense <f4 (4,) store" grep -q '"kind": "dense", "dtype": "<f4"' <("$zrec" verify --quick --json "$tmp/densestore")
+fi
+
+# --- failure: a task fails, the concat job must not run; --resume finishes --------------------
+# Task 2 of 4 gets items 150..224; item 160 is missing until the resume.
+mv in/f-160.json in/f-160.saved
+if run_build fail files -n 4 list.txt "$tmp/fail"; then
+  check "fail: task 2 FAILED, the others COMPLETED (got '$(states "$parts_id")')" \
+    [ "$(states "$parts_id")" = "3xCOMPLETED 1xFAILED" ]
+  check "fail: concat job CANCELLED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCANCELLED" ]
+  check "fail: no store at DEST" [ ! -e "$tmp/fail" ]
+  check "fail: parts 0, 1, 3 done and kept" [ -f "$tmp/fail.zrec-build/parts/part-00000.done" ] &&
+    [ -f "$tmp/fail.zrec-build/parts/part-00001.done" ] && [ -f "$tmp/fail.zrec-build/parts/part-00003.done" ] &&
+    [ ! -e "$tmp/fail.zrec-build/parts/part-00002.done" ]
+  check "fail: the task's log names the missing file" grep -q "in/f-160.json" \
+    "$tmp/fail.zrec-build/logs/zrec-part-${parts_id}_2.out"
+  "$build" files --zrec "$zrec" -n 4 list.txt "$tmp/fail" >again.out 2>&1
+  check "fail: a rerun without --resume is refused" grep -q "continue it with --resume" again.out
+  mv in/f-160.saved in/f-160.json
+  "$build" files --zrec "$zrec" --resume --dry-run -n 4 list.txt "$tmp/fail" >resume-dry.out 2>&1
+  check "fail: --resume --dry-run plans part 2 alone ($(head -3 resume-dry.out | tr '\n' ' '))" \
+    grep -q -- "--array=2 " resume-dry.out
+  if run_build resume files --resume -n 4 list.txt "$tmp/fail"; then
+    check "resume: one task ran, COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "1xCOMPLETED" ]
+    check "resume: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+    one_machine "$tmp/fail-one" list.txt
+    d=$(digest_of "$tmp/fail")
+    check "resume: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/fail-one")" ]
+    check "resume: parts removed" [ ! -e "$tmp/fail.zrec-build/parts" ]
+    check "resume: only task 2 ran again" [ "$(ls "$tmp/fail.zrec-build/logs" | grep -c "^zrec-part-${parts_id}_")" = 1 ] &&
+      [ -f "$tmp/fail.zrec-build/logs/zrec-part-${parts_id}_2.out" ]
+  fi
+fi
+
+jobs_run=$(wc -l <"$cluster_root/log/jobcomp.log")
+cluster_stop
+left=$(ps -o pid=,args= -p "$( (pgrep -f "$cluster_root"; cluster_job_pids) | paste -sd,)" 2>/dev/null)
+check "no daemon or job step left running (got '$left')" [ -z "$left" ]
+echo "figure: $jobs_run jobs (array tasks counted singly) run in $((SECONDS - t_start)) s end to end"
+finish
