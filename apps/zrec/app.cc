@@ -130,7 +130,9 @@ int run_cli(int argc, char** argv) {
     setup_logging(c.app->get_name(), global.verbosity);
     Status s = c.run();
     if (!s.is_ok()) {
-      std::fprintf(stderr, "zrec %s: %s\n", c.app->get_name().c_str(), printable(s.message()).c_str());
+      // A held lock is often a writer still at work: say how to wait for it.
+      const char* hint = s.code() == StatusCode::kBusy && !global.wait ? "; pass --wait to wait for it" : "";
+      std::fprintf(stderr, "zrec %s: %s%s\n", c.app->get_name().c_str(), printable(s.message()).c_str(), hint);
       if (s.code() == StatusCode::kUsage)
         std::fprintf(stderr, "Try 'zrec %s --help' for more information.\n", c.app->get_name().c_str());
     }

@@ -26,6 +26,8 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
                                           "or as create --checksum set it)");
   cmd->add_flag_callback("--no-checksum", [&args] { args.checksum = false; }, "zstd frames get no content checksum")
       ->excludes(checksum);
+  cmd->add_flag("--require-records", args.require_records,
+                "Fail (exit 1, the store unchanged) when the input holds no record to append");
 }
 
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
@@ -50,6 +52,7 @@ AppendSession::AppendSession(const std::string& command, const std::string& stor
       window_bytes_(args.window_mib << 20),
       checkpoint_every_(args.checkpoint_every),
       skip_first_(args.skip_first),
+      require_records_(args.require_records),
       started_(std::chrono::steady_clock::now()),
       writer_(std::move(writer)),
       window_(*writer_, window_bytes_),
@@ -132,6 +135,14 @@ Status AppendSession::finish(Status input) {
   if (s.is_ok()) s = check_interrupt();
   if (s.is_ok()) s = window_.flush();
   if (s.is_ok()) s = check_interrupt();
+  // An empty input is almost always a mistake upstream (a glob that matched nothing, a
+  // generator that failed): never let it pass silently.
+  std::string nothing;
+  if (s.is_ok() && added_ == 0)
+    nothing = skipped_ > 0 ? "appended 0 records: all " + std::to_string(skipped_) +
+                                 " input records were skipped (--skip-first)"
+                           : "appended 0 records: the input was empty";
+  if (!nothing.empty() && require_records_) s = invalid_argument(nothing + " (--require-records)");
   if (s.is_ok() && listener_.prepare) s = listener_.prepare();
   const uint64_t before = writer_->published_length();
   if (s.is_ok()) s = writer_->close();  // on failure it aborts by itself
@@ -141,6 +152,7 @@ Status AppendSession::finish(Status input) {
   if (s.is_ok()) {
     if (listener_.commit) listener_.commit();
     for (const auto& w : final_warnings_) spdlog::warn("{}", w);
+    if (!nothing.empty()) spdlog::warn("{}", nothing);
     if (global_.verbosity >= 0) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
       const double rate_secs = std::max(secs, 1e-6);

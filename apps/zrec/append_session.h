@@ -34,9 +34,11 @@ struct AppendArgs {
   uint64_t checkpoint_every = 0;                    // --checkpoint-every N: 0 = publish at the end only
   uint64_t skip_first = 0;                          // --skip-first K
   std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
+  bool require_records = false;                     // --require-records: appending nothing is an error
 };
 
-// Binds --window-mib, --checkpoint-every, --skip-first and --checksum/--no-checksum on
+// Binds --window-mib, --checkpoint-every, --skip-first, --checksum/--no-checksum and
+// --require-records on
 // `cmd` to `args`.
 void add_append_options(CLI::App* cmd, AppendArgs& args);
 
@@ -143,7 +145,9 @@ class AppendSession {
 
   // Ends the session. `input` is the status of the command's input side.
   // - ok and not interrupted: flushes the window, publishes (StoreWriter::close),
-  //   prints the summary line (unless -q) and returns ok;
+  //   prints the summary line (unless -q) and returns ok; when no record was appended,
+  //   warns "appended 0 records: the input was empty" first, or with --require-records
+  //   aborts and returns that as an error (the store unchanged);
   // - interrupted: aborts the unpublished records and returns kCancelled "interrupted;
   //   'S' holds N records (resume with --skip-first M)";
   // - any other error: aborts the unpublished records and returns `input`, with
@@ -167,6 +171,7 @@ class AppendSession {
   const std::string command_, store_;
   const GlobalOptions& global_;
   const uint64_t window_bytes_, checkpoint_every_, skip_first_;
+  const bool require_records_;
   const std::chrono::steady_clock::time_point started_;
   std::unique_ptr<StoreWriter> writer_;
   RecordWindow window_;

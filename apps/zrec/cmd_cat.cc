@@ -10,6 +10,7 @@
 #include "zrec/progress.h"
 #include "zrec/record_format.h"
 #include "zrec/selection.h"
+#include "zrec/shuffle.h"
 #include "zrec/store.h"
 #include "zrec/output_guard.h"
 
@@ -25,7 +26,34 @@ struct CatArgs {
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
+  std::optional<uint64_t> sample;  // --sample N: N IDs drawn IID from the selection
+  bool shuffle = false;            // --shuffle: the selection in a seeded random order
+  std::optional<uint64_t> seed;    // --seed K (default 0)
+  bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
   std::string keys;  // --format tar: sample keys
+};
+
+// The selection's k-th ID, for k < total: runs are walked by their cumulative counts
+// (a handful of runs, so this is a short binary search, no ID list).
+class SelectionIndex {
+ public:
+  SelectionIndex(const std::vector<IdRun>& runs, const std::vector<uint64_t>& list) : runs_(runs), list_(list) {
+    uint64_t sum = 0;
+    for (const IdRun& r : runs_) {
+      ends_.push_back(sum += r.count);
+    }
+  }
+  uint64_t total() const { return ends_.empty() ? 0 : ends_.back(); }
+  uint64_t at(uint64_t k) const {
+    const size_t r = std::upper_bound(ends_.begin(), ends_.end(), k) - ends_.begin();
+    const uint64_t pos = runs_[r].at(k - (ends_[r] - runs_[r].count));
+    return list_.empty() ? pos : list_[pos];
+  }
+
+ private:
+  const std::vector<IdRun>& runs_;
+  const std::vector<uint64_t>& list_;
+  std::vector<uint64_t> ends_;
 };
 
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
@@ -51,10 +79,16 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (a.format == "raw") format = Format::kRaw;
   else if (a.format == "text") format = Format::kText;
   else if (a.format == "jsonl") format = Format::kJsonl;
+  else if (a.format == "tar" && (a.sample || a.shuffle || a.with_ids))
+    return usage_error("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
   else if (a.format == "tar")
     return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib}, g);
   else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
   if (!a.keys.empty()) return usage_error("--keys is used with --format tar only");
+
+  if (a.sample && a.shuffle) return usage_error("--sample draws in random order already; give --sample or --shuffle");
+  if (a.seed && !a.sample && !a.shuffle) return usage_error("--seed needs --sample or --shuffle");
+  if (a.with_ids && format != Format::kJsonl) return usage_error("--with-ids needs --format jsonl");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store}));
   std::unique_ptr<Store> store;
@@ -64,8 +98,18 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
-  uint64_t total = 0;
-  for (const IdRun& run : runs) total += run.count;
+  const SelectionIndex selection(runs, list);
+  const uint64_t selected = selection.total();
+  if (a.sample && *a.sample > 0 && selected == 0) return invalid_argument("--sample: the selection is empty");
+  const uint64_t total = a.sample ? *a.sample : selected;
+  const uint64_t seed = a.seed.value_or(0);
+  const KeyedPermutation permutation(selected, seed);
+  // The ID written at output position i.
+  const auto id_at = [&](uint64_t i) {
+    if (a.sample) return selection.at(sample_index(seed, i, selected));
+    if (a.shuffle) return selection.at(permutation.at(i));
+    return selection.at(i);
+  };
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
   if (format == Format::kNpy || format == Format::kRaw) ZREC_RETURN_IF_ERROR(check_binary_output(out, a.force));
 
@@ -111,7 +155,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           break;
         case Format::kJsonl:
           text.clear();
+          if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
           append_json_record(text, dtype, dims, payload);
+          if (a.with_ids) text += '}';
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
           break;
@@ -123,13 +169,10 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
   std::vector<uint64_t> ids;
   Status s;
-  for (const IdRun& run : runs) {
-    for (uint64_t k = 0; k < run.count && s.is_ok(); k += kIdsPerScan) {
-      ids.clear();
-      for (uint64_t j = k; j < std::min(run.count, k + kIdsPerScan); ++j)
-        ids.push_back(list.empty() ? run.at(j) : list[run.at(j)]);
-      s = store->scan(ids, a.window_mib << 20, write_window);
-    }
+  for (uint64_t k = 0; k < total && s.is_ok(); k += kIdsPerScan) {
+    ids.clear();
+    for (uint64_t i = k; i < std::min(total, k + kIdsPerScan); ++i) ids.push_back(id_at(i));
+    s = store->scan(ids, a.window_mib << 20, write_window);
   }
   meter.finish();
   ZREC_RETURN_IF_ERROR(s);
@@ -153,6 +196,12 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
   cmd->add_flag("--force", args->force, "Write binary formats even to a terminal");
+  auto* sample = cmd->add_option("--sample", args->sample,
+                                 "Write N records drawn IID (with replacement) from the selection, in draw order");
+  cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
+      ->excludes(sample);
+  cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle (default 0): same seed, same records");
+  cmd->add_flag("--with-ids", args->with_ids, "jsonl: write each record as {\"id\": ID, \"record\": VALUE}");
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
@@ -160,6 +209,8 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec cat images/ 0:100 -o first100.npy\n"
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
+      "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
+      "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
       "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar");
   return Command{cmd, [args, selection, &global]() {

@@ -47,7 +47,10 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
       if (interrupted()) return cancelled("interrupted");
       if ((++done & 1023) == 0) meter.update(done, 0);
       if (!a.per_record) return Status::ok();
-      line = hash_to_hex(hash);
+      // "ID<TAB>hash": lines of a sampled or filtered listing still say which record.
+      line = std::to_string(id);
+      line += '\t';
+      line += hash_to_hex(hash);
       line += '\n';
       return out.write(line);
     };
@@ -66,7 +69,7 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("digest", "Hash a store's records, independent of codec and layout");
   cmd->add_option("stores", args->stores, "Stores to hash")->required();
   cmd->add_flag("--per-record", args->per_record,
-                "Write one SHA-256 per record (of its logical bytes), one hex line per record, in ID order");
+                "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
       ->check(CLI::Range(1, 1 << 20))

@@ -30,6 +30,11 @@ inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
 struct OpenOptions {
   size_t threads = 0;  // lanes; 0: docs/format.md §9 read budget
   bool wait = false;   // block on a held lock instead of failing with kBusy
+  // When a writer holds the lock (and not `wait`), open its last published state without
+  // the lock instead of failing (zrec info): the static page is read until two
+  // consecutive copies agree. Records published then stay readable; records the writer
+  // publishes later are not seen. writer_active() tells which happened.
+  bool snapshot_if_busy = false;
   // gather(): copy/decode records from read-only mappings of the data files instead of
   // a pread each (scan() always preads, to keep its memory within its window): always
   // for records of up to 64 KiB stored bytes (much faster for small records), and for
@@ -64,6 +69,8 @@ class Store {
   uint64_t tail(uint32_t shard) const;
   uint64_t dict_bytes() const;  // 0 unless zstd_dict
   size_t lanes() const;
+  // Opened with snapshot_if_busy while a writer held the lock: this is a snapshot.
+  bool writer_active() const;
   // Bytes of each file as found on disk: meta.zr, data_0.zr.., dict.zr (if any).
   std::vector<std::pair<std::string, uint64_t>> file_sizes() const;
 

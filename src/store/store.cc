@@ -180,7 +180,8 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOptions& options) {
-  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kShared, options.wait));
+  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kShared, options.wait,
+                                                                   options.snapshot_if_busy));
   auto impl = std::make_unique<Impl>(std::move(files), engine::read_lanes(options.threads), options.map_records);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
@@ -193,6 +194,7 @@ uint32_t Store::data_shards() const { return impl_->files.page.data_shards; }
 uint64_t Store::tail(uint32_t shard) const { return impl_->files.page.tails[shard]; }
 uint64_t Store::dict_bytes() const { return impl_->files.dictionary ? impl_->files.dictionary->bytes().size() : 0; }
 size_t Store::lanes() const { return impl_->pool.lanes(); }
+bool Store::writer_active() const { return impl_->files.writer_active; }
 
 std::vector<std::pair<std::string, uint64_t>> Store::file_sizes() const {
   std::vector<std::pair<std::string, uint64_t>> out;

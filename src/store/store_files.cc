@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -60,9 +61,28 @@ Result<std::vector<uint8_t>> read_whole(const io::File& f) {
   return bytes;
 }
 
+
+// Reads the static page; for a store a writer holds, until two consecutive reads agree
+// (a pread racing the writer's pwrite of the page could see a mix of two states).
+Status read_page(StoreFiles& s, format::PageBytes& page_bytes) {
+  ZREC_RETURN_IF_ERROR(s.meta.pread_exact(page_bytes.data(), page_bytes.size(), 0));
+  if (!s.writer_active) return Status::ok();
+  constexpr int kTries = 20;
+  format::PageBytes again;
+  for (int attempt = 0; attempt < kTries; ++attempt) {
+    ZREC_RETURN_IF_ERROR(s.meta.pread_exact(again.data(), again.size(), 0));
+    if (again == page_bytes) return Status::ok();
+    page_bytes = again;
+    ::usleep(5000);
+    ZREC_RETURN_IF_ERROR(s.meta.pread_exact(page_bytes.data(), page_bytes.size(), 0));
+  }
+  return Status(StatusCode::kBusy, "store '" + s.path + "' is being written and its static page kept changing (" +
+                                       std::to_string(kTries) + " tries); try again");
+}
+
 }  // namespace
 
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait) {
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait, bool snapshot_if_busy) {
   StoreFiles s;
   s.path = path;
   struct stat st;
@@ -77,14 +97,18 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
     return meta.status();
   }
   s.meta = std::move(meta).value();
-  ZREC_RETURN_IF_ERROR(io::lock_store(s.meta, mode, wait, path));
+  Status locked = io::lock_store(s.meta, mode, wait, path);
+  if (!locked.is_ok()) {
+    if (!(snapshot_if_busy && locked.code() == StatusCode::kBusy && mode == io::LockMode::kShared)) return locked;
+    s.writer_active = true;
+  }
 
   ZREC_ASSIGN_OR_RETURN(uint64_t meta_size, s.meta.size());
   if (meta_size < format::kPageSize)
     return malformed_store(path, "meta.zr is " + std::to_string(meta_size) +
                                      " bytes, shorter than the 4096-byte static page");
   format::PageBytes page_bytes;
-  ZREC_RETURN_IF_ERROR(s.meta.pread_exact(page_bytes.data(), page_bytes.size(), 0));
+  ZREC_RETURN_IF_ERROR(read_page(s, page_bytes));
   auto page = format::decode_static_page(page_bytes);
   if (!page.is_ok()) return malformed_store(path, "meta.zr: " + page.status().message());
   s.page = std::move(page).value();

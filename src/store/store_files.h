@@ -25,13 +25,22 @@ struct StoreFiles {
   Schema schema;
   std::shared_ptr<codec::Dictionary> dictionary;  // zstd_dict only
   uint64_t dense_width = 0;                       // Dense only
+  // Opened without the lock because a writer holds it (snapshot_if_busy): `page` is the
+  // last state the writer published; later publications are not seen.
+  bool writer_active = false;
 };
 
 // Opens the store read-only (kShared) or read-write (kExclusive), takes the lock,
 // and checks: meta.zr size, the page, the schema, the table size, every data file's
 // existence and size against its tail, dict.zr presence and validity.
 // Store files are opened with O_NOFOLLOW: a symlink inside a store is refused.
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait);
+// snapshot_if_busy (kShared without wait only): when a writer holds the lock, open
+// without it instead of failing. The writer only appends past the published state and
+// rewrites the page in place, so the page is read until two consecutive copies agree
+// (a few tries, a few ms apart; kBusy if it keeps changing) and everything it publishes
+// (table entries below its length, data below its tails) stays valid.
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait,
+                                    bool snapshot_if_busy = false);
 
 // The store's zstd checksum setting (see CreateOptions::checksum): for a store with
 // records, whether record 0's frame carries a content checksum; for an empty store,

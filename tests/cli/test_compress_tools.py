@@ -114,7 +114,7 @@ def test_digest_matches_definition(root):
     if digest(store) != want:
         raise AssertionError("digest %s, want %s" % (digest(store), want))
     out, _ = must(["digest", "--per-record", store])
-    if out.decode().split() != per:
+    if out.decode().splitlines() != ["%d\t%s" % (i, h) for i, h in enumerate(per)]:
         raise AssertionError("--per-record lines differ from hashlib's per-record SHA-256")
 
 

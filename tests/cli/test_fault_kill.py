@@ -78,7 +78,10 @@ def ragged_logical(payload, dims):
 
 def record_hashes(store):
     out = must(["digest", "--per-record", store]).decode()
-    return [l.strip() for l in out.splitlines() if l.strip()]
+    # "ID<TAB>hash" lines; IDs run 0, 1, 2, ...
+    lines = [l.split("\t") for l in out.splitlines() if l.strip()]
+    expect([int(i) for i, _ in lines] == list(range(len(lines))), "digest --per-record IDs are not 0..n-1")
+    return [h for _, h in lines]
 
 
 def verified(store):

@@ -73,7 +73,7 @@ def npy_stream(arrays):
 
 
 def hashes(store):
-    return must(["digest", "--per-record", store]).decode().split()
+    return must(["digest", "--per-record", store]).decode().split()  # ID, hash, ID, hash, ...
 
 
 def check_failure(rc, err, words, what):

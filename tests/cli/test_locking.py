@@ -75,6 +75,27 @@ def expect_locked(cmd, args, stdin=None):
         raise AssertionError("zrec %s took %.1f s to report the lock; it must fail at once" % (cmd, elapsed))
 
 
+def expect_snapshot(store, length, wait_hint_cmds=("cat", "verify", "digest")):
+    """info on a store a writer holds: the last published state, flagged as such; the
+    commands that read records still fail at once, naming --wait."""
+    rc, out, err = run(["info", store], timeout=20)
+    if rc != 0 or "a writer is appending; this is the last published state" not in out.decode():
+        raise AssertionError("info on a held store: rc %d out %r err %r" % (rc, out, err))
+    if "length        %d\n" % length not in out.decode():
+        raise AssertionError("info on a held store shows the wrong length (want %d): %r" % (length, out))
+    rc, out, err = run(["info", "--json", store], timeout=20)
+    import json
+    j = json.loads(out)
+    if rc != 0 or j["writer_active"] is not True or j["length"] != length:
+        raise AssertionError("info --json on a held store: rc %d %r" % (rc, out))
+    for cmd in wait_hint_cmds:
+        rc, _, err = run([cmd, store], timeout=20)
+        # verify's exit status for a store it cannot check is 2 (man zrec-verify).
+        check_locked_error(cmd, rc - 1 if cmd == "verify" else rc, err, "zrec %s on a held store" % cmd)
+        if "pass --wait to wait for it" not in err:
+            raise AssertionError("zrec %s: the lock error does not mention --wait: %r" % (cmd, err))
+
+
 def npy_bytes(a):
     buf = io.BytesIO()
     np.save(buf, a)
@@ -208,8 +229,7 @@ def test_python_writer_lock_blocks_everyone(root):
         expect_locked("append-npy", ["append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
         expect_locked("cat", ["cat", store])
         expect_locked("cat", ["cat", "--format", "text", store, "0"])
-        expect_locked("info", ["info", store])
-        expect_locked("info", ["info", "--json", store])
+        expect_snapshot(store, 8)
         h.release()
     if hash_tree(store) != before:
         raise AssertionError("a refused writer changed the store")
@@ -222,7 +242,9 @@ def test_directory_info_reports_lock(root):
     make_store(parent, "x")
     make_store(parent, "y")
     with Holder(os.path.join(parent, "y"), "ex") as h:
-        expect_locked("info", ["info", parent])
+        rc, out, err = run(["info", parent])
+        if rc != 0 or "y: a writer is appending; this is the last published state" not in out.decode():
+            raise AssertionError("info on a directory with a held stream: rc %d %r %r" % (rc, out, err))
         h.release()
     must(["info", parent])
 
@@ -281,7 +303,7 @@ def test_real_writer_holds_lock(root):
         assert length_of(store) == 8
         expect_locked("append-npy", ["append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
         expect_locked("cat", ["cat", store])
-        expect_locked("info", ["info", store])
+        expect_snapshot(store, 8)
         # A --wait reader queued behind the writer sees its publication, never a partial state.
         waiter = subprocess.Popen([ZREC, "--wait", "cat", store], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(0.3)
@@ -302,6 +324,51 @@ def test_real_writer_holds_lock(root):
             waiter.kill()
             waiter.wait()
     assert hash_tree(store) != before
+
+
+def test_info_follows_checkpoints_of_a_live_writer(root):
+    """A long append-stream fed slowly from a pipe publishes every 10 records; info,
+    run while it holds the lock, always shows one of those published states."""
+    import json
+    store = os.path.join(root, "live")
+    must(["create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", "raw", store])
+    p = subprocess.Popen([ZREC, "-q", "append-stream", "--checkpoint-every", "10", store], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        seen = set()
+        for k in range(35):
+            p.stdin.write(b"r%03d\n" % k)
+            p.stdin.flush()
+            if k in (0, 12, 27):
+                wait_until_exclusively_held(store, p)
+                want = (k + 1) // 10 * 10
+                deadline = time.monotonic() + 10
+                while True:  # the checkpoint is published shortly after its 10th record
+                    rc, out, err = run(["info", "--json", store], timeout=20)
+                    j = json.loads(out)
+                    if rc != 0 or not j["writer_active"] or j["length"] % 10 or j["length"] > want:
+                        raise AssertionError("info during a live append: rc %d %r %r" % (rc, out, err))
+                    if j["length"] == want or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
+                if j["length"] != want:
+                    raise AssertionError("info never showed checkpoint %d (last %d)" % (want, j["length"]))
+                if want and j["record_sizes"]["logical"] != {"min": 12, "p50": 12, "p99": 12, "max": 12}:
+                    raise AssertionError("record sizes of the snapshot: %r" % j["record_sizes"])
+                seen.add(want)
+                rc, _, err = run(["cat", store], timeout=20)
+                check_locked_error("cat", rc, err, "cat during a live append")
+        close_stdin(p)
+        if p.wait(timeout=30) != 0:
+            raise AssertionError("the live writer failed: %r" % p.stderr.read())
+        j = json.loads(must(["info", "--json", store]))
+        if j["length"] != 35 or j["writer_active"]:
+            raise AssertionError("after the writer: %r" % j)
+        assert seen == {0, 10, 20}, seen
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def test_racing_writers_one_wins(root):

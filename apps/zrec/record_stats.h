@@ -1,0 +1,33 @@
+// Record-size statistics for `zrec info`: min, p50, p99, max of a stream of sizes, in
+// bounded memory whatever the number of records.
+//
+// Percentiles use the nearest-rank definition (the value at rank ceil(p/100 * n) of the
+// sorted sizes; NumPy: np.percentile(x, p, method="inverted_cdf")). Sizes are counted in
+// a log-linear histogram: exact below 2048, and above that in buckets 1/1024 of their
+// power of two wide, so a percentile is the exact value or at most 0.1% below it (the
+// bucket's smallest value, never below min). min, max and the total are always exact.
+// The histogram holds about 23,000 counters (184 KiB), however many values it sees.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace zrec::cli {
+
+class SizeStats {
+ public:
+  SizeStats();
+  void add(uint64_t value);
+  uint64_t count() const { return count_; }
+  uint64_t min() const { return count_ ? min_ : 0; }
+  uint64_t max() const { return max_; }
+  uint64_t total() const { return total_; }
+  // Nearest-rank percentile, p in (0, 100]; 0 for no values.
+  uint64_t percentile(double p) const;
+
+ private:
+  std::vector<uint64_t> buckets_;
+  uint64_t count_ = 0, min_ = UINT64_MAX, max_ = 0, total_ = 0;
+};
+
+}  // namespace zrec::cli

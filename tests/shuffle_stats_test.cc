@@ -1,0 +1,88 @@
+// Tests for apps/zrec/shuffle (keyed permutation, IID sampling) and
+// apps/zrec/record_stats (bounded-memory percentiles).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "zrec/record_stats.h"
+#include "zrec/shuffle.h"
+
+namespace zrec::cli {
+
+TEST_CASE("KeyedPermutation is a bijection of 0..n-1 for every small n") {
+  for (uint64_t n = 0; n <= 700; ++n) {
+    const KeyedPermutation p(n, 12345 + n);
+    std::vector<bool> hit(n, false);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t v = p.at(i);
+      REQUIRE(v < n);
+      REQUIRE(!hit[v]);
+      hit[v] = true;
+    }
+  }
+}
+
+TEST_CASE("KeyedPermutation: seeds give different orders, the same seed the same one") {
+  const uint64_t n = 100000;
+  const KeyedPermutation a(n, 1), b(n, 1), c(n, 2);
+  uint64_t same_ac = 0, fixed = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    CHECK(a.at(i) == b.at(i));
+    same_ac += a.at(i) == c.at(i);
+    fixed += a.at(i) == i;
+  }
+  // A random permutation agrees with another (or with identity) in about 1 place.
+  CHECK(same_ac < 20);
+  CHECK(fixed < 20);
+  // Large domains cost nothing up front and stay in range.
+  const KeyedPermutation big(uint64_t{1} << 40 | 12345, 9);
+  for (uint64_t i = 0; i < 1000; ++i) CHECK(big.at(i) < (uint64_t{1} << 40 | 12345));
+}
+
+TEST_CASE("sample_index stays in range and is deterministic") {
+  for (uint64_t n : {uint64_t{1}, uint64_t{7}, uint64_t{1000}, uint64_t{1} << 50}) {
+    for (uint64_t i = 0; i < 1000; ++i) {
+      CHECK(sample_index(3, i, n) < n);
+      CHECK(sample_index(3, i, n) == sample_index(3, i, n));
+    }
+  }
+}
+
+TEST_CASE("SizeStats: nearest-rank percentiles, exact below 2048, within 0.1% above") {
+  std::mt19937_64 rng(5);
+  for (uint64_t scale : {uint64_t{100}, uint64_t{2047}, uint64_t{1} << 20, uint64_t{1} << 31}) {
+    SizeStats s;
+    std::vector<uint64_t> v;
+    for (int k = 0; k < 5001; ++k) {
+      const uint64_t x = 1 + rng() % scale;
+      v.push_back(x);
+      s.add(x);
+    }
+    std::sort(v.begin(), v.end());
+    CHECK(s.min() == v.front());
+    CHECK(s.max() == v.back());
+    for (double p : {50.0, 99.0, 100.0}) {
+      const uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * double(v.size())));
+      const uint64_t want = v[rank - 1];
+      const uint64_t got = s.percentile(p);
+      if (want < 2048) {
+        CHECK(got == want);
+      } else {
+        CHECK(got <= want);
+        CHECK(double(want - got) <= double(want) / 1024.0);
+      }
+    }
+  }
+  SizeStats empty;
+  CHECK(empty.percentile(50) == 0);
+  CHECK(empty.min() == 0);
+  SizeStats hundred;
+  for (uint64_t x = 1; x <= 100; ++x) hundred.add(x);
+  CHECK(hundred.percentile(99) == 99);  // rank ceil(0.99 * 100) = 99, not 100
+  CHECK(hundred.percentile(50) == 50);
+}
+
+}  // namespace zrec::cli
