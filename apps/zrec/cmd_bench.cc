@@ -76,6 +76,9 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   o.seconds = a.seconds;
   o.rounds = a.rounds;
   o.seed = a.seed;
+  // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
+  InterruptScope interrupts;
+  o.stop = interrupt_flag();
   ZREC_ASSIGN_OR_RETURN(auto r, bench::bench_store(a.store, o, [](const std::string& s) { spdlog::info("{}", s); }));
   if (a.json) {
     JsonWriter j;

@@ -151,6 +151,8 @@ struct StoreBenchOptions {
   uint32_t rounds = 4;
   uint64_t seed = 1;
   uint64_t memory_limit = uint64_t{2} << 30;
+  // Non-zero: stop before the next batch with kCancelled (a signal handler's flag).
+  const std::atomic<int>* stop = nullptr;
 };
 struct StoreBenchResult {
   std::string path;

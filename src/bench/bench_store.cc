@@ -51,7 +51,7 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
   std::vector<Measurement*> ms;
   for (auto& m : owned) ms.push_back(m.get());
   say("gathering");
-  ZREC_ASSIGN_OR_RETURN(auto results, run_interleaved(ms, {r.records, r.batch, o.seconds, o.rounds, o.seed}));
+  ZREC_ASSIGN_OR_RETURN(auto results, run_interleaved(ms, {r.records, r.batch, o.seconds, o.rounds, o.seed, o.stop}));
   r.pread_limit = results[0];
   r.gather = results[1];
   if (in_memory) r.mem_decode = results[2];

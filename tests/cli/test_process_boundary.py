@@ -190,6 +190,7 @@ WAITERS = [
     ("append-npy", ["append-npy", "held", "a.npy"], []),
     ("append-files", ["append-files", "held", "f0"], []),
     ("append-stream", ["append-stream", "-i", "lines.txt", "held"], []),
+    ("bench", ["bench", "--seconds", "0.2", "held"], []),
 ]
 
 
