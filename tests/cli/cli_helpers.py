@@ -17,9 +17,14 @@ What it offers:
   `zrec cat --format npy`, as NumPy arrays / bytes.
 - Star-style calls: run(*args, stdin=None, check=True) -> CompletedProcess, raising
   on a non-zero exit when check; npy_bytes(array) -> the .npy file bytes.
+- tree_hash(store): one SHA-256 over a store directory's file names and contents (to
+  show a refused command left it unchanged byte for byte).
+- wait_peak_rss_mib(popen): waits for a started process; returns (exit status, its
+  peak RSS in MiB).
 - run_all(fns, root, label): the pass/fail loop of the tests whose cases take no
   arguments (see case_runner.run_cases for cases that get a directory each).
 """
+import hashlib
 import io
 import os
 import shutil
@@ -89,6 +94,21 @@ def records(store):
 
 def byte_records(store):
     return [r.tobytes() for r in records(store)]
+
+
+def tree_hash(store):
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(store)):
+        with open(os.path.join(store, name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
+def wait_peak_rss_mib(p):
+    """Waits for subprocess.Popen p (setting p.returncode); returns (exit status, peak RSS MiB)."""
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, usage.ru_maxrss / 1024.0
 
 
 def run(*args, stdin=None, check=True):

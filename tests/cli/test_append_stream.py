@@ -28,10 +28,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import byte_records, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_append_stream: set ZREC to the zrec binary (got %r)" % ZREC)
+ZREC = require_zrec("test_append_stream")
 
 
 def run(args, stdin=None, shell_input=None):
@@ -77,20 +76,6 @@ def create(path, dtype="|u1", codec="raw", dense_shape=None):
 
 def length(store):
     return json.loads(must(["info", "--json", store])[0])["length"]
-
-
-def records(store):
-    """All records, as NumPy arrays, via the .npy stream of `zrec cat`."""
-    data = must(["cat", "--format", "npy", store])[0]
-    buf = io.BytesIO(data)
-    out = []
-    while buf.tell() < len(data):
-        out.append(np.lib.format.read_array(buf))
-    return out
-
-
-def byte_records(store):
-    return [r.tobytes() for r in records(store)]
 
 
 def store_files(store):

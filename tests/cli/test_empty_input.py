@@ -2,7 +2,6 @@
 """An append-* that receives zero records says so: a warning "appended 0 records: the
 input was empty" (exit 0), or with --require-records exit 1 and the store unchanged
 byte for byte. Also: README's example scripts shadow no Python module."""
-import hashlib
 import os
 import re
 import subprocess
@@ -12,7 +11,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_helpers import ZREC, npy_bytes, run_all  # noqa: E402
+from cli_helpers import ZREC, npy_bytes, run_all, tree_hash  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EMPTY = "appended 0 records: the input was empty"
@@ -21,14 +20,6 @@ EMPTY = "appended 0 records: the input was empty"
 def run(*args, stdin=b""):
     p = subprocess.run([ZREC, *args], input=stdin, capture_output=True)
     return p.returncode, p.stderr.decode()
-
-
-def tree_hash(store):
-    h = hashlib.sha256()
-    for name in sorted(os.listdir(store)):
-        with open(os.path.join(store, name), "rb") as f:
-            h.update(name.encode() + b"\0" + f.read())
-    return h.hexdigest()
 
 
 root = tempfile.mkdtemp(prefix="zrec_empty_input.")

@@ -29,30 +29,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402
+from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
+    expect, must_out as must, require_zrec, run_zrec as run)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_process_boundary: set ZREC to the zrec binary (got %r)" % ZREC)
-ZREC = os.path.abspath(ZREC)
+ZREC = require_zrec("test_process_boundary")
 FIGURES = []
-
-
-def run(args, stdin=None, timeout=120, cwd=None):
-    p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout, cwd=cwd)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None, cwd=None):
-    rc, out, err = run(args, stdin, cwd=cwd)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def digest(store):
