@@ -11,7 +11,8 @@ What it offers:
   for smaller counts and skipping RSS asserts.
 - List-style calls: run_zrec(args) -> (rc, stdout bytes, stderr text); must(args) ->
   (stdout, stderr), raising when the exit status is not 0 (must_out: stdout only);
-  fails(args, rc_want, says) asserts a failure and the words its stderr must hold;
+  fails(args, rc_want, says) asserts a failure and the words its stderr must hold
+  (expect_failure: the same check on a result already at hand);
   expect(cond, msg) raises AssertionError(msg).
 - records(store) / byte_records(store): every record, read back through
   `zrec cat --format npy`, as NumPy arrays / bytes.
@@ -73,6 +74,11 @@ def must_out(args, stdin=None, timeout=300, cwd=None):
 def fails(args, rc_want=1, says=(), stdin=None):
     """run_zrec that must exit rc_want with each string of says in its stderr; returns stderr."""
     rc, _, err = run_zrec(args, stdin)
+    return expect_failure(args, rc, err, rc_want, says)
+
+
+def expect_failure(args, rc, err, rc_want=1, says=()):
+    """Raises unless `zrec ARGS` exited rc_want with each string of says in stderr err; returns err."""
     if rc != rc_want:
         raise AssertionError("zrec %s: rc %d, want %d (stderr: %s)" % (" ".join(args), rc, rc_want, err.strip()))
     for s in says:

@@ -54,12 +54,7 @@ def tree_bytes(root):
     return {f: open(os.path.join(root, f), "rb").read() for f in sorted(os.listdir(root))}
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES, case = case_runner.case_registry()
 
 
 @case

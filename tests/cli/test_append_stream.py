@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import byte_records, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import byte_records, expect_failure, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = require_zrec("test_append_stream")
 
@@ -57,13 +57,8 @@ def must(args, stdin=None, shell_input=None):
 
 
 def fails(args, stdin=None, shell_input=None, rc_want=1, says=()):
-    rc, out, err = run(args, stdin, shell_input)
-    if rc != rc_want:
-        raise AssertionError("zrec %s: rc %d, want %d (stderr: %s)" % (" ".join(args), rc, rc_want, err.strip()))
-    for s in says:
-        if s not in err:
-            raise AssertionError("zrec %s: stderr %r does not say %r" % (" ".join(args), err.strip(), s))
-    return err
+    rc, _, err = run(args, stdin, shell_input)
+    return expect_failure(args, rc, err, rc_want, says)
 
 
 def create(path, dtype="|u1", codec="raw", dense_shape=None):
@@ -86,12 +81,7 @@ def verify(store):
     must(["verify", store])
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES, case = case_runner.case_registry()
 
 
 @case

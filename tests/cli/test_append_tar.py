@@ -115,12 +115,7 @@ def check_streams(root, smp, exts=None):
             assert g == w, "stream %s record %d differs from member %s.%s" % (e, i, smp[i][0], e)
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES, case = case_runner.case_registry()
 
 
 @case
