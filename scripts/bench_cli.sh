@@ -128,6 +128,19 @@ binaries=("$zrec")
 [ -z "$zrec_before" ] || binaries+=("$zrec_before")
 label() { [ "$1" = "$zrec" ] && echo zrec || echo before; }
 
+# Row NAME of a command that writes a whole store into $work/out, each run (the copy
+# baseline, then each binary) in a fresh scratch and ending in sync:
+#   time_copy_row NAME 'BASELINE SHELL COMMAND' 'ZREC ARGUMENTS (shell-quoted)'
+time_copy_row() {
+  local name=$1 base=$2 args=$3 z
+  scratch
+  time_cmd "${name}_base" bash -c "$base && sync"
+  for z in "${binaries[@]}"; do
+    scratch
+    time_cmd "${name}_$(label "$z")" bash -c "'$z' $args && sync"
+  done
+}
+
 round() {
   if has_row digest; then
     time_cmd digest_base bash -c "cat '$work'/img/data_*.zr | openssl dgst -sha256"
@@ -161,20 +174,11 @@ round() {
     done
   fi
   if has_row reshard; then
-    scratch
-    time_cmd reshard_base bash -c "cp -r '$work/img' '$work/out/d' && sync"
-    for z in "${binaries[@]}"; do
-      scratch
-      time_cmd "reshard_$(label "$z")" bash -c "'$z' recompress '$work/img' '$work/out/d' --shards 8 && sync"
-    done
+    time_copy_row reshard "cp -r '$work/img' '$work/out/d'" "recompress '$work/img' '$work/out/d' --shards 8"
   fi
   if has_row concat; then
-    scratch
-    time_cmd concat_base bash -c "cp -r '$work/img' '$work/out/d1' && cp -r '$work/img_b' '$work/out/d2' && sync"
-    for z in "${binaries[@]}"; do
-      scratch
-      time_cmd "concat_$(label "$z")" bash -c "'$z' concat '$work/out/d' '$work/img' '$work/img_b' && sync"
-    done
+    time_copy_row concat "cp -r '$work/img' '$work/out/d1' && cp -r '$work/img_b' '$work/out/d2'" \
+      "concat '$work/out/d' '$work/img' '$work/img_b'"
   fi
   scratch
 }

@@ -4,14 +4,11 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <memory>
 #include <vector>
 
-#include "format/layout.h"
 #include "io/input_stream.h"
 #include "store/store_files.h"
 #include "zrec/console.h"
@@ -19,6 +16,7 @@
 #include "zrec/record_format.h"
 #include "zrec/selection.h"
 #include "zrec/store.h"
+#include "zrec/stream_root.h"
 
 namespace zrec::cli {
 
@@ -27,22 +25,10 @@ namespace {
 // Samples per chunk: each stream holds a chunk's records at once.
 constexpr uint64_t kChunkSamples = 1024;
 
-bool is_store_dir(const std::string& path) {
-  struct stat st;
-  return ::stat(store::join_path(path, format::kMetaFile).c_str(), &st) == 0;
-}
-
-std::vector<std::string> child_stores(const std::string& root) {
-  std::vector<std::string> out;
-  DIR* dir = ::opendir(root.c_str());
-  if (dir == nullptr) return out;
-  while (dirent* e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == ".." || name.starts_with('.')) continue;
-    if (is_store_dir(store::join_path(root, name))) out.push_back(name);
-  }
-  ::closedir(dir);
-  std::sort(out.begin(), out.end());
+// The root's streams less hidden ones (".NAME"), which are not exported.
+std::vector<std::string> exported_streams(const std::string& root) {
+  std::vector<std::string> out = child_stores(root);
+  std::erase_if(out, [](const std::string& name) { return name.starts_with('.'); });
   return out;
 }
 
@@ -121,7 +107,7 @@ Status member_bytes(const Stream& s, const uint8_t* record, uint64_t size, std::
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   std::vector<Stream> streams;
   const bool single = is_store_dir(a.path);
-  const std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path);
+  const std::vector<std::string> names = single ? std::vector<std::string>{""} : exported_streams(a.path);
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   for (const auto& name : names) {
     Stream s;

@@ -12,7 +12,6 @@
 // read from libarchive straight into its stream's window as pending bytes and cut into
 // a record when the sample is known complete, so a huge member costs its own size once
 // and millions of tiny members cost only the window.
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <spdlog/spdlog.h>
@@ -33,6 +32,7 @@
 #include "zrec/json.h"
 #include "zrec/keys_file.h"
 #include "zrec/store.h"
+#include "zrec/stream_root.h"
 #include "zrec/tar_reader.h"
 #include "zrec/text_numbers.h"
 
@@ -72,32 +72,6 @@ void split_member_path(const std::string& path, std::string& key, std::string& e
   }
   key = path.substr(0, dot);
   ext = path.substr(dot + 1);
-}
-
-bool is_store_dir(const std::string& path) {
-  struct stat st;
-  return ::stat(store::join_path(path, format::kMetaFile).c_str(), &st) == 0;
-}
-
-// ".NAME.zrec-tmp-XXXXXX": a store create_store was building when killed (it removes
-// such leftovers when it creates NAME again); not a stream.
-bool is_build_leftover(const std::string& name) {
-  return name.starts_with('.') && name.find(".zrec-tmp-") != std::string::npos;
-}
-
-// Subdirectories of `root` that are stores, sorted by name.
-std::vector<std::string> child_stores(const std::string& root) {
-  std::vector<std::string> out;
-  DIR* dir = ::opendir(root.c_str());
-  if (dir == nullptr) return out;
-  while (dirent* e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == ".." || is_build_leftover(name)) continue;
-    if (is_store_dir(store::join_path(root, name))) out.push_back(name);
-  }
-  ::closedir(dir);
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 // One named stream: ROOT/<ext>, its writer and window, and the current sample's member.

@@ -1,5 +1,4 @@
 // zrec info: describe a store, or every store (named stream) in a directory.
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "zrec/json.h"
 #include "zrec/record_stats.h"
 #include "zrec/store.h"
+#include "zrec/stream_root.h"
 
 namespace zrec::cli {
 
@@ -254,28 +254,6 @@ uint64_t shortest_length(const std::vector<StoreSummary>& streams) {
   uint64_t n = UINT64_MAX;
   for (const auto& s : streams) n = std::min(n, s.length);
   return n;
-}
-
-bool is_store_dir(const std::string& path) {
-  struct stat st;
-  return ::stat(store::join_path(path, "meta.zr").c_str(), &st) == 0;
-}
-
-// Subdirectories of `root` that hold a meta.zr, sorted by name.
-std::vector<std::string> child_stores(const std::string& root) {
-  std::vector<std::string> out;
-  DIR* dir = ::opendir(root.c_str());
-  if (dir == nullptr) return out;
-  while (dirent* e = ::readdir(dir)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    // A store create_store was building when killed (".NAME.zrec-tmp-XXXXXX"): not a stream.
-    if (name.starts_with('.') && name.find(".zrec-tmp-") != std::string::npos) continue;
-    if (is_store_dir(store::join_path(root, name))) out.push_back(name);
-  }
-  ::closedir(dir);
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 Status run_info(const InfoArgs& a, const GlobalOptions& g) {

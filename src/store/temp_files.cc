@@ -95,72 +95,79 @@ void leave(const std::string& path, const std::string& why) {
        " (remove it yourself if it is not needed)");
 }
 
-}  // namespace
-
-void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix) {
+// Opens each candidate with `flags` and hands it to `handle` while holding its lock;
+// skips one whose lock a live writer holds. One that cannot be opened (other than
+// gone meanwhile) is left with a warning that it cannot be opened as `opened_as`.
+void for_each_unlocked(const std::string& parent, const std::string& prefix, int flags, const char* opened_as,
+                       void (*handle)(const std::string& path, const io::File& f)) {
   for (const auto& name : candidates(parent, prefix)) {
     const std::string p = join_path(parent, name);
-    auto f = io::File::open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    auto f = io::File::open(p, flags);
     if (!f.is_ok()) {
-      if (f.status().code() != StatusCode::kNotFound) leave(p, "cannot be opened as a directory");
+      if (f.status().code() != StatusCode::kNotFound) leave(p, std::string("cannot be opened as ") + opened_as);
       continue;
     }
-    // A live build holds this lock from before it writes the marker until its rename.
     if (io::retry_eintr([&] { return ::flock(f->fd(), LOCK_EX | LOCK_NB); }) != 0) continue;
-    std::vector<std::string> files;
-    if (auto why = not_ours(f->fd(), files)) {
-      const bool empty_and_ours = files.empty() && why->rfind("it has no ", 0) == 0;
-      if (!empty_and_ours) {
-        leave(p, *why);
-      } else if (older_than(f->fd(), kUnmarkedGraceSeconds)) {
-        // A build killed between mkdtemp and its marker: rmdir removes only an empty
-        // directory, so nothing can be lost.
-        if (io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0 && errno != ENOTEMPTY && errno != ENOENT)
-          leave(p, std::string("could not be removed: ") + std::strerror(errno));
-      } else {
-        warn("leaving '" + p + "' in place for now: it is an empty zrec temporary without its " +
-             kTempMarker + " marker, which a build that is just starting also is; a run " +
-             std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it");
-      }
-      continue;
-    }
-    bool removed = true;
-    for (const auto& file : files) removed = io::retry_eintr([&] { return ::unlinkat(f->fd(), file.c_str(), 0); }) == 0 && removed;
-    if (!removed || io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+    handle(p, *f);
   }
 }
 
-void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix) {
-  for (const auto& name : candidates(parent, prefix)) {
-    const std::string p = join_path(parent, name);
-    auto f = io::File::open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    if (!f.is_ok()) {
-      if (f.status().code() != StatusCode::kNotFound) leave(p, "cannot be opened as a file");
-      continue;
-    }
-    // A live train-dict holds this lock from before it writes its first byte.
-    if (io::retry_eintr([&] { return ::flock(f->fd(), LOCK_EX | LOCK_NB); }) != 0) continue;
-    struct stat st;
-    unsigned char head[sizeof kDictMagic] = {};
-    std::optional<std::string> why;
-    if (::fstat(f->fd(), &st) != 0)
-      why = std::string("cannot stat it: ") + std::strerror(errno);
-    else if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
-      why = "it is not a regular file with one link";
-    else if (st.st_uid != ::geteuid())
-      why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
-    else if (st.st_size == 0 && !older_than(f->fd(), kUnmarkedGraceSeconds))
-      why = "it is empty, which a train-dict that is just starting also is (a run " +
-            std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it)";
-    else if (st.st_size != 0 &&
-             (!f->pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0))
-      why = "it does not start like a zstd dictionary";
-    if (why) {
+void remove_if_abandoned_store(const std::string& p, const io::File& dir) {
+  std::vector<std::string> files;
+  if (auto why = not_ours(dir.fd(), files)) {
+    const bool empty_and_ours = files.empty() && why->rfind("it has no ", 0) == 0;
+    if (!empty_and_ours) {
       leave(p, *why);
-      continue;
+    } else if (older_than(dir.fd(), kUnmarkedGraceSeconds)) {
+      // A build killed between mkdtemp and its marker: rmdir removes only an empty
+      // directory, so nothing can be lost.
+      if (io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0 && errno != ENOTEMPTY && errno != ENOENT)
+        leave(p, std::string("could not be removed: ") + std::strerror(errno));
+    } else {
+      warn("leaving '" + p + "' in place for now: it is an empty zrec temporary without its " +
+           kTempMarker + " marker, which a build that is just starting also is; a run " +
+           std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it");
     }
-    if (io::retry_eintr([&] { return ::unlink(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+    return;
   }
+  bool removed = true;
+  for (const auto& file : files) removed = io::retry_eintr([&] { return ::unlinkat(dir.fd(), file.c_str(), 0); }) == 0 && removed;
+  if (!removed || io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+}
+
+void remove_if_abandoned_dict(const std::string& p, const io::File& f) {
+  struct stat st;
+  unsigned char head[sizeof kDictMagic] = {};
+  std::optional<std::string> why;
+  if (::fstat(f.fd(), &st) != 0)
+    why = std::string("cannot stat it: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+    why = "it is not a regular file with one link";
+  else if (st.st_uid != ::geteuid())
+    why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+  else if (st.st_size == 0 && !older_than(f.fd(), kUnmarkedGraceSeconds))
+    why = "it is empty, which a train-dict that is just starting also is (a run " +
+          std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it)";
+  else if (st.st_size != 0 &&
+           (!f.pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0))
+    why = "it does not start like a zstd dictionary";
+  if (why) {
+    leave(p, *why);
+    return;
+  }
+  if (io::retry_eintr([&] { return ::unlink(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+}
+
+}  // namespace
+
+void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix) {
+  // A live build holds the lock from before it writes the marker until its rename.
+  for_each_unlocked(parent, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "a directory", remove_if_abandoned_store);
+}
+
+void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix) {
+  // A live train-dict holds the lock from before it writes its first byte.
+  for_each_unlocked(parent, prefix, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, "a file", remove_if_abandoned_dict);
 }
 
 }  // namespace zrec::store

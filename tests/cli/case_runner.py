@@ -4,6 +4,13 @@ runs even after one fails, and the exit status says whether any did.
     import case_runner
     sys.exit(case_runner.run_cases(TESTS, "zrec-locking-", figures=FIGURES))
 
+Cases can be listed by a decorator:
+
+    CASES, case = case_runner.case_registry()
+
+    @case
+    def appends_in_order(d): ...
+
 A case is a function taking its directory; it fails by raising (AssertionError with a
 message for a broken expectation; anything else also prints its traceback).
 """
@@ -12,6 +19,18 @@ import shutil
 import tempfile
 import time
 import traceback
+
+
+def case_registry():
+    """A list and a decorator that appends the function it decorates to it (returning
+    the function), so a test's cases are listed where they are defined."""
+    cases = []
+
+    def case(fn):
+        cases.append(fn)
+        return fn
+
+    return cases, case
 
 
 def run_cases(cases, prefix, figures=(), before_cleanup=None):

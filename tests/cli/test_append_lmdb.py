@@ -13,10 +13,8 @@
 
 Needs: ZREC (path of the zrec binary), python3-lmdb, python3-numpy.
 """
-import io
 import os
 import random
-import subprocess
 import sys
 
 import lmdb
@@ -24,45 +22,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import byte_records, fails, must, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_append_lmdb: set ZREC to the zrec binary (got %r)" % ZREC)
+ZREC = require_zrec("test_append_lmdb")
 FIGURES = []
-
-
-def run(args):
-    p = subprocess.run([ZREC] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args):
-    rc, out, err = run(args)
-    if rc != 0:
-        raise AssertionError("zrec %s: rc %d: %s" % (" ".join(args), rc, err.strip()))
-    return out, err
-
-
-def fails(args, says=(), rc_want=1):
-    rc, _, err = run(args)
-    if rc != rc_want:
-        raise AssertionError("zrec %s: rc %d, want %d (stderr: %s)" % (" ".join(args), rc, rc_want, err.strip()))
-    for s in says:
-        if s not in err:
-            raise AssertionError("zrec %s: stderr %r does not say %r" % (" ".join(args), err.strip(), s))
-
-
-def records(store):
-    data = must(["cat", "--format", "npy", store])[0]
-    buf = io.BytesIO(data)
-    out = []
-    while buf.tell() < len(data):
-        out.append(np.lib.format.read_array(buf))
-    return out
-
-
-def byte_records(store):
-    return [r.tobytes() for r in records(store)]
 
 
 def ragged(path):
@@ -91,12 +54,7 @@ def tree_bytes(root):
     return {f: open(os.path.join(root, f), "rb").read() for f in sorted(os.listdir(root))}
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES, case = case_runner.case_registry()
 
 
 @case

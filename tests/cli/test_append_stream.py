@@ -28,10 +28,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import byte_records, expect_failure, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_append_stream: set ZREC to the zrec binary (got %r)" % ZREC)
+ZREC = require_zrec("test_append_stream")
 
 
 def run(args, stdin=None, shell_input=None):
@@ -58,13 +57,8 @@ def must(args, stdin=None, shell_input=None):
 
 
 def fails(args, stdin=None, shell_input=None, rc_want=1, says=()):
-    rc, out, err = run(args, stdin, shell_input)
-    if rc != rc_want:
-        raise AssertionError("zrec %s: rc %d, want %d (stderr: %s)" % (" ".join(args), rc, rc_want, err.strip()))
-    for s in says:
-        if s not in err:
-            raise AssertionError("zrec %s: stderr %r does not say %r" % (" ".join(args), err.strip(), s))
-    return err
+    rc, _, err = run(args, stdin, shell_input)
+    return expect_failure(args, rc, err, rc_want, says)
 
 
 def create(path, dtype="|u1", codec="raw", dense_shape=None):
@@ -79,20 +73,6 @@ def length(store):
     return json.loads(must(["info", "--json", store])[0])["length"]
 
 
-def records(store):
-    """All records, as NumPy arrays, via the .npy stream of `zrec cat`."""
-    data = must(["cat", "--format", "npy", store])[0]
-    buf = io.BytesIO(data)
-    out = []
-    while buf.tell() < len(data):
-        out.append(np.lib.format.read_array(buf))
-    return out
-
-
-def byte_records(store):
-    return [r.tobytes() for r in records(store)]
-
-
 def store_files(store):
     return {name: open(os.path.join(store, name), "rb").read() for name in sorted(os.listdir(store))}
 
@@ -101,12 +81,7 @@ def verify(store):
     must(["verify", store])
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES, case = case_runner.case_registry()
 
 
 @case

@@ -33,11 +33,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import SANITIZED, byte_records, fails, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_append_tar: set ZREC to the zrec binary (got %r)" % ZREC)
-SANITIZED = os.environ.get("ZREC_SANITIZED") in ("1", "ON", "TRUE", "true")
+ZREC = require_zrec("test_append_tar")
 FIGURES = []
 
 
@@ -56,29 +54,6 @@ def must(args, stdin=None, shell=None):
     if rc != 0:
         raise AssertionError("zrec %s: rc %d: %s" % (" ".join(args) if shell is None else shell, rc, err.strip()))
     return out, err
-
-
-def fails(args, rc_want=1, says=(), stdin=None):
-    rc, out, err = run(args, stdin)
-    if rc != rc_want:
-        raise AssertionError("zrec %s: rc %d, want %d (stderr: %s)" % (" ".join(args), rc, rc_want, err.strip()))
-    for s in says:
-        if s not in err:
-            raise AssertionError("zrec %s: stderr %r does not say %r" % (" ".join(args), err.strip(), s))
-    return err
-
-
-def records(store):
-    data = must(["cat", "--format", "npy", store])[0]
-    buf = io.BytesIO(data)
-    out = []
-    while buf.tell() < len(data):
-        out.append(np.lib.format.read_array(buf))
-    return out
-
-
-def byte_records(store):
-    return [r.tobytes() for r in records(store)]
 
 
 def info(root):
@@ -140,12 +115,7 @@ def check_streams(root, smp, exts=None):
             assert g == w, "stream %s record %d differs from member %s.%s" % (e, i, smp[i][0], e)
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES, case = case_runner.case_registry()
 
 
 @case

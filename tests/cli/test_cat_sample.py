@@ -6,41 +6,14 @@ with the store's length (a keyed bijection, no ID array)."""
 import io
 import json
 import os
-import resource
-import shutil
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ZREC = os.environ.get("ZREC", "build/zrec")
-SANITIZED = os.environ.get("ZREC_SANITIZED") == "1"
-passed = failed = 0
-
-
-def run(*args, stdin=None, check=True):
-    p = subprocess.run([ZREC, *args], input=stdin, capture_output=True)
-    if check and p.returncode != 0:
-        raise AssertionError(f"zrec {' '.join(args)} exited {p.returncode}: {p.stderr.decode()}")
-    return p
-
-
-def case(fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # noqa: BLE001 - report every failure and keep going
-        failed += 1
-        print(f"FAIL {fn.__name__}: {e}")
-
-
-def npy_bytes(a):
-    buf = io.BytesIO()
-    np.save(buf, a)
-    return buf.getvalue()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_helpers import SANITIZED, ZREC, npy_bytes, run, run_all  # noqa: E402
 
 
 root = tempfile.mkdtemp(prefix="zrec_cat_sample.")
@@ -137,11 +110,5 @@ def memory_does_not_grow_with_length():
     print(f"figure: shuffle of {big_n} records a permutation; peak RSS {small} KiB ({N} records) vs {large} KiB")
 
 
-try:
-    for fn in (shuffle_is_a_permutation, deterministic_across_threads_and_seeds, sample_is_iid_and_uniform,
-               with_ids_and_usage_errors, memory_does_not_grow_with_length):
-        case(fn)
-finally:
-    shutil.rmtree(root, ignore_errors=True)
-print(f"figure: cat sample/shuffle cases passed {passed}, failed {failed}")
-sys.exit(1 if failed else 0)
+sys.exit(run_all((shuffle_is_a_permutation, deterministic_across_threads_and_seeds, sample_is_iid_and_uniform,
+                  with_ids_and_usage_errors, memory_does_not_grow_with_length), root, "cat sample/shuffle cases"))

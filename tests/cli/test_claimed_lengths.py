@@ -24,11 +24,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import SANITIZED, require_zrec, wait_peak_rss_mib  # noqa: E402  (tests/cli/cli_helpers.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_claimed_lengths: set ZREC to the zrec binary (got %r)" % ZREC)
-SANITIZED = os.environ.get("ZREC_SANITIZED") == "1"
+ZREC = require_zrec("test_claimed_lengths")
 # The default window is 64 MiB; a lying header must cost far less than that (the bytes
 # received plus zrec's fixed costs), and nothing like the 2 GiB it claims.
 LIMIT_MIB = 64
@@ -42,10 +40,9 @@ def run_measured(args, stdin_bytes=b""):
         fin.write(stdin_bytes)
         fin.seek(0)
         p = subprocess.Popen([ZREC] + args, stdin=fin, stdout=subprocess.DEVNULL, stderr=ferr)
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
+        rc, rss = wait_peak_rss_mib(p)
         ferr.seek(0)
-        return p.returncode, ferr.read().decode("utf-8", "replace"), usage.ru_maxrss / 1024.0
+        return rc, ferr.read().decode("utf-8", "replace"), rss
 
 
 def zrec(*args, stdin=b""):

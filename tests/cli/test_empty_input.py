@@ -2,45 +2,24 @@
 """An append-* that receives zero records says so: a warning "appended 0 records: the
 input was empty" (exit 0), or with --require-records exit 1 and the store unchanged
 byte for byte. Also: README's example scripts shadow no Python module."""
-import hashlib
-import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ZREC = os.environ.get("ZREC", "build/zrec")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_helpers import ZREC, npy_bytes, run_all, tree_hash  # noqa: E402
+
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-passed = failed = 0
 EMPTY = "appended 0 records: the input was empty"
 
 
 def run(*args, stdin=b""):
     p = subprocess.run([ZREC, *args], input=stdin, capture_output=True)
     return p.returncode, p.stderr.decode()
-
-
-def tree_hash(store):
-    h = hashlib.sha256()
-    for name in sorted(os.listdir(store)):
-        with open(os.path.join(store, name), "rb") as f:
-            h.update(name.encode() + b"\0" + f.read())
-    return h.hexdigest()
-
-
-def case(fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # noqa: BLE001 - report every failure and keep going
-        failed += 1
-        print(f"FAIL {fn.__name__}: {e}")
 
 
 root = tempfile.mkdtemp(prefix="zrec_empty_input.")
@@ -51,12 +30,6 @@ def make(name, *create):
     rc, err = run("create", *create, store)
     assert rc == 0, err
     return store
-
-
-def npy_bytes(a):
-    buf = io.BytesIO()
-    np.save(buf, a)
-    return buf.getvalue()
 
 
 # (command, extra args, stdin) per append command, each with an empty input.
@@ -110,11 +83,5 @@ def readme_scripts_shadow_no_module():
     assert not bad, f"example scripts named like Python modules: {bad}"
 
 
-try:
-    for fn in (warns_on_empty_input, require_records_fails_and_keeps_the_store, skipped_everything_is_named,
-               nonempty_input_has_no_warning, readme_scripts_shadow_no_module):
-        case(fn)
-finally:
-    shutil.rmtree(root, ignore_errors=True)
-print(f"figure: empty-input cases passed {passed}, failed {failed}")
-sys.exit(1 if failed else 0)
+sys.exit(run_all((warns_on_empty_input, require_records_fails_and_keeps_the_store, skipped_everything_is_named,
+                  nonempty_input_has_no_warning, readme_scripts_shadow_no_module), root, "empty-input cases"))

@@ -49,17 +49,14 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import SANITIZED, expect, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 import strace_faults  # noqa: E402  (tests/cli/strace_faults.py)
 import zrecord_ref  # noqa: E402  (tests/cli/zrecord_ref.py)
 from strace_faults import FAULTS, STRERROR  # noqa: E402
 
 import subprocess  # noqa: E402
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_fault_inject: set ZREC to the zrec binary (got %r)" % ZREC)
-ZREC = os.path.abspath(ZREC)
-SANITIZED = os.environ.get("ZREC_SANITIZED", "0") in ("1", "ON", "TRUE", "true")
+ZREC = require_zrec("test_fault_inject")
 # Under ASan each site gets one of the four faults, in turn, instead of all four.
 ROTATE = os.environ.get("ROTATE", "1" if SANITIZED else "0") == "1"
 STRIDE = int(os.environ.get("STRIDE", "1"))
@@ -72,11 +69,6 @@ TRACED_ENV = dict(os.environ, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") +
 FIGURES = []
 TOTAL = collections.Counter()
 ROOT = []  # the case's directory, while one runs
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def zrec(args, stdin=None, cwd=None, timeout=120):

@@ -38,34 +38,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
+    SANITIZED, expect, must_out as must, require_zrec, run_zrec as run, tree_hash)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_fault_kill: set ZREC to the zrec binary (got %r)" % ZREC)
+ZREC = require_zrec("test_fault_kill")
 TRIALS = int(os.environ.get("TRIALS", "20"))
 SEED = int(os.environ.get("SEED", "20261129"))
-SANITIZED = os.environ.get("ZREC_SANITIZED", "0") in ("1", "ON", "TRUE", "true")
 rnd = random.Random(SEED)
 
 FIGURES = []
-
-
-def run(args, stdin=None, timeout=300, cwd=None):
-    p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout, cwd=cwd)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None, cwd=None):
-    rc, out, err = run(args, stdin, cwd=cwd)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def sha(b):
@@ -298,14 +279,6 @@ def build_source(root, name, seed, n):
     must(["-q", "append-npy", path, buf])
     os.remove(buf)
     return path
-
-
-def tree_hash(store):
-    h = hashlib.sha256()
-    for name in sorted(os.listdir(store)):
-        with open(os.path.join(store, name), "rb") as f:
-            h.update(name.encode() + b"\0" + f.read())
-    return h.hexdigest()
 
 
 def transfer_trials(root, label, make_args, sources):

@@ -25,30 +25,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
+    expect, must_out as must, require_zrec, run_zrec as run)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_fault_space: set ZREC to the zrec binary (got %r)" % ZREC)
+ZREC = require_zrec("test_fault_space")
 
 FIGURES = []
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-def run(args, stdin=None, prefix=(), timeout=120):
-    p = subprocess.run(list(prefix) + [ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None):
-    rc, out, err = run(args, stdin)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
 
 
 def tree(d):

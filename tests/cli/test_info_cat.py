@@ -12,32 +12,8 @@ import tempfile
 
 import numpy as np
 
-ZREC = os.environ.get("ZREC", "build/zrec")
-passed = failed = 0
-
-
-def run(*args, stdin=None, check=True):
-    p = subprocess.run([ZREC, *args], input=stdin, capture_output=True)
-    if check and p.returncode != 0:
-        raise AssertionError(f"zrec {' '.join(args)} exited {p.returncode}: {p.stderr.decode()}")
-    return p
-
-
-def case(fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # noqa: BLE001 - report every failure and keep going
-        failed += 1
-        print(f"FAIL {fn.__name__}: {e}")
-
-
-def npy_bytes(a):
-    buf = io.BytesIO()
-    np.save(buf, a)
-    return buf.getvalue()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_helpers import ZREC, npy_bytes, run, run_all  # noqa: E402
 
 
 tmp = tempfile.mkdtemp(prefix="zrec-info-cat-")
@@ -165,13 +141,7 @@ def cat_empty_store_gives_empty_array():
     assert got.shape == (0, 2, 2) and got.dtype == np.uint8
 
 
-try:
-    for fn in [info_json_reports_schema_and_sizes, info_text_lists_fields, info_directory_of_streams_checks_lengths,
-               info_on_nothing_is_an_error, cat_selections_match_numpy_indexing, cat_indices_from_file_and_stdin,
-               cat_ragged_stream_and_output_file, cat_raw_and_jsonl, cat_out_of_range_and_bad_selection_fail_cleanly,
-               cat_refuses_binary_on_a_terminal, cat_empty_store_gives_empty_array]:
-        case(fn)
-finally:
-    shutil.rmtree(tmp, ignore_errors=True)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(run_all([info_json_reports_schema_and_sizes, info_text_lists_fields, info_directory_of_streams_checks_lengths,
+                  info_on_nothing_is_an_error, cat_selections_match_numpy_indexing, cat_indices_from_file_and_stdin,
+                  cat_ragged_stream_and_output_file, cat_raw_and_jsonl, cat_out_of_range_and_bad_selection_fail_cleanly,
+                  cat_refuses_binary_on_a_terminal, cat_empty_store_gives_empty_array], tmp))

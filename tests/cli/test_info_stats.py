@@ -6,43 +6,16 @@ and on meta.zr's RecordLoc table read here independently (stored sizes).
 Percentiles are nearest-rank (np.percentile(..., method="inverted_cdf")): exact below
 2048, within 0.1% below the true value above (see man/zrec-info.1).
 """
-import io
 import json
 import os
-import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ZREC = os.environ.get("ZREC", "build/zrec")
-passed = failed = 0
-
-
-def run(*args, stdin=None, check=True):
-    p = subprocess.run([ZREC, *args], input=stdin, capture_output=True)
-    if check and p.returncode != 0:
-        raise AssertionError(f"zrec {' '.join(args)} exited {p.returncode}: {p.stderr.decode()}")
-    return p
-
-
-def case(fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # noqa: BLE001 - report every failure and keep going
-        failed += 1
-        print(f"FAIL {fn.__name__}: {e}")
-
-
-def npy_bytes(a):
-    buf = io.BytesIO()
-    np.save(buf, a)
-    return buf.getvalue()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_helpers import npy_bytes, run, run_all  # noqa: E402
 
 
 def table(store):
@@ -158,11 +131,5 @@ def empty_store_stats_are_zero():
     assert j["hint"] is None and len(j["shard_table"]) == j["shards"], j
 
 
-try:
-    for fn in (ragged_stats_match_numpy, dense_raw_exact_and_hint, ragged_dims_with_and_without_payload_reads,
-               empty_store_stats_are_zero):
-        case(fn)
-finally:
-    shutil.rmtree(root, ignore_errors=True)
-print(f"figure: info stats cases passed {passed}, failed {failed}")
-sys.exit(1 if failed else 0)
+sys.exit(run_all((ragged_stats_match_numpy, dense_raw_exact_and_hint, ragged_dims_with_and_without_payload_reads,
+                  empty_store_stats_are_zero), root, "info stats cases"))

@@ -23,31 +23,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402
+from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
+    SANITIZED, expect, must_out as must, require_zrec, run_zrec as run)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_manifest_kill: set ZREC to the zrec binary (got %r)" % ZREC)
-SANITIZED = os.environ.get("ZREC_SANITIZED") == "1"
+ZREC = require_zrec("test_manifest_kill")
 FILES = 3000 if SANITIZED else 6000
 KILLS = 20
 FIGURES = []
-
-
-def run(args):
-    p = subprocess.run([ZREC] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args):
-    rc, out, err = run(args)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def length(store):

@@ -124,12 +124,7 @@ def producer_output(tmp, kind, first, count):
                           check=True).stdout
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES, case = case_runner.case_registry()
 
 
 @case

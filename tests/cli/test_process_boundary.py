@@ -29,30 +29,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402
+from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
+    expect, must_out as must, require_zrec, run_zrec as run)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_process_boundary: set ZREC to the zrec binary (got %r)" % ZREC)
-ZREC = os.path.abspath(ZREC)
+ZREC = require_zrec("test_process_boundary")
 FIGURES = []
-
-
-def run(args, stdin=None, timeout=120, cwd=None):
-    p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout, cwd=cwd)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None, cwd=None):
-    rc, out, err = run(args, stdin, cwd=cwd)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def digest(store):
@@ -120,6 +101,18 @@ WRITERS = [
 CLOSES = [("stdin", "<&-"), ("stdout", ">&-"), ("stderr", "2>&-")]
 
 
+def prepared_copy(d, sub, name, setup):
+    """d/sub: a copy of d's inputs (all but ref/ and run/), with writer `name`'s setup run in it."""
+    dest = os.path.join(d, sub)
+    os.makedirs(dest)
+    for f in os.listdir(d):
+        if f not in ("ref", "run"):
+            subprocess.run(["cp", "-a", os.path.join(d, f), dest], check=True)
+    if setup:
+        expect(shell(setup.format(z=ZREC), dest)[0] == 0, "setup of " + name)
+    return dest
+
+
 def test_closed_standard_fds(d):
     src = make_inputs(d)
     src_files = snapshot(src)
@@ -127,26 +120,14 @@ def test_closed_standard_fds(d):
     for name, setup, cmd, store, want_rc in WRITERS:
         for progress in ("", "--progress"):
             # The reference: the same command with every descriptor open.
-            ref_dir = os.path.join(d, "ref")
-            os.makedirs(ref_dir)
-            for f in os.listdir(d):
-                if f not in ("ref", "run"):
-                    subprocess.run(["cp", "-a", os.path.join(d, f), ref_dir], check=True)
-            if setup:
-                expect(shell(setup.format(z=ZREC), ref_dir)[0] == 0, "setup of " + name)
+            ref_dir = prepared_copy(d, "ref", name, setup)
             rc, _, err = shell(cmd.format(z=ZREC, g=progress) + " < /dev/null", ref_dir)
             expect(rc == want_rc, "%s (reference): rc %d: %s" % (name, rc, err))
             ref_store = os.path.join(ref_dir, store)
             ref_digest = digest(ref_store)
             ref_dict = open(os.path.join(ref_dir, "out.dict"), "rb").read() if name == "train-dict" else None
             for fd_name, redirect in CLOSES:
-                run_dir = os.path.join(d, "run")
-                os.makedirs(run_dir)
-                for f in os.listdir(d):
-                    if f not in ("ref", "run"):
-                        subprocess.run(["cp", "-a", os.path.join(d, f), run_dir], check=True)
-                if setup:
-                    expect(shell(setup.format(z=ZREC), run_dir)[0] == 0, "setup of " + name)
+                run_dir = prepared_copy(d, "run", name, setup)
                 what = "%s %s with %s closed" % (name, progress or "(no progress)", fd_name)
                 stdin = "" if redirect == "<&-" else " < /dev/null"
                 rc, _, err = shell(cmd.format(z=ZREC, g=progress) + " " + redirect + stdin, run_dir)

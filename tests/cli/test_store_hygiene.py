@@ -28,32 +28,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import expect, must, require_zrec, run_zrec as run  # noqa: E402  (tests/cli/cli_helpers.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_store_hygiene: set ZREC to the zrec binary (got %r)" % ZREC)
+ZREC = require_zrec("test_store_hygiene")
 STRACE = shutil.which("strace")
 ROOT = os.geteuid() == 0
 NOBODY = pwd.getpwnam("nobody").pw_uid if ROOT else None
 FIGURES = []
 DICT_MAGIC = b"\x37\xa4\x30\xec"
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-def run(args, stdin=None, prefix=(), timeout=120):
-    p = subprocess.run(list(prefix) + [ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None):
-    rc, out, err = run(args, stdin)
-    expect(rc == 0, "zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out, err
 
 
 def create(path, *extra):

@@ -26,11 +26,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import SANITIZED, require_zrec, wait_peak_rss_mib  # noqa: E402  (tests/cli/cli_helpers.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_verify_memory: set ZREC to the zrec binary (got %r)" % ZREC)
-SANITIZED = os.environ.get("ZREC_SANITIZED") == "1"
+ZREC = require_zrec("test_verify_memory")
 LIMIT_MIB = 64
 PAGE, LOC = 4096, 16
 FIGURES = []
@@ -61,9 +59,8 @@ def run_counting(args, stop_after=None):
             p.send_signal(signal.SIGTERM)
             stop_after = None
     err = p.stderr.read().decode("utf-8", "replace")
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, lines, tail, err, usage.ru_maxrss / 1024.0
+    rc, rss = wait_peak_rss_mib(p)
+    return rc, lines, tail, err, rss
 
 
 def check_rss(what, rss):

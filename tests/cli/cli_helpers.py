@@ -1,0 +1,157 @@
+"""Helpers the Python CLI tests share (next to case_runner.py, which runs the cases).
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from cli_helpers import ZREC, SANITIZED, run_zrec, must, fails, expect  # noqa: E402
+
+What it offers:
+- ZREC: the zrec binary (env ZREC, "build/zrec" when unset); require_zrec(name) exits
+  with a message when it is not an executable and returns its absolute path (it also
+  becomes ZREC for every helper here).
+- SANITIZED: true when the tests run under a sanitizer (env ZREC_SANITIZED=1/ON/TRUE),
+  for smaller counts and skipping RSS asserts.
+- List-style calls: run_zrec(args) -> (rc, stdout bytes, stderr text); must(args) ->
+  (stdout, stderr), raising when the exit status is not 0 (must_out: stdout only);
+  fails(args, rc_want, says) asserts a failure and the words its stderr must hold
+  (expect_failure: the same check on a result already at hand);
+  expect(cond, msg) raises AssertionError(msg).
+- records(store) / byte_records(store): every record, read back through
+  `zrec cat --format npy`, as NumPy arrays / bytes.
+- Star-style calls: run(*args, stdin=None, check=True) -> CompletedProcess, raising
+  on a non-zero exit when check; npy_bytes(array) -> the .npy file bytes.
+- tree_hash(store): one SHA-256 over a store directory's file names and contents (to
+  show a refused command left it unchanged byte for byte).
+- wait_peak_rss_mib(popen): waits for a started process; returns (exit status, its
+  peak RSS in MiB).
+- run_all(fns, root, label): the pass/fail loop of the tests whose cases take no
+  arguments (see case_runner.run_cases for cases that get a directory each).
+"""
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+
+ZREC = os.environ.get("ZREC", "build/zrec")
+SANITIZED = os.environ.get("ZREC_SANITIZED", "0") in ("1", "ON", "TRUE", "true")
+
+
+def require_zrec(test_name):
+    """Exits naming test_name unless env ZREC is an executable; returns its absolute path."""
+    global ZREC
+    path = os.environ.get("ZREC")
+    if not path or not os.access(path, os.X_OK):
+        sys.exit("%s: set ZREC to the zrec binary (got %r)" % (test_name, path))
+    ZREC = os.path.abspath(path)
+    return ZREC
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def run_zrec(args, stdin=None, timeout=300, cwd=None, prefix=()):
+    """Runs [*prefix, ZREC, *args]; returns (exit status, stdout bytes, stderr text)."""
+    p = subprocess.run(list(prefix) + [ZREC] + list(args), input=stdin, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def must(args, stdin=None, timeout=300, cwd=None):
+    """run_zrec that must exit 0; returns (stdout bytes, stderr text)."""
+    rc, out, err = run_zrec(args, stdin, timeout=timeout, cwd=cwd)
+    if rc != 0:
+        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
+    return out, err
+
+
+def must_out(args, stdin=None, timeout=300, cwd=None):
+    """must, returning stdout only."""
+    return must(args, stdin, timeout=timeout, cwd=cwd)[0]
+
+
+def fails(args, rc_want=1, says=(), stdin=None):
+    """run_zrec that must exit rc_want with each string of says in its stderr; returns stderr."""
+    rc, _, err = run_zrec(args, stdin)
+    return expect_failure(args, rc, err, rc_want, says)
+
+
+def expect_failure(args, rc, err, rc_want=1, says=()):
+    """Raises unless `zrec ARGS` exited rc_want with each string of says in stderr err; returns err."""
+    if rc != rc_want:
+        raise AssertionError("zrec %s: rc %d, want %d (stderr: %s)" % (" ".join(args), rc, rc_want, err.strip()))
+    for s in says:
+        if s not in err:
+            raise AssertionError("zrec %s: stderr %r does not say %r" % (" ".join(args), err.strip(), s))
+    return err
+
+
+def records(store):
+    """All records, as NumPy arrays, via the .npy stream of `zrec cat`."""
+    import numpy as np
+    data = must(["cat", "--format", "npy", store])[0]
+    buf = io.BytesIO(data)
+    out = []
+    while buf.tell() < len(data):
+        out.append(np.lib.format.read_array(buf))
+    return out
+
+
+def byte_records(store):
+    return [r.tobytes() for r in records(store)]
+
+
+def tree_hash(store):
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(store)):
+        with open(os.path.join(store, name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
+def wait_peak_rss_mib(p):
+    """Waits for subprocess.Popen p (setting p.returncode); returns (exit status, peak RSS MiB)."""
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, usage.ru_maxrss / 1024.0
+
+
+def run(*args, stdin=None, check=True):
+    """Runs `zrec ARGS...`; returns the CompletedProcess (output captured), raising when
+    check and the exit status is not 0."""
+    p = subprocess.run([ZREC, *args], input=stdin, capture_output=True)
+    if check and p.returncode != 0:
+        raise AssertionError(f"zrec {' '.join(args)} exited {p.returncode}: {p.stderr.decode()}")
+    return p
+
+
+def npy_bytes(a):
+    """The bytes of a .npy file holding a."""
+    import numpy as np
+    buf = io.BytesIO()
+    np.save(buf, a)
+    return buf.getvalue()
+
+
+def run_all(fns, root, label=None):
+    """Runs each fn() (printing "ok   NAME" or "FAIL NAME: ERROR", going on after a
+    failure), removes the directory root, then prints "figure: LABEL passed N, failed M"
+    (or "N passed, M failed" without a label). Returns the exit status: 1 if any failed."""
+    passed = failed = 0
+    try:
+        for fn in fns:
+            try:
+                fn()
+                passed += 1
+                print(f"ok   {fn.__name__}")
+            except Exception as e:  # noqa: BLE001 - report every failure and keep going
+                failed += 1
+                print(f"FAIL {fn.__name__}: {e}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if label is None:
+        print(f"{passed} passed, {failed} failed")
+    else:
+        print(f"figure: {label} passed {passed}, failed {failed}")
+    return 1 if failed else 0
