@@ -34,6 +34,9 @@ import sys
 
 ZREC = os.environ.get("ZREC", "build/zrec")
 SANITIZED = os.environ.get("ZREC_SANITIZED", "0") in ("1", "ON", "TRUE", "true")
+# strace options that turn LeakSanitizer off in the traced zrec (it cannot run under
+# ptrace and aborts the process), keeping the rest of ASAN_OPTIONS.
+STRACE_NO_LEAK_CHECK = ["-E", "ASAN_OPTIONS=" + (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")]
 
 
 def require_zrec(test_name):

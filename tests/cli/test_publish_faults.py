@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import STRACE_NO_LEAK_CHECK  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
@@ -75,7 +76,7 @@ def call_counts(d, base):
     store = os.path.join(d, "count-" + os.path.basename(base))
     shutil.copytree(base, store)
     summary = os.path.join(d, "strace-c")
-    rc, _, err = run(APPEND + [store], NEW_INPUT, prefix=[STRACE, "-f", "-c", "-o", summary, "-e",
+    rc, _, err = run(APPEND + [store], NEW_INPUT, prefix=[STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-c", "-o", summary, "-e",
                                                           "trace=" + ",".join(SYSCALLS)])
     expect(rc == 0, "the uninjected run failed: " + err)
     counts = {}
@@ -143,7 +144,7 @@ def every_call_fails(d, codec, all_errors):
         shutil.copytree(base, store)
         what = "%s: %s=%s at call %d" % (codec, sc, e, when)
         rc, _, err = run(APPEND + [store], NEW_INPUT,
-                         prefix=[STRACE, "-f", "-o", "/dev/null", "-e", "inject=%s:error=%s:when=%d" % (sc, e, when)])
+                         prefix=[STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e", "inject=%s:error=%s:when=%d" % (sc, e, when)])
         outcome = check_after(store, rc, err, what)
         if e == "EINTR":
             expect(outcome == "ok", "%s: EINTR was reported instead of retried: %s" % (what, err.strip()))

@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import expect, must, require_zrec, run_zrec as run  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import STRACE_NO_LEAK_CHECK, expect, must, require_zrec, run_zrec as run  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = require_zrec("test_store_hygiene")
 STRACE = shutil.which("strace")
@@ -211,7 +211,7 @@ def test_name_max_store_names(d):
 
 
 def fsync_count(args):
-    log = subprocess.run([STRACE, "-f", "-c", "-e", "trace=fsync", "-o", "/dev/stdout", ZREC] + args,
+    log = subprocess.run([STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-c", "-e", "trace=fsync", "-o", "/dev/stdout", ZREC] + args,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout.decode()
     for line in log.splitlines():
         f = line.split()
@@ -235,7 +235,7 @@ def test_parent_directory_fsync_failure(d):
         probe = os.path.join(d, "probe-" + cmd)
         n = fsync_count(["-q"] + argv(probe))  # the parent directory's fsync is the last one
         target = os.path.join(d, "t-" + cmd)
-        rc, _, err = run(argv(target), prefix=[STRACE, "-f", "-o", "/dev/null", "-e",
+        rc, _, err = run(argv(target), prefix=[STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e",
                                               "inject=fsync:error=EIO:when=%d" % n])
         expect(rc == 1, "%s with a failing directory fsync: exit %d (%s)" % (cmd, rc, err))
         expect("'%s' was created and is complete, but cannot sync '%s': Input/output error (the parent directory's "
