@@ -120,7 +120,9 @@ class Verifier {
     if (!rep_.overlap_checked) groups.assign(1, {0, 0});  // the rule pass alone
 
     for (size_t g = 0; g < groups.size() && !stopped(); ++g) {
-      const auto [lo, hi] = groups[g];
+      // Plain copies, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+      const auto lo = groups[g].first;
+      const auto hi = groups[g].second;
       if (hi - lo == 1 && per_shard[lo] > budget_entries) {
         ZREC_RETURN_IF_ERROR(sweep_large_shard(lo, budget_entries, g == 0));
         continue;
