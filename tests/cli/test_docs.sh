@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The repository explains itself: no file refers to anything outside it (the old
-# external spec: "../shared", "shared/spec", "FORMAT.md"), docs/format.md exists, and
+# external spec: the sibling "shared" directory, its spec/ folder, its FORMAT file), docs/format.md exists, and
 # every "docs/format.md §N" citation in the sources names a section that docs/format.md
 # has. README says which license LICENSE holds.
 #
@@ -24,7 +24,7 @@ check "repository files listed" test -n "$files"
 # assembled so that no line here contains them either.
 self=tests/cli/test_docs.sh
 outside=$(printf '%s\n' "$files" | grep -vx "$self" | while IFS= read -r f; do
-  [ -f "$f" ] && grep -IlE '\.\./shared|shared/spec|FORMAT[.]md' -- "$f"
+  [ -f "$f" ] && grep -IlE '[.][.]/shar[e]d|shar[e]d/spec|FORMA[T][.]md' -- "$f"
 done)
 if [ -z "$outside" ]; then ok; else fail "files referring outside the repository (use $spec): $(echo $outside)"; fi
 
