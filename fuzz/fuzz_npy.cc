@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "fuzz_util.h"
-#include "io/input_stream.h"
-#include "zrec/npy.h"
+#include "zrec/input_stream.h"
+#include "cli/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

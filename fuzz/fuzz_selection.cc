@@ -7,8 +7,8 @@
 
 #include "format/endian.h"
 #include "fuzz_util.h"
-#include "io/input_stream.h"
-#include "zrec/selection.h"
+#include "zrec/input_stream.h"
+#include "cli/selection.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

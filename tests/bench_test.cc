@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <numeric>
 
-#include "bench/bench_internal.h"
+#include "bench_internal.h"
 #include "format/record_loc.h"
 #include "testutil.h"
-#include "zrec/bench.h"
+#include "zrec_bench.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 

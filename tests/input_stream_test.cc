@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/input_stream.h"
+#include "zrec/input_stream.h"
 
 namespace zrec::io {
 namespace {

@@ -1,4 +1,4 @@
-// Tests for SIGINT/SIGTERM handling (apps/zrec/interrupt) together with
+// Tests for SIGINT/SIGTERM handling (apps/cli/interrupt) together with
 // io::InputStream's cancel flag: a read blocked on an idle pipe returns kCancelled
 // when the signal arrives, and the exit code is 128 + the signal.
 #include <doctest/doctest.h>
@@ -12,10 +12,10 @@
 #include <chrono>
 #include <thread>
 
-#include "io/file.h"
-#include "io/input_stream.h"
+#include "zrec/file.h"
+#include "zrec/input_stream.h"
 #include "io/store_lock.h"
-#include "zrec/interrupt.h"
+#include "cli/interrupt.h"
 
 namespace zrec::cli {
 

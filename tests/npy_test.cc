@@ -1,4 +1,4 @@
-// Tests for the .npy header reader and writer (apps/zrec/npy.h).
+// Tests for the .npy header reader and writer (apps/cli/npy.h).
 //
 // Every expected byte string below was written by NumPy 1.24.2 (np.save, or
 // numpy.lib.format.write_array / _write_array_header for versions and shapes np.save
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "io/input_stream.h"
+#include "zrec/input_stream.h"
 #include "zrec/dtype.h"
-#include "zrec/npy.h"
+#include "cli/npy.h"
 
 namespace zrec::cli {
 namespace {

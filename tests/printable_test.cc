@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "zrec/json.h"
-#include "zrec/printable.h"
+#include "cli/json.h"
+#include "cli/printable.h"
 
 namespace zrec::cli {
 

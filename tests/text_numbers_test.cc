@@ -1,4 +1,4 @@
-// Tests for the --parse number syntax (apps/zrec/text_numbers): tokens, integer ranges
+// Tests for the --parse number syntax (apps/cli/text_numbers): tokens, integer ranges
 // per dtype, byte order, float conversion to f2/f4/f8 and the error messages.
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/text_numbers.h"
+#include "cli/text_numbers.h"
 
 namespace zrec::cli {
 namespace {

@@ -107,6 +107,13 @@ struct TrainReport {
 Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options,
                                               TrainReport* report);
 
+// Writes a trained dictionary to the file `path` (what `zrec train-dict -o` and
+// `create --dict` use): into a temporary next to it ("NAME.tmp-XXXXXX", locked, synced)
+// that is then renamed into place, so `path` is either untouched or whole. Temporaries a
+// killed writer left there are removed first, only when they provably are zrec's.
+// Errors: kIoError / kNotFound naming the path.
+Status save_dictionary_file(const std::string& path, std::span<const uint8_t> dictionary);
+
 // Deterministic sample choice (exposed for tests): up to `count` distinct indices in
 // [0, population), in a uniformly random order fixed by `seed`.
 std::vector<uint64_t> sample_indices(uint64_t population, uint64_t count, uint64_t seed);

@@ -1,9 +1,11 @@
 // Little-endian loads and stores (docs/format.md: all integers are little-endian).
-// memcpy-based so they are alignment-safe; compilers turn them into plain moves.
+// Byte by byte, so they are alignment-safe and independent of the host's byte order;
+// compilers turn the loops into plain moves on little-endian machines.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <type_traits>
 
 namespace zrec::format {
 

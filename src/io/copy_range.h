@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "io/file.h"
+#include "zrec/file.h"
 #include "zrec/status.h"
 
 namespace zrec::io {

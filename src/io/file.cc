@@ -1,5 +1,5 @@
 // Positional file I/O with EINTR retry and short-transfer loops.
-#include "io/file.h"
+#include "zrec/file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

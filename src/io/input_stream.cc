@@ -1,8 +1,8 @@
 // Buffered sequential reads from a file, a pipe or stdin (see input_stream.h).
 // Reads never seek, so the same code serves `append-npy -` on a pipe and on a file.
-#include "io/input_stream.h"
+#include "zrec/input_stream.h"
 
-#include "io/file.h"  // errno_status
+#include "zrec/file.h"  // errno_status
 
 #include <fcntl.h>
 #include <poll.h>

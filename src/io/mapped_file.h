@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "io/file.h"
+#include "zrec/file.h"
 
 namespace zrec::io {
 

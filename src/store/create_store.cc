@@ -23,7 +23,7 @@
 #include "codec/record_codec.h"
 #include "format/schema_msgpack.h"
 #include "format/static_page.h"
-#include "io/file.h"
+#include "zrec/file.h"
 #include "store/store_files.h"
 #include "store/temp_files.h"
 #include "zrec/store_writer.h"
@@ -77,11 +77,11 @@ Status populate(const std::string& dir, const CreateOptions& options, const std:
   // The checksum setting of an empty store (CreateOptions::checksum): a marker past `length`.
   if (options.checksum)
     bytes.insert(bytes.end(), format::kChecksumMarker, format::kChecksumMarker + format::kRecordLocSize);
-  ZREC_RETURN_IF_ERROR(write_file(store::join_path(dir, format::kMetaFile), bytes.data(), bytes.size()));
+  ZREC_RETURN_IF_ERROR(write_file(join_path(dir, format::kMetaFile), bytes.data(), bytes.size()));
   for (uint32_t s = 0; s < options.data_shards; ++s)
-    ZREC_RETURN_IF_ERROR(write_file(store::join_path(dir, format::data_file_name(s)), nullptr, 0));
+    ZREC_RETURN_IF_ERROR(write_file(join_path(dir, format::data_file_name(s)), nullptr, 0));
   if (options.codec == Codec::kZstdDict)
-    ZREC_RETURN_IF_ERROR(write_file(store::join_path(dir, format::kDictFile), options.dictionary.data(),
+    ZREC_RETURN_IF_ERROR(write_file(join_path(dir, format::kDictFile), options.dictionary.data(),
                                     options.dictionary.size()));
   return io::sync_directory(dir);
 }
@@ -108,7 +108,7 @@ class TempSibling {
   static Result<std::unique_ptr<TempSibling>> make(const std::string& path) {
     const std::filesystem::path target(path);
     const std::string parent = parent_of(target);
-    std::string tmpl = store::join_path(parent, temp_prefix(target) + "XXXXXX");
+    std::string tmpl = join_path(parent, temp_prefix(target) + "XXXXXX");
     if (!io::make_temp_dir(tmpl))
       return io::errno_status(errno, "cannot create a directory in", parent);
     std::unique_ptr<TempSibling> t(new TempSibling(tmpl));
@@ -121,7 +121,7 @@ class TempSibling {
     ZREC_ASSIGN_OR_RETURN(t->dir_, io::File::open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
     if (io::retry_eintr([&] { return ::flock(t->dir_.fd(), LOCK_EX | LOCK_NB); }) != 0)
       return io::errno_status(errno, "cannot lock", tmpl);
-    ZREC_ASSIGN_OR_RETURN(io::File marker, io::File::open(store::join_path(tmpl, store::kTempMarker),
+    ZREC_ASSIGN_OR_RETURN(io::File marker, io::File::open(join_path(tmpl, store::kTempMarker),
                                                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644));
     return t;
   }
@@ -143,7 +143,7 @@ class TempSibling {
   // rename(2) replaces an empty directory atomically and fails if it gained entries;
   // with no_replace, renameat2(RENAME_NOREPLACE) fails if `path` exists at all.
   Status rename_to(const std::string& path, const std::string& user_path, bool no_replace) {
-    const std::string marker = store::join_path(path_, store::kTempMarker);
+    const std::string marker = join_path(path_, store::kTempMarker);
     if (io::retry_eintr([&] { return ::unlink(marker.c_str()); }) != 0) return io::errno_status(errno, "cannot remove", marker);
     int r = -1;
     if (no_replace) {

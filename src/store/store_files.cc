@@ -16,11 +16,6 @@
 
 namespace zrec::store {
 
-std::string join_path(const std::string& dir, const std::string& name) {
-  if (!dir.empty() && dir.back() == '/') return dir + name;
-  return dir + "/" + name;
-}
-
 Status malformed_store(const std::string& path, const std::string& what) {
   return malformed("malformed store '" + path + "': " + what);
 }

@@ -10,7 +10,8 @@
 
 #include "codec/record_codec.h"
 #include "format/static_page.h"
-#include "io/file.h"
+#include "zrec/dataset.h"
+#include "zrec/file.h"
 #include "io/store_lock.h"
 #include "zrec/record_loc.h"
 #include "zrec/schema.h"
@@ -54,9 +55,6 @@ ChecksumSetting read_checksum_setting(const StoreFiles& files);
 
 // Writes the empty-store checksum marker into the RecordLoc[0] slot of meta.zr.
 Status write_checksum_marker(const io::File& meta);
-
-// "<path>/<name>" without doubling a trailing slash.
-std::string join_path(const std::string& dir, const std::string& name);
 
 // kMalformed Status "malformed store '<path>': <what>".
 Status malformed_store(const std::string& path, const std::string& what);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "format/layout.h"
-#include "io/file.h"
+#include "zrec/file.h"
 #include "store/store_files.h"
 #include "zrec/warning.h"
 

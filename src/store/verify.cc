@@ -447,7 +447,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
     // No meta.zr beside a store's data files: a store that lost its table, not a stranger.
     struct stat data_st;
     if (s.code() == StatusCode::kNotFound &&
-        ::lstat(store::join_path(path, format::data_file_name(0)).c_str(), &data_st) == 0) {
+        ::lstat(join_path(path, format::data_file_name(0)).c_str(), &data_st) == 0) {
       ZREC_RETURN_IF_ERROR(record_problem(rep, options,
                                           {"store", "meta.zr is missing (the directory holds data_0.zr of a store)",
                                            std::nullopt, std::nullopt, std::nullopt}));

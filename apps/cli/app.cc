@@ -1,0 +1,144 @@
+// Root of the CLI: global flags, the subcommand table, error and exit-code policy.
+#include "cli/app.h"
+
+#include <fmt/format.h>
+#include <zstd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "zrec/lock_wait.h"
+#include "cli/commands.h"
+#include "cli/console.h"
+#include "cli/interrupt.h"
+#include "cli/pipe_deadlock.h"
+#include "cli/printable.h"
+
+namespace zrec::cli {
+
+namespace {
+
+int exit_code_for(const Status& s) {
+  if (s.is_ok()) return kExitOk;
+  if (s.code() == StatusCode::kUsage) return kExitUsage;
+  if (s.code() == StatusCode::kCancelled) return interrupt_exit_code();  // 130 SIGINT, 143 SIGTERM
+  return kExitFailure;
+}
+
+// CLI11 converts "-1" for an unsigned option by wrapping it to 2^64-1 (--skip-first -1
+// would silently skip all input). Every option whose type is unsigned ("UINT") gets a
+// check that refuses a sign, on the root and in every subcommand, so a new option
+// cannot forget it.
+void refuse_negative_unsigned(CLI::App& app) {
+  const CLI::Validator non_negative(
+      [](std::string& value) -> std::string {
+        const size_t first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-')
+          return "'" + value + "' is not a non-negative integer";
+        return {};
+      },
+      "");
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_name().rfind("UINT", 0) == 0) opt->check(non_negative);
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+}
+
+// zrec's version and the versions of the libraries linked in: zstd as loaded at run time
+// (a shared library may differ from the headers built against), fmt as compiled in.
+std::string version_text() {
+  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}", ZREC_VERSION, ZSTD_versionString(), FMT_VERSION / 10000,
+                     FMT_VERSION / 100 % 100, FMT_VERSION % 100);
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
+  app.name("zrec");
+  app.set_version_flag("-V,--version", version_text(), "Print the version of zrec and of the zstd and fmt libraries it uses");
+  app.require_subcommand(1, 1);
+  app.fallthrough();
+  app.footer("Run 'zrec <command> --help' for one command, or see man zrec.\n"
+             "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error.");
+
+  GlobalOptions global;
+  int verbose = 0;
+  bool quiet = false;
+  app.add_option("--threads", global.threads,
+                 "Worker lanes (default: from the CPUs available; reads max(cores, 3/4 CPUs), writes 3/4 CPUs)")
+      ->envname("ZREC_THREADS")
+      ->check(CLI::Range(1, 1024));
+  app.add_flag("-q,--quiet", quiet, "Errors only on stderr");
+  app.add_flag("-v,--verbose", verbose, "More detail on stderr (repeat for debug)");
+  app.add_flag("--wait", global.wait, "Wait for a store held by another process instead of failing");
+  app.add_flag("--progress", global.progress, "Show progress on stderr even when it is not a terminal");
+  app.add_flag("--no-progress", global.no_progress, "Never show progress");
+
+  std::vector<Command> commands = {
+      register_create(app, global),
+      register_append_npy(app, global),
+      register_append_files(app, global),
+      register_append_stream(app, global),
+      register_append_tar(app, global),
+      register_append_lmdb(app, global),
+      register_cat(app, global),
+      register_info(app, global),
+      register_train_dict(app, global),
+      register_recompress(app, global),
+      register_concat(app, global),
+      register_digest(app, global),
+      register_verify(app, global),
+      register_bench(app, global),
+      register_completion(app, global),
+  };
+
+  refuse_negative_unsigned(app);
+  io::set_lock_wait_probe(pipe_deadlock);  // a --wait on our own pipe's writer fails, not hangs
+
+  // CLI11 would say only "A subcommand is required" for a mistyped command name.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
+    if (!known) {
+      std::fprintf(stderr, "zrec: unknown command '%s'\nTry 'zrec --help' for the list of commands.\n",
+                   printable(argv[1]).c_str());
+      return kExitUsage;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForVersion& e) {
+    app.exit(e);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::string where = "zrec";
+    for (const Command& c : commands)
+      if (c.app->parsed()) where += " " + c.app->get_name();
+    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), printable(e.what()).c_str(),
+                 where.c_str());
+    return kExitUsage;
+  }
+  global.verbosity = quiet ? -1 : verbose;
+
+  for (const Command& c : commands) {
+    if (!c.app->parsed()) continue;
+    setup_logging(c.app->get_name(), global.verbosity);
+    Status s = c.run();
+    if (!s.is_ok()) {
+      // A held lock is often a writer still at work: say how to wait for it.
+      const char* hint = s.code() == StatusCode::kBusy && !global.wait ? "; pass --wait to wait for it" : "";
+      std::fprintf(stderr, "zrec %s: %s%s\n", c.app->get_name().c_str(), printable(s.message()).c_str(), hint);
+      if (s.code() == StatusCode::kUsage)
+        std::fprintf(stderr, "Try 'zrec %s --help' for more information.\n", c.app->get_name().c_str());
+    }
+    return c.exit_code ? c.exit_code(s) : exit_code_for(s);
+  }
+  return kExitUsage;  // unreachable: require_subcommand(1)
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,30 @@
+// `zrec cat --format tar`: the selected samples of a root of named streams (or of one
+// store) as a WebDataset tar, the reverse of append-tar.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cli/commands.h"
+#include "zrec/status.h"
+
+namespace zrec::cli {
+
+struct CatTarArgs {
+  std::string path;          // a root of named streams, or one store
+  std::string selection;     // as cat's SELECTION
+  std::string indices_from;  // as cat's --indices-from
+  std::string keys;          // --keys FILE: sample keys, one line per record (as append-tar writes)
+  std::string output = "-";
+  bool force = false;
+  uint64_t window_mib = 0;
+};
+
+// Writes members "<key>.<ext>" per sample, in selection order: one per stream of the
+// root (ext = the stream's name), or one per record of a single store (ext = the
+// store's directory name). key: the record ID zero-padded to max(6, digits of the
+// length), or the --keys file's line. '|u1' records are written as their bytes;
+// integer and float records as their numbers, space-separated (what --parse reads).
+Status cat_tar(const CatTarArgs& a, const GlobalOptions& g);
+
+}  // namespace zrec::cli

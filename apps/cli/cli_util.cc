@@ -1,0 +1,70 @@
+// Parsing helpers shared by subcommands.
+#include "cli/cli_util.h"
+
+#include <fcntl.h>
+
+#include <charconv>
+
+#include "zrec/file.h"
+
+namespace zrec::cli {
+
+std::string name_too_long(const std::string& list, uint64_t number, char separator) {
+  return "'" + list + "' " + (separator == '\0' ? "name " : "line ") + std::to_string(number) +
+         " is longer than " + std::to_string(kMaxPathBytes) + " bytes, more than any path: " +
+         (separator == '\0' ? "names must be NUL-separated" : "one name per line (or --null for NUL-separated names)");
+}
+
+Result<std::vector<uint64_t>> parse_shape(std::string_view text) {
+  std::string t;
+  for (char c : text)
+    if (c != ' ' && c != '(' && c != ')' && c != '[' && c != ']') t += c;
+  std::vector<uint64_t> dims;
+  if (text.empty()) return usage_error("empty shape (use --shape scalar or '()' for one value per record)");
+  if (t.empty() || t == "scalar") return dims;
+  size_t pos = 0;
+  while (pos <= t.size()) {
+    size_t comma = t.find(',', pos);
+    if (comma == std::string::npos) comma = t.size();
+    std::string_view item(t.data() + pos, comma - pos);
+    if (item.empty()) {
+      if (comma == t.size() && !dims.empty()) break;  // trailing comma: "(5,)"
+      return usage_error("invalid shape '" + std::string(text) + "': empty dimension");
+    }
+    uint64_t d = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (ec != std::errc() || end != item.data() + item.size())
+      return usage_error("invalid shape '" + std::string(text) + "': '" + std::string(item) + "' is not a dimension");
+    if (d == 0) return usage_error("invalid shape '" + std::string(text) + "': dimensions must be >= 1");
+    dims.push_back(d);
+    pos = comma + 1;
+  }
+  return dims;
+}
+
+Result<Codec> parse_codec_option(std::string_view text) {
+  auto codec = parse_codec(text);
+  if (!codec) return usage_error("unknown codec '" + std::string(text) + "' (use raw, zstd or zstd_dict)");
+  return *codec;
+}
+
+Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
+  ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY));
+  ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
+  if (size > max_bytes) return invalid_argument(what + " '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
+  std::vector<uint8_t> bytes(size);
+  ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
+  return bytes;
+}
+
+std::string shape_to_string(const std::vector<uint64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,222 @@
+// zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
+#include <algorithm>
+
+#include "cli/cat_tar.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/console.h"
+#include "cli/npy.h"
+#include "cli/progress.h"
+#include "cli/record_format.h"
+#include "cli/selection.h"
+#include "cli/shuffle.h"
+#include "zrec/store.h"
+#include "cli/output_guard.h"
+
+namespace zrec::cli {
+
+namespace {
+
+struct CatArgs {
+  std::string store;
+  std::string selection;
+  std::string indices_from;
+  std::string format = "npy";
+  std::string output = "-";
+  bool force = false;
+  uint64_t window_mib = kDefaultWindowBytes >> 20;
+  std::optional<uint64_t> sample;  // --sample N: N IDs drawn IID from the selection
+  bool shuffle = false;            // --shuffle: the selection in a seeded random order
+  std::optional<uint64_t> seed;    // --seed K (default 0)
+  bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
+  std::string keys;  // --format tar: sample keys
+};
+
+// The selection's k-th ID, for k < total: runs are walked by their cumulative counts
+// (a handful of runs, so this is a short binary search, no ID list).
+class SelectionIndex {
+ public:
+  SelectionIndex(const std::vector<IdRun>& runs, const std::vector<uint64_t>& list) : runs_(runs), list_(list) {
+    uint64_t sum = 0;
+    for (const IdRun& r : runs_) {
+      ends_.push_back(sum += r.count);
+    }
+  }
+  uint64_t total() const { return ends_.empty() ? 0 : ends_.back(); }
+  uint64_t at(uint64_t k) const {
+    const size_t r = std::upper_bound(ends_.begin(), ends_.end(), k) - ends_.begin();
+    const uint64_t pos = runs_[r].at(k - (ends_[r] - runs_[r].count));
+    return list_.empty() ? pos : list_[pos];
+  }
+
+ private:
+  const std::vector<IdRun>& runs_;
+  const std::vector<uint64_t>& list_;
+  std::vector<uint64_t> ends_;
+};
+
+// The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
+// store with billions of records stays within its window budget), or an explicit
+// list from --indices-from.
+Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std::vector<uint64_t>& list) {
+  if (!a.indices_from.empty()) {
+    if (!a.selection.empty()) return usage_error("give a SELECTION or --indices-from, not both");
+    ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
+    ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
+    return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};  // positions in `list`
+  }
+  if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};
+  auto items = parse_selection(a.selection);
+  if (!items.is_ok()) return usage_error(items.status().message());
+  return resolve_runs(items.value(), length);
+}
+
+Status run_cat(const CatArgs& a, const GlobalOptions& g) {
+  enum class Format { kNpy, kRaw, kText, kJsonl };
+  Format format;
+  if (a.format == "npy") format = Format::kNpy;
+  else if (a.format == "raw") format = Format::kRaw;
+  else if (a.format == "text") format = Format::kText;
+  else if (a.format == "jsonl") format = Format::kJsonl;
+  else if (a.format == "tar" && (a.sample || a.shuffle || a.with_ids))
+    return usage_error("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
+  else if (a.format == "tar")
+    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib}, g);
+  else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
+  if (!a.keys.empty()) return usage_error("--keys is used with --format tar only");
+
+  if (a.sample && a.shuffle) return usage_error("--sample draws in random order already; give --sample or --shuffle");
+  if (a.seed && !a.sample && !a.shuffle) return usage_error("--seed needs --sample or --shuffle");
+  if (a.with_ids && format != Format::kJsonl) return usage_error("--with-ids needs --format jsonl");
+
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store}));
+  std::unique_ptr<Store> store;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.threads = g.threads, .wait = g.wait}));
+  }
+  std::vector<uint64_t> list;
+  ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
+  const SelectionIndex selection(runs, list);
+  const uint64_t selected = selection.total();
+  if (a.sample && *a.sample > 0 && selected == 0) return invalid_argument("--sample: the selection is empty");
+  const uint64_t total = a.sample ? *a.sample : selected;
+  const uint64_t seed = a.seed.value_or(0);
+  const KeyedPermutation permutation(selected, seed);
+  // The ID written at output position i.
+  const auto id_at = [&](uint64_t i) {
+    if (a.sample) return selection.at(sample_index(seed, i, selected));
+    if (a.shuffle) return selection.at(permutation.at(i));
+    return selection.at(i);
+  };
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
+  if (format == Format::kNpy || format == Format::kRaw) ZREC_RETURN_IF_ERROR(check_binary_output(out, a.force));
+
+  const Schema& schema = store->schema();
+  const DType& dtype = schema.dtype;
+  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  if (format == Format::kNpy && schema.is_dense()) {
+    // One array (n, *item_shape): the header up front, then the records back to back.
+    std::vector<uint64_t> shape = {total};
+    shape.insert(shape.end(), schema.item_shape->begin(), schema.item_shape->end());
+    ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, shape)));
+  }
+  std::string text;
+  ProgressMeter meter(g, "cat");
+  meter.set_total_records(total);
+  uint64_t logical_bytes = 0, records_done = 0;
+  const auto write_window = [&](const Window& w) -> Status {
+    logical_bytes += w.offsets.back();
+    records_done += w.ids.size();
+    meter.update(records_done, logical_bytes);
+    if (schema.is_dense() && (format == Format::kNpy || format == Format::kRaw))
+      return out.write(w.data, w.offsets.back());
+    for (size_t k = 0; k < w.ids.size(); ++k) {
+      const uint8_t* record = w.data + w.offsets[k];
+      const std::vector<uint64_t> dims = schema.is_dense() ? *schema.item_shape : ragged_dims(schema, record);
+      const uint8_t* payload = record + prefix;
+      const uint64_t payload_bytes = w.offsets[k + 1] - w.offsets[k] - prefix;
+      switch (format) {
+        case Format::kNpy:
+          ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, dims)));
+          ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
+          break;
+        case Format::kRaw:
+          ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
+          break;
+        case Format::kText:
+          text.clear();
+          text += std::to_string(w.ids[k]);
+          text += '\t';
+          append_text_record(text, dtype, dims, payload);
+          text += '\n';
+          ZREC_RETURN_IF_ERROR(out.write(text));
+          break;
+        case Format::kJsonl:
+          text.clear();
+          if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
+          append_json_record(text, dtype, dims, payload);
+          if (a.with_ids) text += '}';
+          text += '\n';
+          ZREC_RETURN_IF_ERROR(out.write(text));
+          break;
+      }
+    }
+    return Status::ok();
+  };
+  // Feed the store a bounded chunk of IDs at a time, in selection order.
+  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  std::vector<uint64_t> ids;
+  Status s;
+  for (uint64_t k = 0; k < total && s.is_ok(); k += kIdsPerScan) {
+    ids.clear();
+    for (uint64_t i = k; i < std::min(total, k + kIdsPerScan); ++i) ids.push_back(id_at(i));
+    s = store->scan(ids, a.window_mib << 20, write_window);
+  }
+  meter.finish();
+  ZREC_RETURN_IF_ERROR(s);
+  return out.flush();
+}
+
+}  // namespace
+
+Command register_cat(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<CatArgs>();
+  CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
+  cmd->add_option("store", args->store, "Store to read (--format tar: also a root of named streams)")->required();
+  auto* selection = cmd->add_option("selection", args->selection,
+                  "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
+  cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
+  cmd->add_option("--format", args->format,
+                  "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
+                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records); "
+                  "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext>")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
+  cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
+  cmd->add_flag("--force", args->force, "Write binary formats even to a terminal");
+  auto* sample = cmd->add_option("--sample", args->sample,
+                                 "Write N records drawn IID (with replacement) from the selection, in draw order");
+  cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
+      ->excludes(sample);
+  cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle (default 0): same seed, same records");
+  cmd->add_flag("--with-ids", args->with_ids, "jsonl: write each record as {\"id\": ID, \"record\": VALUE}");
+  cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  zrec cat images/ 0:100 -o first100.npy\n"
+      "  zrec cat tokens/ ::1000 --format jsonl | head\n"
+      "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
+      "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
+      "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
+      "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar");
+  return Command{cmd, [args, selection, &global]() {
+                   if (selection->count() > 0 && args->selection.empty()) return usage_error("invalid selection '': empty selection");
+                   return run_cat(*args, global);
+                 }};
+}
+
+}  // namespace zrec::cli

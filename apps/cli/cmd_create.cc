@@ -1,0 +1,93 @@
+// zrec create: make and publish an empty store.
+#include <spdlog/spdlog.h>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "zrec/store_writer.h"
+
+namespace zrec::cli {
+
+namespace {
+
+struct CreateArgs {
+  std::string store;
+  bool dense = false, ragged = false;
+  std::string dtype, shape, codec = "zstd", dict;
+  uint32_t ndim = 0;
+  uint32_t shards = 4;
+  bool checksum = false;
+};
+
+Status run_create(const CreateArgs& a) {
+  CreateOptions options;
+  auto dtype = parse_dtype(a.dtype);
+  if (!dtype.is_ok()) return usage_error(dtype.status().message());
+  options.schema.dtype = dtype.value();
+  if (a.dense) {
+    ZREC_ASSIGN_OR_RETURN(auto shape, parse_shape(a.shape));
+    options.schema.ndim = static_cast<uint32_t>(shape.size());
+    options.schema.item_shape = std::move(shape);
+  } else {
+    if (a.ndim < 1) return usage_error("--ragged needs --ndim N (N >= 1)");
+    options.schema.ndim = a.ndim;
+  }
+  Status valid = options.schema.validate();
+  if (!valid.is_ok()) return usage_error(valid.message());
+  ZREC_ASSIGN_OR_RETURN(options.codec, parse_codec_option(a.codec));
+  options.data_shards = a.shards;
+  if (a.checksum && options.codec == Codec::kRaw)
+    return usage_error("--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
+                       "per-record digests with 'zrec digest --per-record')");
+  options.checksum = a.checksum;
+  if (options.codec == Codec::kZstdDict && a.dict.empty())
+    return usage_error("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
+  if (options.codec != Codec::kZstdDict && !a.dict.empty())
+    return usage_error(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(options.codec));
+  if (!a.dict.empty()) {
+    ZREC_ASSIGN_OR_RETURN(options.dictionary, read_small_file(a.dict, "dictionary"));
+  }
+  ZREC_RETURN_IF_ERROR(create_store(a.store, options));
+  spdlog::info("created '{}': {}, codec {}, {} shards", a.store, options.schema.describe(),
+               to_string(options.codec), options.data_shards);
+  return Status::ok();
+}
+
+}  // namespace
+
+Command register_create(CLI::App& root, const GlobalOptions&) {
+  auto args = std::make_shared<CreateArgs>();
+  CLI::App* cmd = root.add_subcommand("create", "Create and publish an empty store");
+  cmd->add_option("store", args->store, "Store directory to create (must not exist, or be empty)")->required();
+  auto* dense = cmd->add_flag("--dense", args->dense, "Every record has the same shape (--shape)");
+  auto* ragged = cmd->add_flag("--ragged", args->ragged, "Records have --ndim dims each, lengths free");
+  dense->excludes(ragged);
+  ragged->excludes(dense);
+  cmd->add_option("--dtype", args->dtype, "NumPy dtype: <i4, |u1, float32, uint8, <U8, <M8[ns], ...")->required();
+  auto* shape = cmd->add_option("--shape", args->shape,
+                  "Dense item shape: 28,28 or (3,224,224); '()' or 'scalar' for one value per record")
+      ->needs(dense);
+  cmd->add_option("--ndim", args->ndim, "Ragged: number of dims of every record (>= 1)")->needs(ragged);
+  cmd->add_option("--codec", args->codec, "raw, zstd (level 3) or zstd_dict (level 15, needs --dict)")
+      ->capture_default_str();
+  cmd->add_flag("--checksum", args->checksum,
+                "Every zstd frame carries a content checksum, so verify detects bit rot (appends keep it)");
+  cmd->add_option("--dict", args->dict, "zstd dictionary file (dict.zr) for --codec zstd_dict");
+  cmd->add_option("--shards", args->shards, "Data files; record i goes to data_{i % shards}.zr (1..255)")
+      ->check(CLI::Range(1, 255))
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  zrec create --dense --dtype '|u1' --shape 3,224,224 images/\n"
+      "  zrec create --ragged --dtype '<i4' --ndim 1 tokens/\n"
+      "  zrec create --dense --dtype float32 --shape scalar labels/\n"
+      "  zrec create --ragged --dtype uint8 --ndim 1 --codec zstd_dict --dict dict.zr blobs/");
+  return Command{cmd, [args, shape]() {
+                   if (!args->dense && !args->ragged)
+                     return usage_error("give --dense (with --shape) or --ragged (with --ndim)");
+                   if (args->dense && shape->count() == 0)
+                     return usage_error("--dense needs --shape (use --shape scalar for one value per record)");
+                   return run_create(*args);
+                 }};
+}
+
+}  // namespace zrec::cli

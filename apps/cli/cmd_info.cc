@@ -1,0 +1,332 @@
+// zrec info: describe a store, or every store (named stream) in a directory.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <zstd.h>
+
+#include "store/store_files.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/console.h"
+#include "cli/json.h"
+#include "cli/record_stats.h"
+#include "zrec/store.h"
+#include "zrec/dataset.h"
+
+namespace zrec::cli {
+
+namespace {
+
+struct InfoArgs {
+  std::string path;
+  bool json = false;
+  bool shards = false;
+  bool dims = false;  // --dims: per-dimension stats of a Ragged store with ndim > 1 (reads payloads)
+};
+
+// Below this logical/payload ratio a compressing codec costs decode time for nothing.
+constexpr double kCodecPaysRatio = 1.05;
+
+struct ShardRow {
+  uint64_t records = 0, payload_bytes = 0, logical_bytes = 0;
+};
+
+struct StoreSummary {
+  std::string path;
+  std::string kind, dtype, codec;
+  uint32_t ndim = 0, shards = 0;
+  std::optional<std::vector<uint64_t>> item_shape;
+  uint64_t length = 0, logical_bytes = 0, payload_bytes = 0, disk_bytes = 0, dict_bytes = 0;
+  std::vector<std::pair<std::string, uint64_t>> files;
+  bool checksum = false, writer_active = false;
+  uint32_t dict_id = 0;
+  SizeStats stored, logical;
+  std::optional<SizeStats> elements;  // Ragged: elements per record (prod of dims)
+  std::vector<SizeStats> dims;        // Ragged with --dims: each dimension (ndim 1: from the table)
+  std::vector<ShardRow> shard_rows;
+  bool codec_does_not_pay() const { return codec != "raw" && payload_bytes > 0 && ratio() < kCodecPaysRatio; }
+  double ratio() const { return payload_bytes ? double(logical_bytes) / double(payload_bytes) : 1.0; }
+};
+
+// Ragged, ndim > 1: each dimension's statistics need the records' shape prefixes,
+// which only the (possibly compressed) payloads hold: one windowed scan of every record.
+Status scan_dims(Store& store, StoreSummary& s) {
+  const Schema& schema = store.schema();
+  s.dims.resize(schema.ndim);
+  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  std::vector<uint64_t> ids;
+  for (uint64_t first = 0; first < s.length; first += kIdsPerScan) {
+    ids.clear();
+    for (uint64_t id = first; id < std::min(s.length, first + kIdsPerScan); ++id) ids.push_back(id);
+    ZREC_RETURN_IF_ERROR(store.scan(ids, kDefaultWindowBytes, [&](const Window& w) {
+      for (size_t k = 0; k < w.ids.size(); ++k) {
+        const std::vector<uint64_t> dims = ragged_dims(schema, w.data + w.offsets[k]);
+        for (uint32_t d = 0; d < schema.ndim; ++d) s.dims[d].add(dims[d]);
+      }
+      return Status::ok();
+    }));
+  }
+  return Status::ok();
+}
+
+Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, bool dims) {
+  std::unique_ptr<Store> store;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    // A store a writer is appending to is described as last published (--wait: after it).
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(path, {.threads = g.threads, .wait = g.wait, .snapshot_if_busy = true}));
+  }
+  StoreSummary s;
+  s.path = path;
+  const Schema& schema = store->schema();
+  s.kind = schema.is_dense() ? "dense" : "ragged";
+  s.dtype = schema.dtype.str();
+  s.ndim = schema.ndim;
+  s.item_shape = schema.item_shape;
+  s.codec = to_string(store->codec());
+  s.shards = store->data_shards();
+  s.length = store->length();
+  s.dict_bytes = store->dict_bytes();
+  for (uint32_t shard = 0; shard < s.shards; ++shard) s.payload_bytes += store->tail(shard);
+  s.files = store->file_sizes();
+  for (const auto& f : s.files) s.disk_bytes += f.second;
+  s.checksum = store->checksum();
+  s.writer_active = store->writer_active();
+  const auto& dict = store->dictionary();
+  if (!dict.empty()) s.dict_id = ZSTD_getDictID_fromDict(dict.data(), dict.size());
+  // Every statistic comes from the RecordLoc table alone (no payload is read): one
+  // sequential pass, 1 MiB of table at a time. A Ragged record's element count is
+  // (logic_length - 8*ndim) / itemsize, its dims' product.
+  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  if (!schema.is_dense()) s.elements.emplace();
+  s.shard_rows.resize(s.shards);
+  constexpr uint64_t kChunk = 65536;
+  std::vector<RecordLoc> locs(std::min(kChunk, s.length));
+  for (uint64_t first = 0; first < s.length; first += kChunk) {
+    const uint64_t n = std::min(kChunk, s.length - first);
+    ZREC_RETURN_IF_ERROR(store->read_locs(first, n, locs.data()));
+    for (uint64_t k = 0; k < n; ++k) {
+      const RecordLoc& loc = locs[k];
+      s.logical.add(loc.logic_length);
+      s.stored.add(loc.phys_length);
+      if (s.elements) s.elements->add((loc.logic_length - prefix) / schema.dtype.itemsize);
+      ShardRow& row = s.shard_rows[(first + k) % s.shards];
+      ++row.records;
+      row.logical_bytes += loc.logic_length;
+    }
+  }
+  s.logical_bytes = s.logical.total();
+  if (!schema.is_dense() && schema.ndim == 1) s.dims.push_back(*s.elements);  // the one dim is the element count
+  if (!schema.is_dense() && schema.ndim > 1 && dims) ZREC_RETURN_IF_ERROR(scan_dims(*store, s));
+  for (uint32_t shard = 0; shard < s.shards; ++shard) s.shard_rows[shard].payload_bytes = store->tail(shard);
+  return s;
+}
+
+std::string codec_hint(const StoreSummary& s) {
+  return fmt::format("{} saves little here ({:.2f}x < {:.2f}x); consider --codec raw", s.codec, s.ratio(),
+                     kCodecPaysRatio);
+}
+
+void to_json(JsonWriter& j, const StoreSummary& s) {
+  j.begin_object();
+  j.key("path").value(s.path);
+  j.key("kind").value(s.kind);
+  j.key("dtype").value(s.dtype);
+  j.key("ndim").value(uint64_t{s.ndim});
+  j.key("item_shape");
+  if (s.item_shape) {
+    j.begin_array();
+    for (uint64_t d : *s.item_shape) j.value(d);
+    j.end_array();
+  } else {
+    j.null();
+  }
+  j.key("codec").value(s.codec);
+  j.key("shards").value(uint64_t{s.shards});
+  j.key("length").value(s.length);
+  j.key("logical_bytes").value(s.logical_bytes);
+  j.key("payload_bytes").value(s.payload_bytes);
+  j.key("disk_bytes").value(s.disk_bytes);
+  j.key("compression_ratio").value(s.ratio());
+  j.key("dict_bytes").value(s.dict_bytes);
+  j.key("files").begin_object();
+  for (const auto& f : s.files) j.key(f.first).value(f.second);
+  j.end_object();
+  j.key("checksum").value(s.checksum);
+  j.key("dict_id");
+  if (s.dict_bytes) {
+    j.value(uint64_t{s.dict_id});
+  } else {
+    j.null();
+  }
+  j.key("writer_active").value(s.writer_active);
+  j.key("record_sizes").begin_object();
+  auto stats = [&](const char* name, const SizeStats& st) {
+    j.key(name).begin_object();
+    j.key("min").value(st.min()).key("p50").value(st.percentile(50)).key("p99").value(st.percentile(99));
+    j.key("max").value(st.max()).end_object();
+  };
+  stats("stored", s.stored);
+  stats("logical", s.logical);
+  if (s.elements) stats("elements", *s.elements);
+  if (!s.dims.empty()) {
+    j.key("dims").begin_array();
+    for (const SizeStats& d : s.dims) {
+      j.begin_object().key("min").value(d.min()).key("p50").value(d.percentile(50));
+      j.key("p99").value(d.percentile(99)).key("max").value(d.max()).end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
+  j.key("shard_table").begin_array();
+  for (uint32_t shard = 0; shard < s.shards; ++shard) {
+    const ShardRow& r = s.shard_rows[shard];
+    j.begin_object().key("shard").value(uint64_t{shard}).key("records").value(r.records);
+    j.key("payload_bytes").value(r.payload_bytes).key("logical_bytes").value(r.logical_bytes).end_object();
+  }
+  j.end_array();
+  j.key("hint");
+  if (s.codec_does_not_pay()) {
+    j.value(codec_hint(s));
+  } else {
+    j.null();
+  }
+  j.end_object();
+}
+
+std::string human_bytes(uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {} ({} bytes)", v, units[u], n);
+}
+
+std::string stats_row(const char* name, const SizeStats& st) {
+  return fmt::format("  {:<12}{:>12}{:>12}{:>12}{:>12}\n", name, st.min(), st.percentile(50), st.percentile(99),
+                     st.max());
+}
+
+std::string to_text(const StoreSummary& s, bool shard_table) {
+  std::string t;
+  auto line = [&](const char* k, const std::string& v) { t += fmt::format("{:<14}{}\n", k, v); };
+  line("store", s.path);
+  line("kind", s.kind);
+  line("dtype", s.dtype);
+  line("ndim", std::to_string(s.ndim));
+  line("item_shape", s.item_shape ? shape_to_string(*s.item_shape) : "-");
+  line("codec", s.codec);
+  line("shards", std::to_string(s.shards));
+  line("length", std::to_string(s.length));
+  line("logical", human_bytes(s.logical_bytes));
+  line("payload", human_bytes(s.payload_bytes));
+  line("on disk", human_bytes(s.disk_bytes));
+  line("ratio", fmt::format("{:.2f}x (logical / payload)", s.ratio()));
+  line("checksum", s.codec == "raw" ? "-" : s.checksum ? "yes (zstd content checksum per frame)" : "no");
+  line("dictionary", s.dict_bytes ? fmt::format("{}, id {}", human_bytes(s.dict_bytes), s.dict_id) : "-");
+  if (s.writer_active) line("writer", "a writer is appending; this is the last published state");
+  // The files, compactly: data files as one count and sum (--shards: one row each).
+  uint64_t meta = 0, data = 0, dict = 0;
+  for (const auto& f : s.files) (f.first == "meta.zr" ? meta : f.first == "dict.zr" ? dict : data) += f.second;
+  line("files", fmt::format("meta.zr {}, {} data file{} {}{}", meta, s.shards, s.shards == 1 ? "" : "s", data,
+                            s.dict_bytes ? fmt::format(", dict.zr {}", dict) : ""));
+  t += fmt::format("record sizes  {:>12}{:>12}{:>12}{:>12}\n", "min", "p50", "p99", "max");
+  t += stats_row("stored", s.stored);
+  t += stats_row("logical", s.logical);
+  if (s.elements) t += stats_row("elements", *s.elements);
+  if (s.dims.size() > 1)
+    for (size_t d = 0; d < s.dims.size(); ++d) t += stats_row(fmt::format("dim {}", d).c_str(), s.dims[d]);
+  if (s.codec_does_not_pay()) line("hint", codec_hint(s));
+  if (shard_table) {
+    t += fmt::format("{:<14}{:>12}{:>16}{:>16}{:>16}\n", "shard", "records", "payload", "logical", "file");
+    for (uint32_t shard = 0; shard < s.shards; ++shard) {
+      const ShardRow& r = s.shard_rows[shard];
+      t += fmt::format("{:<14}{:>12}{:>16}{:>16}{:>16}\n", shard, r.records, r.payload_bytes, r.logical_bytes,
+                       s.files[1 + shard].second);
+    }
+  }
+  return t;
+}
+
+uint64_t shortest_length(const std::vector<StoreSummary>& streams) {
+  uint64_t n = UINT64_MAX;
+  for (const auto& s : streams) n = std::min(n, s.length);
+  return n;
+}
+
+Status run_info(const InfoArgs& a, const GlobalOptions& g) {
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
+  if (is_store_dir(a.path)) {
+    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g, a.dims));
+    if (a.json) {
+      JsonWriter j;
+      to_json(j, s);
+      ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
+    } else {
+      ZREC_RETURN_IF_ERROR(out.write(to_text(s, a.shards)));
+    }
+    return out.flush();
+  }
+  struct stat st;
+  if (::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
+  const auto names = child_stores(a.path);
+  if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
+  std::vector<StoreSummary> streams;
+  for (const auto& name : names) {
+    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(join_path(a.path, name), g, a.dims));
+    streams.push_back(std::move(s));
+  }
+  const bool agree = std::all_of(streams.begin(), streams.end(),
+                                 [&](const StoreSummary& s) { return s.length == streams.front().length; });
+  if (a.json) {
+    JsonWriter j;
+    j.begin_object().key("path").value(a.path).key("streams").begin_object();
+    for (size_t i = 0; i < names.size(); ++i) {
+      j.key(names[i]);
+      to_json(j, streams[i]);
+    }
+    j.end_object().key("lengths_agree").value(agree).end_object();
+    ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
+    return out.flush();
+  }
+  std::string t = fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>9}\n", "stream", "kind", "dtype",
+                              "shape", "codec", "length", "payload", "ratio");
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto& s = streams[i];
+    const std::string shape = s.item_shape ? shape_to_string(*s.item_shape) : "ndim=" + std::to_string(s.ndim);
+    t += fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>8.2f}x\n", names[i], s.kind, s.dtype, shape,
+                     s.codec, s.length, s.payload_bytes, s.ratio());
+  }
+  for (size_t i = 0; i < names.size(); ++i)
+    if (streams[i].writer_active)
+      t += fmt::format("{}: a writer is appending; this is the last published state\n", names[i]);
+  t += agree ? fmt::format("lengths agree: all {} streams hold {} records\n", names.size(), streams.front().length)
+             : fmt::format("lengths DISAGREE across streams (shortest {}): a run stopped between the streams' "
+                           "publications; the next append-tar into this root cuts the longer ones back to {}\n",
+                           shortest_length(streams), shortest_length(streams));
+  ZREC_RETURN_IF_ERROR(out.write(t));
+  return out.flush();
+}
+
+}  // namespace
+
+Command register_info(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<InfoArgs>();
+  CLI::App* cmd = root.add_subcommand("info", "Describe a store, or each store in a directory of named streams");
+  cmd->add_option("store", args->path, "A store, or a directory whose subdirectories are stores")->required();
+  cmd->add_flag("--json", args->json, "Print one JSON object on stdout");
+  cmd->add_flag("--dims", args->dims,
+                "Ragged, ndim > 1: statistics of each dimension (reads and decodes every record)");
+  cmd->add_flag("--shards", args->shards, "Add a table of the data shards (records, payload, logical and file bytes)");
+  cmd->footer(
+      "Examples:\n"
+      "  zrec info tokens/\n"
+      "  zrec info --shards tokens/\n"
+      "  zrec info --json tokens/ | python3 -m json.tool\n"
+      "  zrec info dataset/        # dataset/joint, dataset/label, dataset/token");
+  return Command{cmd, [args, &global]() { return run_info(*args, global); }};
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,34 @@
+// zrec recompress: copy a store into a new one with another codec, dictionary, level
+// or shard count; same records, same order. DST appears only when complete.
+#include "cli/commands.h"
+#include "cli/transfer_cli.h"
+
+namespace zrec::cli {
+
+Command register_recompress(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<TransferArgs>();
+  auto src = std::make_shared<std::string>();
+  CLI::App* cmd = root.add_subcommand("recompress", "Copy a store into a new one with another codec, dictionary or shard count");
+  cmd->add_option("src", *src, "Store to read (SRC; only read, under its shared lock)")->required();
+  cmd->add_option("dst", args->dst, "Store to create (DST; must not exist)")->required();
+  add_transfer_options(cmd, *args);
+  cmd->footer(
+      "DST gets SRC's records in order, byte for byte (zrec digest SRC == zrec digest DST).\n"
+      "Options left out keep SRC's codec, dictionary and shard count. When DST's codec and\n"
+      "dictionary equal SRC's and no --level is given (a reshard), stored frames are copied\n"
+      "without recompressing. --codec zstd_dict without --dict keeps SRC's dictionary if it\n"
+      "has one, and otherwise (or with --tier) trains one from SRC first. DST is built under\n"
+      "a hidden temporary name next to it and renamed into place only when complete.\n\n"
+      "Examples:\n"
+      "  zrec recompress tokens/ tokens-dict/ --codec zstd_dict          # train from SRC\n"
+      "  zrec recompress tokens/ tokens-dict/ --dict dict.zr\n"
+      "  zrec recompress images/ images8/ --shards 8                      # frames copied\n"
+      "  zrec recompress images/ images-raw/ --codec raw\n"
+      "  zrec recompress logs/ logs19/ --codec zstd --level 19");
+  return Command{cmd, [args, src, &global]() {
+                   args->sources = {*src};
+                   return run_transfer("recompress", *args, global);
+                 }};
+}
+
+}  // namespace zrec::cli

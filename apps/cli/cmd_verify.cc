@@ -1,0 +1,414 @@
+// zrec verify: check a store (or each store of a directory of named streams) against
+// every rule of docs/format.md §8 and more, reporting every problem with its record, data
+// file and offset. The checks live in the core (include/zrec/verify.h); this file
+// parses options, reads per-record digests, draws progress and prints the report.
+//
+// Exit codes (man/zrec-verify.1): 0 valid; 1 corrupt (a problem was found); 2 usage
+// error, or the store could not be checked (missing, locked, unreadable).
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <functional>
+#include <fmt/format.h>
+
+#include "zrec/input_stream.h"
+#include "zrec/dataset.h"
+#include "cli/app.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/console.h"
+#include "cli/interrupt.h"
+#include "cli/json.h"
+#include "cli/progress.h"
+#include "zrec/verify.h"
+
+namespace zrec::cli {
+
+namespace {
+
+struct VerifyArgs {
+  std::string path;
+  bool quick = false;
+  bool json = false;
+  uint64_t max_errors = 100;
+  std::string against;
+};
+
+using Hash = std::array<uint8_t, 32>;
+
+bool parse_hex_hash(std::string_view text, Hash& out) {
+  if (text.size() != 64) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < 32; ++i) {
+    const int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return true;
+}
+
+bool parse_id(std::string_view text, uint64_t& out) {
+  if (text.empty() || text.size() > 19) return false;
+  out = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return true;
+}
+
+// Reads the output of `zrec digest --per-record`: one record per line, its ID and the
+// SHA-256 of its logical bytes in hex, in either order ("17 <hex>" or "<hex>  17"); a
+// line holding only a hash takes the next ID. Blank lines and lines starting with '#'
+// are skipped. IDs must run 0, 1, 2, ... without gaps. Memory: 32 bytes per record.
+Result<std::vector<Hash>> read_record_digests(const std::string& path) {
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
+  std::vector<Hash> out;
+  std::string line;
+  uint64_t line_no = 0;
+  std::vector<char> buf(1 << 16);
+  bool eof = false;
+  auto bad = [&](const std::string& rule) {
+    return invalid_argument("'" + path + "' line " + std::to_string(line_no) + ": " + rule);
+  };
+  std::string pending;
+  while (!eof) {
+    ZREC_ASSIGN_OR_RETURN(size_t n, in.read_some(buf.data(), buf.size()));
+    if (n == 0) eof = true;
+    pending.append(buf.data(), n);
+    size_t start = 0;
+    for (;;) {
+      size_t nl = pending.find('\n', start);
+      if (nl == std::string::npos) {
+        if (!eof) break;
+        if (start >= pending.size()) break;
+        nl = pending.size();
+      }
+      line.assign(pending, start, nl - start);
+      start = nl + 1;
+      ++line_no;
+      if (line.size() > 4096) return bad("line too long for a per-record digest");
+      std::vector<std::string_view> tokens;
+      std::string_view rest(line);
+      while (!rest.empty()) {
+        const size_t b = rest.find_first_not_of(" \t\r");
+        if (b == std::string_view::npos) break;
+        rest.remove_prefix(b);
+        const size_t e = std::min(rest.find_first_of(" \t\r"), rest.size());
+        tokens.push_back(rest.substr(0, e));
+        rest.remove_prefix(e);
+      }
+      if (tokens.empty() || tokens[0][0] == '#') continue;
+      Hash hash{};
+      uint64_t id = out.size();
+      bool have_hash = false, have_id = false;
+      for (std::string_view t : tokens) {
+        uint64_t v;
+        if (!have_hash && parse_hex_hash(t, hash)) {
+          have_hash = true;
+        } else if (!have_id && parse_id(t, v)) {
+          have_id = true;
+          id = v;
+        } else {
+          return bad("expected a record ID and a 64-digit SHA-256 in hex, found '" + std::string(t) + "'");
+        }
+      }
+      if (!have_hash) return bad("no 64-digit SHA-256 in hex");
+      if (id != out.size())
+        return bad("record " + std::to_string(id) + " where record " + std::to_string(out.size()) +
+                   " was expected (IDs must run 0, 1, 2, ...)");
+      out.push_back(hash);
+    }
+    pending.erase(0, std::min(start, pending.size()));
+    if (pending.size() > 4096) return bad("line too long for a per-record digest");
+  }
+  return out;
+}
+
+std::string describe(const VerifyReport& r) {
+  return fmt::format("{}, {}, {} shard{}", r.schema.describe(), to_string(r.codec), r.data_shards,
+                     r.data_shards == 1 ? "" : "s");
+}
+
+// One problem as a JSON object.
+void problem_json(JsonWriter& j, const VerifyProblem& p) {
+  j.begin_object();
+  j.key("rule").value(p.rule);
+  j.key("record");
+  p.id ? j.value(*p.id) : j.null();
+  j.key("file");
+  p.shard ? j.value(data_file_name(*p.shard)) : j.null();
+  j.key("offset");
+  p.offset ? j.value(*p.offset) : j.null();
+  j.key("message").value(p.message);
+  j.end_object();
+}
+
+// The JSON report of one store is written in pieces, so problems go out as they are
+// found: json_begin opens it ("path", then the "problems" array), problem_json adds each
+// problem, json_end closes the array and adds the rest.
+void json_begin(JsonWriter& j, const std::string& path) {
+  j.begin_object();
+  j.key("path").value(path);
+  j.key("problems").begin_array();
+}
+
+void json_end(JsonWriter& j, const VerifyReport& r) {
+  j.end_array();
+  j.key("valid").value(r.valid());
+  j.key("quick").value(r.quick);
+  j.key("opened").value(r.opened);
+  if (r.opened) {
+    j.key("kind").value(r.schema.is_dense() ? "dense" : "ragged");
+    j.key("dtype").value(r.schema.dtype.str());
+    j.key("ndim").value(uint64_t{r.schema.ndim});
+    j.key("item_shape");
+    if (r.schema.item_shape) {
+      j.begin_array();
+      for (uint64_t d : *r.schema.item_shape) j.value(d);
+      j.end_array();
+    } else {
+      j.null();
+    }
+    j.key("codec").value(to_string(r.codec));
+    j.key("shards").value(uint64_t{r.data_shards});
+    j.key("length").value(r.length);
+  }
+  j.key("records_checked").value(r.records_checked);
+  j.key("records_decoded").value(r.records_decoded);
+  j.key("stored_bytes_read").value(r.stored_bytes_read);
+  j.key("logical_bytes").value(r.logical_bytes);
+  j.key("records_with_checksum").value(r.records_with_checksum);
+  j.key("digests_compared").value(r.digests_compared);
+  j.key("overlap_checked").value(r.overlap_checked);
+  j.key("problem_count").value(r.problem_count);
+  j.key("stopped_early").value(r.stopped_early);
+  j.key("notes").begin_array();
+  for (const auto& n : r.notes) j.value(n);
+  j.end_array();
+  j.key("not_detected").value(verify_blind_spot(r));
+  j.end_object();
+}
+
+// One problem in the human report.
+std::string problem_text(const VerifyProblem& p, const std::string& name) {
+  return fmt::format("{}: problem: {} [{}]\n", name, p.message, p.rule);
+}
+
+// The end of the human report of one store (its problems went out as found): notes,
+// then one summary line.
+std::string to_text(const VerifyReport& r, const std::string& name, const GlobalOptions& g) {
+  std::string t;
+  if (r.stopped_early)
+    t += fmt::format("{}: stopped after {} problems (--max-errors); more may exist\n", name, r.problem_count);
+  if (g.verbosity >= 0)
+    for (const auto& n : r.notes) t += fmt::format("{}: note: {}\n", name, n);
+  const std::string what = r.opened ? describe(r) : "store-level check";
+  if (!r.valid()) {
+    t += fmt::format("{}: CORRUPT: {}{} problem{} ({}{})\n", name, r.stopped_early ? "at least " : "",
+                     r.problem_count, r.problem_count == 1 ? "" : "s", what,
+                     r.opened ? fmt::format(", {} records", r.length) : "");
+    return t;
+  }
+  if (g.verbosity < 0) return t;
+  std::string checked;
+  if (r.quick) {
+    checked = "structure checked (--quick: payloads not read)";
+  } else {
+    checked = fmt::format("every record read and decoded ({})", format_bytes(double(r.logical_bytes)));
+    if (r.codec != Codec::kRaw)
+      checked += fmt::format("; {} of {} frames carry a content checksum", r.records_with_checksum, r.length);
+    if (r.digests_compared > 0) checked += fmt::format("; {} digests match", r.digests_compared);
+  }
+  t += fmt::format("{}: OK: {} records ({}); {}\n", name, r.length, what, checked);
+  const std::string blind = verify_blind_spot(r);
+  if (!blind.empty()) t += fmt::format("{}: not detectable: {}\n", name, blind);
+  return t;
+}
+
+// Verifies one store, handing each problem to on_problem as it is found (none are
+// kept: memory stays bounded however many there are).
+Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, const GlobalOptions& g,
+                                const std::vector<Hash>* against,
+                                const std::function<Status(const VerifyProblem&)>& on_problem) {
+  ProgressMeter meter(g, "verify " + path);
+  VerifyOptions o;
+  o.keep_problems = 0;
+  o.quick = a.quick;
+  o.max_errors = a.max_errors;
+  o.threads = g.threads;
+  o.wait = g.wait;
+  o.against = against;
+  o.cancelled = [] { return interrupted(); };
+  o.progress = [&](const char* phase, uint64_t done, uint64_t total, uint64_t bytes) {
+    // The table pass is quick next to the payload pass; show it only when it is all.
+    if (!a.quick && std::string_view(phase) == "table") return;
+    meter.set_total_records(total);
+    meter.update(done, bytes);
+  };
+  o.on_problem = [&](const VerifyProblem& p) {
+    Status s;
+    meter.print_above([&] { s = on_problem(p); });
+    return s;
+  };
+  auto r = verify_store(path, o);
+  meter.finish();
+  if (!r.is_ok() && r.status().code() == StatusCode::kCancelled)
+    return cancelled("interrupted; '" + path + "' was not changed (verify only reads)");
+  return r;
+}
+
+Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
+  InterruptScope interrupts;
+  struct stat st;
+  if (::stat(a.path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", a.path);
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
+
+  // A directory without meta.zr whose subdirectories are stores holds named streams;
+  // anything else is checked as one store (which may have lost its meta.zr).
+  const std::vector<std::string> names =
+      S_ISDIR(st.st_mode) && !is_store_dir(a.path) ? child_stores(a.path) : std::vector<std::string>{};
+  if (names.empty()) {
+    std::vector<Hash> digests;
+    if (!a.against.empty()) {
+      ZREC_ASSIGN_OR_RETURN(digests, read_record_digests(a.against));
+      if (a.quick) return usage_error("--against compares payloads; it can't be combined with --quick");
+    }
+    JsonWriter j;
+    if (a.json) json_begin(j, a.path);
+    bool streamed = false;  // some of the report went out
+    auto r = verify_one(a.path, a, g, a.against.empty() ? nullptr : &digests, [&](const VerifyProblem& p) {
+      streamed = true;
+      if (!a.json) return out.write(problem_text(p, a.path));
+      problem_json(j, p);
+      return out.write(j.take());
+    });
+    if (!r.is_ok()) {
+      // Problems already printed stay valid output: close the JSON object, naming the error.
+      if (a.json && streamed) {
+        j.end_array().key("error").value(r.status().message()).end_object();
+        (void)out.write(j.take() + "\n");
+        (void)out.flush();
+      }
+      return r.status();
+    }
+    if (a.json) {
+      json_end(j, *r);
+      ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
+    } else {
+      ZREC_RETURN_IF_ERROR(out.write(to_text(*r, a.path, g)));
+    }
+    ZREC_RETURN_IF_ERROR(out.flush());
+    if (r->valid()) return Status::ok();
+    return malformed(fmt::format("'{}' is corrupt: {}{} problem{}", a.path, r->stopped_early ? "at least " : "",
+                                 r->problem_count, r->problem_count == 1 ? "" : "s"));
+  }
+
+  // A directory of named streams: verify each, then check that their lengths agree.
+  if (!a.against.empty()) return usage_error("--against takes one store, not a directory of streams");
+  std::vector<VerifyReport> reports;
+  Status unreadable;  // the first stream that could not be checked
+  JsonWriter j;
+  j.begin_object().key("path").value(a.path).key("streams").begin_object();
+  std::string text;  // the lines after the streams' own
+  for (const auto& name : names) {
+    const std::string path = join_path(a.path, name);
+    if (a.json) {
+      j.key(name);
+      json_begin(j, path);
+    }
+    auto r = verify_one(path, a, g, nullptr, [&](const VerifyProblem& p) {
+      if (!a.json) return out.write(problem_text(p, path));
+      problem_json(j, p);
+      return out.write(j.take());
+    });
+    if (!r.is_ok()) {
+      if (r.status().code() == StatusCode::kCancelled) return r.status();
+      if (unreadable.is_ok()) unreadable = r.status();
+      if (a.json) j.end_array().key("error").value(r.status().message()).end_object();
+      else ZREC_RETURN_IF_ERROR(out.write(fmt::format("{}: cannot check: {}\n", path, r.status().message())));
+      continue;
+    }
+    if (a.json) json_end(j, r.value());
+    else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), path, g)));
+    reports.push_back(std::move(r).value());
+  }
+  j.end_object();
+  uint64_t corrupt = 0;
+  for (const auto& r : reports) corrupt += r.valid() ? 0 : 1;
+  // Streams are aligned by record ID: every stream must hold the same number of records.
+  std::vector<std::pair<std::string, uint64_t>> lengths;
+  for (const auto& r : reports)
+    if (r.opened) lengths.emplace_back(r.path, r.length);
+  const bool agree = std::all_of(lengths.begin(), lengths.end(),
+                                 [&](const auto& l) { return l.second == lengths.front().second; });
+  if (!agree) {
+    std::string list;
+    for (const auto& [path, length] : lengths) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", path, length);
+    text += fmt::format("{}: problem: the streams hold different numbers of records ({}) [stream_lengths]\n",
+                        a.path, list);
+  }
+  const bool valid = corrupt == 0 && agree && unreadable.is_ok();
+  j.key("lengths_agree").value(agree).key("valid").value(valid).end_object();
+  if (a.json) {
+    ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
+  } else {
+    if (valid && g.verbosity >= 0)
+      text += fmt::format("{}: OK: {} streams of {} records each\n", a.path, names.size(), lengths.front().second);
+    ZREC_RETURN_IF_ERROR(out.write(text));
+  }
+  ZREC_RETURN_IF_ERROR(out.flush());
+  if (corrupt > 0 || !agree)
+    return malformed(fmt::format("'{}' is corrupt: {} of {} streams have problems{}", a.path, corrupt, names.size(),
+                                 agree ? "" : ", and their lengths disagree"));
+  return unreadable;
+}
+
+// 0 valid; 1 corrupt; 2 usage error or the store could not be checked; 128+N on a signal.
+int verify_exit_code(const Status& s) {
+  if (s.is_ok()) return kExitOk;
+  if (s.code() == StatusCode::kMalformed) return kExitFailure;
+  if (s.code() == StatusCode::kCancelled) return interrupt_exit_code();
+  return kExitUsage;
+}
+
+}  // namespace
+
+Command register_verify(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<VerifyArgs>();
+  CLI::App* cmd = root.add_subcommand("verify", "Check a store against every rule of the format, and its payloads");
+  cmd->add_option("store", args->path, "A store, or a directory whose subdirectories are stores (named streams)")
+      ->required();
+  cmd->add_flag("--quick", args->quick,
+                "Check the page, the record table and overlaps only; read no payloads");
+  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys in man zrec-verify)");
+  cmd->add_option("--max-errors", args->max_errors, "Stop after N problems; 0 never stops early")
+      ->capture_default_str();
+  cmd->add_option("--against", args->against,
+                  "Per-record SHA-256 file from 'zrec digest --per-record' (or -): report every record "
+                  "whose bytes changed");
+  cmd->footer(
+      "Checks every rule of docs/format.md section 8 on every record (lengths, tails, schema widths,\n"
+      "Ragged shape prefixes), that no two records overlap in a data file, and that every record\n"
+      "reads and decodes to exactly its logic_length (zstd content checksums are verified when\n"
+      "frames carry them: create --checksum). Problems are listed with record ID, data file,\n"
+      "offset and rule; verify keeps going until --max-errors.\n"
+      "Not detectable: a bit flip inside a raw store's payload (the format has no checksum),\n"
+      "or in a zstd frame without a content checksum when it still decodes to the right size;\n"
+      "keep 'zrec digest --per-record STORE > sums' elsewhere and check with --against sums.\n\n"
+      "Exit codes: 0 valid, 1 corrupt (problems found), 2 usage error or the store could not\n"
+      "be checked (missing, locked by a writer, unreadable).\n\n"
+      "Examples:\n"
+      "  zrec verify images/\n"
+      "  zrec verify --quick --json dataset/      # every stream of dataset/, lengths agree\n"
+      "  zrec digest --per-record raw/ > raw.sums && zrec verify raw/ --against raw.sums");
+  return Command{cmd, [args, &global]() { return run_verify(*args, global); }, verify_exit_code};
+}
+
+}  // namespace zrec::cli

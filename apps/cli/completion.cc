@@ -1,0 +1,349 @@
+// zrec completion bash|zsh: prints a shell completion script generated from the CLI11
+// app tree itself, so subcommands and flags added later are completed without anyone
+// editing a list. The build runs it to produce the installed scripts (CMakeLists.txt).
+//
+// What a value completes to is decided here, per option or positional:
+//   - named value sets (codec, format, framing, parse, workload names): those words;
+//   - store arguments (positionals named store/stores/src/dst, or described as stores
+//     and not files) and --dir/--export: directories;
+//   - other text values (-o, --dict, --files-from, ...): file names;
+//   - numbers, sizes, shapes and dtypes: nothing (the shell offers no guesses).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "zrec/codec.h"
+#include "cli/commands.h"
+
+namespace zrec::cli {
+
+namespace {
+
+enum class ValueKind { kNone, kWords, kFiles, kDirs };
+
+struct Value {
+  ValueKind kind = ValueKind::kNone;
+  std::string words;  // space-separated, for kWords
+};
+
+// The value sets zrec accepts by name. Codec names come from the core's own to_string.
+std::string codec_words() {
+  return fmt::format("{} {} {}", to_string(Codec::kRaw), to_string(Codec::kZstd), to_string(Codec::kZstdDict));
+}
+
+const std::map<std::string, std::string>& word_sets() {
+  static const std::map<std::string, std::string> sets = {
+      {"--codec", codec_words()},
+      {"--format", "npy raw text jsonl"},
+      {"--framing", "lines nul u32le u64le"},
+      {"--parse", "ints floats"},
+      {"--workload", "vision vision-var tokens tokens-var"},
+      {"--tier", "small balanced max"},
+  };
+  return sets;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+Value value_of_option(const CLI::Option* o) {
+  for (const std::string& l : o->get_lnames()) {
+    const std::string name = "--" + l;
+    auto w = word_sets().find(name);
+    if (w != word_sets().end()) return {ValueKind::kWords, w->second};
+    if (name == "--dir" || name == "--export") return {ValueKind::kDirs, {}};
+    if (name == "--shape" || name == "--dtype" || name == "--bytes") return {};
+  }
+  // Text values are paths unless listed above; numbers (UINT, INT, FLOAT) complete to nothing.
+  return starts_with(o->get_type_name(), "TEXT") ? Value{ValueKind::kFiles, {}} : Value{};
+}
+
+Value value_of_positional(const CLI::Option* o) {
+  const std::string name = o->get_name(true);
+  const std::string& about = o->get_description();
+  if (name == "selection") return {};
+  const bool about_stores = starts_with(about, "Store") && about.find("file") == std::string::npos;
+  if (name == "store" || name == "stores" || name == "src" || name == "dst" || about_stores)
+    return {ValueKind::kDirs, {}};
+  return {ValueKind::kFiles, {}};
+}
+
+// Flags (--json, -v) expect no value; options expect one per occurrence.
+bool takes_value(const CLI::Option* o) { return o->get_expected_max() > 0 && o->get_type_size_max() > 0; }
+
+std::vector<std::string> option_names(const CLI::Option* o) {
+  std::vector<std::string> names;
+  for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+  for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  return names;
+}
+
+std::vector<const CLI::Option*> flags_of(const CLI::App* app) {
+  return app->get_options([](const CLI::Option* o) { return o->nonpositional(); });
+}
+
+std::vector<const CLI::Option*> positionals_of(const CLI::App* app) {
+  return app->get_options([](const CLI::Option* o) { return !o->nonpositional() && o->get_positional(); });
+}
+
+std::vector<const CLI::App*> visible_commands(const CLI::App& root) {
+  return root.get_subcommands([](const CLI::App* a) { return !a->get_group().empty(); });
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = " ") {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// ---- bash ---------------------------------------------------------------------------
+
+std::string bash_reply(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::kWords: return fmt::format("COMPREPLY=($(compgen -W '{}' -- \"$cur\"))", v.words);
+    case ValueKind::kFiles: return "_zrec_paths -f";
+    case ValueKind::kDirs: return "_zrec_paths -d";
+    case ValueKind::kNone: break;
+  }
+  return "COMPREPLY=()";
+}
+
+std::string bash_script(const CLI::App& root, const std::string& version) {
+  const auto commands = visible_commands(root);
+  std::vector<std::string> command_names, global_flags, valued;  // valued: "cmd:-x" patterns
+  for (const CLI::App* c : commands) command_names.push_back(c->get_name());
+  std::string value_cases;  // case "$cmd:$prev" arms
+  for (const CLI::Option* o : flags_of(&root)) {
+    for (const std::string& n : option_names(o)) global_flags.push_back(n);
+    if (!takes_value(o)) continue;
+    value_cases += fmt::format("    *:{}) {}; return ;;\n", join(option_names(o), "|*:"), bash_reply(value_of_option(o)));
+    for (const std::string& n : option_names(o)) valued.push_back("*:" + n);
+  }
+  std::string flag_cases, positional_cases;
+  for (const CLI::App* c : commands) {
+    std::vector<std::string> flags;
+    for (const CLI::Option* o : flags_of(c)) {
+      for (const std::string& n : option_names(o)) flags.push_back(n);
+      if (!takes_value(o)) continue;
+      std::vector<std::string> pats;
+      for (const std::string& n : option_names(o)) pats.push_back(c->get_name() + ":" + n);
+      value_cases += fmt::format("    {}) {}; return ;;\n", join(pats, "|"), bash_reply(value_of_option(o)));
+      for (const std::string& p : pats) valued.push_back(p);
+    }
+    for (const std::string& g : global_flags)
+      if (std::find(flags.begin(), flags.end(), g) == flags.end()) flags.push_back(g);
+    flag_cases += fmt::format("    {}) words='{}' ;;\n", c->get_name(), join(flags));
+    // Positionals by index; the last one repeats when it takes several values.
+    std::string arms;
+    const auto pos = positionals_of(c);
+    for (size_t i = 0; i < pos.size(); ++i) {
+      const bool last_repeats = i + 1 == pos.size() && pos[i]->get_expected_max() != 1;
+      arms += fmt::format("        {}) {} ;;\n", last_repeats ? "*" : std::to_string(i), bash_reply(value_of_positional(pos[i])));
+    }
+    positional_cases += fmt::format("    {})\n      case $npos in\n{}      esac ;;\n", c->get_name(), arms);
+  }
+  return fmt::format(
+      R"(# bash completion for zrec {version}; generated by 'zrec completion bash' from the CLI itself.
+# Completes subcommands, their flags, codec/format/framing names and store directories.
+
+# Fills COMPREPLY with files (-f) or directories (-d) matching $cur.
+_zrec_paths() {{
+  local IFS=$'\n'
+  compopt -o filenames 2>/dev/null
+  COMPREPLY=($(compgen "$1" -- "$cur"))
+}}
+
+_zrec() {{
+  local cur=${{COMP_WORDS[COMP_CWORD]}} prev=${{COMP_WORDS[COMP_CWORD-1]}}
+  local cmd="" npos=0 i w skip=0 words
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w=${{COMP_WORDS[i]}}
+    if ((skip)); then skip=0; continue; fi
+    if [[ -z $cmd ]]; then
+      case $w in
+        {commands}) cmd=$w ;;
+        *) case "*:$w" in {global_valued}) skip=1 ;; esac ;;
+      esac
+      continue
+    fi
+    case $w in
+      --) ;;
+      -?*) case "$cmd:$w" in {valued}) [[ $w != *=* ]] && skip=1 ;; esac ;;
+      *) npos=$((npos + 1)) ;;
+    esac
+  done
+  # The value of an option given as --opt=VALUE.
+  if [[ $cur == --*=* ]]; then
+    prev=${{cur%%=*}}
+    cur=${{cur#*=}}
+  fi
+  case "$cmd:$prev" in
+{value_cases}  esac
+  if [[ -z $cmd ]]; then
+    if [[ $cur == -* ]]; then
+      COMPREPLY=($(compgen -W '{global_flags}' -- "$cur"))
+    else
+      COMPREPLY=($(compgen -W '{commands_words}' -- "$cur"))
+    fi
+    return
+  fi
+  if [[ $cur == -* ]]; then
+    case $cmd in
+{flag_cases}    esac
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    return
+  fi
+  case $cmd in
+{positional_cases}  esac
+}}
+complete -F _zrec zrec
+)",
+      fmt::arg("version", version), fmt::arg("commands", join(command_names, "|")),
+      fmt::arg("commands_words", join(command_names)), fmt::arg("global_flags", join(global_flags)),
+      fmt::arg("global_valued", [&] {
+        std::vector<std::string> g;
+        for (const std::string& v : valued)
+          if (starts_with(v, "*:")) g.push_back(v);
+        return g.empty() ? std::string("-") : join(g, "|");
+      }()),
+      fmt::arg("valued", valued.empty() ? std::string("-") : join(valued, "|")), fmt::arg("value_cases", value_cases),
+      fmt::arg("flag_cases", flag_cases), fmt::arg("positional_cases", positional_cases));
+}
+
+// ---- zsh ----------------------------------------------------------------------------
+
+// A description fit for an _arguments spec inside single quotes: its first clause, with
+// the characters _arguments gives meaning to (: [ ]) left out and quotes escaped.
+std::string zsh_text(const std::string& about) {
+  std::string out;
+  for (char ch : about) {
+    if (ch == ';' || ch == '\n') break;
+    if (ch == ':' || ch == '[' || ch == ']' || ch == '\\') continue;
+    if (ch == '\'') out += "'\\''";
+    else out += ch;
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ',')) out.pop_back();
+  return out;
+}
+
+std::string zsh_action(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::kWords: return "(" + v.words + ")";
+    case ValueKind::kFiles: return "_files";
+    case ValueKind::kDirs: return "_files -/";
+    case ValueKind::kNone: break;
+  }
+  return " ";
+}
+
+// `skip`: the flags of a subcommand, whose names the root's own specs must not repeat.
+std::string zsh_option_specs(const CLI::App* app, const std::string& indent, const CLI::App* skip = nullptr) {
+  std::string out;
+  for (const CLI::Option* o : flags_of(app)) {
+    if (skip) {
+      bool shadowed = false;
+      for (const std::string& n : option_names(o))
+        for (const CLI::Option* s : flags_of(skip))
+          for (const std::string& m : option_names(s)) shadowed = shadowed || n == m;
+      if (shadowed) continue;
+    }
+    const std::string about = zsh_text(o->get_description());
+    for (const std::string& n : option_names(o)) {
+      // Repeatable flags (-v -v) get '*'; valued long options accept --opt=VALUE or --opt VALUE.
+      const bool repeats = !takes_value(o) && o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
+      std::string spec = (repeats ? "*" : "") + n;
+      if (takes_value(o)) {
+        spec += (starts_with(n, "--") ? "=" : "+");
+        spec += "[" + about + "]:value:" + zsh_action(value_of_option(o));
+      } else {
+        spec += "[" + about + "]";
+      }
+      out += indent + "'" + spec + "'\n";
+    }
+  }
+  return out;
+}
+
+std::string zsh_script(const CLI::App& root, const std::string& version) {
+  std::string command_list, command_cases;
+  for (const CLI::App* c : visible_commands(root)) {
+    command_list += fmt::format("    '{}:{}'\n", c->get_name(), zsh_text(c->get_description()));
+    std::string specs = zsh_option_specs(c, "        ") + zsh_option_specs(&root, "        ", c);
+    const auto pos = positionals_of(c);
+    for (size_t i = 0; i < pos.size(); ++i) {
+      const bool repeats = i + 1 == pos.size() && pos[i]->get_expected_max() != 1;
+      specs += fmt::format("        '{}:{}:{}'\n", repeats ? "*" : "", pos[i]->get_name(true),
+                           zsh_action(value_of_positional(pos[i])));
+    }
+    command_cases += fmt::format("    ({})\n      _arguments -s \\\n{}      ;;\n", c->get_name(),
+                                 [&] {
+                                   std::string lines;
+                                   size_t start = 0;
+                                   while (start < specs.size()) {
+                                     size_t end = specs.find('\n', start);
+                                     lines += specs.substr(start, end - start) + " \\\n";
+                                     start = end + 1;
+                                   }
+                                   return lines.substr(0, lines.size() - 3) + "\n";
+                                 }());
+  }
+  return fmt::format(
+      R"(#compdef zrec
+# zsh completion for zrec {version}; generated by 'zrec completion zsh' from the CLI itself.
+
+_zrec() {{
+  local curcontext=$curcontext state line
+  local -a commands
+  commands=(
+{command_list}  )
+  _arguments -C \
+{global_specs}    '1:command:->command' \
+    '*::argument:->argument'
+  case $state in
+    (command) _describe -t commands 'zrec command' commands ;;
+    (argument)
+      case $words[1] in
+{command_cases}      esac
+      ;;
+  esac
+}}
+
+_zrec "$@"
+)",
+      fmt::arg("version", version), fmt::arg("command_list", command_list),
+      fmt::arg("global_specs",
+               [&] {
+                 std::string lines;
+                 const std::string g = zsh_option_specs(&root, "    ");
+                 size_t start = 0;
+                 while (start < g.size()) {
+                   size_t end = g.find('\n', start);
+                   lines += g.substr(start, end - start) + " \\\n";
+                   start = end + 1;
+                 }
+                 return lines;
+               }()),
+      fmt::arg("command_cases", command_cases));
+}
+
+}  // namespace
+
+Command register_completion(CLI::App& root, const GlobalOptions&) {
+  auto shell = std::make_shared<std::string>();
+  CLI::App* cmd = root.add_subcommand("completion", "Print a bash or zsh completion script for zrec");
+  cmd->group("");  // hidden: the installed scripts are generated from it at build time
+  cmd->add_option("shell", *shell, "bash or zsh")->required();
+  return Command{cmd, [shell, &root]() {
+                   std::string script;
+                   if (*shell == "bash") script = bash_script(root, ZREC_VERSION);
+                   else if (*shell == "zsh") script = zsh_script(root, ZREC_VERSION);
+                   else return usage_error("unknown shell '" + *shell + "' (bash or zsh)");
+                   std::fwrite(script.data(), 1, script.size(), stdout);
+                   return Status::ok();
+                 }};
+}
+
+}  // namespace zrec::cli

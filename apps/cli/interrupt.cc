@@ -1,0 +1,90 @@
+// SIGINT/SIGTERM handlers that only record the signal (see interrupt.h).
+#include "cli/interrupt.h"
+
+#include "zrec/lock_wait.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace zrec::cli {
+
+namespace {
+
+// Written by the handler, read anywhere; lock-free, so async-signal-safe.
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the interrupt flag must be lock-free");
+
+// The self-pipe: the handler writes a byte to [1]; readers poll [0]. Made once,
+// non-blocking at both ends (a full pipe already says "interrupted").
+int g_wake[2] = {-1, -1};
+
+struct sigaction g_old_int, g_old_term;
+int g_depth = 0;  // scopes alive; only the outermost installs and restores
+
+extern "C" void on_interrupt(int sig) {
+  const int saved_errno = errno;
+  // Keep the first signal: its number decides the exit status.
+  int expected = 0;
+  g_signal.compare_exchange_strong(expected, sig);
+  if (g_wake[1] >= 0) (void)!::write(g_wake[1], "!", 1);
+  errno = saved_errno;
+}
+
+void reset_wake_pipe() {
+  if (g_wake[0] < 0 && ::pipe2(g_wake, O_NONBLOCK | O_CLOEXEC) != 0) g_wake[0] = g_wake[1] = -1;
+  char drain[64];
+  while (g_wake[0] >= 0 && ::read(g_wake[0], drain, sizeof drain) > 0) {
+  }
+}
+
+}  // namespace
+
+InterruptScope::InterruptScope() {
+  if (g_depth++ > 0) return;
+  reset_wake_pipe();
+  g_signal.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocked read(2) returns EINTR and sees the flag
+  ::sigaction(SIGINT, &sa, &g_old_int);
+  ::sigaction(SIGTERM, &sa, &g_old_term);
+  io::set_lock_wait_cancel(interrupt_token());  // --wait on a held store ends on a signal too
+}
+
+InterruptScope::~InterruptScope() {
+  if (--g_depth > 0) return;
+  io::set_lock_wait_cancel({});
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
+
+const std::atomic<int>* interrupt_flag() { return &g_signal; }
+
+io::CancelToken interrupt_token() { return {&g_signal, g_wake[0]}; }
+
+int interrupt_exit_code() {
+  const int sig = interrupt_signal();
+  return 128 + (sig != 0 ? sig : SIGINT);
+}
+
+Status cancelled(std::string message) { return Status(StatusCode::kCancelled, std::move(message)); }
+
+BlockInterrupts::BlockInterrupts() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+}
+
+BlockInterrupts::~BlockInterrupts() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+}  // namespace zrec::cli

@@ -1,0 +1,45 @@
+// The --keys FILE of append-tar: one line per published record, the sample's key,
+// kept in step with the stores' publications. Lines are buffered, written and synced
+// before a publication (prepare), and truncated away again when the records are
+// aborted (rollback). A kill between the keys' write and the stores' publication
+// leaves extra lines, which the next run cuts back (cut_to_lines).
+// Backslash, newline and CR in keys are written as \\, \n and \r.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "zrec/file.h"
+#include "zrec/status.h"
+
+namespace zrec::cli {
+
+class KeysFile {
+ public:
+  // Opens (creating) `path` for appending.
+  static Result<std::unique_ptr<KeysFile>> open(const std::string& path);
+
+  // Lines in the file (newline-terminated).
+  Result<uint64_t> count_lines() const;
+  // Truncates the file to its first n lines.
+  Status cut_to_lines(uint64_t n);
+
+  void add(std::string_view key);
+  // Whether enough lines are buffered to write them out early (prepare()).
+  bool wants_flush() const { return buffer_.size() >= (size_t{1} << 20); }
+  Status prepare();  // writes and syncs the buffered lines
+  void commit() { committed_ = written_; }
+  void rollback();
+  const std::string& path() const { return path_; }
+
+ private:
+  KeysFile(std::string path, io::File f) : path_(std::move(path)), file_(std::move(f)) {}
+  std::string path_;
+  io::File file_;
+  std::string buffer_;
+  uint64_t committed_ = 0, written_ = 0;  // file sizes: as of the last publication, and now
+};
+
+}  // namespace zrec::cli

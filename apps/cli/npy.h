@@ -1,0 +1,47 @@
+// The NumPy .npy format (versions 1.0, 2.0, 3.0): header parsing for append-npy and
+// header writing for `cat --format npy`. This is an input/output format of the CLI,
+// not part of the store format, so it lives in apps/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zrec/input_stream.h"
+#include "zrec/dtype.h"
+#include "zrec/status.h"
+
+namespace zrec::cli {
+
+struct NpyHeader {
+  DType dtype;                  // canonical, from 'descr'
+  bool fortran_order = false;   // from 'fortran_order'
+  std::vector<uint64_t> shape;  // from 'shape'; empty for a 0-d array
+  uint64_t element_count = 0;   // prod(shape) (1 for 0-d), overflow-checked
+  uint64_t data_bytes = 0;      // element_count * itemsize, overflow-checked
+};
+
+// Reads one .npy header (magic, version, header length, the dict) from `in`.
+// Returns nullopt when `in` is at EOF before the first byte (the clean end of a
+// stream of concatenated arrays). Errors are kInvalidArgument with a message that
+// names in.name(), the byte offset of the array in the stream, and the rule broken:
+// bad magic, unknown version, truncated header, header too long (> 1 MiB),
+// malformed dict, missing/extra keys, structured/object/subarray descr
+// ("structured dtypes are not supported"), unsupported dtype (e.g. '<f16'),
+// negative or non-integer dims, element count or byte size overflowing 64 bits.
+// Does not reject zero-element arrays or Fortran order: callers decide.
+Result<std::optional<NpyHeader>> read_npy_header(io::InputStream& in);
+
+// Parses the header dict text alone, e.g. "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }".
+// Exposed for unit tests and fuzzing. `where` prefixes error messages.
+Result<NpyHeader> parse_npy_header_dict(std::string_view dict_text, const std::string& where);
+
+// The exact header bytes numpy.save writes for an array of this dtype and shape, C
+// order: magic, version 1.0 (2.0 if the dict needs more than 65535 bytes), dict with
+// keys descr/fortran_order/shape in that order, padded with spaces and a final '\n'
+// so the data starts at a multiple of 64 bytes.
+std::string encode_npy_header(const DType& dtype, std::span<const uint64_t> shape);
+
+}  // namespace zrec::cli

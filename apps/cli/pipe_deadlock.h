@@ -1,0 +1,19 @@
+// `zrec cat --format npy a/ | zrec --wait append-npy a/ -`: the reader holds a's lock
+// while it writes into the pipe, the appender waits for the lock before it reads the
+// pipe; once the pipe is full neither can move. A --wait that can only end when a
+// process connected to us by a pipe lets go would never end, so it is refused.
+#pragma once
+
+#include <string>
+
+#include "zrec/file.h"
+
+namespace zrec::cli {
+
+// For io::set_lock_wait_probe: why waiting for `meta`'s lock would never end, or "".
+// Finds the processes holding a lock on meta.zr's inode in /proc/locks and looks for
+// our stdin's or stdout's pipe among their descriptors (/proc/PID/fd). A chain through
+// a third process (a | gzip | gunzip | b) is not seen; without /proc nothing is.
+std::string pipe_deadlock(const io::File& meta, const std::string& store_path);
+
+}  // namespace zrec::cli

@@ -1,0 +1,68 @@
+// What `zrec recompress`, `zrec concat` and `zrec train-dict` share: the dictionary
+// training options (--tier, --size, --samples, --seed), byte sizes with units, the
+// training summary, and the store-to-store copy that recompress and concat both are.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/commands.h"
+#include "zrec/dict.h"
+#include "zrec/status.h"
+
+namespace zrec::cli {
+
+// "112640", "110K", "110KiB", "4M", "1MiB", "1G" -> bytes. K, M, G are powers of 1024.
+Result<uint64_t> parse_byte_size(std::string_view text, const std::string& what);
+
+// "12.3 MiB"-style with the ratio "3.52x" of a / b (b == 0 gives "-").
+std::string format_ratio(uint64_t a, uint64_t b);
+
+// --tier, --samples, --seed (and, for train-dict, --size).
+struct TrainArgs {
+  std::string tier;      // "": balanced
+  std::string size;      // "": the tier's dictionary size
+  uint64_t samples = 0;  // 0: the tier's maximum
+  uint64_t seed = 0;
+};
+
+// Registers the options; `with_size` adds --size (train-dict only).
+void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size);
+
+// The TrainOptions the arguments ask for (usage errors for a bad tier or size).
+Result<TrainOptions> make_train_options(const TrainArgs& args, const GlobalOptions& g, int level);
+
+// Trains a dictionary from `source` (described as `what` in messages), prints the
+// trainer's warnings on stderr, and fills *report.
+Result<std::vector<uint8_t>> train_with_report(const std::string& command, RecordSource& source,
+                                               const TrainOptions& options, const std::string& what,
+                                               const GlobalOptions& g, TrainReport* report);
+
+// One line about a trained dictionary: size, ID, parameters, samples, held-out ratios.
+std::string describe_training(const TrainReport& r, uint64_t dict_bytes, uint64_t seed, double seconds);
+
+// Options of recompress and concat.
+struct TransferArgs {
+  std::string dst;
+  std::vector<std::string> sources;
+  std::string codec;       // "": the first source's codec
+  std::string dict;        // --dict FILE
+  uint32_t shards = 0;     // 0: the first source's
+  int level = 0;           // 0: the format's default, and frames may be copied
+  uint64_t window_mib = 64;
+  bool checksum = false;   // --checksum: every frame of DST carries a content checksum
+  TrainArgs train;
+};
+
+// Registers --codec, --dict, --tier, --samples, --seed, --shards, --level, --window-mib.
+void add_transfer_options(CLI::App* cmd, TransferArgs& args);
+
+// Builds args.dst from the records of args.sources, in order: the whole of recompress
+// (one source) and concat (several). Prints one summary line on stderr.
+Status run_transfer(const std::string& command, TransferArgs& args, const GlobalOptions& g);
+
+}  // namespace zrec::cli

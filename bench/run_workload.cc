@@ -1,0 +1,200 @@
+// One workload end to end: build a store per codec (timing the writes beside the
+// in-memory encode baseline), then interleave the gathers with their baselines.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "bench_internal.h"
+#include "zrec/store_writer.h"
+
+namespace zrec::bench {
+
+namespace {
+
+std::string temp_parent(const std::string& dir) {
+  if (!dir.empty()) return dir;
+  const char* t = std::getenv("TMPDIR");
+  return t != nullptr && *t != '\0' ? t : "/tmp";
+}
+
+// Removes the temporary directory (and the stores in it) unless asked to keep it.
+class TempStores {
+ public:
+  TempStores(std::string path, bool keep) : path_(std::move(path)), keep_(keep) {}
+  ~TempStores() {
+    std::error_code ec;
+    if (!keep_ && !path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool keep_;
+};
+
+Result<std::string> make_temp_dir(const std::string& parent, Workload w) {
+  std::string tmpl = parent + "/zrec-bench-" + to_string(w) + "-XXXXXX";
+  if (!io::make_temp_dir(tmpl)) return io::errno_status(errno, "cannot create a directory in", parent);
+  return tmpl;
+}
+
+uint64_t disk_bytes(const Store& store) {
+  uint64_t total = 0;
+  for (const auto& f : store.file_sizes()) total += f.second;
+  return total;
+}
+
+// create_store, then StoreWriter open / append in 64 MiB windows / close; the
+// writer's part is timed (create is a fixed cost of a few small files).
+Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Codec codec,
+                               const std::vector<uint8_t>& dictionary, const RunOptions& o) {
+  CreateOptions co;
+  co.schema = corpus.schema;
+  co.codec = codec;
+  co.data_shards = o.data_shards;
+  if (codec == Codec::kZstdDict) co.dictionary = dictionary;
+  ZREC_RETURN_IF_ERROR(create_store(path, co));
+  const auto t0 = Clock::now();
+  WriterOptions wo;
+  wo.threads = o.threads;
+  wo.sync = o.sync;
+  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo));
+  const uint64_t n = corpus.records();
+  for (uint64_t first = 0; first < n;) {
+    if (o.stop != nullptr && o.stop->load(std::memory_order_relaxed) != 0)
+      return Status(StatusCode::kCancelled, "interrupted");
+    uint64_t end = first, bytes = 0;
+    while (end < n && (end == first || bytes + corpus.logic_length(end) <= kDefaultWindowBytes))
+      bytes += corpus.logic_length(end++);
+    ZREC_RETURN_IF_ERROR(writer->append(corpus.refs(first, end - first)));
+    first = end;
+  }
+  ZREC_RETURN_IF_ERROR(writer->close());
+  Throughput t;
+  t.seconds = seconds_since(t0);
+  t.records = n;
+  t.bytes = corpus.logical_bytes();
+  t.batches = 1;
+  t.measured = true;
+  return t;
+}
+
+Throughput add(Throughput a, const Throughput& b) {
+  a.records += b.records;
+  a.bytes += b.bytes;
+  a.seconds += b.seconds;
+  a.measured = a.measured || b.measured;
+  return a;
+}
+
+}  // namespace
+
+Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, const Progress& progress) {
+  auto say = [&](const std::string& what) {
+    if (progress) progress(std::string(to_string(corpus.workload)) + ": " + what);
+  };
+  // Between phases: a stop request ends the run (the temporary stores go with it).
+  auto stopped = [&] { return o.stop != nullptr && o.stop->load(std::memory_order_relaxed) != 0; };
+  const Status kStopped(StatusCode::kCancelled, "interrupted");
+  WorkloadResult r;
+  r.workload = corpus.workload;
+  r.schema = corpus.schema;
+  r.records = corpus.records();
+  r.logical_bytes = corpus.logical_bytes();
+  r.batch = o.batch != 0 ? o.batch : defaults(corpus.workload).batch;
+  r.read_lanes = engine::read_lanes(o.threads);
+  r.write_lanes = engine::write_lanes(o.threads);
+  r.cold = o.cold;
+  if (r.records == 0) return invalid_argument("the corpus is empty");
+
+  // The raw store is always built: it is where the pread limit reads.
+  std::vector<Codec> build = {Codec::kRaw};
+  for (Codec c : o.codecs)
+    if (std::find(build.begin(), build.end(), c) == build.end()) build.push_back(c);
+  std::vector<uint8_t> dict_bytes;
+  std::shared_ptr<codec::Dictionary> dictionary;
+  if (std::find(build.begin(), build.end(), Codec::kZstdDict) != build.end()) {
+    say("training a dictionary");
+    ZREC_ASSIGN_OR_RETURN(dict_bytes, train_corpus_dictionary(corpus, o.threads));
+    ZREC_ASSIGN_OR_RETURN(dictionary, codec::Dictionary::load(dict_bytes));
+  }
+
+  // Made after the dictionary is trained (which cannot be interrupted), so from here
+  // on a stop request is noticed within a batch or phase and the stores are removed.
+  if (stopped()) return kStopped;
+  ZREC_ASSIGN_OR_RETURN(std::string tmp, make_temp_dir(temp_parent(o.dir), corpus.workload));
+  TempStores cleanup(tmp, o.keep);
+
+  // Writes, each bracketed by the in-memory encode baseline (before and after).
+  // Each side of the bracket encodes for up to `seconds` (2 s by default), or the corpus.
+  const double encode_seconds = std::min(2.0, std::max(0.01, o.seconds));
+  std::vector<CodecResult> built;
+  for (Codec c : build) {
+    CodecResult cr;
+    cr.codec = c;
+    cr.store_path = tmp + "/" + to_string(corpus.workload) + "-" + to_string(c);
+    auto dict = c == Codec::kZstdDict ? dictionary : nullptr;
+    if (stopped()) return kStopped;
+    say(std::string("encoding in memory (") + to_string(c) + ")");
+    ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, r.write_lanes, encode_seconds));
+    say(std::string("writing the ") + to_string(c) + " store");
+    ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o));
+    if (stopped()) return kStopped;
+    ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, r.write_lanes, encode_seconds));
+    cr.mem_encode = add(before, after);
+    cr.dict_bytes = c == Codec::kZstdDict ? dict_bytes.size() : 0;
+    built.push_back(std::move(cr));
+  }
+
+  // Readers, tables and baselines.
+  std::vector<std::unique_ptr<Store>> stores;
+  std::vector<StoredTable> tables;
+  tables.reserve(built.size());
+  for (CodecResult& cr : built) {
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.threads = o.threads}));
+    cr.disk_bytes = disk_bytes(*store);
+    ZREC_ASSIGN_OR_RETURN(StoredTable t, load_stored_table(*store));
+    cr.payload_bytes = t.payload_bytes;
+    tables.push_back(std::move(t));
+    stores.push_back(std::move(store));
+    if (o.cold) ZREC_RETURN_IF_ERROR(evict_directory(cr.store_path, true));
+  }
+  std::vector<std::unique_ptr<Measurement>> owned;
+  owned.push_back(make_pread_limit(tables[0], r.read_lanes, r.batch, o.cold ? built[0].store_path : ""));
+  for (size_t i = 0; i < built.size(); ++i) {
+    ZREC_ASSIGN_OR_RETURN(auto gather, make_store_gather(built[i].store_path, {.threads = o.threads}, r.batch,
+                                                         tables[i].max_logic, o.cold));
+    owned.push_back(std::move(gather));
+    Status st;
+    say(std::string("loading ") + to_string(built[i].codec) + " frames into memory");
+    owned.push_back(make_memory_decode(tables[i], built[i].codec,
+                                       built[i].codec == Codec::kZstdDict ? dictionary : nullptr, r.read_lanes,
+                                       r.batch, &st));
+    ZREC_RETURN_IF_ERROR(st);
+  }
+  std::vector<Measurement*> ms;
+  for (auto& m : owned) ms.push_back(m.get());
+  say("gathering (" + std::to_string(ms.size()) + " measurements interleaved, " + std::to_string(o.rounds) +
+      " rounds)");
+  if (stopped()) return kStopped;
+  LoopOptions lo{r.records, r.batch, o.seconds, o.rounds, o.seed, o.stop};
+  ZREC_ASSIGN_OR_RETURN(auto results, run_interleaved(ms, lo));
+  r.pread_limit = results[0];
+  for (size_t i = 0; i < built.size(); ++i) {
+    built[i].gather = results[1 + 2 * i];
+    built[i].mem_decode = results[2 + 2 * i];
+  }
+  // Report the codecs asked for, in the order asked.
+  for (Codec c : o.codecs)
+    for (const CodecResult& cr : built)
+      if (cr.codec == c) r.codecs.push_back(cr);
+  if (o.keep) {
+    say("stores kept in " + tmp);
+  } else {
+    for (CodecResult& cr : r.codecs) cr.store_path.clear();  // removed on return
+  }
+  return r;
+}
+
+}  // namespace zrec::bench

@@ -1,0 +1,45 @@
+// Store directories and datasets of named streams (zrec/dataset.h).
+#include "zrec/dataset.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+namespace zrec {
+
+namespace {
+
+// ".NAME.zrec-tmp-XXXXXX": the temporary directory create builds a store in
+// (create_store.cc) before renaming it to NAME.
+bool is_build_leftover(const std::string& name) {
+  return name.starts_with('.') && name.find(".zrec-tmp-") != std::string::npos;
+}
+
+}  // namespace
+
+std::string join_path(const std::string& dir, const std::string& name) {
+  if (!dir.empty() && dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+bool is_store_dir(const std::string& path) {
+  struct stat st;
+  return ::stat(join_path(path, kMetaFile).c_str(), &st) == 0;
+}
+
+std::vector<std::string> child_stores(const std::string& root) {
+  std::vector<std::string> out;
+  DIR* dir = ::opendir(root.c_str());
+  if (dir == nullptr) return out;
+  while (dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == ".." || is_build_leftover(name)) continue;
+    if (is_store_dir(join_path(root, name))) out.push_back(name);
+  }
+  ::closedir(dir);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace zrec
