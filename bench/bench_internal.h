@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "codec/record_codec.h"
-#include "engine/thread_pool.h"
 #include "zrec/file.h"
 #include "zrec_bench.h"
 #include "zrec/record_loc.h"
@@ -108,23 +107,23 @@ struct StoredTable {
   uint64_t max_phys = 0, max_logic = 0, payload_bytes = 0, logical_bytes = 0;
 };
 Result<StoredTable> load_stored_table(const Store& store);
-std::unique_ptr<Measurement> make_pread_limit(const StoredTable& table, size_t lanes, uint64_t batch,
+std::unique_ptr<Measurement> make_pread_limit(const StoredTable& table, Lanes& lanes, uint64_t batch,
                                               const std::string& evict_dir);
 
 // The same lanes decoding the same stored frames from memory (every data file is read
 // into memory first): plain ZSTD_decompressDCtx / _usingDDict (memcpy for raw).
 std::unique_ptr<Measurement> make_memory_decode(const StoredTable& table, Codec codec,
                                                 std::shared_ptr<codec::Dictionary> dictionary,
-                                                size_t lanes, uint64_t batch, Status* status);
+                                                Lanes& lanes, uint64_t batch, Status* status);
 
 // The same lanes encoding the corpus's logical records in memory with the store's
 // codec and level, records claimed one by one, for at least `seconds` (or all records).
 Result<Throughput> memory_encode(const Corpus& corpus, Codec codec, std::shared_ptr<codec::Dictionary> dictionary,
-                                 size_t lanes, double seconds);
+                                 Lanes& lanes, double seconds);
 
 // --- dictionary (dict_train.cc) ---
 // Trains a zstd dictionary on the corpus's logical records with train_dictionary() and
-// the balanced tier (zrec/dict.h), as `zrec train-dict` would; threads as --threads.
-Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, size_t threads);
+// the balanced tier (zrec/dict.h), as `zrec train-dict` would, on `lanes`.
+Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, std::shared_ptr<Lanes> lanes);
 
 }  // namespace zrec::bench

@@ -9,7 +9,8 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
   auto say = [&](const std::string& what) {
     if (progress) progress(what);
   };
-  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.threads = o.threads, .wait = o.wait}));
+  const std::shared_ptr<Lanes> lanes = o.lanes ? o.lanes : std::make_shared<Lanes>(read_lane_budget());
+  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = lanes, .wait = o.wait}));
   if (store->length() == 0) return invalid_argument("store '" + path + "' holds no records to gather");
   StoreBenchResult r;
   r.path = path;
@@ -17,7 +18,7 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
   r.codec = store->codec();
   r.records = store->length();
   r.batch = o.batch;
-  r.lanes = store->lanes();
+  r.lanes = lanes->count();
   r.cold = o.cold;
   for (const auto& f : store->file_sizes()) r.disk_bytes += f.second;
   say("reading the record table");
@@ -27,9 +28,9 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
   if (o.cold) ZREC_RETURN_IF_ERROR(evict_directory(path, true));
 
   std::vector<std::unique_ptr<Measurement>> owned;
-  owned.push_back(make_pread_limit(table, r.lanes, r.batch, o.cold ? path : ""));
+  owned.push_back(make_pread_limit(table, *lanes, r.batch, o.cold ? path : ""));
   ZREC_ASSIGN_OR_RETURN(auto gather,
-                        make_store_gather(path, {.threads = o.threads, .wait = o.wait}, r.batch, table.max_logic, o.cold));
+                        make_store_gather(path, {.lanes = lanes, .wait = o.wait}, r.batch, table.max_logic, o.cold));
   owned.push_back(std::move(gather));
   const bool in_memory = r.payload_bytes <= o.memory_limit;
   if (in_memory) {
@@ -45,7 +46,7 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
       ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), size, 0));
       ZREC_ASSIGN_OR_RETURN(dict, codec::Dictionary::load(std::move(bytes)));
     }
-    owned.push_back(make_memory_decode(table, r.codec, dict, r.lanes, r.batch, &st));
+    owned.push_back(make_memory_decode(table, r.codec, dict, *lanes, r.batch, &st));
     ZREC_RETURN_IF_ERROR(st);
   }
   std::vector<Measurement*> ms;

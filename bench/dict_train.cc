@@ -37,10 +37,10 @@ class CorpusRecords final : public RecordSource {
 
 }  // namespace
 
-Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, size_t threads) {
+Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, std::shared_ptr<Lanes> lanes) {
   CorpusRecords source(corpus);
   TrainOptions options = train_options(DictTier::kBalanced);
-  options.threads = threads;
+  options.lanes = std::move(lanes);
   // A small corpus (a smoke run) gets a dictionary of a tenth of its sampled bytes, the
   // size train-dict suggests, instead of an error.
   uint64_t sampled = 0;

@@ -65,7 +65,7 @@ class StoreGather final : public Measurement {
 
 class PreadLimit final : public Measurement {
  public:
-  PreadLimit(const StoredTable& t, size_t lanes, uint64_t batch, std::string evict_dir)
+  PreadLimit(const StoredTable& t, Lanes& lanes, uint64_t batch, std::string evict_dir)
       : t_(t), pool_(lanes), dest_(touched_buffer(batch * t.max_phys)), offsets_(batch + 1),
         evict_dir_(std::move(evict_dir)) {}
 
@@ -74,7 +74,7 @@ class PreadLimit final : public Measurement {
   Result<uint64_t> run_batch(std::span<const uint64_t> ids) override {
     offsets_[0] = 0;
     for (size_t k = 0; k < ids.size(); ++k) offsets_[k + 1] = offsets_[k] + t_.locs[ids[k]].phys_length;
-    const size_t n = ids.size(), block = block_size(n, pool_.lanes());
+    const size_t n = ids.size(), block = block_size(n, pool_.count());
     ZREC_RETURN_IF_ERROR(pool_.run((n + block - 1) / block, [&](size_t, size_t b) -> Status {
       for (size_t k = b * block; k < std::min(n, (b + 1) * block); ++k) {
         const RecordLoc& loc = t_.locs[ids[k]];
@@ -88,7 +88,7 @@ class PreadLimit final : public Measurement {
 
  private:
   const StoredTable& t_;
-  engine::ThreadPool pool_;
+  Lanes& pool_;
   std::vector<uint8_t> dest_;
   std::vector<uint64_t> offsets_;
   std::string evict_dir_;
@@ -96,11 +96,11 @@ class PreadLimit final : public Measurement {
 
 class MemoryDecode final : public Measurement {
  public:
-  MemoryDecode(const StoredTable& t, Codec codec, std::shared_ptr<codec::Dictionary> dictionary, size_t lanes,
+  MemoryDecode(const StoredTable& t, Codec codec, std::shared_ptr<codec::Dictionary> dictionary, Lanes& lanes,
                uint64_t batch, Status* status)
       : t_(t), codec_(codec), dictionary_(std::move(dictionary)), pool_(lanes),
         dest_(touched_buffer(batch * t.max_logic)), offsets_(batch + 1) {
-    for (size_t lane = 0; lane < pool_.lanes(); ++lane) dctx_.push_back(codec == Codec::kRaw ? nullptr : ZSTD_createDCtx());
+    for (size_t lane = 0; lane < pool_.count(); ++lane) dctx_.push_back(codec == Codec::kRaw ? nullptr : ZSTD_createDCtx());
     // Every stored byte into memory, shard by shard (untimed).
     for (uint32_t s = 0; s < t.shards && status->is_ok(); ++s) {
       auto size = t.shard_files[s].size();
@@ -119,7 +119,7 @@ class MemoryDecode final : public Measurement {
   Result<uint64_t> run_batch(std::span<const uint64_t> ids) override {
     offsets_[0] = 0;
     for (size_t k = 0; k < ids.size(); ++k) offsets_[k + 1] = offsets_[k] + t_.locs[ids[k]].logic_length;
-    const size_t n = ids.size(), block = block_size(n, pool_.lanes());
+    const size_t n = ids.size(), block = block_size(n, pool_.count());
     ZREC_RETURN_IF_ERROR(pool_.run((n + block - 1) / block, [&](size_t lane, size_t b) -> Status {
       for (size_t k = b * block; k < std::min(n, (b + 1) * block); ++k) {
         const RecordLoc& loc = t_.locs[ids[k]];
@@ -144,7 +144,7 @@ class MemoryDecode final : public Measurement {
   const StoredTable& t_;
   Codec codec_;
   std::shared_ptr<codec::Dictionary> dictionary_;
-  engine::ThreadPool pool_;
+  Lanes& pool_;
   std::vector<ZSTD_DCtx*> dctx_;
   std::vector<std::vector<uint8_t>> shards_;
   std::vector<uint8_t> dest_;
@@ -159,13 +159,13 @@ Result<std::unique_ptr<Measurement>> make_store_gather(const std::string& path, 
   return std::unique_ptr<Measurement>(std::make_unique<StoreGather>(std::move(store), options, batch, max_logic, cold));
 }
 
-std::unique_ptr<Measurement> make_pread_limit(const StoredTable& table, size_t lanes, uint64_t batch,
+std::unique_ptr<Measurement> make_pread_limit(const StoredTable& table, Lanes& lanes, uint64_t batch,
                                               const std::string& evict_dir) {
   return std::make_unique<PreadLimit>(table, lanes, batch, evict_dir);
 }
 
 std::unique_ptr<Measurement> make_memory_decode(const StoredTable& table, Codec codec,
-                                                std::shared_ptr<codec::Dictionary> dictionary, size_t lanes,
+                                                std::shared_ptr<codec::Dictionary> dictionary, Lanes& lanes,
                                                 uint64_t batch, Status* status) {
   return std::make_unique<MemoryDecode>(table, codec, std::move(dictionary), lanes, batch, status);
 }
@@ -182,8 +182,8 @@ Result<StoredTable> load_stored_table(const Store& store) {
     t.max_logic = std::max<uint64_t>(t.max_logic, loc.logic_length);
     t.logical_bytes += loc.logic_length;
   }
+  t.payload_bytes = store.stored_bytes();
   for (uint32_t s = 0; s < t.shards; ++s) {
-    t.payload_bytes += store.tail(s);
     ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(store.path() + "/" + format::data_file_name(s), O_RDONLY));
     t.shard_files.push_back(std::move(f));
   }
@@ -191,7 +191,7 @@ Result<StoredTable> load_stored_table(const Store& store) {
 }
 
 Result<Throughput> memory_encode(const Corpus& corpus, Codec codec, std::shared_ptr<codec::Dictionary> dictionary,
-                                 size_t lanes, double seconds) {
+                                 Lanes& lanes, double seconds) {
   const uint64_t n = corpus.records();
   // Ragged logical records (shape prefix + payload) are laid out contiguously first, untimed.
   std::vector<uint8_t> logical;
@@ -206,10 +206,10 @@ Result<Throughput> memory_encode(const Corpus& corpus, Codec codec, std::shared_
   uint64_t max_logic = 0;
   for (uint64_t k = 0; k < n; ++k) max_logic = std::max(max_logic, offs[k + 1] - offs[k]);
 
-  engine::ThreadPool pool(lanes);
+  Lanes& pool = lanes;
   std::vector<codec::Encoder> encoders;
-  std::vector<std::vector<uint8_t>> out(pool.lanes());
-  for (size_t lane = 0; lane < pool.lanes(); ++lane) {
+  std::vector<std::vector<uint8_t>> out(pool.count());
+  for (size_t lane = 0; lane < pool.count(); ++lane) {
     ZREC_ASSIGN_OR_RETURN(auto enc, codec::Encoder::create({codec, 0, false, dictionary}));
     out[lane] = touched_buffer(enc.bound(max_logic));
     encoders.push_back(std::move(enc));

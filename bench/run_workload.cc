@@ -57,7 +57,7 @@ Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Co
   ZREC_RETURN_IF_ERROR(create_store(path, co));
   const auto t0 = Clock::now();
   WriterOptions wo;
-  wo.threads = o.threads;
+  wo.lanes = o.write_lanes;
   wo.sync = o.sync;
   ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo));
   const uint64_t n = corpus.records();
@@ -90,7 +90,10 @@ Throughput add(Throughput a, const Throughput& b) {
 
 }  // namespace
 
-Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, const Progress& progress) {
+Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& corpus, const Progress& progress) {
+  RunOptions o = options_in;  // with both executors made
+  if (!o.read_lanes) o.read_lanes = std::make_shared<Lanes>(read_lane_budget());
+  if (!o.write_lanes) o.write_lanes = std::make_shared<Lanes>(write_lane_budget());
   auto say = [&](const std::string& what) {
     if (progress) progress(std::string(to_string(corpus.workload)) + ": " + what);
   };
@@ -103,8 +106,8 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   r.records = corpus.records();
   r.logical_bytes = corpus.logical_bytes();
   r.batch = o.batch != 0 ? o.batch : defaults(corpus.workload).batch;
-  r.read_lanes = engine::read_lanes(o.threads);
-  r.write_lanes = engine::write_lanes(o.threads);
+  r.read_lanes = o.read_lanes->count();
+  r.write_lanes = o.write_lanes->count();
   r.cold = o.cold;
   if (r.records == 0) return invalid_argument("the corpus is empty");
 
@@ -116,7 +119,7 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   std::shared_ptr<codec::Dictionary> dictionary;
   if (std::find(build.begin(), build.end(), Codec::kZstdDict) != build.end()) {
     say("training a dictionary");
-    ZREC_ASSIGN_OR_RETURN(dict_bytes, train_corpus_dictionary(corpus, o.threads));
+    ZREC_ASSIGN_OR_RETURN(dict_bytes, train_corpus_dictionary(corpus, o.write_lanes));
     ZREC_ASSIGN_OR_RETURN(dictionary, codec::Dictionary::load(dict_bytes));
   }
 
@@ -137,11 +140,11 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
     auto dict = c == Codec::kZstdDict ? dictionary : nullptr;
     if (stopped()) return kStopped;
     say(std::string("encoding in memory (") + to_string(c) + ")");
-    ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, r.write_lanes, encode_seconds));
+    ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
     say(std::string("writing the ") + to_string(c) + " store");
     ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o));
     if (stopped()) return kStopped;
-    ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, r.write_lanes, encode_seconds));
+    ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
     cr.mem_encode = add(before, after);
     cr.dict_bytes = c == Codec::kZstdDict ? dict_bytes.size() : 0;
     built.push_back(std::move(cr));
@@ -152,7 +155,7 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
   std::vector<StoredTable> tables;
   tables.reserve(built.size());
   for (CodecResult& cr : built) {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.threads = o.threads}));
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.lanes = o.read_lanes}));
     cr.disk_bytes = disk_bytes(*store);
     ZREC_ASSIGN_OR_RETURN(StoredTable t, load_stored_table(*store));
     cr.payload_bytes = t.payload_bytes;
@@ -161,15 +164,15 @@ Result<WorkloadResult> run_workload(const RunOptions& o, const Corpus& corpus, c
     if (o.cold) ZREC_RETURN_IF_ERROR(evict_directory(cr.store_path, true));
   }
   std::vector<std::unique_ptr<Measurement>> owned;
-  owned.push_back(make_pread_limit(tables[0], r.read_lanes, r.batch, o.cold ? built[0].store_path : ""));
+  owned.push_back(make_pread_limit(tables[0], *o.read_lanes, r.batch, o.cold ? built[0].store_path : ""));
   for (size_t i = 0; i < built.size(); ++i) {
-    ZREC_ASSIGN_OR_RETURN(auto gather, make_store_gather(built[i].store_path, {.threads = o.threads}, r.batch,
+    ZREC_ASSIGN_OR_RETURN(auto gather, make_store_gather(built[i].store_path, {.lanes = o.read_lanes}, r.batch,
                                                          tables[i].max_logic, o.cold));
     owned.push_back(std::move(gather));
     Status st;
     say(std::string("loading ") + to_string(built[i].codec) + " frames into memory");
     owned.push_back(make_memory_decode(tables[i], built[i].codec,
-                                       built[i].codec == Codec::kZstdDict ? dictionary : nullptr, r.read_lanes,
+                                       built[i].codec == Codec::kZstdDict ? dictionary : nullptr, *o.read_lanes,
                                        r.batch, &st));
     ZREC_RETURN_IF_ERROR(st);
   }

@@ -103,7 +103,7 @@ void Corpus::logical_record(uint64_t k, uint8_t* out) const {
   std::memcpy(out + prefix, payload.data() + offsets[k], offsets[k + 1] - offsets[k]);
 }
 
-Corpus generate(Workload w, uint64_t records, uint64_t seed, size_t lanes) {
+Corpus generate(Workload w, uint64_t records, uint64_t seed, Lanes& lanes) {
   Corpus c;
   c.workload = w;
   c.seed = seed;
@@ -135,7 +135,7 @@ Corpus generate(Workload w, uint64_t records, uint64_t seed, size_t lanes) {
   }
   c.offsets[records] = total;
   c.payload.resize(total);
-  engine::ThreadPool pool(lanes);
+  Lanes& pool = lanes;
   constexpr uint64_t kBlock = 64;
   (void)pool.run((records + kBlock - 1) / kBlock, [&](size_t, size_t b) {
     for (uint64_t k = b * kBlock; k < std::min(records, (b + 1) * kBlock); ++k) {

@@ -16,6 +16,12 @@ using namespace zrec;
 
 namespace {
 
+// The corpus generated on `lanes` lanes of its own.
+bench::Corpus generate(bench::Workload w, uint64_t records, uint64_t seed, size_t lanes) {
+  Lanes executor(lanes);
+  return bench::generate(w, records, seed, executor);
+}
+
 std::vector<uint8_t> record_of(const bench::Corpus& c, uint64_t k) {
   std::vector<uint8_t> out(c.logic_length(k));
   c.logical_record(k, out.data());
@@ -29,7 +35,7 @@ void build(const std::string& path, const bench::Corpus& c, Codec codec, uint32_
   o.codec = codec;
   o.data_shards = shards;
   REQUIRE_OK(create_store(path, o));
-  auto w = StoreWriter::open(path, {.threads = 2});
+  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(w);
   REQUIRE_OK((*w)->append(c.refs(0, c.records())));
   REQUIRE_OK((*w)->close());
@@ -49,26 +55,26 @@ TEST_SUITE("bench") {
   TEST_CASE("generation is deterministic and independent of lanes and corpus size") {
     for (bench::Workload w : bench::kAllWorkloads) {
       CAPTURE(bench::to_string(w));
-      const auto a = bench::generate(w, 12, 7, 1);
-      const auto b = bench::generate(w, 20, 7, 3);
-      const auto other = bench::generate(w, 12, 8, 1);
+      const auto a = generate(w, 12, 7, 1);
+      const auto b = generate(w, 20, 7, 3);
+      const auto other = generate(w, 12, 8, 1);
       for (uint64_t k = 0; k < 12; ++k) CHECK(record_of(a, k) == record_of(b, k));
       CHECK(a.payload != other.payload);
     }
   }
 
   TEST_CASE("records have the shapes their schemas promise") {
-    const auto vision = bench::generate(bench::Workload::kVision, 3, 1, 2);
+    const auto vision = generate(bench::Workload::kVision, 3, 1, 2);
     CHECK(vision.schema.is_dense());
     CHECK(vision.logic_length(0) == 3 * 224 * 224);
-    const auto var = bench::generate(bench::Workload::kVisionVar, 50, 1, 2);
+    const auto var = generate(bench::Workload::kVisionVar, 50, 1, 2);
     for (uint64_t k = 0; k < var.records(); ++k) {
       const uint64_t* d = &var.dims[k * 3];
       CHECK(d[0] == 3);
       CHECK((d[1] >= 176 && d[1] <= 304 && d[2] >= 176 && d[2] <= 304));
       CHECK(var.offsets[k + 1] - var.offsets[k] == d[0] * d[1] * d[2]);
     }
-    const auto tokens = bench::generate(bench::Workload::kTokens, 20, 1, 2);
+    const auto tokens = generate(bench::Workload::kTokens, 20, 1, 2);
     const auto* ids = reinterpret_cast<const int32_t*>(tokens.payload.data());
     uint64_t low = 0;
     for (size_t i = 0; i < tokens.payload.size() / 4; ++i) {
@@ -76,7 +82,7 @@ TEST_SUITE("bench") {
       low += ids[i] < 100;
     }
     CHECK(low * 3 > tokens.payload.size() / 4);  // Zipf: the 100 commonest ids are over a third
-    const auto seqs = bench::generate(bench::Workload::kTokensVar, 2000, 1, 2);
+    const auto seqs = generate(bench::Workload::kTokensVar, 2000, 1, 2);
     uint64_t total = 0, longest = 0;
     for (uint64_t k = 0; k < seqs.records(); ++k) {
       CHECK((seqs.dims[k] >= 1 && seqs.dims[k] <= 8192));
@@ -88,7 +94,7 @@ TEST_SUITE("bench") {
   }
 
   TEST_CASE("vision records compress with zstd -3 in loaderx's regime (10-20x)") {
-    const auto c = bench::generate(bench::Workload::kVision, 20, 1, 2);
+    const auto c = generate(bench::Workload::kVision, 20, 1, 2);
     std::vector<uint8_t> out(ZSTD_compressBound(c.logic_length(0)));
     uint64_t stored = 0;
     for (uint64_t k = 0; k < c.records(); ++k)
@@ -111,12 +117,12 @@ TEST_SUITE("bench") {
   TEST_CASE("Store::read_locs(ids) matches the table, across cache pieces, repeats included") {
     test::TempDir dir;
     // 700 records: three 256-entry pieces of the RecordLoc cache.
-    const auto c = bench::generate(bench::Workload::kTokensVar, 700, 3, 2);
+    const auto c = generate(bench::Workload::kTokensVar, 700, 3, 2);
     for (Codec codec : {Codec::kRaw, Codec::kZstd}) {
       CAPTURE(to_string(codec));
       const std::string path = dir / to_string(codec);
       build(path, c, codec);
-      auto store = Store::open(path, {.threads = 2});
+      auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
       REQUIRE_OK(store);
       std::vector<RecordLoc> table(700);
       REQUIRE_OK((*store)->read_locs(0, 700, table.data()));
@@ -138,7 +144,7 @@ TEST_SUITE("bench") {
 
   TEST_CASE("gathers agree with and without mapped records, every codec") {
     test::TempDir dir;
-    const auto c = bench::generate(bench::Workload::kTokensVar, 400, 5, 2);
+    const auto c = generate(bench::Workload::kTokensVar, 400, 5, 2);
     std::vector<uint64_t> ids = {7, 399, 0, 7, 123, 256, 300};
     for (Codec codec : {Codec::kRaw, Codec::kZstd}) {
       CAPTURE(to_string(codec));
@@ -146,7 +152,7 @@ TEST_SUITE("bench") {
       build(path, c, codec);
       for (bool mapped : {true, false}) {
         CAPTURE(mapped);
-        auto store = Store::open(path, {.threads = 2, .map_records = mapped});
+        auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2), .map_records = mapped});
         REQUIRE_OK(store);
         std::vector<RecordLoc> locs(ids.size());
         REQUIRE_OK((*store)->read_locs(ids, locs.data()));
@@ -162,10 +168,10 @@ TEST_SUITE("bench") {
 
   TEST_CASE("large records read from the mapping when cached and with pread when evicted") {
     test::TempDir dir;
-    const auto c = bench::generate(bench::Workload::kVision, 6, 5, 2);  // 147 KiB: over the 64 KiB bound
+    const auto c = generate(bench::Workload::kVision, 6, 5, 2);  // 147 KiB: over the 64 KiB bound
     const std::string path = dir / "raw";
     build(path, c, Codec::kRaw, 2);
-    auto store = Store::open(path, {.threads = 2});
+    auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(store);
     std::vector<uint64_t> ids = {5, 0, 3, 3};
     for (bool evict : {false, true, false}) {
@@ -181,14 +187,14 @@ TEST_SUITE("bench") {
 
   TEST_CASE("a damaged RecordLoc is reported on every gather, cached or not") {
     test::TempDir dir;
-    const auto c = bench::generate(bench::Workload::kTokens, 600, 3, 2);
+    const auto c = generate(bench::Workload::kTokens, 600, 3, 2);
     const std::string path = dir / "s";
     build(path, c, Codec::kRaw);
     // RecordLoc[300].phys_length = 0 (docs/format.md §8: phys_length >= 1).
     auto meta = test::read_file(path + "/meta.zr");
     format::store_le<uint32_t>(&meta[format::record_loc_offset(300) + 8], 0);
     test::write_file(path + "/meta.zr", meta);
-    auto store = Store::open(path, {.threads = 2});
+    auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(store);
     std::vector<uint8_t> dest(2 * 2048);
     std::vector<uint64_t> good = {299, 301};
@@ -204,10 +210,10 @@ TEST_SUITE("bench") {
 
   TEST_CASE("run_workload measures every codec and the baselines, then removes its stores") {
     test::TempDir dir;
-    const auto c = bench::generate(bench::Workload::kTokensVar, 600, 1, 2);
+    const auto c = generate(bench::Workload::kTokensVar, 600, 1, 2);
     bench::RunOptions o;
     o.dir = dir.path();
-    o.threads = 2;
+    o.read_lanes = o.write_lanes = std::make_shared<Lanes>(2);
     o.seconds = 0.02;
     o.rounds = 2;
     o.batch = 32;
@@ -232,13 +238,13 @@ TEST_SUITE("bench") {
 
   TEST_CASE("bench_store measures an existing store beside its baselines") {
     test::TempDir dir;
-    const auto c = bench::generate(bench::Workload::kVision, 10, 1, 2);
+    const auto c = generate(bench::Workload::kVision, 10, 1, 2);
     build(dir / "s", c, Codec::kZstd);
     bench::StoreBenchOptions o;
     o.batch = 4;
     o.seconds = 0.02;
     o.rounds = 1;
-    o.threads = 2;
+    o.lanes = std::make_shared<Lanes>(2);
     auto r = bench::bench_store(dir / "s", o, nullptr);
     REQUIRE_OK(r);
     CHECK(r->records == 10);

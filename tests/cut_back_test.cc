@@ -26,7 +26,7 @@ CreateOptions bytes_store(Codec codec = Codec::kZstd, uint32_t shards = 4, bool 
 std::vector<uint8_t> payload(uint64_t i) { return test::record_bytes(i, i % 97 + 1); }
 
 void append_range(const std::string& path, uint64_t first, uint64_t count, size_t threads) {
-  auto w = StoreWriter::open(path, {.threads = threads, .chunk_bytes = 256});
+  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(threads), .chunk_bytes = 256});
   REQUIRE_OK(w);
   std::vector<std::vector<uint8_t>> data;
   std::vector<uint64_t> dims(count);

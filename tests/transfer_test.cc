@@ -84,14 +84,14 @@ CreateOptions create_options(const Schema& schema, Codec codec, uint32_t shards,
 
 void build(const std::string& path, const CreateOptions& o, const std::vector<std::vector<uint8_t>>& records) {
   REQUIRE_OK(create_store(path, o));
-  auto w = StoreWriter::open(path, {.threads = 2});
+  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(w);
   REQUIRE_OK(append_records(**w, o.schema, records));
   REQUIRE_OK((*w)->close());
 }
 
 std::vector<std::vector<uint8_t>> read_all(const std::string& path) {
-  auto store = Store::open(path, {.threads = 2});
+  auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(store);
   std::vector<uint64_t> ids((*store)->length());
   for (uint64_t i = 0; i < ids.size(); ++i) ids[i] = i;
@@ -106,7 +106,7 @@ std::vector<std::vector<uint8_t>> read_all(const std::string& path) {
 std::string digest_of(const std::string& path) {
   auto store = Store::open(path);
   REQUIRE_OK(store);
-  auto d = digest_store(**store, {.threads = 2, .window_bytes = 1 << 12, .per_record = {}});
+  auto d = digest_store(**store, {.lanes = std::make_shared<Lanes>(2), .window_bytes = 1 << 12, .per_record = {}});
   REQUIRE_OK(d);
   return hash_to_hex(d.value());
 }
@@ -132,14 +132,14 @@ TEST_SUITE("transfer") {
             CAPTURE(to_string(from));
             CAPTURE(to_string(to));
             CAPTURE(shards);
-            auto src = Store::open(dir / "src", {.threads = 2});
+            auto src = Store::open(dir / "src", {.lanes = std::make_shared<Lanes>(2)});
             REQUIRE_OK(src);
             const std::string dst = dir / ("dst-" + std::string(to_string(to)) + std::to_string(shards));
             TransferStats stats;
             TransferOptions t;
             t.window_bytes = 1 << 11;  // many windows
             t.kernel_copy = shards == 5;  // frames written from memory, and by copy_file_range
-            REQUIRE_OK(build_from_stores({src->get()}, dst, create_options(schema, to, shards), {.threads = 3}, t,
+            REQUIRE_OK(build_from_stores({src->get()}, dst, create_options(schema, to, shards), {.lanes = std::make_shared<Lanes>(3)}, t,
                                          &stats));
             CHECK(stats.records == records.size());
             // Frames are copied exactly when codec and dictionary agree (the same test dictionary).
@@ -384,11 +384,11 @@ TEST_SUITE("dict_trainer") {
     TrainOptions o = train_options(DictTier::kBalanced);
     o.dict_bytes = 8192;
     o.level = 3;
-    o.threads = 1;
+    o.lanes = std::make_shared<Lanes>(1);
     TrainReport r1, r2;
     auto d1 = train_dictionary(*source, o, &r1);
     REQUIRE_OK(d1);
-    o.threads = 3;
+    o.lanes = std::make_shared<Lanes>(3);
     auto d2 = train_dictionary(*source, o, &r2);
     REQUIRE_OK(d2);
     CHECK(d1.value() == d2.value());

@@ -65,7 +65,7 @@ std::vector<std::vector<uint8_t>> build(const std::string& path, Codec codec, ui
   }
   std::vector<RecordRef> refs;
   for (size_t i = 0; i < n; ++i) refs.push_back({payloads[i].data(), payloads[i].size(), dense ? nullptr : dims[i].data()});
-  auto w = StoreWriter::open(path, {.threads = lanes, .chunk_bytes = 512, .sync = false});
+  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(lanes), .chunk_bytes = 512, .sync = false});
   REQUIRE_OK(w);
   REQUIRE_OK(w.value()->append(refs));
   REQUIRE_OK(w.value()->close());
@@ -97,7 +97,7 @@ TEST_SUITE("verify") {
           const std::string path = dir / "s";
           build(path, codec, shards, dense, 300);
           for (bool quick : {false, true}) {
-            auto r = verify_store(path, {.quick = quick, .threads = 3});
+            auto r = verify_store(path, {.quick = quick, .lanes = std::make_shared<Lanes>(3)});
             REQUIRE_OK(r);
             INFO((r->problems.empty() ? std::string() : r->problems[0].message));
             CHECK(r->valid());

@@ -53,6 +53,12 @@ std::string version_text() {
 
 }  // namespace
 
+std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
+  if (!lanes_)
+    lanes_ = std::make_shared<Lanes>(work == Work::kRead ? read_lane_budget(threads) : write_lane_budget(threads));
+  return lanes_;
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");

@@ -33,7 +33,7 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
                                                            const AppendArgs& args, const GlobalOptions& global,
                                                            WriterOptions options) {
-  options.threads = global.threads;
+  options.lanes = global.lanes(Work::kWrite);
   options.wait = global.wait;
   if (!options.checksum) options.checksum = args.checksum;
   std::unique_ptr<StoreWriter> writer;

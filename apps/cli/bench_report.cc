@@ -9,7 +9,7 @@
 
 #include <fstream>
 
-#include "engine/thread_pool.h"
+#include "zrec/lanes.h"
 #include "cli/cli_util.h"
 
 namespace zrec::cli {
@@ -81,10 +81,10 @@ BenchEnvironment collect_environment(size_t threads) {
   if (::uname(&u) == 0) e.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
   std::ifstream loadavg("/proc/loadavg");
   loadavg >> e.load1 >> e.load5;
-  e.cpus = engine::available_cpus();
-  e.physical_cores = engine::available_physical_cores();
-  e.read_lanes = engine::read_lanes(threads);
-  e.write_lanes = engine::write_lanes(threads);
+  e.cpus = available_cpus();
+  e.physical_cores = available_physical_cores();
+  e.read_lanes = read_lane_budget(threads);
+  e.write_lanes = write_lane_budget(threads);
 #ifdef __OPTIMIZE__
   e.optimized = true;
 #endif

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "zrec/input_stream.h"
-#include "store/store_files.h"
 #include "cli/console.h"
 #include "cli/progress.h"
 #include "cli/record_format.h"
@@ -113,7 +112,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     Stream s;
     s.ext = single ? base_name(a.path) : name;
     ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name),
-                                               {.threads = g.threads, .wait = g.wait}));
+                                               {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
     const Schema& schema = s.store->schema();
     const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
     s.bytes = schema.dtype.str() == "|u1";

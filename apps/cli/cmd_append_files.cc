@@ -20,7 +20,6 @@
 #include <future>
 #include <memory>
 
-#include "engine/thread_pool.h"
 #include "zrec/limits.h"
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
@@ -222,12 +221,13 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
   if (!r.status.is_ok() || r.too_large) arena.truncate(r.offset);
 }
 
-// Reads batches of the list on its own lanes (engine::ThreadPool); fill() is called
-// from a read-ahead thread while the main thread appends the previous batch.
+// Reads batches of the list with up to `readers` tasks on the command's lanes; fill() is
+// called from a read-ahead thread while the main thread appends the previous batch
+// (the writer's encoding shares the same lanes: Lanes::run takes concurrent callers).
 class BatchReader {
  public:
-  BatchReader(const std::vector<std::string>& names, size_t lanes, uint64_t batch_bytes)
-      : names_(names), pool_(lanes), batch_bytes_(std::max<uint64_t>(batch_bytes, 1)) {}
+  BatchReader(const std::vector<std::string>& names, std::shared_ptr<Lanes> lanes, size_t readers, uint64_t batch_bytes)
+      : names_(names), lanes_(std::move(lanes)), readers_(readers), batch_bytes_(std::max<uint64_t>(batch_bytes, 1)) {}
 
   // Reads names [first, ...) into `b`: up to kMaxBatchFiles files, and no more once
   // batch_bytes are read (each lane may finish the file it has started). Stops early,
@@ -236,19 +236,20 @@ class BatchReader {
     const size_t limit = std::min(names_.size(), first + kMaxBatchFiles);
     b.first = first;
     b.items.resize(limit - first);
-    b.arenas.resize(pool_.lanes());
+    b.arenas.resize(readers_);
     for (Arena& a : b.arenas) a.clear(2 * batch_bytes_);
     std::atomic<size_t> next{first};
     std::atomic<uint64_t> bytes{0};
-    Status s = pool_.run(pool_.lanes(), [&](size_t lane, size_t) -> Status {
+    // Each task is one reader that keeps claiming files, with its own arena.
+    Status s = lanes_->run(readers_, [&](size_t, size_t reader) -> Status {
       for (;;) {
         if (bytes.load(std::memory_order_relaxed) >= batch_bytes_ || interrupted()) return Status::ok();
         const size_t k = next.fetch_add(1, std::memory_order_relaxed);
         if (k >= limit) return Status::ok();
         FileRead& r = b.items[k - first];
         r = FileRead{};
-        r.lane = static_cast<uint32_t>(lane);
-        read_file(names_[k], b.arenas[lane], r);
+        r.lane = static_cast<uint32_t>(reader);
+        read_file(names_[k], b.arenas[reader], r);
         bytes.fetch_add(r.size, std::memory_order_relaxed);
       }
     });
@@ -259,7 +260,8 @@ class BatchReader {
 
  private:
   const std::vector<std::string>& names_;
-  engine::ThreadPool pool_;
+  std::shared_ptr<Lanes> lanes_;
+  const size_t readers_;
   const uint64_t batch_bytes_;
 };
 
@@ -385,23 +387,20 @@ class FilesAppender {
     size_t k = 0;
     ZREC_RETURN_IF_ERROR(skip_first(k));
     if (k >= names_.size()) return Status::ok();
-    const size_t lanes = std::min(engine::read_lanes(g_.threads), kMaxReadLanes);
-    BatchReader reader(names_, lanes, session_.window_bytes() / 2);
+    const std::shared_ptr<Lanes> lanes = g_.lanes(Work::kWrite);
+    BatchReader reader(names_, lanes, std::min(lanes->count(), kMaxReadLanes), session_.window_bytes() / 2);
     Batch batches[2];
-    std::future<Status> ahead;
-    auto read_ahead = [&](Batch& b, size_t first) {
-      BlockInterrupts block;  // the read-ahead thread never takes SIGINT/SIGTERM
-      ahead = std::async(std::launch::async, [&reader, &b, first] { return reader.fill(b, first); });
-    };
+    BackgroundTask ahead;
+    auto read_ahead = [&](Batch& b, size_t first) { ahead.start([&reader, &b, first] { return reader.fill(b, first); }); };
     read_ahead(batches[0], k);
-    for (int cur = 0; ahead.valid(); cur ^= 1) {
-      ZREC_RETURN_IF_ERROR(ahead.get());
+    for (int cur = 0; ahead.started(); cur ^= 1) {
+      ZREC_RETURN_IF_ERROR(ahead.wait());
       Batch& b = batches[cur];
       const size_t after = b.first + b.count;
       if (after < names_.size() && b.count > 0 && !interrupted()) read_ahead(batches[cur ^ 1], after);
       Status s = append_batch(b);
       if (!s.is_ok()) {
-        if (ahead.valid()) ahead.wait();  // it writes into the other batch
+        (void)ahead.wait();  // it writes into the other batch
         return s;
       }
     }

@@ -23,7 +23,6 @@
 
 #include "zrec/limits.h"
 #include "zrec/file.h"
-#include "store/store_files.h"
 #include "cli/append_session.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -183,7 +182,7 @@ Status TarImport::parse_options() {
 
 WriterOptions TarImport::writer_options() const {
   WriterOptions o;
-  o.threads = g_.threads;
+  o.lanes = g_.lanes(Work::kWrite);
   o.wait = g_.wait;
   o.level = a_.level;
   o.checksum = a_.append.checksum;

@@ -29,7 +29,7 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   // an error or an interruption there leaves no output file behind.
   std::vector<std::unique_ptr<Store>> stores;
   for (const auto& path : a.stores) {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.threads = g.threads, .wait = g.wait}));
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
     stores.push_back(std::move(store));
   }
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
@@ -39,7 +39,6 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     ProgressMeter meter(g, "digest");
     meter.set_total_records(store->length());
     DigestOptions options;
-    options.threads = g.threads;
     options.window_bytes = a.window_mib << 20;
     uint64_t done = 0;
     std::string line;

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <zstd.h>
 
-#include "store/store_files.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
@@ -76,7 +75,7 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // A store a writer is appending to is described as last published (--wait: after it).
-    ZREC_ASSIGN_OR_RETURN(store, Store::open(path, {.threads = g.threads, .wait = g.wait, .snapshot_if_busy = true}));
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait, .snapshot_if_busy = true}));
   }
   StoreSummary s;
   s.path = path;
@@ -89,7 +88,7 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   s.shards = store->data_shards();
   s.length = store->length();
   s.dict_bytes = store->dict_bytes();
-  for (uint32_t shard = 0; shard < s.shards; ++shard) s.payload_bytes += store->tail(shard);
+  s.payload_bytes = store->stored_bytes();
   s.files = store->file_sizes();
   for (const auto& f : s.files) s.disk_bytes += f.second;
   s.checksum = store->checksum();

@@ -242,7 +242,7 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.keep_problems = 0;
   o.quick = a.quick;
   o.max_errors = a.max_errors;
-  o.threads = g.threads;
+  o.lanes = g.lanes(Work::kRead);
   o.wait = g.wait;
   o.against = against;
   o.cancelled = [] { return interrupted(); };

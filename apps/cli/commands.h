@@ -6,11 +6,16 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "zrec/lanes.h"
 #include "zrec/status.h"
 
 namespace zrec::cli {
+
+// What a command mostly does, which picks its default lane budget (docs/format.md §9).
+enum class Work { kRead, kWrite };
 
 // Flags shared by every subcommand.
 struct GlobalOptions {
@@ -19,6 +24,14 @@ struct GlobalOptions {
   bool wait = false;   // --wait: block on a locked store instead of failing
   bool progress = false;     // --progress: force the progress meter
   bool no_progress = false;  // --no-progress
+
+  // The command's one executor, handed to every store, writer and check it runs: made
+  // on the first call with --threads lanes, or else the budget of `work`; later calls
+  // return the same one.
+  std::shared_ptr<Lanes> lanes(Work work) const;
+
+ private:
+  mutable std::shared_ptr<Lanes> lanes_;
 };
 
 struct Command {

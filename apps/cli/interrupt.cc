@@ -77,14 +77,4 @@ int interrupt_exit_code() {
 
 Status cancelled(std::string message) { return Status(StatusCode::kCancelled, std::move(message)); }
 
-BlockInterrupts::BlockInterrupts() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  ::pthread_sigmask(SIG_BLOCK, &set, &old_);
-}
-
-BlockInterrupts::~BlockInterrupts() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-
 }  // namespace zrec::cli

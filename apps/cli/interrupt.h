@@ -52,23 +52,4 @@ int interrupt_exit_code();
 // kCancelled with `message`, for a command that stops because interrupted() is true.
 Status cancelled(std::string message);
 
-// Blocks SIGINT and SIGTERM in the calling thread while it lives (restoring the mask
-// after), so that threads started meanwhile inherit the block: a signal then goes to
-// the thread that can act on it (the command's main thread, whose blocked read(2) it
-// must interrupt), not to a helper (read-ahead, the progress meter).
-// engine::ThreadPool blocks them around starting its workers in the same way.
-//
-// Example:
-//   { BlockInterrupts block; helper = std::thread(...); }
-class BlockInterrupts {
- public:
-  BlockInterrupts();
-  ~BlockInterrupts();
-  BlockInterrupts(const BlockInterrupts&) = delete;
-  BlockInterrupts& operator=(const BlockInterrupts&) = delete;
-
- private:
-  sigset_t old_;
-};
-
 }  // namespace zrec::cli

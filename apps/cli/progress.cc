@@ -8,6 +8,7 @@
 
 #include "cli/console.h"
 #include "cli/interrupt.h"
+#include "zrec/lanes.h"
 
 namespace zrec::cli {
 
@@ -81,8 +82,7 @@ bool ProgressMeter::wanted(const GlobalOptions& g) {
 ProgressMeter::ProgressMeter(const GlobalOptions& g, std::string label)
     : enabled_(wanted(g)), label_(std::move(label)), started_(std::chrono::steady_clock::now()) {
   if (enabled_) {
-    BlockInterrupts block;  // the meter's thread never takes SIGINT/SIGTERM
-    thread_ = std::thread([this] { loop(); });
+    thread_ = start_background_thread([this] { loop(); });  // never takes SIGINT/SIGTERM
   }
 }
 

@@ -81,7 +81,7 @@ Result<TrainOptions> make_train_options(const TrainArgs& args, const GlobalOptio
   }
   if (args.samples > 0) o.max_samples = args.samples;
   o.seed = args.seed;
-  o.threads = g.threads;
+  o.lanes = g.lanes(Work::kWrite);
   o.level = level;
   return o;
 }
@@ -152,7 +152,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.threads = g.threads, .wait = g.wait}));
+    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(Work::kWrite), .wait = g.wait}));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }
@@ -212,7 +212,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   options.cancel = interrupt_flag();
   options.progress = [&](const TransferStats& st) { meter.update(st.records, st.logical_bytes); };
   WriterOptions writer;
-  writer.threads = g.threads;
+  writer.lanes = g.lanes(Work::kWrite);
   writer.level = a.level;
   TransferStats stats;
   const auto copy_started = std::chrono::steady_clock::now();
@@ -222,12 +222,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   ZREC_RETURN_IF_ERROR(s);
 
   if (g.verbosity >= 0) {
-    uint64_t stored = 0;
-    {
-      auto dst = Store::open(a.dst, {.threads = 1});
-      if (dst.is_ok())
-        for (uint32_t sh = 0; sh < dst.value()->data_shards(); ++sh) stored += dst.value()->tail(sh);
-    }
+    const uint64_t stored = stats.stored_bytes;
     const double secs = seconds_since(copy_started);
     std::fprintf(stderr,
                  "zrec %s: wrote '%s' (%s, %u shards): %llu records, %s logical, %s stored (%s; sources %s, %s); "

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "zrec/codec.h"
+#include "zrec/lanes.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 #include "zrec/store_writer.h"
@@ -75,7 +77,7 @@ struct Corpus {
 // (w, seed, k), never on `records` or `lanes` (the lanes only generate in parallel).
 // The generators (bench/image_gen.cc, bench/token_gen.cc) are documented in
 // man/zrec-bench.1 together with the compression ratios they give.
-Corpus generate(Workload w, uint64_t records, uint64_t seed, size_t lanes);
+Corpus generate(Workload w, uint64_t records, uint64_t seed, Lanes& lanes);
 
 // Timing of one measurement: totals plus per-batch (or per-call) latency percentiles.
 struct Throughput {
@@ -93,7 +95,9 @@ struct Throughput {
 struct RunOptions {
   std::vector<Codec> codecs = {Codec::kRaw, Codec::kZstd, Codec::kZstdDict};
   uint64_t batch = 0;        // records per gather; 0: the workload's default (256)
-  size_t threads = 0;        // lanes for reads and writes; 0: docs/format.md §9 budgets
+  // The executors gathers and builds run on; null: pools of read_lane_budget() /
+  // write_lane_budget() lanes (zrec/lanes.h).
+  std::shared_ptr<Lanes> read_lanes = nullptr, write_lanes = nullptr;
   std::string dir;           // parent of the temporary stores ("" : $TMPDIR or /tmp)
   bool keep = false;         // keep the stores (their paths are in the result)
   bool cold = false;         // evict the store's files from the page cache before each batch
@@ -144,7 +148,7 @@ Result<WorkloadResult> run_workload(const RunOptions& options, const Corpus& cor
 // same lanes decoding the same frames from memory.
 struct StoreBenchOptions {
   uint64_t batch = 256;
-  size_t threads = 0;
+  std::shared_ptr<Lanes> lanes = nullptr;  // null: one of read_lane_budget() lanes
   bool wait = false;
   bool cold = false;
   double seconds = 2.0;

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zrec/lanes.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -74,7 +75,7 @@ struct TrainOptions {
   uint64_t max_sample_bytes = uint64_t{128} << 10;
   uint64_t seed = 0;                       // sample selection
   int level = 0;                           // level the entropy tables are tuned for; 0: 15
-  size_t threads = 0;                      // candidate lanes; 0: the docs/format.md §9 write budget
+  std::shared_ptr<Lanes> lanes = nullptr;  // candidates run on it; null: one of write_lane_budget() lanes for this call
   int search = 1;                          // parameter grid: 0 one candidate, 1 six, 2 sixteen
                                            // (2 also tries the balanced tier's 110 KiB)
 };

@@ -19,8 +19,10 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "zrec/lanes.h"
 #include "zrec/store.h"
 
 namespace zrec {
@@ -28,7 +30,7 @@ namespace zrec {
 using RecordHash = std::array<uint8_t, 32>;
 
 struct DigestOptions {
-  size_t threads = 0;                        // hashing lanes; 0: the docs/format.md §9 read budget
+  std::shared_ptr<Lanes> lanes = nullptr;  // hashing runs on it; null: the store's own lanes
   uint64_t window_bytes = kDefaultWindowBytes;  // logical bytes read per window
   // Called with each record's hash R_i, in record order (from the calling thread).
   std::function<Status(uint64_t id, const RecordHash& hash)> per_record;

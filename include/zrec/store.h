@@ -18,6 +18,7 @@
 #include "zrec/codec.h"
 #include "zrec/record_loc.h"
 #include "zrec/schema.h"
+#include "zrec/lanes.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -28,7 +29,7 @@ namespace zrec {
 inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
 
 struct OpenOptions {
-  size_t threads = 0;  // lanes; 0: docs/format.md §9 read budget
+  std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this store
   bool wait = false;   // block on a held lock instead of failing with kBusy
   // When a writer holds the lock (and not `wait`), open its last published state without
   // the lock instead of failing (zrec info): the static page is read until two
@@ -67,8 +68,9 @@ class Store {
   Codec codec() const;
   uint32_t data_shards() const;
   uint64_t tail(uint32_t shard) const;
+  uint64_t stored_bytes() const;  // the sum of the tails: every stored record's bytes
   uint64_t dict_bytes() const;  // 0 unless zstd_dict
-  size_t lanes() const;
+  const std::shared_ptr<Lanes>& lanes() const;  // the executor it runs on
   // Opened with snapshot_if_busy while a writer held the lock: this is a snapshot.
   bool writer_active() const;
   // Bytes of each file as found on disk: meta.zr, data_0.zr.., dict.zr (if any).

@@ -19,6 +19,7 @@
 
 #include "zrec/codec.h"
 #include "zrec/schema.h"
+#include "zrec/lanes.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -81,7 +82,7 @@ struct EncodedRecord {
 };
 
 struct WriterOptions {
-  size_t threads = 0;        // lanes; 0: docs/format.md §9 write budget
+  std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of write_lane_budget() lanes for this writer
   bool wait = false;         // block on a held lock instead of failing with kBusy
   int level = 0;             // zstd level; 0: the format's (3, or 15 with a dictionary)
   // zstd frame content checksum on the records this writer appends: true/false force
@@ -103,7 +104,7 @@ class StoreWriter {
   const Schema& schema() const;
   Codec codec() const;
   uint32_t data_shards() const;
-  size_t lanes() const;
+  const std::shared_ptr<Lanes>& lanes() const;  // the executor it runs on
   uint64_t length() const;            // records appended so far, published or not
   uint64_t published_length() const;  // records readers see
   // Bytes of stored records in the data files (the sum of the tails), published or not.

@@ -29,6 +29,7 @@ struct TransferStats {
   uint64_t frames_copied = 0;       // records whose stored bytes were copied verbatim
   uint64_t records_recoded = 0;     // records decoded and encoded again
   uint64_t sources_copied = 0;      // sources that took the frame-copy path
+  uint64_t stored_bytes = 0;        // the destination's stored bytes afterwards (build_from_stores)
 };
 
 struct TransferOptions {

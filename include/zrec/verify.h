@@ -28,11 +28,13 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "zrec/codec.h"
+#include "zrec/lanes.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
@@ -43,7 +45,7 @@ struct VerifyProblem;
 struct VerifyOptions {
   bool quick = false;       // check the structure (page, table, overlaps) without reading payloads
   uint64_t max_errors = 100;  // stop after this many problems; 0: never stop early
-  size_t threads = 0;       // lanes; 0: the docs/format.md §9 read budget
+  std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this call
   bool wait = false;        // block on a held lock instead of failing with kBusy
   // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
   // record ID; records at or past its size are not compared. Ignored with `quick`.

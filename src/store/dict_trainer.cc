@@ -12,7 +12,6 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "engine/thread_pool.h"
 #include "format/layout.h"
 #include "zrec/store.h"
 
@@ -305,7 +304,8 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
   std::vector<Outcome> outcomes(grid.size());
   uint64_t baseline_zstd = 0, baseline_nodict = 0;
   Status baseline_status;
-  engine::ThreadPool pool(std::min(engine::write_lanes(options.threads), grid.size() + 2));
+  const std::shared_ptr<Lanes> lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(write_lane_budget());
+  Lanes& pool = *lanes;
   Status s = pool.run(grid.size() + 2, [&](size_t, size_t task) -> Status {
     if (task == grid.size() || task == grid.size() + 1) {
       const int baseline_level = task == grid.size() ? format::kZstdLevel : level;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "engine/thread_pool.h"
 #include "format/sha256.h"
 
 namespace zrec {
@@ -30,7 +29,7 @@ std::string digest_header(const Schema& schema, uint64_t length) {
 }
 
 Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
-  engine::ThreadPool pool(engine::read_lanes(options.threads));
+  Lanes& pool = options.lanes ? *options.lanes : *store.lanes();
   format::Sha256 total;
   total.update(digest_header(store.schema(), store.length()));
   const uint64_t n = store.length();

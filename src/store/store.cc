@@ -15,7 +15,6 @@
 #include <thread>
 
 #include "codec/record_codec.h"
-#include "engine/thread_pool.h"
 #include "io/mapped_file.h"
 #include "format/endian.h"
 #include "format/record_loc.h"
@@ -34,7 +33,7 @@ constexpr uint64_t kMaxStoredRun = uint64_t{8} << 20;
 
 struct Store::Impl {
   store::StoreFiles files;
-  engine::ThreadPool pool;
+  std::shared_ptr<Lanes> pool;  // the executor, shared with whoever gave it
   // Per-lane state, indexed by lane; each touched only by its lane during run().
   std::vector<codec::Decoder> decoders;
   std::vector<std::vector<uint8_t>> scratch;
@@ -73,8 +72,8 @@ struct Store::Impl {
   std::vector<std::vector<unsigned char>> residency;  // per lane: mincore's page vector
   const uintptr_t page_size = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
 
-  Impl(store::StoreFiles f, size_t lanes, bool map_records) : files(std::move(f)), pool(lanes) {
-    for (size_t i = 0; i < pool.lanes(); ++i) {
+  Impl(store::StoreFiles f, std::shared_ptr<Lanes> lanes, bool map_records) : files(std::move(f)), pool(std::move(lanes)) {
+    for (size_t i = 0; i < pool->count(); ++i) {
       decoders.emplace_back(files.page.codec, files.dictionary);
       scratch.emplace_back();
       residency.emplace_back();
@@ -165,7 +164,7 @@ struct Store::Impl {
   }
 
   // Splits [0, n) into contiguous blocks for the lanes.
-  size_t block_size(size_t n) const { return std::max<size_t>(1, (n + pool.lanes() * kBlocksPerLane - 1) / (pool.lanes() * kBlocksPerLane)); }
+  size_t block_size(size_t n) const { return std::max<size_t>(1, (n + pool->count() * kBlocksPerLane - 1) / (pool->count() * kBlocksPerLane)); }
 
   Status check_ids(std::span<const uint64_t> ids) const {
     for (uint64_t id : ids)
@@ -182,7 +181,7 @@ Store::~Store() = default;
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOptions& options) {
   ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kShared, options.wait,
                                                                    options.snapshot_if_busy));
-  auto impl = std::make_unique<Impl>(std::move(files), engine::read_lanes(options.threads), options.map_records);
+  auto impl = std::make_unique<Impl>(std::move(files), options.lanes ? options.lanes : std::make_shared<Lanes>(read_lane_budget()), options.map_records);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -192,8 +191,13 @@ const Schema& Store::schema() const { return impl_->files.schema; }
 Codec Store::codec() const { return impl_->files.page.codec; }
 uint32_t Store::data_shards() const { return impl_->files.page.data_shards; }
 uint64_t Store::tail(uint32_t shard) const { return impl_->files.page.tails[shard]; }
+uint64_t Store::stored_bytes() const {
+  uint64_t total = 0;
+  for (uint32_t shard = 0; shard < impl_->files.page.data_shards; ++shard) total += impl_->files.page.tails[shard];
+  return total;
+}
 uint64_t Store::dict_bytes() const { return impl_->files.dictionary ? impl_->files.dictionary->bytes().size() : 0; }
-size_t Store::lanes() const { return impl_->pool.lanes(); }
+const std::shared_ptr<Lanes>& Store::lanes() const { return impl_->pool; }
 bool Store::writer_active() const { return impl_->files.writer_active; }
 
 std::vector<std::pair<std::string, uint64_t>> Store::file_sizes() const {
@@ -235,7 +239,7 @@ Status Store::read_locs(std::span<const uint64_t> ids, RecordLoc* out) const {
     return Status::ok();
   }
   const size_t block = m.block_size(ids.size());
-  return m.pool.run((ids.size() + block - 1) / block, [&](size_t, size_t b) -> Status {
+  return m.pool->run((ids.size() + block - 1) / block, [&](size_t, size_t b) -> Status {
     for (size_t k = b * block; k < std::min(ids.size(), (b + 1) * block); ++k) ZREC_RETURN_IF_ERROR(one(k));
     return Status::ok();
   });
@@ -251,7 +255,7 @@ Status Store::gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8
   const size_t block = m.block_size(n);
   const size_t blocks = (n + block - 1) / block;
   const uint64_t width = m.files.dense_width;
-  return m.pool.run(blocks, [&](size_t lane, size_t b) -> Status {
+  return m.pool->run(blocks, [&](size_t lane, size_t b) -> Status {
     const size_t end = std::min(n, (b + 1) * block);
     for (size_t k = b * block; k < end; ++k) {
       RecordLoc loc;
@@ -379,7 +383,7 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
         ZREC_RETURN_IF_ERROR(read_locs(chunk_ids.front(), count, locs.data()));
       } else {
         const size_t block = m.block_size(count);
-        ZREC_RETURN_IF_ERROR(m.pool.run((count + block - 1) / block, [&](size_t, size_t b) -> Status {
+        ZREC_RETURN_IF_ERROR(m.pool->run((count + block - 1) / block, [&](size_t, size_t b) -> Status {
           for (size_t k = b * block; k < std::min<size_t>(count, (b + 1) * block); ++k) {
             ZREC_ASSIGN_OR_RETURN(locs[k], m.read_loc(chunk_ids[k]));
             ZREC_RETURN_IF_ERROR(store::check_record_loc(m.files, m.files.page.tails.data(), chunk_ids[k], locs[k]));
@@ -421,7 +425,7 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
     return Status::ok();
   };
 
-  std::thread reader = engine::start_background_thread([&] {
+  std::thread reader = start_background_thread([&] {
     // An exception (bad_alloc) must not escape a thread: it becomes the scan's error.
     try {
       exchange.finish(read_windows());
@@ -511,7 +515,7 @@ Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, 
   offsets.resize(n);
   const bool ragged = !m.files.schema.is_dense();
   const uint64_t prefix = ragged ? m.files.schema.shape_prefix_bytes() : 0;
-  return m.pool.run(runs.size(), [&](size_t lane, size_t ri) -> Status {
+  return m.pool->run(runs.size(), [&](size_t lane, size_t ri) -> Status {
     const Run& r = runs[ri];
     ZREC_RETURN_IF_ERROR(m.files.data[r.shard].pread_exact(buffer.data() + r.pos, r.bytes, r.offset));
     auto& head = m.scratch[lane];  // the Ragged shape prefix of the record checked

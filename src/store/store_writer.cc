@@ -13,7 +13,6 @@
 #include <mutex>
 
 #include "codec/record_codec.h"
-#include "engine/thread_pool.h"
 #include "format/record_loc.h"
 #include "format/static_page.h"
 #include "io/copy_range.h"
@@ -39,7 +38,7 @@ struct Chunk {
 struct StoreWriter::Impl {
   store::StoreFiles files;
   WriterOptions options;
-  engine::ThreadPool pool;
+  std::shared_ptr<Lanes> pool;  // the executor, shared with whoever gave it
   // Per-lane state, touched only by its lane inside pool.run().
   std::vector<codec::Encoder> encoders;
   std::vector<std::vector<uint8_t>> scratch;  // encoded chunk, or packed small raw records
@@ -59,7 +58,7 @@ struct StoreWriter::Impl {
   bool checksum = false;         // frames get a zstd content checksum
   bool checksum_marker = false;  // the empty store holds the checksum marker (abort restores it)
 
-  Impl(store::StoreFiles f, const WriterOptions& o) : files(std::move(f)), options(o), pool(engine::write_lanes(o.threads)) {
+  Impl(store::StoreFiles f, const WriterOptions& o) : files(std::move(f)), options(o), pool(o.lanes ? o.lanes : std::make_shared<Lanes>(write_lane_budget())) {
     tails = files.page.tails;
     length = files.page.length;
   }
@@ -176,7 +175,7 @@ struct StoreWriter::Impl {
   Status write_window(size_t n, const std::vector<Chunk>& chunks,
                       const std::function<Status(size_t lane, const Chunk& c)>& write_chunk) {
     dirty = true;
-    Status s = pool.run(chunks.size(), [&](size_t lane, size_t i) { return write_chunk(lane, chunks[i]); });
+    Status s = pool->run(chunks.size(), [&](size_t lane, size_t i) { return write_chunk(lane, chunks[i]); });
     if (s.is_ok()) {
       loc_bytes.resize(n * format::kRecordLocSize);
       for (size_t k = 0; k < n; ++k) format::encode_record_loc(locs[k], &loc_bytes[k * format::kRecordLocSize]);
@@ -268,7 +267,7 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::open(const std::string& path, 
   impl->checksum = impl->files.page.codec != Codec::kRaw && options.checksum.value_or(setting.checksum);
   impl->checksum_marker = setting.marker;
   codec::EncoderOptions eo{impl->files.page.codec, options.level, impl->checksum, impl->files.dictionary};
-  for (size_t lane = 0; lane < impl->pool.lanes(); ++lane) {
+  for (size_t lane = 0; lane < impl->pool->count(); ++lane) {
     ZREC_ASSIGN_OR_RETURN(auto enc, codec::Encoder::create(eo));
     impl->encoders.push_back(std::move(enc));
     impl->scratch.emplace_back();
@@ -280,7 +279,7 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::open(const std::string& path, 
 const Schema& StoreWriter::schema() const { return impl_->files.schema; }
 Codec StoreWriter::codec() const { return impl_->files.page.codec; }
 uint32_t StoreWriter::data_shards() const { return impl_->files.page.data_shards; }
-size_t StoreWriter::lanes() const { return impl_->pool.lanes(); }
+const std::shared_ptr<Lanes>& StoreWriter::lanes() const { return impl_->pool; }
 uint64_t StoreWriter::length() const { return impl_->length; }
 uint64_t StoreWriter::published_length() const { return impl_->files.page.length; }
 uint64_t StoreWriter::stored_bytes() const {

@@ -163,6 +163,7 @@ Status build_from_stores(const std::vector<Store*>& sources, const std::string& 
   }
   return build_store(dst, create, writer, [&](StoreWriter& w) -> Status {
     for (Store* src : sources) ZREC_RETURN_IF_ERROR(append_store(*src, w, options, stats));
+    if (stats != nullptr) stats->stored_bytes = w.stored_bytes();
     return Status::ok();
   });
 }

@@ -14,7 +14,6 @@
 #include <mutex>
 
 #include "codec/record_codec.h"
-#include "engine/thread_pool.h"
 #include "format/layout.h"
 #include "format/record_loc.h"
 #include "format/sha256.h"
@@ -321,9 +320,9 @@ class Verifier {
   // The payload pass: every record whose RecordLoc is sound is read and checked, on all lanes.
   Status payload_pass() {
     const uint64_t n = files_.page.length;
-    engine::ThreadPool pool(engine::read_lanes(opt_.threads));
+    Lanes& pool = *opt_.lanes;
     std::vector<Lane> lanes;
-    for (size_t i = 0; i < pool.lanes(); ++i)
+    for (size_t i = 0; i < pool.count(); ++i)
       lanes.push_back(Lane{codec::Decoder(files_.page.codec, files_.dictionary)});
     std::vector<RecordLoc> locs;
     std::vector<uint8_t> bytes;
@@ -344,7 +343,7 @@ class Verifier {
           batch_bytes += locs[end].phys_length;
         }
         const size_t m = batch.size();
-        const size_t block = std::max<size_t>(1, (m + pool.lanes() * kBlocksPerLane - 1) / (pool.lanes() * kBlocksPerLane));
+        const size_t block = std::max<size_t>(1, (m + pool.count() * kBlocksPerLane - 1) / (pool.count() * kBlocksPerLane));
         ZREC_RETURN_IF_ERROR(pool.run((m + block - 1) / block, [&](size_t lane, size_t b) -> Status {
           for (size_t i = b * block; i < std::min(m, (b + 1) * block); ++i)
             ZREC_RETURN_IF_ERROR(check_payload(lanes[lane], first + batch[i], locs[batch[i]]));
@@ -462,7 +461,9 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   rep.data_shards = files.page.data_shards;
   rep.schema = files.schema;
 
-  Verifier v(files, options, rep);
+  VerifyOptions with_lanes = options;
+  if (!with_lanes.lanes) with_lanes.lanes = std::make_shared<Lanes>(read_lane_budget());
+  Verifier v(files, with_lanes, rep);
   v.leftover_notes();
   ZREC_RETURN_IF_ERROR(v.table_pass());
   ZREC_RETURN_IF_ERROR(v.sink_error());
