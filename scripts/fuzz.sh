@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang++, ASan + UBSan, fuzz/CMakeLists.txt) and runs
-# each for a bounded time on its committed seed corpus, as CI does.
+# each for a bounded time on its committed seed corpus, as CI does (warnings are errors).
 #
 # Usage: scripts/fuzz.sh [SECONDS]   seconds per target (default: $ZREC_FUZZ_SECONDS or 20)
 #        scripts/fuzz.sh SECONDS TARGET...   only these targets
@@ -19,7 +19,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_store fuzz_npy fuzz_schema fuzz_selection fuzz_record_format)
 dir=build-fuzz
 
-CXX=${ZREC_FUZZ_CXX:-clang++} cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_FUZZ=ON >/dev/null
+CXX=${ZREC_FUZZ_CXX:-clang++} cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_FUZZ=ON \
+  -DZREC_WERROR=ON >/dev/null
 ninja -C "$dir" "${targets[@]}"
 
 status=0

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "format/sha256.h"
+#include "store/sample_indices.h"
 #include "testutil.h"
 #include "zrec/dict.h"
 #include "zrec/digest.h"
@@ -359,19 +360,19 @@ TEST_SUITE("digest") {
 
 TEST_SUITE("dict_trainer") {
   TEST_CASE("sample_indices is deterministic, distinct, and covers small populations") {
-    auto a = sample_indices(1000000, 500, 42);
-    CHECK(a == sample_indices(1000000, 500, 42));
-    CHECK(a != sample_indices(1000000, 500, 43));
+    auto a = store::sample_indices(1000000, 500, 42);
+    CHECK(a == store::sample_indices(1000000, 500, 42));
+    CHECK(a != store::sample_indices(1000000, 500, 43));
     auto sorted = a;
     std::sort(sorted.begin(), sorted.end());
     CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
     CHECK(sorted.back() < 1000000);
-    auto all = sample_indices(50, 100, 1);
+    auto all = store::sample_indices(50, 100, 1);
     CHECK(all.size() == 50);
     std::sort(all.begin(), all.end());
     for (uint64_t i = 0; i < 50; ++i) CHECK(all[i] == i);
     // Pinned: the sampler's output is part of "same seed, same dictionary".
-    CHECK(sample_indices(100, 3, 0) == sample_indices(100, 3, 0));
+    CHECK(store::sample_indices(100, 3, 0) == store::sample_indices(100, 3, 0));
   }
 
   TEST_CASE("same records and seed give the same dictionary, whatever the threads") {

@@ -14,6 +14,7 @@
 #include "cli/interrupt.h"
 #include "cli/pipe_deadlock.h"
 #include "cli/printable.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -21,7 +22,6 @@ namespace {
 
 int exit_code_for(const Status& s) {
   if (s.is_ok()) return kExitOk;
-  if (s.code() == StatusCode::kUsage) return kExitUsage;
   if (s.code() == StatusCode::kCancelled) return interrupt_exit_code();  // 130 SIGINT, 143 SIGTERM
   return kExitFailure;
 }
@@ -134,13 +134,19 @@ int run_cli(int argc, char** argv) {
   for (const Command& c : commands) {
     if (!c.app->parsed()) continue;
     setup_logging(c.app->get_name(), global.verbosity);
-    Status s = c.run();
+    const char* name = c.app->get_name().c_str();
+    Status s;
+    try {
+      s = c.run();
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "zrec %s: %s\nTry 'zrec %s --help' for more information.\n", name,
+                   printable(e.what()).c_str(), name);
+      return kExitUsage;
+    }
     if (!s.is_ok()) {
       // A held lock is often a writer still at work: say how to wait for it.
       const char* hint = s.code() == StatusCode::kBusy && !global.wait ? "; pass --wait to wait for it" : "";
-      std::fprintf(stderr, "zrec %s: %s%s\n", c.app->get_name().c_str(), printable(s.message()).c_str(), hint);
-      if (s.code() == StatusCode::kUsage)
-        std::fprintf(stderr, "Try 'zrec %s --help' for more information.\n", c.app->get_name().c_str());
+      std::fprintf(stderr, "zrec %s: %s%s\n", name, printable(s.message()).c_str(), hint);
     }
     return c.exit_code ? c.exit_code(s) : exit_code_for(s);
   }

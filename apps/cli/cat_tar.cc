@@ -14,6 +14,7 @@
 #include "cli/progress.h"
 #include "cli/record_format.h"
 #include "cli/selection.h"
+#include "cli/usage.h"
 #include "zrec/store.h"
 #include "zrec/dataset.h"
 
@@ -131,7 +132,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   std::vector<uint64_t> list;
   std::vector<IdRun> runs;
   if (!a.indices_from.empty()) {
-    if (!a.selection.empty()) return usage_error("give a SELECTION or --indices-from, not both");
+    if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
     ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
     ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
     runs.push_back(IdRun{0, 1, false, list.size()});
@@ -139,7 +140,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     runs.push_back(IdRun{0, 1, false, length});
   } else {
     auto items = parse_selection(a.selection);
-    if (!items.is_ok()) return usage_error(items.status().message());
+    if (!items.is_ok()) throw UsageError(items.status().message());
     ZREC_ASSIGN_OR_RETURN(runs, resolve_runs(items.value(), length));
   }
   std::vector<std::string> keys;
@@ -157,7 +158,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   };
 
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
-  ZREC_RETURN_IF_ERROR(check_binary_output(out, a.force));
+  check_binary_output(out, a.force);
   TarSink sink{&out, Status::ok()};
   std::unique_ptr<struct archive, int (*)(struct archive*)> ar(archive_write_new(), archive_write_free);
   if (!ar) return io_error("cannot start libarchive (out of memory)");

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "zrec/file.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -15,12 +16,12 @@ std::string name_too_long(const std::string& list, uint64_t number, char separat
          (separator == '\0' ? "names must be NUL-separated" : "one name per line (or --null for NUL-separated names)");
 }
 
-Result<std::vector<uint64_t>> parse_shape(std::string_view text) {
+std::vector<uint64_t> parse_shape(std::string_view text) {
   std::string t;
   for (char c : text)
     if (c != ' ' && c != '(' && c != ')' && c != '[' && c != ']') t += c;
   std::vector<uint64_t> dims;
-  if (text.empty()) return usage_error("empty shape (use --shape scalar or '()' for one value per record)");
+  if (text.empty()) throw UsageError("empty shape (use --shape scalar or '()' for one value per record)");
   if (t.empty() || t == "scalar") return dims;
   size_t pos = 0;
   while (pos <= t.size()) {
@@ -29,22 +30,22 @@ Result<std::vector<uint64_t>> parse_shape(std::string_view text) {
     std::string_view item(t.data() + pos, comma - pos);
     if (item.empty()) {
       if (comma == t.size() && !dims.empty()) break;  // trailing comma: "(5,)"
-      return usage_error("invalid shape '" + std::string(text) + "': empty dimension");
+      throw UsageError("invalid shape '" + std::string(text) + "': empty dimension");
     }
     uint64_t d = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
     if (ec != std::errc() || end != item.data() + item.size())
-      return usage_error("invalid shape '" + std::string(text) + "': '" + std::string(item) + "' is not a dimension");
-    if (d == 0) return usage_error("invalid shape '" + std::string(text) + "': dimensions must be >= 1");
+      throw UsageError("invalid shape '" + std::string(text) + "': '" + std::string(item) + "' is not a dimension");
+    if (d == 0) throw UsageError("invalid shape '" + std::string(text) + "': dimensions must be >= 1");
     dims.push_back(d);
     pos = comma + 1;
   }
   return dims;
 }
 
-Result<Codec> parse_codec_option(std::string_view text) {
+Codec parse_codec_option(std::string_view text) {
   auto codec = parse_codec(text);
-  if (!codec) return usage_error("unknown codec '" + std::string(text) + "' (use raw, zstd or zstd_dict)");
+  if (!codec) throw UsageError("unknown codec '" + std::string(text) + "' (use raw, zstd or zstd_dict)");
   return *codec;
 }
 

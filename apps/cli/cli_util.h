@@ -21,10 +21,11 @@ std::string name_too_long(const std::string& list, uint64_t number, char separat
 
 // "28,28", "(28, 28)", "3" -> dims; "()" and "scalar" -> [] (a scalar record).
 // Empty text is an error, so an unset shell variable can't make a scalar store.
-Result<std::vector<uint64_t>> parse_shape(std::string_view text);
+// Throws UsageError (cli/usage.h) for text that is not a shape.
+std::vector<uint64_t> parse_shape(std::string_view text);
 
-// "raw", "zstd", "zstd_dict" (alias "zstdict"); anything else is a usage error.
-Result<Codec> parse_codec_option(std::string_view text);
+// "raw", "zstd", "zstd_dict" (alias "zstdict"); throws UsageError for anything else.
+Codec parse_codec_option(std::string_view text);
 
 // Reads a whole (small) file, e.g. a dictionary; `what` names it in errors.
 Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std::string& what,

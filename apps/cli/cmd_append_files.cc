@@ -28,6 +28,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/output_guard.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -529,12 +530,12 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
   // Where the names come from, in order: FILE operands ('-' reads a list from stdin
   // there), then --files-from.
   int stdin_lists = static_cast<int>(std::count(a.files.begin(), a.files.end(), "-")) + (a.files_from == "-" ? 1 : 0);
-  if (stdin_lists > 1) return usage_error("stdin can be read only once: give '-' once (as FILE or --files-from -)");
+  if (stdin_lists > 1) throw UsageError("stdin can be read only once: give '-' once (as FILE or --files-from -)");
   if (a.files.empty() && a.files_from.empty())
-    return usage_error("no files: name FILEs, give --files-from LIST, or - to read the names from stdin");
+    throw UsageError("no files: name FILEs, give --files-from LIST, or - to read the names from stdin");
   if (stdin_lists > 0 && stdin_is_terminal())
-    return usage_error("refusing to read a list of names from a terminal (pipe it in, or use --files-from LIST)");
-  if (a.manifest == "-") return usage_error("--manifest needs a file name (it is truncated back when records are not published)");
+    throw UsageError("refusing to read a list of names from a terminal (pipe it in, or use --files-from LIST)");
+  if (a.manifest == "-") throw UsageError("--manifest needs a file name (it is truncated back when records are not published)");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.manifest, "--manifest", {a.store}));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-files", a.store, a.append, g));

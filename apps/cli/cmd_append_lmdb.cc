@@ -15,6 +15,7 @@
 #include "cli/append_session.h"
 #include "cli/commands.h"
 #include "cli/keys_file.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -110,7 +111,7 @@ class LmdbReader {
 };
 
 Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
-  if (a.keys == "-") return usage_error("--keys needs a file name (it is truncated back when records are not published)");
+  if (a.keys == "-") throw UsageError("--keys needs a file name (it is truncated back when records are not published)");
   LmdbReader reader;
   ZREC_RETURN_IF_ERROR(reader.open(a.env));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-lmdb", a.store, a.append, g));

@@ -14,6 +14,7 @@
 #include "cli/console.h"
 #include "cli/npy.h"
 #include "cli/record_window.h"
+#include "cli/usage.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
@@ -124,10 +125,10 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
 Status run_append_npy(const AppendNpyArgs& a, const GlobalOptions& g) {
   for (const auto& input : a.inputs)
     if (input == "-" && stdin_is_terminal())
-      return usage_error("refusing to read .npy data from a terminal (pipe it in, or name files)");
+      throw UsageError("refusing to read .npy data from a terminal (pipe it in, or name files)");
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-npy", a.store, a.append, g));
   if (a.batch && session->schema().is_dense())
-    return usage_error("--batch is for Ragged stores; Dense stores always take axis 0 as the batch");
+    throw UsageError("--batch is for Ragged stores; Dense stores always take axis 0 as the batch");
   // The total is known when every input is a regular file: their sizes.
   uint64_t total_bytes = 0;
   for (const auto& input : a.inputs) {

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/text_numbers.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -232,15 +233,15 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
   else if (a.framing == "nul") framing = Framing::kNul;
   else if (a.framing == "u32le") framing = Framing::kU32;
   else if (a.framing == "u64le") framing = Framing::kU64;
-  else return usage_error("unknown --framing '" + a.framing + "' (use lines, nul, u32le or u64le)");
+  else throw UsageError("unknown --framing '" + a.framing + "' (use lines, nul, u32le or u64le)");
   std::optional<NumberSyntax> syntax;
   if (a.parse == "ints") syntax = NumberSyntax::kInts;
   else if (a.parse == "floats") syntax = NumberSyntax::kFloats;
-  else if (!a.parse.empty()) return usage_error("unknown --parse '" + a.parse + "' (use ints or floats)");
+  else if (!a.parse.empty()) throw UsageError("unknown --parse '" + a.parse + "' (use ints or floats)");
   if (syntax && (framing == Framing::kU32 || framing == Framing::kU64))
-    return usage_error("--parse reads text: use it with --framing lines or nul");
+    throw UsageError("--parse reads text: use it with --framing lines or nul");
   if (a.input == "-" && stdin_is_terminal())
-    return usage_error("refusing to read records from a terminal (pipe them in, or use -i FILE)");
+    throw UsageError("refusing to read records from a terminal (pipe them in, or use -i FILE)");
 
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.input));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-stream", a.store, a.append, g));

@@ -34,6 +34,7 @@
 #include "zrec/dataset.h"
 #include "cli/tar_reader.h"
 #include "cli/text_numbers.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -158,22 +159,22 @@ Status TarImport::parse_options() {
     const std::string ext = eq == std::string::npos ? "" : spec.substr(0, eq);
     const std::string how = eq == std::string::npos ? "" : spec.substr(eq + 1);
     if (ext.empty() || (how != "ints" && how != "floats"))
-      return usage_error("--parse '" + spec + "': expected EXT=ints or EXT=floats (e.g. --parse cls=ints)");
+      throw UsageError("--parse '" + spec + "': expected EXT=ints or EXT=floats (e.g. --parse cls=ints)");
     parse_[ext] = how == "ints" ? NumberSyntax::kInts : NumberSyntax::kFloats;
   }
   for (const auto& ext : a_.ext) {
     if (ext.empty() || ext.find('/') != std::string::npos || ext == "." || ext == "..")
-      return usage_error("--ext '" + ext + "' is not an extension");
+      throw UsageError("--ext '" + ext + "' is not an extension");
   }
-  ZREC_ASSIGN_OR_RETURN(create_.codec, parse_codec_option(a_.codec));
+  create_.codec = parse_codec_option(a_.codec);
   create_.data_shards = a_.shards;
   create_.checksum = a_.append.checksum.value_or(false);
   if (create_.checksum && create_.codec == Codec::kRaw)
-    return usage_error("--checksum sets zstd frame checksums; a raw store has none");
+    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
   if (create_.codec == Codec::kZstdDict && a_.dict.empty())
-    return usage_error("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
+    throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
   if (create_.codec != Codec::kZstdDict && !a_.dict.empty())
-    return usage_error(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(create_.codec));
+    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(create_.codec));
   if (!a_.dict.empty()) {
     ZREC_ASSIGN_OR_RETURN(create_.dictionary, read_small_file(a_.dict, "dictionary"));
   }
@@ -280,7 +281,7 @@ Status TarImport::prepare() {
   }
   for (const auto& [ext, how] : parse_)
     if (selection_fixed_ && find(ext) == nullptr)
-      return usage_error("--parse " + ext + ": '" + ext + "' is not one of the streams (" + stream_list() + ")");
+      throw UsageError("--parse " + ext + ": '" + ext + "' is not one of the streams (" + stream_list() + ")");
 
   if (!a_.keys.empty()) {
     ZREC_ASSIGN_OR_RETURN(keys_, KeysFile::open(a_.keys));
@@ -527,9 +528,9 @@ Status TarImport::finish(Status s) {
 
 Status run_append_tar(const AppendTarArgs& a, const GlobalOptions& g) {
   const bool from_stdin = a.tars.empty() || std::count(a.tars.begin(), a.tars.end(), "-") > 0;
-  if (std::count(a.tars.begin(), a.tars.end(), "-") > 1) return usage_error("stdin can be read only once: give '-' once");
+  if (std::count(a.tars.begin(), a.tars.end(), "-") > 1) throw UsageError("stdin can be read only once: give '-' once");
   if (from_stdin && stdin_is_terminal())
-    return usage_error("refusing to read a tar from a terminal (pipe it in, or name TAR files)");
+    throw UsageError("refusing to read a tar from a terminal (pipe it in, or name TAR files)");
   TarImport import(a, g);
   ZREC_RETURN_IF_ERROR(import.prepare());
   InterruptScope interrupts;  // after the locks are taken, as in AppendSession

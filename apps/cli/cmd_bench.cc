@@ -16,6 +16,7 @@
 #include "cli/console.h"
 #include "cli/interrupt.h"
 #include "cli/json.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -40,11 +41,12 @@ struct BenchArgs {
   uint32_t shards = 4;
 };
 
-// "1GiB", "512MiB", "64M", "4096": bytes (K/M/G/T are binary, as KiB/MiB/GiB/TiB).
+// "1GiB", "512MiB", "64M", "4096": bytes (K/M/G/T are binary, as KiB/MiB/GiB/TiB);
+// throws UsageError for anything else.
 Result<uint64_t> parse_size(const std::string& text) {
   uint64_t n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end == text.data()) return usage_error("invalid size '" + text + "'");
+  if (ec != std::errc() || end == text.data()) throw UsageError("invalid size '" + text + "'");
   std::string unit(end, text.data() + text.size());
   if (!unit.empty() && unit.back() == 'B') unit.pop_back();
   if (!unit.empty() && unit.back() == 'i') unit.pop_back();
@@ -53,8 +55,8 @@ Result<uint64_t> parse_size(const std::string& text) {
   else if (unit == "M") shift = 20;
   else if (unit == "G") shift = 30;
   else if (unit == "T") shift = 40;
-  else if (!unit.empty()) return usage_error("invalid size '" + text + "' (use a number with K, M, G or T)");
-  if (shift > 0 && n > (UINT64_MAX >> shift)) return usage_error("size '" + text + "' is too large");
+  else if (!unit.empty()) throw UsageError("invalid size '" + text + "' (use a number with K, M, G or T)");
+  if (shift > 0 && n > (UINT64_MAX >> shift)) throw UsageError("size '" + text + "' is too large");
   return n << shift;
 }
 
@@ -97,14 +99,14 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
   if (!a.store.empty()) {
     if (!a.workloads.empty() || !a.codecs.empty() || a.records != 0 || !a.bytes.empty() || !a.export_dir.empty())
-      return usage_error("--workload, --codec, --records, --bytes and --export build stores; they do not apply to STORE");
+      throw UsageError("--workload, --codec, --records, --bytes and --export build stores; they do not apply to STORE");
     return run_store_bench(a, g, out);
   }
   // Validate everything before any work.
   std::vector<bench::Workload> workloads;
   for (const auto& name : a.workloads) {
     auto w = bench::parse_workload(name);
-    if (!w) return usage_error("unknown workload '" + name + "' (use vision, vision-var, tokens or tokens-var)");
+    if (!w) throw UsageError("unknown workload '" + name + "' (use vision, vision-var, tokens or tokens-var)");
     workloads.push_back(*w);
   }
   if (workloads.empty()) workloads.assign(std::begin(bench::kAllWorkloads), std::end(bench::kAllWorkloads));
@@ -112,15 +114,15 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   if (!a.codecs.empty()) {
     o.codecs.clear();
     for (const auto& name : a.codecs) {
-      ZREC_ASSIGN_OR_RETURN(Codec c, parse_codec_option(name));
+      const Codec c = parse_codec_option(name);
       if (std::find(o.codecs.begin(), o.codecs.end(), c) == o.codecs.end()) o.codecs.push_back(c);
     }
   }
-  if (a.records != 0 && !a.bytes.empty()) return usage_error("--records and --bytes are mutually exclusive");
+  if (a.records != 0 && !a.bytes.empty()) throw UsageError("--records and --bytes are mutually exclusive");
   uint64_t bytes = 0;
   if (!a.bytes.empty()) {
     ZREC_ASSIGN_OR_RETURN(bytes, parse_size(a.bytes));
-    if (bytes == 0) return usage_error("--bytes must be at least one record");
+    if (bytes == 0) throw UsageError("--bytes must be at least one record");
   }
   o.batch = a.batch;
   // The benchmark reports reads and writes each under its own budget (docs/format.md

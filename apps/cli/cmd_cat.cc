@@ -13,6 +13,7 @@
 #include "cli/shuffle.h"
 #include "zrec/store.h"
 #include "cli/output_guard.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -61,14 +62,14 @@ class SelectionIndex {
 // list from --indices-from.
 Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std::vector<uint64_t>& list) {
   if (!a.indices_from.empty()) {
-    if (!a.selection.empty()) return usage_error("give a SELECTION or --indices-from, not both");
+    if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
     ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
     ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
     return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};  // positions in `list`
   }
   if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};
   auto items = parse_selection(a.selection);
-  if (!items.is_ok()) return usage_error(items.status().message());
+  if (!items.is_ok()) throw UsageError(items.status().message());
   return resolve_runs(items.value(), length);
 }
 
@@ -80,15 +81,15 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (a.format == "text") format = Format::kText;
   else if (a.format == "jsonl") format = Format::kJsonl;
   else if (a.format == "tar" && (a.sample || a.shuffle || a.with_ids))
-    return usage_error("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
+    throw UsageError("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
   else if (a.format == "tar")
     return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib}, g);
-  else return usage_error("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
-  if (!a.keys.empty()) return usage_error("--keys is used with --format tar only");
+  else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
+  if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
 
-  if (a.sample && a.shuffle) return usage_error("--sample draws in random order already; give --sample or --shuffle");
-  if (a.seed && !a.sample && !a.shuffle) return usage_error("--seed needs --sample or --shuffle");
-  if (a.with_ids && format != Format::kJsonl) return usage_error("--with-ids needs --format jsonl");
+  if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
+  if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+  if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store}));
   std::unique_ptr<Store> store;
@@ -111,7 +112,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     return selection.at(i);
   };
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
-  if (format == Format::kNpy || format == Format::kRaw) ZREC_RETURN_IF_ERROR(check_binary_output(out, a.force));
+  if (format == Format::kNpy || format == Format::kRaw) check_binary_output(out, a.force);
 
   const Schema& schema = store->schema();
   const DType& dtype = schema.dtype;
@@ -214,7 +215,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
       "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar");
   return Command{cmd, [args, selection, &global]() {
-                   if (selection->count() > 0 && args->selection.empty()) return usage_error("invalid selection '': empty selection");
+                   if (selection->count() > 0 && args->selection.empty()) throw UsageError("invalid selection '': empty selection");
                    return run_cat(*args, global);
                  }};
 }

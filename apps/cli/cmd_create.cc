@@ -3,6 +3,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "zrec/store_writer.h"
 
 namespace zrec::cli {
@@ -21,28 +22,28 @@ struct CreateArgs {
 Status run_create(const CreateArgs& a) {
   CreateOptions options;
   auto dtype = parse_dtype(a.dtype);
-  if (!dtype.is_ok()) return usage_error(dtype.status().message());
+  if (!dtype.is_ok()) throw UsageError(dtype.status().message());
   options.schema.dtype = dtype.value();
   if (a.dense) {
-    ZREC_ASSIGN_OR_RETURN(auto shape, parse_shape(a.shape));
+    auto shape = parse_shape(a.shape);
     options.schema.ndim = static_cast<uint32_t>(shape.size());
     options.schema.item_shape = std::move(shape);
   } else {
-    if (a.ndim < 1) return usage_error("--ragged needs --ndim N (N >= 1)");
+    if (a.ndim < 1) throw UsageError("--ragged needs --ndim N (N >= 1)");
     options.schema.ndim = a.ndim;
   }
   Status valid = options.schema.validate();
-  if (!valid.is_ok()) return usage_error(valid.message());
-  ZREC_ASSIGN_OR_RETURN(options.codec, parse_codec_option(a.codec));
+  if (!valid.is_ok()) throw UsageError(valid.message());
+  options.codec = parse_codec_option(a.codec);
   options.data_shards = a.shards;
   if (a.checksum && options.codec == Codec::kRaw)
-    return usage_error("--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
-                       "per-record digests with 'zrec digest --per-record')");
+    throw UsageError("--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
+                     "per-record digests with 'zrec digest --per-record')");
   options.checksum = a.checksum;
   if (options.codec == Codec::kZstdDict && a.dict.empty())
-    return usage_error("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
+    throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
   if (options.codec != Codec::kZstdDict && !a.dict.empty())
-    return usage_error(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(options.codec));
+    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(options.codec));
   if (!a.dict.empty()) {
     ZREC_ASSIGN_OR_RETURN(options.dictionary, read_small_file(a.dict, "dictionary"));
   }
@@ -83,9 +84,9 @@ Command register_create(CLI::App& root, const GlobalOptions&) {
       "  zrec create --ragged --dtype uint8 --ndim 1 --codec zstd_dict --dict dict.zr blobs/");
   return Command{cmd, [args, shape]() {
                    if (!args->dense && !args->ragged)
-                     return usage_error("give --dense (with --shape) or --ragged (with --ndim)");
+                     throw UsageError("give --dense (with --shape) or --ragged (with --ndim)");
                    if (args->dense && shape->count() == 0)
-                     return usage_error("--dense needs --shape (use --shape scalar for one value per record)");
+                     throw UsageError("--dense needs --shape (use --shape scalar for one value per record)");
                    return run_create(*args);
                  }};
 }

@@ -8,6 +8,7 @@
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
 #include "cli/progress.h"
+#include "cli/usage.h"
 #include "zrec/store.h"
 
 namespace zrec::cli {
@@ -22,7 +23,7 @@ struct DigestArgs {
 };
 
 Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
-  if (a.per_record && a.stores.size() != 1) return usage_error("--per-record takes exactly one store");
+  if (a.per_record && a.stores.size() != 1) throw UsageError("--per-record takes exactly one store");
   InterruptScope interrupt_scope;
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", a.stores));
   // Every store is opened (and, with --wait, its lock awaited) before -o is created, so

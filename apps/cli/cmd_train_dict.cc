@@ -27,6 +27,7 @@
 #include "cli/transfer_cli.h"
 #include "cli/output_guard.h"
 #include "cli/printable.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -181,7 +182,7 @@ Result<std::vector<std::string>> read_file_list(const std::string& list) {
 Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dict, bool force) {
   if (path == "-") {
     ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
-    ZREC_RETURN_IF_ERROR(check_binary_output(out, force));
+    check_binary_output(out, force);
     ZREC_RETURN_IF_ERROR(out.write(dict.data(), dict.size()));
     return out.flush();
   }
@@ -194,7 +195,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(auto listed, read_file_list(a.files_from));
     paths.insert(paths.end(), listed.begin(), listed.end());
   }
-  if (paths.empty()) return usage_error("no SOURCE: give a store, .npy files, or --files-from LIST");
+  if (paths.empty()) throw UsageError("no SOURCE: give a store, .npy files, or --files-from LIST");
   size_t dirs = 0;
   for (const auto& p : paths) {
     struct stat st;
@@ -203,13 +204,13 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   }
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
   if (dirs != 0 && dirs != paths.size())
-    return usage_error("give stores or .npy files as SOURCE, not both");
+    throw UsageError("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
   if (stores && (a.dense || a.ragged || a.batch))
-    return usage_error("--dense, --ragged and --batch describe .npy inputs; a store has its own schema");
+    throw UsageError("--dense, --ragged and --batch describe .npy inputs; a store has its own schema");
   if (!stores && !a.dense && !a.ragged)
-    return usage_error("say how .npy arrays become records: --dense (axis 0 is the batch) or --ragged (one record per array)");
-  if (a.batch && !a.ragged) return usage_error("--batch goes with --ragged");
+    throw UsageError("say how .npy arrays become records: --dense (axis 0 is the batch) or --ragged (one record per array)");
+  if (a.batch && !a.ragged) throw UsageError("--batch goes with --ragged");
   ZREC_ASSIGN_OR_RETURN(TrainOptions options, make_train_options(a.train, g, a.level));
 
   const auto started = std::chrono::steady_clock::now();

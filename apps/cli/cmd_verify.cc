@@ -21,6 +21,7 @@
 #include "cli/interrupt.h"
 #include "cli/json.h"
 #include "cli/progress.h"
+#include "cli/usage.h"
 #include "zrec/verify.h"
 
 namespace zrec::cli {
@@ -150,6 +151,25 @@ void problem_json(JsonWriter& j, const VerifyProblem& p) {
   j.end_object();
 }
 
+// What the report cannot vouch for, in one sentence with the flags that close the gap,
+// or "" when nothing (the "not detectable:" line and the "not_detected" JSON key).
+std::string blind_spot_text(const VerifyReport& r) {
+  switch (r.blind_spot()) {
+    case VerifyBlindSpot::kNone: return "";
+    case VerifyBlindSpot::kPayloadsNotRead:
+      return "payloads were not read (--quick): damage inside records is not detected";
+    case VerifyBlindSpot::kRawPayloads:
+      return "this raw store has no checksums: a bit flip inside a record's payload cannot be detected; keep "
+             "per-record digests ('zrec digest --per-record STORE > sums') and check them with --against sums";
+    case VerifyBlindSpot::kUnchecksummedFrames:
+      return fmt::format("{} of {} records carry no zstd content checksum: a bit flip that still decodes to the "
+                         "right length is not detected in them (write with --checksum, or check per-record "
+                         "digests with --against)",
+                         r.length - r.records_with_checksum, r.length);
+  }
+  return "";
+}
+
 // The JSON report of one store is written in pieces, so problems go out as they are
 // found: json_begin opens it ("path", then the "problems" array), problem_json adds each
 // problem, json_end closes the array and adds the rest.
@@ -192,7 +212,7 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
   j.key("notes").begin_array();
   for (const auto& n : r.notes) j.value(n);
   j.end_array();
-  j.key("not_detected").value(verify_blind_spot(r));
+  j.key("not_detected").value(blind_spot_text(r));
   j.end_object();
 }
 
@@ -227,7 +247,7 @@ std::string to_text(const VerifyReport& r, const std::string& name, const Global
     if (r.digests_compared > 0) checked += fmt::format("; {} digests match", r.digests_compared);
   }
   t += fmt::format("{}: OK: {} records ({}); {}\n", name, r.length, what, checked);
-  const std::string blind = verify_blind_spot(r);
+  const std::string blind = blind_spot_text(r);
   if (!blind.empty()) t += fmt::format("{}: not detectable: {}\n", name, blind);
   return t;
 }
@@ -278,7 +298,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     std::vector<Hash> digests;
     if (!a.against.empty()) {
       ZREC_ASSIGN_OR_RETURN(digests, read_record_digests(a.against));
-      if (a.quick) return usage_error("--against compares payloads; it can't be combined with --quick");
+      if (a.quick) throw UsageError("--against compares payloads; it can't be combined with --quick");
     }
     JsonWriter j;
     if (a.json) json_begin(j, a.path);
@@ -311,7 +331,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   }
 
   // A directory of named streams: verify each, then check that their lengths agree.
-  if (!a.against.empty()) return usage_error("--against takes one store, not a directory of streams");
+  if (!a.against.empty()) throw UsageError("--against takes one store, not a directory of streams");
   std::vector<VerifyReport> reports;
   Status unreadable;  // the first stream that could not be checked
   JsonWriter j;
@@ -370,7 +390,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   return unreadable;
 }
 
-// 0 valid; 1 corrupt; 2 usage error or the store could not be checked; 128+N on a signal.
+// 0 valid; 1 corrupt; 2 the store could not be checked (or a usage error, app.cc); 128+N
+// on a signal.
 int verify_exit_code(const Status& s) {
   if (s.is_ok()) return kExitOk;
   if (s.code() == StatusCode::kMalformed) return kExitFailure;

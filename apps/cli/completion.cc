@@ -18,6 +18,7 @@
 
 #include "zrec/codec.h"
 #include "cli/commands.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -340,7 +341,7 @@ Command register_completion(CLI::App& root, const GlobalOptions&) {
                    std::string script;
                    if (*shell == "bash") script = bash_script(root, ZREC_VERSION);
                    else if (*shell == "zsh") script = zsh_script(root, ZREC_VERSION);
-                   else return usage_error("unknown shell '" + *shell + "' (bash or zsh)");
+                   else throw UsageError("unknown shell '" + *shell + "' (bash or zsh)");
                    std::fwrite(script.data(), 1, script.size(), stdout);
                    return Status::ok();
                  }};

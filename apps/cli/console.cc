@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "cli/printable.h"
+#include "cli/usage.h"
 #include "zrec/warning.h"
 
 namespace zrec::cli {
@@ -86,10 +87,9 @@ Status Output::flush() {
   return s;
 }
 
-Status check_binary_output(const Output& out, bool force) {
+void check_binary_output(const Output& out, bool force) {
   if (!force && out.is_terminal())
-    return usage_error("refusing to write binary data to a terminal (use -o FILE, a pipe, --format text, or --force)");
-  return Status::ok();
+    throw UsageError("refusing to write binary data to a terminal (use -o FILE, a pipe, --format text, or --force)");
 }
 
 }  // namespace zrec::cli

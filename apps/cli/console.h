@@ -39,7 +39,7 @@ class Output {
   std::string buffer_;
 };
 
-// Refuses binary data on a terminal (zstd's manners) unless forced.
-Status check_binary_output(const Output& out, bool force);
+// Refuses binary data on a terminal (zstd's manners) unless forced: throws UsageError.
+void check_binary_output(const Output& out, bool force);
 
 }  // namespace zrec::cli

@@ -16,6 +16,7 @@
 #include "zrec/transfer.h"
 #include "cli/output_guard.h"
 #include "cli/printable.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -40,7 +41,7 @@ Result<uint64_t> parse_byte_size(std::string_view text, const std::string& what)
   else if (unit == "G" || unit == "GiB") scale = uint64_t{1} << 30;
   else scale = 0;
   if (ec != std::errc() || end == text.data() || scale == 0 || value > UINT64_MAX / scale)
-    return usage_error("invalid " + what + " '" + std::string(text) + "' (bytes, or with K, M or G: 112640, 110K, 1M)");
+    throw UsageError("invalid " + what + " '" + std::string(text) + "' (bytes, or with K, M or G: 112640, 110K, 1M)");
   return value * scale;
 }
 
@@ -70,14 +71,14 @@ Result<TrainOptions> make_train_options(const TrainArgs& args, const GlobalOptio
   DictTier tier = DictTier::kBalanced;
   if (!args.tier.empty()) {
     auto t = parse_dict_tier(args.tier);
-    if (!t) return usage_error("unknown --tier '" + args.tier + "' (use small, balanced or max)");
+    if (!t) throw UsageError("unknown --tier '" + args.tier + "' (use small, balanced or max)");
     tier = *t;
   }
   TrainOptions o = train_options(tier);
   if (!args.size.empty()) {
     ZREC_ASSIGN_OR_RETURN(o.dict_bytes, parse_byte_size(args.size, "--size"));
     if (o.dict_bytes < 256 || o.dict_bytes > (uint64_t{1} << 30))
-      return usage_error("--size must be between 256 bytes and 1 GiB");
+      throw UsageError("--size must be between 256 bytes and 1 GiB");
   }
   if (args.samples > 0) o.max_samples = args.samples;
   o.seed = args.seed;
@@ -98,7 +99,14 @@ Result<std::vector<uint8_t>> train_with_report(const std::string& command, Recor
                                                const TrainOptions& options, const std::string& what,
                                                const GlobalOptions& g, TrainReport* report) {
   auto dict = train_dictionary(source, options, report);
-  if (!dict.is_ok()) return dict.status().with_context("cannot train a dictionary from " + what);
+  if (!dict.is_ok()) {
+    // Samples read but fewer bytes than the dictionary holds: say which flags shrink it.
+    const bool too_few_bytes = report->samples > 0 && report->sample_bytes - report->heldout_bytes < options.dict_bytes;
+    const Status s = too_few_bytes ? Status(dict.status().code(),
+                                            dict.status().message() + "; give a smaller --size or a smaller --tier")
+                                   : dict.status();
+    return s.with_context("cannot train a dictionary from " + what);
+  }
   for (const auto& w : report->warnings) spdlog::warn("{}", w);
   return dict;
 }
@@ -126,18 +134,18 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   // Usage first, then the destination, then the sources: nothing heavy before all three.
   std::optional<Codec> codec;
   if (!a.codec.empty()) {
-    ZREC_ASSIGN_OR_RETURN(codec, parse_codec_option(a.codec));
+    codec = parse_codec_option(a.codec);
   } else if (!a.dict.empty()) {
     codec = Codec::kZstdDict;
   }
   if (codec && *codec != Codec::kZstdDict && !a.dict.empty())
-    return usage_error(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(*codec));
+    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(*codec));
   if (codec && *codec != Codec::kZstdDict && !a.train.tier.empty())
-    return usage_error(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(*codec));
-  if (!a.dict.empty() && !a.train.tier.empty()) return usage_error("give --dict FILE or --tier, not both");
-  if (codec && *codec == Codec::kRaw && a.level != 0) return usage_error("--level is for zstd and zstd_dict, not raw");
+    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(*codec));
+  if (!a.dict.empty() && !a.train.tier.empty()) throw UsageError("give --dict FILE or --tier, not both");
+  if (codec && *codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
   if (codec && *codec == Codec::kRaw && a.checksum)
-    return usage_error("--checksum sets zstd frame checksums; a raw store has none");
+    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   {
     std::string dst = a.dst;
@@ -167,9 +175,9 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   create.schema = first.schema();
   create.codec = codec.value_or(first.codec());
   create.data_shards = a.shards != 0 ? a.shards : first.data_shards();
-  if (create.codec == Codec::kRaw && a.level != 0) return usage_error("--level is for zstd and zstd_dict, not raw");
+  if (create.codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
   if (create.codec == Codec::kRaw && a.checksum)
-    return usage_error("--checksum sets zstd frame checksums; a raw store has none");
+    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
   // DST keeps the first source's checksum setting unless --checksum turns it on. Copied
   // frames keep their own, so frames are copied only from sources that have checksums
   // when DST wants them (judged by record 0, as writers do).
@@ -199,7 +207,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
       }
     }
   } else if (!a.train.tier.empty()) {
-    return usage_error(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(create.codec));
+    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(create.codec));
   }
 
   uint64_t total_records = 0;

@@ -17,6 +17,7 @@
 namespace zrec::cli {
 
 // "112640", "110K", "110KiB", "4M", "1MiB", "1G" -> bytes. K, M, G are powers of 1024.
+// Throws UsageError (cli/usage.h) for anything else.
 Result<uint64_t> parse_byte_size(std::string_view text, const std::string& what);
 
 // "12.3 MiB"-style with the ratio "3.52x" of a / b (b == 0 gives "-").
@@ -33,7 +34,7 @@ struct TrainArgs {
 // Registers the options; `with_size` adds --size (train-dict only).
 void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size);
 
-// The TrainOptions the arguments ask for (usage errors for a bad tier or size).
+// The TrainOptions the arguments ask for (throws UsageError for a bad tier or size).
 Result<TrainOptions> make_train_options(const TrainArgs& args, const GlobalOptions& g, int level);
 
 // Trains a dictionary from `source` (described as `what` in messages), prints the

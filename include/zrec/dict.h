@@ -103,6 +103,9 @@ struct TrainReport {
 // Trains a dictionary of at most options.dict_bytes bytes. Errors (kInvalidArgument,
 // with the reason and what to change): fewer than 10 records to sample, samples
 // totalling less than the dictionary size, or zstd's trainer rejecting the samples.
+// The report is filled as far as training got: after the samples were read (samples > 0)
+// it counts them, so a caller can tell "too few sample bytes" (sample_bytes less
+// heldout_bytes is under dict_bytes) from the other errors and name its own remedy.
 // Warnings (in report->warnings): samples under 10x the dictionary size; a dictionary
 // that saves under 2% on held-out samples.
 Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options,
@@ -114,9 +117,5 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
 // killed writer left there are removed first, only when they provably are zrec's.
 // Errors: kIoError / kNotFound naming the path.
 Status save_dictionary_file(const std::string& path, std::span<const uint8_t> dictionary);
-
-// Deterministic sample choice (exposed for tests): up to `count` distinct indices in
-// [0, population), in a uniformly random order fixed by `seed`.
-std::vector<uint64_t> sample_indices(uint64_t population, uint64_t count, uint64_t seed);
 
 }  // namespace zrec

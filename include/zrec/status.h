@@ -20,7 +20,6 @@ enum class StatusCode {
   kUnsupported,      // well-formed but outside what zrec handles
   kAlreadyExists,    // create over a path that holds something
   kCancelled,        // stopped on request (signal)
-  kUsage,            // the command line itself is wrong (exit code 2)
 };
 
 // Short lowercase name of a code, e.g. "malformed".
@@ -52,7 +51,6 @@ inline Status invalid_argument(std::string m) { return {StatusCode::kInvalidArgu
 inline Status malformed(std::string m) { return {StatusCode::kMalformed, std::move(m)}; }
 inline Status not_found(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status io_error(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
-inline Status usage_error(std::string m) { return {StatusCode::kUsage, std::move(m)}; }
 inline Status unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
 
 // A value or the Status that explains why there is none.

@@ -79,6 +79,20 @@ struct VerifyProblem {
   std::optional<uint64_t> offset;  // its offset in that file
 };
 
+// What a report cannot vouch for (VerifyReport::blind_spot()): damage of a kind the
+// checks that ran could not see. Callers word it (the CLI's "not detectable:" line).
+enum class VerifyBlindSpot {
+  kNone,                 // every payload byte was covered (every frame carries a content
+                         // checksum, or digests were compared for every record), the
+                         // store holds no records, or it could not be opened
+  kPayloadsNotRead,      // `quick`: damage inside records is not detected
+  kRawPayloads,          // a raw store without digests for every record: a bit flip
+                         // inside a payload cannot be detected (the format has no checksum)
+  kUnchecksummedFrames,  // length - records_with_checksum zstd records carry no content
+                         // checksum: a flip that still decodes to the right length is not
+                         // detected in them
+};
+
 struct VerifyReport {
   std::string path;
   bool quick = false;
@@ -107,6 +121,7 @@ struct VerifyReport {
   std::vector<std::string> notes;
 
   bool valid() const { return problem_count == 0; }
+  VerifyBlindSpot blind_spot() const;
 };
 
 // Verifies the store at `path` (a directory). Problems in the store go into the report
@@ -115,9 +130,5 @@ struct VerifyReport {
 // a directory), kBusy (a writer holds it), kIoError (a read failed), kCancelled.
 // Holds the shared lock for the whole run, like any reader.
 Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& options = {});
-
-// What a report of this store cannot vouch for, in one sentence, or "" when every
-// payload byte was covered (every frame checksummed, or digests compared for all).
-std::string verify_blind_spot(const VerifyReport& report);
 
 }  // namespace zrec

@@ -14,7 +14,6 @@ const char* to_string(StatusCode code) {
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kAlreadyExists: return "already exists";
     case StatusCode::kCancelled: return "cancelled";
-    case StatusCode::kUsage: return "usage";
   }
   // Only reachable through a cast from an out-of-range integer.
   return "unknown";

@@ -200,7 +200,7 @@ Result<std::string> validate_create(const CreateOptions& options) {
   if (options.data_shards < 1 || options.data_shards > format::kMaxShards)
     return invalid_argument("shards must be 1..255, not " + std::to_string(options.data_shards));
   if (options.codec == Codec::kZstdDict) {
-    if (options.dictionary.empty()) return invalid_argument("codec zstd_dict needs a dictionary (--dict FILE)");
+    if (options.dictionary.empty()) return invalid_argument("codec zstd_dict needs a dictionary");
     auto d = codec::Dictionary::load(options.dictionary);
     if (!d.is_ok()) return invalid_argument("the dictionary is not usable: " + d.status().message());
   } else if (!options.dictionary.empty()) {
@@ -209,7 +209,7 @@ Result<std::string> validate_create(const CreateOptions& options) {
   }
   if (options.checksum && options.codec == Codec::kRaw)
     return invalid_argument("checksums are zstd frame checksums; a raw store has no frames "
-                            "(keep per-record digests with 'zrec digest --per-record' instead)");
+                            "(per-record digests cover a raw store's payloads instead)");
   const std::string schema_bytes = format::encode_schema(options.schema);
   if (schema_bytes.size() > format::kMaxSchemaLength)
     return invalid_argument("the schema needs " + std::to_string(schema_bytes.size()) +

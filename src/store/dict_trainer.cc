@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "format/layout.h"
+#include "store/sample_indices.h"
 #include "zrec/store.h"
 
 namespace zrec {
@@ -204,7 +205,7 @@ std::unique_ptr<RecordSource> store_record_source(std::vector<Store*> stores) {
   return std::make_unique<StoreSource>(std::move(stores));
 }
 
-std::vector<uint64_t> sample_indices(uint64_t population, uint64_t count, uint64_t seed) {
+std::vector<uint64_t> store::sample_indices(uint64_t population, uint64_t count, uint64_t seed) {
   count = std::min(count, population);
   SplitMix64 rng(seed);
   std::vector<uint64_t> chosen;
@@ -248,7 +249,7 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
 
   // 1. Candidates in random order, their sizes, then the prefix that fits the budget.
   const uint64_t max_samples = std::max<uint64_t>(options.max_samples, kMinSamples);
-  std::vector<uint64_t> order = sample_indices(population, max_samples, options.seed);
+  std::vector<uint64_t> order = store::sample_indices(population, max_samples, options.seed);
   std::vector<uint64_t> lengths(order.size());
   ZREC_RETURN_IF_ERROR(source.lengths(order, lengths.data()));
   const uint64_t cap = std::max<uint64_t>(1, options.max_sample_bytes);
@@ -283,14 +284,14 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
   if (train.bytes.size() < options.dict_bytes)
     return invalid_argument("the sampled records hold " + std::to_string(report->sample_bytes) +
                             " bytes, too few for a " + std::to_string(options.dict_bytes) +
-                            "-byte dictionary; give a smaller --size (at most about " +
+                            "-byte dictionary (one of at most about " +
                             std::to_string(std::max<uint64_t>(256, report->sample_bytes / 10)) +
-                            " is useful) or a smaller --tier");
+                            " bytes is useful)");
   if (report->sample_bytes < 10 * options.dict_bytes)
     report->warnings.push_back("the samples (" + std::to_string(report->sample_bytes) +
                                " bytes) are less than 10x the dictionary size (" +
                                std::to_string(options.dict_bytes) +
-                               "); the dictionary may overfit: a smaller --size or more records help");
+                               "); the dictionary may overfit: a smaller dictionary or more records help");
 
   // 3. Candidates and the two baselines, on all lanes. Results are kept per index, so
   // the choice does not depend on which lane finished first.

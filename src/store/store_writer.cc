@@ -215,7 +215,7 @@ struct StoreWriter::Impl {
     return Status(cause.code(), cause.message() + where + "holds either " + std::to_string(old_length) + " or " +
                                     std::to_string(page.length) +
                                     " records: its static page could not be read back (no file was shortened; "
-                                    "run 'zrec verify')");
+                                    "verifying the store tells which)");
   }
 
   Status write_encoded_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {

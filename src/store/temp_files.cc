@@ -146,7 +146,7 @@ void remove_if_abandoned_dict(const std::string& p, const io::File& f) {
   else if (st.st_uid != ::geteuid())
     why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
   else if (st.st_size == 0 && !older_than(f.fd(), kUnmarkedGraceSeconds))
-    why = "it is empty, which a train-dict that is just starting also is (a run " +
+    why = "it is empty, which a dictionary save that is just starting also is (a run " +
           std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it)";
   else if (st.st_size != 0 &&
            (!f.pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0))

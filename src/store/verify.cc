@@ -388,7 +388,7 @@ class Verifier {
     if (meta_size.is_ok() && meta_size.value() > table_end) {
       const store::ChecksumSetting setting = store::read_checksum_setting(files_);
       if (setting.marker && meta_size.value() == table_end + format::kRecordLocSize)
-        rep_.notes.push_back("meta.zr: the empty store is marked for zstd content checksums (create --checksum)");
+        rep_.notes.push_back("meta.zr: the empty store is marked for zstd content checksums (it was created with them)");
       else
         rep_.notes.push_back("meta.zr: " + std::to_string(meta_size.value() - table_end) +
                              " bytes past the record table (RecordLocs past length, left by an interrupted "
@@ -483,17 +483,13 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   return rep;
 }
 
-std::string verify_blind_spot(const VerifyReport& r) {
-  if (!r.opened) return "";
-  if (r.quick) return "payloads were not read (--quick): damage inside records is not detected";
-  if (r.length == 0 || r.digests_compared >= r.length) return "";
-  if (r.codec == Codec::kRaw)
-    return "this raw store has no checksums: a bit flip inside a record's payload cannot be detected; keep "
-           "per-record digests ('zrec digest --per-record STORE > sums') and check them with --against sums";
-  if (r.records_with_checksum >= r.length) return "";
-  return std::to_string(r.length - r.records_with_checksum) + " of " + std::to_string(r.length) +
-         " records carry no zstd content checksum: a bit flip that still decodes to the right length is not "
-         "detected in them (write with --checksum, or check per-record digests with --against)";
+VerifyBlindSpot VerifyReport::blind_spot() const {
+  if (!opened) return VerifyBlindSpot::kNone;
+  if (quick) return VerifyBlindSpot::kPayloadsNotRead;
+  if (length == 0 || digests_compared >= length) return VerifyBlindSpot::kNone;
+  if (codec == Codec::kRaw) return VerifyBlindSpot::kRawPayloads;
+  if (records_with_checksum >= length) return VerifyBlindSpot::kNone;
+  return VerifyBlindSpot::kUnchecksummedFrames;
 }
 
 }  // namespace zrec

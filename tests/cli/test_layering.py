@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The library has one entrance (docs/architecture.md): who may include whom.
+
+- Nothing under apps/ or bench/include/ includes a core internal: no `#include "X/..."`
+  where src/X exists (the CLI and the benchmark's public header see include/zrec only).
+- A public header (include/zrec/*.h) includes only other public headers and the
+  standard library: no quoted include outside include/zrec, none under src/.
+- include/ holds no benchmark API (bench/include/zrec_bench.h is the benchmark's).
+- Every public header compiles on its own (`c++ -std=c++20 -fsyntax-only -Iinclude`,
+  warnings as errors), so a user's first include never needs another before it.
+
+Zero exceptions. Prints one `figure:` line with the files and headers covered.
+Usage: python3 tests/cli/test_layering.py [ROOT]   (default: this checkout)
+"""
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+SOURCE_EXT = (".h", ".hh", ".hpp", ".cc", ".cpp", ".cxx", ".c", ".inc")
+
+
+def sources(top):
+    for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, top)):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(SOURCE_EXT):
+                yield os.path.join(dirpath, name)
+
+
+def includes(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield number, m.group(1), m.group(2)
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def main():
+    internal = sorted(d for d in os.listdir(os.path.join(ROOT, "src")) if os.path.isdir(os.path.join(ROOT, "src", d)))
+    if not internal:
+        raise SystemExit("FAIL: no directories under src/: wrong ROOT %s" % ROOT)
+    problems = []
+
+    def reaches_in(target):
+        parts = os.path.normpath(target).split(os.sep)
+        return parts[0] in internal or "src" in parts
+
+    # 1. The CLI and the benchmark's public header reach the core through include/zrec only.
+    outer = [p for top in ("apps", os.path.join("bench", "include")) for p in sources(top)]
+    for path in outer:
+        for number, _, target in includes(path):
+            if reaches_in(target):
+                problems.append("%s:%d includes \"%s\", a core internal (src/%s); use include/zrec"
+                                % (rel(path), number, target, target.split("/")[0]))
+
+    # 2. Public headers include only public headers (and the standard library).
+    public_dir = os.path.join(ROOT, "include", "zrec")
+    public = sorted(os.path.join(public_dir, n) for n in os.listdir(public_dir) if n.endswith(".h"))
+    for path in public:
+        for number, kind, target in includes(path):
+            if reaches_in(target):
+                problems.append("%s:%d includes %s, a private header (src/)"
+                                % (rel(path), number, '"%s"' % target if kind == '"' else "<%s>" % target))
+            elif kind == '"' and not (target.startswith("zrec/") and os.path.isfile(os.path.join(ROOT, "include", target))):
+                problems.append("%s:%d includes \"%s\", which is not a public header (include/zrec/*.h)"
+                                % (rel(path), number, target))
+
+    # 3. No benchmark API in include/.
+    for path in sources("include"):
+        if "bench" in os.path.basename(path).lower():
+            problems.append("%s: a benchmark header in the public API (it belongs in bench/include/)" % rel(path))
+        for number, _, target in includes(path):
+            if "bench" in target.lower():
+                problems.append("%s:%d includes \"%s\": the public API does not depend on the benchmark"
+                                % (rel(path), number, target))
+
+    # 4. Each public header compiles alone.
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    if cxx is None:
+        raise SystemExit("FAIL: no C++ compiler (c++, g++, clang++) to compile the public headers with")
+    def compile_alone(path, scratch):
+        unit = os.path.join(scratch, os.path.basename(path) + ".cc")
+        with open(unit, "w") as f:
+            f.write('#include "%s"\n' % rel(path)[len("include/"):])
+        r = subprocess.run([cxx, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter",
+                            "-I" + os.path.join(ROOT, "include"), unit], capture_output=True, text=True)
+        if r.returncode == 0:
+            return None
+        lines = r.stderr.strip().splitlines()
+        first = next((l for l in lines if "error" in l), lines[0] if lines else "(no message)")
+        return "%s does not compile on its own: %s" % (rel(path), first)
+
+    with tempfile.TemporaryDirectory() as scratch, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        problems += [p for p in pool.map(lambda path: compile_alone(path, scratch), public) if p]
+
+    print("figure: layering: %d files under apps/ and bench/include/, %d public headers "
+          "(each compiled alone with %s), internal dirs %s"
+          % (len(outer), len(public), os.path.basename(cxx), ",".join(internal)))
+    if problems:
+        for p in problems:
+            print("FAIL: " + p, file=sys.stderr)
+        raise SystemExit("FAIL: %d layering violation%s" % (len(problems), "" if len(problems) == 1 else "s"))
+    print("PASS: layering")
+
+
+if __name__ == "__main__":
+    main()
