@@ -11,9 +11,12 @@
 #include "zrec/lock_wait.h"
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/help_format.h"
 #include "cli/interrupt.h"
 #include "cli/pipe_deadlock.h"
 #include "cli/printable.h"
+#include "cli/thread_count.h"
+#include "cli/unknown_names.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -62,6 +65,7 @@ std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
 int run_cli(int argc, char** argv) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");
+  use_help_format(app);  // before the subcommands, which inherit it
   app.set_version_flag("-V,--version", version_text(), "Print the version of zrec and of the zstd and fmt libraries it uses");
   app.require_subcommand(1, 1);
   app.fallthrough();
@@ -71,10 +75,13 @@ int run_cli(int argc, char** argv) {
   GlobalOptions global;
   int verbose = 0;
   bool quiet = false;
-  app.add_option("--threads", global.threads,
-                 "Worker lanes (default: from the CPUs available; reads max(cores, 3/4 CPUs), writes 3/4 CPUs)")
-      ->envname("ZREC_THREADS")
-      ->check(CLI::Range(1, 1024));
+  // ZREC_THREADS is read after parsing (threads_from_environment), not by CLI11, so that
+  // its errors name the variable rather than --threads.
+  CLI::Option* threads_option =
+      app.add_option("--threads", global.threads,
+                     "Worker lanes, 1..1024; overrides ZREC_THREADS (default: from the CPUs available; reads "
+                     "max(cores, 3/4 CPUs), writes 3/4 CPUs)")
+          ->check(thread_count_check());
   app.add_flag("-q,--quiet", quiet, "Errors only on stderr");
   app.add_flag("-v,--verbose", verbose, "More detail on stderr (repeat for debug)");
   app.add_flag("--wait", global.wait, "Wait for a store held by another process instead of failing");
@@ -102,16 +109,21 @@ int run_cli(int argc, char** argv) {
   refuse_negative_unsigned(app);
   io::set_lock_wait_probe(pipe_deadlock);  // a --wait on our own pipe's writer fails, not hangs
 
-  // CLI11 would say only "A subcommand is required" for a mistyped command name.
-  if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
-    for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
-    if (!known) {
-      std::fprintf(stderr, "zrec: unknown command '%s'\nTry 'zrec --help' for the list of commands.\n",
-                   printable(argv[1]).c_str());
-      return kExitUsage;
-    }
+  // A mistyped name is reported (with the nearest real one) before CLI11 parses: CLI11
+  // would report something else first ("A subcommand is required", "--dtype is required").
+  if (auto bad = find_unknown_name(app, std::vector<std::string>(argv + 1, argv + argc))) {
+    std::fprintf(stderr, "%s: %s\n", bad->where.c_str(), printable(bad->message).c_str());
+    if (bad->is_command) std::fprintf(stderr, "Try 'zrec --help' for the list of commands.\n");
+    else std::fprintf(stderr, "Try '%s --help' for more information.\n", bad->where.c_str());
+    return kExitUsage;
   }
+  // "zrec" or "zrec cat": what the parsed command line named, for messages.
+  auto command_path = [&commands] {
+    std::string where = "zrec";
+    for (const Command& c : commands)
+      if (c.app->parsed()) where += " " + c.app->get_name();
+    return where;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -122,14 +134,20 @@ int run_cli(int argc, char** argv) {
     app.exit(e);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::string where = "zrec";
-    for (const Command& c : commands)
-      if (c.app->parsed()) where += " " + c.app->get_name();
+    const std::string where = command_path();
     std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), printable(e.what()).c_str(),
                  where.c_str());
     return kExitUsage;
   }
   global.verbosity = quiet ? -1 : verbose;
+  Result<size_t> env_threads = threads_from_environment();
+  if (!env_threads.is_ok()) {
+    const std::string where = command_path();
+    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(),
+                 printable(env_threads.status().message()).c_str(), where.c_str());
+    return kExitUsage;
+  }
+  if (threads_option->count() == 0) global.threads = *env_threads;
 
   for (const Command& c : commands) {
     if (!c.app->parsed()) continue;

@@ -15,10 +15,10 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
       ->capture_default_str();
   cmd->add_option("--checkpoint-every", args.checkpoint_every,
                   "Publish every N records, so an interruption or crash loses at most the records "
-                  "after the last checkpoint (default 0: publish once, at the end)")
+                  "after the last checkpoint; 0 publishes once, at the end")
       ->capture_default_str();
   cmd->add_option("--skip-first", args.skip_first,
-                  "Skip the first K records of the input: to resume an interrupted run, K is the number "
+                  "Skip the first N records of the input: to resume an interrupted run, N is the number "
                   "it published (its message says so)")
       ->capture_default_str();
   auto* checksum = cmd->add_flag_callback("--checksum", [&args] { args.checksum = true; },

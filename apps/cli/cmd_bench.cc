@@ -192,29 +192,29 @@ Command register_bench(CLI::App& root, const GlobalOptions& global) {
       "bench", "Measure writes and random gathers on the loaderx workloads, or gathers on STORE, beside same-run baselines");
   cmd->add_option("store", a->store, "An existing store: measure random gathers on it (and its baselines) only");
   cmd->add_option("-w,--workload", a->workloads,
-                  "Workloads, comma-separated: vision, vision-var, tokens, tokens-var [Default: all four]")
+                  "Workloads, comma-separated: vision, vision-var, tokens, tokens-var (default: all four)")
       ->delimiter(',');
-  cmd->add_option("-c,--codec", a->codecs, "Codecs, comma-separated: raw, zstd, zstd_dict [Default: all three]")
+  cmd->add_option("-c,--codec", a->codecs, "Codecs, comma-separated: raw, zstd, zstd_dict (default: all three)")
       ->delimiter(',');
   cmd->add_option("-n,--records", a->records,
-                  "Records per workload [Default: as loaderx: 2500 images, 200000 token records]")
+                  "Records per workload (default: as loaderx: 2500 images, 200000 token records)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   cmd->add_option("--bytes", a->bytes, "Logical bytes per workload instead of --records, e.g. 1GiB, 256M");
-  cmd->add_option("-b,--batch", a->batch, "Records per gather batch [Default: 256, as loaderx]")
+  cmd->add_option("-b,--batch", a->batch, "Records per gather batch (default: 256, as loaderx)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
-  cmd->add_option("--dir", a->dir, "Where the temporary stores are built [Default: $TMPDIR or /tmp]");
+  cmd->add_option("--dir", a->dir, "Where the temporary stores are built (default: $TMPDIR or /tmp)");
   cmd->add_flag("--json", a->json, "Print one JSON object on stdout (keys in man zrec-bench)");
   cmd->add_flag("--cold", a->cold,
                 "Evict the store's files from the page cache (posix_fadvise DONTNEED) before each gather batch "
-                "[Default: warm]");
-  cmd->add_option("--seconds", a->seconds, "Minimum timed gathering per measurement, in seconds [Default: 2]")
+                "(default: warm)");
+  cmd->add_option("--seconds", a->seconds, "Minimum timed gathering per measurement, in seconds (default: 2)")
       ->check(CLI::Range(0.01, 3600.0));
-  cmd->add_option("--rounds", a->rounds, "Measurements interleave in this many rounds [Default: 4]")
+  cmd->add_option("--rounds", a->rounds, "Measurements interleave in this many rounds (default: 4)")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--seed", a->seed, "Seed of the generated records and of the batch ids [Default: 1]");
-  cmd->add_option("--shards", a->shards, "data_shards of the stores built, 1..255 [Default: 4]")
+  cmd->add_option("--seed", a->seed, "Seed of the generated records and of the batch ids (default: 1)");
+  cmd->add_option("--shards", a->shards, "data_shards of the stores built, 1..255 (default: 4)")
       ->check(CLI::Range(1, 255));
-  cmd->add_flag("--sync", a->sync, "fsync when the writer publishes, inside the write time [Default: off, as loaderx]");
+  cmd->add_flag("--sync", a->sync, "fsync when the writer publishes, inside the write time (default: off, as loaderx)");
   cmd->add_flag("--keep", a->keep, "Keep the stores built (their paths are printed with -v and in --json)");
   cmd->add_option("--export", a->export_dir,
                   "Also write the generated records as .npy files under DIR/<workload>/ (for scripts/bench_peers.py)");

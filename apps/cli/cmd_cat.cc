@@ -201,7 +201,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
                                  "Write N records drawn IID (with replacement) from the selection, in draw order");
   cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
       ->excludes(sample);
-  cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle (default 0): same seed, same records");
+  cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle: same seed, same records (default: 0)");
   cmd->add_flag("--with-ids", args->with_ids, "jsonl: write each record as {\"id\": ID, \"record\": VALUE}");
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
       ->check(CLI::Range(1, 1 << 20))

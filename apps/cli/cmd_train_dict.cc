@@ -254,7 +254,7 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--files-from", args->files_from, "File (or -) listing more .npy files or stores, one per line");
   cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout)")->required();
   add_train_options(cmd, args->train, true);
-  cmd->add_option("--level", args->level, "zstd level the dictionary is tuned for, 1..22 (default 15, zstd_dict's)")
+  cmd->add_option("--level", args->level, "zstd level the dictionary is tuned for, 1..22 (default: 15, zstd_dict's)")
       ->check(CLI::Range(1, 22));
   auto* dense = cmd->add_flag("--dense", args->dense, ".npy input: axis 0 of each array is a batch of records");
   auto* ragged = cmd->add_flag("--ragged", args->ragged, ".npy input: each array is one Ragged record (shape prefix included)");

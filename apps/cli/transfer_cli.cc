@@ -53,7 +53,7 @@ void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size) {
     const auto& p = dict_tier_preset(t);
     tiers += std::string("\n  ") + p.name + ": " + p.summary;
   }
-  auto* tier = cmd->add_option("--tier", args.tier, "Dictionary preset: small, balanced (default) or max:" + tiers);
+  auto* tier = cmd->add_option("--tier", args.tier, "Dictionary preset: small, balanced or max (default: balanced):" + tiers);
   if (with_size) {
     auto* size = cmd->add_option("--size", args.size,
                                  "Dictionary size in bytes (K, M suffixes allowed), instead of the tier's; "

@@ -20,12 +20,13 @@ run() {
   rc=$?
 }
 
-# Long options (--foo) from the option lines of CLI11 help text: lines that start with
-# spaces and then '-', e.g. "  -o,--output TEXT=-   Output file" or
-# "  --dense Excludes: --ragged  ...". Only the option's own names are taken (the
-# first word), not options mentioned in its description.
+# Long options (--foo) from the option lines of the help text: lines that start with
+# spaces and then '-', e.g. "  -o,--output FILE   Output file". Only the option's own
+# names are taken (the first word), not options mentioned in its description. A
+# subcommand's "Global options:" (the root's, listed again) end the list: man/zrec.1
+# documents those.
 long_options() {
-  sed -n 's/^ \{1,\}\(-[^ ]*\).*/\1/p' "$1" | tr ',' '\n' | grep -E '^--[A-Za-z0-9][A-Za-z0-9-]*$' |
+  sed -n '/^Global options:/q; s/^ \{1,\}\(-[^ ]*\).*/\1/p' "$1" | tr ',' '\n' | grep -E '^--[A-Za-z0-9][A-Za-z0-9-]*$' |
     grep -vx -- '--help' | sort -u
 }
 

@@ -334,12 +334,12 @@ COMMANDS = ["create", "append-npy", "append-files", "append-stream", "cat", "inf
 
 
 def unsigned_options():
-    """(command or None for the root, option) for every option whose --help type is UINT."""
+    """(command or None for the root, option) for every option whose --help value is N (a number)."""
     found = []
     for cmd in [None] + COMMANDS:
         rc, out, err = run(([cmd] if cmd else []) + ["--help"])
         expect(rc == 0, "zrec %s --help: rc %d" % (cmd, rc))
-        for m in re.finditer(r"^\s+(?:-\w,)?(--[\w-]+)(?:,[\w-]+)?\s+UINT", out.decode(), re.M):
+        for m in re.finditer(r"^\s+(?:-\w,)?(--[\w-]+)(?:,[\w-]+)?\s+N\s", out.decode(), re.M):
             found.append((cmd, m.group(1)))
     return found
 
@@ -354,7 +354,7 @@ def test_unsigned_options_refuse_negatives(d):
             rc, _, err = run(argv)
             what = "zrec %s" % " ".join(argv)
             expect(rc == 2, "%s: rc %d, want 2 (usage): %s" % (what, rc, err))
-            expect("not a non-negative integer" in err or "not in range" in err, "%s: message %r" % (what, err))
+            expect(any(m in err for m in ("not a non-negative integer", "not in range", "not a whole number")), "%s: message %r" % (what, err))
     # --skip-first -1 must not wrap to 2^64-1 and skip everything.
     make_inputs(d)
     s = os.path.join(d, "s")

@@ -1,0 +1,103 @@
+#include "cli/help_format.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace zrec::cli {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string upper(std::string s) {
+  for (char& c : s) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The placeholder for an option's value: N for numbers, FILE/LIST/DIR for paths, else
+// the option's long name in capitals (--codec CODEC), as man pages and argparse write it.
+std::string placeholder(const CLI::Option* o) {
+  const std::string type = o->get_type_name();
+  if (starts_with(type, "UINT") || starts_with(type, "INT") || starts_with(type, "FLOAT")) return "N";
+  static const std::map<std::string, std::string> paths = {
+      {"output", "FILE"}, {"input", "FILE"},   {"dict", "FILE"},         {"manifest", "FILE"},
+      {"keys", "FILE"},   {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"},
+      {"dir", "DIR"},     {"export", "DIR"},
+  };
+  const std::vector<std::string>& longs = o->get_lnames();
+  if (longs.empty()) return "VALUE";
+  const auto p = paths.find(longs.front());
+  return p != paths.end() ? p->second : upper(longs.front());
+}
+
+bool takes_value(const CLI::Option* o) { return o->get_expected_max() > 0 && o->get_type_size_max() > 0; }
+
+// "--dense --shape" for a set of options, sorted so the text does not depend on pointers.
+std::string names_of(const std::set<CLI::Option*>& options) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : options) names.push_back(o->get_name());
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+class HelpFormatter : public CLI::Formatter {
+ public:
+  HelpFormatter() {
+    label("Positionals", "Arguments");
+    label("SUBCOMMAND", "COMMAND");
+  }
+
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+    std::stringstream out;
+    out << make_description(app) << make_usage(app, name) << make_positionals(app) << make_groups(app, mode);
+    if (const CLI::App* root = app->get_parent()) {
+      const auto globals = root->get_options([root](const CLI::Option* o) {
+        return o->nonpositional() && o != root->get_help_ptr() && o != root->get_version_ptr();
+      });
+      if (!globals.empty()) out << make_group("Global options", false, globals);
+    }
+    out << make_subcommands(app, mode) << '\n' << make_footer(app);
+    return out.str();
+  }
+
+  std::string make_option_name(const CLI::Option* o, bool is_positional) const override {
+    return is_positional ? upper(o->get_name(true, false)) : o->get_name(false, true);
+  }
+
+  std::string make_option_opts(const CLI::Option* o) const override {
+    if (o->get_positional() || !takes_value(o)) return {};
+    return " " + placeholder(o);
+  }
+
+  std::string make_option_desc(const CLI::Option* o) const override {
+    std::string desc = o->get_description();
+    if (o->get_required() && !o->get_positional()) desc += " (required)";
+    if (!o->get_needs().empty()) desc += " (needs " + names_of(o->get_needs()) + ")";
+    if (!o->get_excludes().empty()) desc += " (not with " + names_of(o->get_excludes()) + ")";
+    if (!o->get_envname().empty()) desc += " (env: " + o->get_envname() + ")";
+    if (!o->get_default_str().empty() && desc.find("(default") == std::string::npos)
+      desc += " (default: " + o->get_default_str() + ")";
+    return desc;
+  }
+
+  std::string make_option_usage(const CLI::Option* o) const override {
+    std::string usage = make_option_name(o, true);
+    if (o->get_expected_max() > 1) usage += "...";
+    return o->get_required() ? usage : "[" + usage + "]";
+  }
+};
+
+}  // namespace
+
+void use_help_format(CLI::App& root) { root.formatter(std::make_shared<HelpFormatter>()); }
+
+}  // namespace zrec::cli

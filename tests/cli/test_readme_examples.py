@@ -1,0 +1,311 @@
+#!/usr/bin/python3
+"""README.md's shell examples run as written.
+
+Every ```sh / ```bash / ```console block of README.md is split into commands (a command
+continues over a trailing backslash or an open quote; in console blocks only "$ " lines
+are commands) and each command runs with `bash -o pipefail -c` in a scratch directory,
+where `zrec` is the binary under test ($ZREC) and the inputs the examples name exist:
+small .npy batches, gen.py and tokenize_corpus.py, ids.txt, corpus.jsonl, imgs/, tar
+shards, in-*.npy, and stand-ins for the `gen` and `producer` commands the text leaves to
+the reader. A command fails the test when it exits non-zero.
+
+Blocks run in the order of the README. The tour (the block that creates images/ and
+tokens/) runs first in an empty directory; a later block starts from a copy of what the
+tour left, unless BLOCKS below says it starts empty (it creates those stores itself)
+and which pre-made stores it needs (a store an example only refers to, such as the
+`part-000` of a recipe shown later). SKIPPED lists what cannot run here, with the
+reason; each is printed as a `figure:` line.
+"""
+import io
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_helpers import npy_bytes, require_zrec  # noqa: E402
+
+ZREC = require_zrec("test_readme_examples")
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+README = os.path.join(SRC, "README.md")
+
+# (section heading, block number within it, 1-based) -> how the block runs. Unlisted
+# blocks start from the tour's stores and need nothing more.
+TOUR = ("A short tour", 1)
+BLOCKS = {
+    TOUR: {"start": "empty", "stores": ["dataset"]},
+    ("Pipelines", 1): {"start": "empty", "stores": ["a", "b", "blobs"]},  # creates images/, tokens/ anew
+    ("Bringing data in", 1): {"start": "empty", "stores": []},
+    ("Compression: train-dict, recompress, concat, digest", 1): {"start": "tour",
+                                                                 "stores": ["part-000", "part-001", "part-002"]},
+    ("Compression: train-dict, recompress, concat, digest", 2): {"start": "empty", "stores": []},  # builds its parts
+}
+
+# What cannot run in a test: (section, block or None for all, a command's start or None
+# for the whole block) -> why. Keep it short: everything else runs.
+SKIPPED = [
+    ("Install", 1, None, "installs Debian packages as root and builds; tests/cli/test_install.sh runs cmake --install"),
+    ("Install", 2, None, "needs an installed prefix and the reader's app.cc; test_install.sh builds "
+                         "tests/install_consumer with pkg-config"),
+    ("Two commands", 1, None, "installs packages and runs the whole test suite (CI runs scripts/test.sh)"),
+    ("Scaling out: Slurm, GNU parallel", 1, None, "needs a Slurm cluster; tests/cli/test_slurm.sh runs it on one"),
+    ("Benchmarks", 1, "zrec bench  ", "minutes of CPU on loaderx-sized workloads; test_bench_smoke.sh runs bench small"),
+    ("Benchmarks", 1, "zrec bench -w vision", "builds 1 GiB stores; test_bench_smoke.sh runs bench small"),
+    ("Benchmarks", 1, "/usr/bin/python3 scripts/bench_peers.py", "minutes of CPU (NumPy, HDF5, LMDB peers)"),
+]
+
+
+# --- README parsing -------------------------------------------------------------------
+
+def shell_blocks(text):
+    """[(section, number in section, language, [lines])] for the sh/bash/console blocks."""
+    blocks, section, counts = [], "", {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        heading = re.match(r"^#{1,6} (.*)", line)
+        if heading:
+            section = heading.group(1).strip()
+        fence = re.match(r"^```(\w*)\s*$", line)
+        if fence:
+            body = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                body.append(lines[i])
+                i += 1
+            if fence.group(1) in ("sh", "bash", "console"):
+                counts[section] = counts.get(section, 0) + 1
+                blocks.append((section, counts[section], fence.group(1), body))
+        i += 1
+    return blocks
+
+
+def complete(command):
+    """True when the shell would not ask for more: no trailing backslash, no open quote."""
+    if command.rstrip().endswith("\\"):
+        return False
+    lexer = shlex.shlex(command, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        list(lexer)
+    except ValueError:
+        return False
+    return True
+
+
+def commands_of(language, body):
+    """The block's commands, each possibly spanning lines."""
+    if language == "console":
+        body = [line[2:] for line in body if line.startswith("$ ")]
+    commands, current = [], ""
+    for line in body:
+        if not current and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        current = current + "\n" + line if current else line
+        if complete(current):
+            commands.append(current)
+            current = ""
+    if current:
+        raise AssertionError("README: unterminated command: %r" % current)
+    return commands
+
+
+def skip_reason(section, number, command):
+    for s, n, start, why in SKIPPED:
+        if s == section and n in (None, number) and (start is None or (command + "  ").startswith(start)):
+            return why
+    return None
+
+
+# --- inputs ---------------------------------------------------------------------------
+
+GEN_PY = r'''import sys
+import numpy as np
+
+rng = np.random.default_rng(3)
+for _ in range(3000):  # one token sequence per record
+    n = int(rng.integers(20, 200))
+    np.save(sys.stdout.buffer, (rng.zipf(1.5, n) % 5000).astype("<i4"))
+'''
+
+TOKENIZE_PY = r'''import json
+import sys
+
+for line in open(sys.argv[1]):
+    print(" ".join(str(b) for b in json.loads(line)["text"].encode()))
+'''
+
+GEN_CMD = r'''#!/usr/bin/python3
+# A stand-in for the README's `gen`: lines of whitespace-separated token ids.
+import random, signal
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # a reader that stops early ends it quietly
+r = random.Random(5)
+for _ in range(2000):
+    print(" ".join(str(r.randrange(1000)) for _ in range(r.randrange(1, 60))))
+'''
+
+PRODUCER_CMD = r'''#!/usr/bin/python3
+# A stand-in for the README's `producer`: u32le length-prefixed binary frames.
+import signal, struct, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+out = sys.stdout.buffer
+for i in range(300):
+    blob = bytes((i * 7 + j) % 256 for j in range(1 + i % 50))
+    out.write(struct.pack("<I", len(blob)) + blob)
+'''
+
+
+def write(path, data, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+    os.chmod(path, mode)
+
+
+def make_tar(path, samples, compress=""):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        for key, members in samples:
+            for ext, data in members:
+                info = tarfile.TarInfo("%s.%s" % (key, ext))
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+    data = buf.getvalue()
+    if compress == "gz":
+        import gzip
+        data = gzip.compress(data)
+    write(path, data)
+
+
+def make_inputs(d):
+    """The files the examples read, under d."""
+    rng = np.random.default_rng(1)
+    # Images with structure (compressible, as photos are) and some noise.
+    base = (np.arange(224)[None, :, None] + np.arange(224)[None, None, :]).astype(np.uint8)
+    for b in range(2):
+        batch = np.broadcast_to(base, (56, 3, 224, 224)).copy()
+        batch += rng.integers(0, 8, batch.shape, dtype=np.uint8)
+        write(os.path.join(d, "batch%d.npy" % b), npy_bytes(batch))
+    write(os.path.join(d, "gen.py"), GEN_PY)
+    write(os.path.join(d, "tokenize_corpus.py"), TOKENIZE_PY)
+    write(os.path.join(d, "ids.txt"), "0\n5\n17\n")
+    words = ["zrec", "stores", "records", "in", "order", "and", "reads", "them", "back", "fast"]
+    write(os.path.join(d, "corpus.jsonl"),
+          "".join('{"id": %d, "text": "%s"}\n' % (i, " ".join(words[(i + k) % 10] for k in range(5 + i % 7)))
+                  for i in range(200)))
+    for i in range(12):
+        write(os.path.join(d, "imgs", "dir%d" % (i % 3), "img%02d.jpg" % i), bytes(rng.integers(0, 256, 100 + i)))
+    samples = [("s%04d" % i, [("jpg", bytes(rng.integers(0, 256, 64 + i))), ("cls", b"%d" % (i % 10))])
+               for i in range(40)]
+    make_tar(os.path.join(d, "shards", "train-000.tar"), samples[:20])
+    make_tar(os.path.join(d, "shards", "train-001.tar.gz"), samples[20:], "gz")
+    for p in range(4):  # many records per file: axis 0 is the batch
+        write(os.path.join(d, "in-%03d.npy" % p),
+              npy_bytes((rng.zipf(1.4, (1000, 128)) % 3000).astype("<i4")))
+
+
+def make_stores(d, names):
+    """Stores an example refers to without creating it, made with zrec itself."""
+    def zrec(*args, stdin=b""):
+        subprocess.run([ZREC, "-q", *args], input=stdin, check=True, cwd=d)
+
+    for name in names:
+        if name == "dataset":  # a directory of named streams of equal length
+            os.makedirs(os.path.join(d, name))
+            zrec("create", "--dense", "--dtype", "<i8", "--shape", "scalar", "dataset/label")
+            zrec("append-npy", "dataset/label", "-", stdin=npy_bytes(np.arange(6, dtype="<i8")))
+            zrec("create", "--ragged", "--dtype", "<i4", "--ndim", "1", "dataset/token")
+            zrec("append-stream", "--parse", "ints", "dataset/token", stdin=b"1 2\n3\n4 5\n6\n7 8 9\n10\n")
+        elif name == "blobs":
+            zrec("create", "--ragged", "--dtype", "|u1", "--ndim", "1", name)
+        else:  # a, b, part-NNN: token stores with the same schema
+            zrec("create", "--ragged", "--dtype", "<i4", "--ndim", "1", name)
+            zrec("append-stream", "--parse", "ints", name, stdin=b"".join(b"%d %d\n" % (i, i * i) for i in range(50)))
+
+
+def stub_bin(d):
+    """A directory for PATH: zrec (the binary under test), python, gen and producer."""
+    os.makedirs(d)
+    os.symlink(ZREC, os.path.join(d, "zrec"))
+    os.symlink("/usr/bin/python3", os.path.join(d, "python"))
+    write(os.path.join(d, "gen"), GEN_CMD, 0o755)
+    write(os.path.join(d, "producer"), PRODUCER_CMD, 0o755)
+    return d
+
+
+# --- running --------------------------------------------------------------------------
+
+def main():
+    blocks = shell_blocks(open(README).read())
+    assert any((s, n) == TOUR for s, n, _, _ in blocks), "README has no block %r (the tour): update TOUR" % (TOUR,)
+    for key in BLOCKS:
+        assert any((s, n) == key for s, n, _, _ in blocks), "BLOCKS names %r, which README no longer has" % (key,)
+    root = tempfile.mkdtemp(prefix="zrec-readme-")
+    figures, failures = [], []
+    ran = skipped = 0
+    try:
+        inputs = os.path.join(root, "inputs")
+        make_inputs(inputs)
+        env = dict(os.environ, PATH=stub_bin(os.path.join(root, "bin")) + os.pathsep + os.environ["PATH"],
+                   HOME=os.path.join(root, "home"))
+        os.makedirs(env["HOME"])
+        tour_dir = None
+        # The tour first: the other blocks start from its stores.
+        order = sorted(blocks, key=lambda b: (b[0], b[1]) != TOUR)
+        for section, number, language, body in order:
+            plan = BLOCKS.get((section, number), {"start": "tour", "stores": []})
+            commands = commands_of(language, body)
+            runnable = [c for c in commands if not skip_reason(section, number, c)]
+            reasons = {}  # reason -> commands skipped for it, one figure line each
+            for c in commands:
+                why = skip_reason(section, number, c)
+                if why:
+                    skipped += 1
+                    reasons.setdefault(why, []).append(" ".join(c.split()[:2]))
+            for why, skipped_commands in reasons.items():
+                figures.append("skipped %s #%d, %d command(s) (%s): %s" %
+                               (section, number, len(skipped_commands), ", ".join(skipped_commands), why))
+            if not runnable:
+                continue
+            d = os.path.join(root, "block-%s-%d" % (re.sub(r"\W+", "_", section), number))
+            if plan["start"] == "tour":
+                assert tour_dir is not None
+                shutil.copytree(tour_dir, d, symlinks=True)
+            else:
+                shutil.copytree(inputs, d)
+            make_stores(d, plan["stores"])
+            for c in runnable:
+                p = subprocess.run(["bash", "-o", "pipefail", "-c", c], cwd=d, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+                ran += 1
+                label = "%s #%d: %s" % (section, number, " ".join(c.split()))
+                if p.returncode == 0:
+                    print("ok   " + label, flush=True)
+                else:
+                    failures.append(label)
+                    err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+                    print("FAIL %s\n     exit %d: %s" % (label, p.returncode, "\n     ".join(err[-6:])), flush=True)
+            if (section, number) == TOUR:
+                tour_dir = d
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    # The extraction itself must keep finding the examples.
+    if ran < 40:
+        failures.append("only %d README commands ran" % ran)
+        print("FAIL only %d README commands ran (want at least 40)" % ran)
+    for f in figures:
+        print("figure: " + f)
+    print("figure: README shell blocks %d, commands run %d, skipped %d" % (len(blocks), ran, skipped))
+    print("%d passed, %d failed" % (ran - len(failures), len(failures)))
+    return 1 if failures else 0
+
+
+sys.exit(main())
