@@ -1,5 +1,5 @@
 // zrec create: make and publish an empty store.
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 #include "cli/cli_util.h"
 #include "cli/command_report.h"
@@ -50,12 +50,12 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(options.dictionary, read_small_file(a.dict, "dictionary"));
   }
   ZREC_RETURN_IF_ERROR(create_store(a.store, options));
-  spdlog::info("created '{}': {}, codec {}, {} shards", a.store, options.schema.describe(),
-               to_string(options.codec), options.data_shards);
   report.set("path", a.store).set_schema(options.schema).set("codec", to_string(options.codec));
   report.set("shards", uint64_t{options.data_shards}).set("checksum", options.checksum);
   report.set("dict_bytes", uint64_t{options.dictionary.size()}).set("length", uint64_t{0});
-  return report.finish("");  // the line above, with -v, is create's only human output
+  return report.finish(fmt::format("created '{}': {}, codec {}, {} shards", a.store, options.schema.describe(),
+                                   to_string(options.codec), options.data_shards),
+                       CommandReport::Level::kVerbose);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // A command's outcome: a summary line or one JSON object (see command_report.h).
 #include "cli/command_report.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 
 #include "cli/console.h"
@@ -76,9 +78,11 @@ void CommandReport::note(std::string_view text) const {
   std::fputs(line.c_str(), stderr);
 }
 
-Status CommandReport::finish(std::string_view summary) {
+Status CommandReport::finish(std::string_view summary, Level level) {
   if (!json_) {
-    if (!summary.empty()) note(summary);
+    if (summary.empty()) return Status::ok();
+    if (level == Level::kVerbose) spdlog::info("{}", summary);  // the logger prints it with -v only
+    else note(summary);
     return Status::ok();
   }
   set("elapsed_s", elapsed_s());

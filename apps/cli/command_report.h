@@ -70,10 +70,14 @@ class CommandReport : public JsonFacts {
   // unless -q or --json (whose object holds the same facts).
   void note(std::string_view text) const;
 
+  // How loud the summary line is: kSummary, printed unless -q; kVerbose, only with -v,
+  // as an info log line ("zrec create: info: created ...").
+  enum class Level { kSummary, kVerbose };
+
   // Prints the outcome (see the top of this file). An empty `summary` means the
-  // command has no summary line (create, digest: their output is elsewhere). Returns
-  // the error of writing the JSON object to stdout (a closed pipe, a full disk).
-  Status finish(std::string_view summary);
+  // command has no summary line (digest: its output is the digests). Returns the
+  // error of writing the JSON object to stdout (a closed pipe, a full disk).
+  Status finish(std::string_view summary, Level level = Level::kSummary);
 
  private:
   const std::string command_;

@@ -106,6 +106,11 @@ def create(tmp):
     ragged = os.path.join(tmp, "ragged")
     j, _ = json_run(["create", "--json", "--ragged", "--dtype", "<i8", "--ndim", "2", "--codec", "raw", ragged])
     assert j["kind"] == "ragged" and j["item_shape"] is None and j["ndim"] == 2 and j["codec"] == "raw", j
+    # create's summary is an info line (-v); --json replaces it there too.
+    out, err = must(["-v", "create", "--ragged", "--dtype", "<i8", "--ndim", "1", os.path.join(tmp, "v")])
+    assert out == b"" and err.startswith("zrec create: info: created '%s': " % os.path.join(tmp, "v")), err
+    j, err = json_run(["-v", "create", "--json", "--ragged", "--dtype", "<i8", "--ndim", "1", os.path.join(tmp, "w")])
+    assert "created" not in err, err
     # A failed create prints no object.
     rc, out, err = run_zrec(["create", "--json", "--ragged", "--dtype", "<i8", "--ndim", "2", ragged])
     assert rc != 0 and out == b"" and "already" in err, (rc, out, err)
