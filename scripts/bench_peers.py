@@ -284,7 +284,7 @@ def main():
             zrec_rows = {}
             for c in wr["codecs"]:
                 zrec_rows[c["codec"]] = {"backend": c["backend"], "write_bytes_per_s": c["write"]["bytes_per_s"],
-                                         "disk_bytes": c["disk_bytes"], "store": c["store"], "compressed": c["codec"] != "raw",
+                                         "disk_bytes": c["disk_bytes"], "store": c["path"], "compressed": c["codec"] != "raw",
                                          "times": [], "records": 0, "bytes": 0, "seconds": 0.0, "p": []}
             peers = []
             if "npy" in peers_wanted:
@@ -315,7 +315,7 @@ def main():
                     g = j["gather"]
                     z["records"] += g["records"]
                     z["bytes"] += g["bytes"]
-                    z["seconds"] += g["seconds"]
+                    z["seconds"] += g["elapsed_s"]
                     z["p"].append((g["p50_ms"], g["p95_ms"], g["p99_ms"]))
                 for r in peer_rows:
                     spent = 0.0

@@ -36,7 +36,7 @@ TEST_SUITE("thread_count") {
     ::setenv("ZREC_THREADS", "0", 1);
     Result<size_t> bad = threads_from_environment();
     REQUIRE(!bad.is_ok());
-    CHECK(bad.status().code() == StatusCode::kUsage);
+    CHECK(bad.status().code() == StatusCode::kInvalidArgument);
     CHECK(bad.status().message() == "ZREC_THREADS: '0' is not a whole number from 1 to 1024");
     if (saved) ::setenv("ZREC_THREADS", keep.c_str(), 1);
     else ::unsetenv("ZREC_THREADS");

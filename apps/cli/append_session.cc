@@ -28,6 +28,9 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
       ->excludes(checksum);
   cmd->add_flag("--require-records", args.require_records,
                 "Fail (exit 1, the store unchanged) when the input holds no record to append");
+  cmd->add_flag("--json", args.json,
+                "Print one JSON object on stdout instead of the summary line (keys: man zrec-" + cmd->get_name() +
+                    ", JSON OUTPUT)");
 }
 
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
@@ -46,19 +49,20 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
 
 AppendSession::AppendSession(const std::string& command, const std::string& store, const AppendArgs& args,
                              const GlobalOptions& global, std::unique_ptr<StoreWriter> writer)
-    : command_(command),
-      store_(store),
-      global_(global),
+    : store_(store),
       window_bytes_(args.window_mib << 20),
       checkpoint_every_(args.checkpoint_every),
       skip_first_(args.skip_first),
       require_records_(args.require_records),
-      started_(std::chrono::steady_clock::now()),
+      report_(command, global, args.json),
       writer_(std::move(writer)),
       window_(*writer_, window_bytes_),
       meter_(global, command) {
   first_id_ = writer_->length();
   first_stored_ = writer_->stored_bytes();
+  // The common keys first, in this order; finish() fills in their values.
+  report_.set("path", store_).set("records_appended", uint64_t{0}).set("records_skipped", uint64_t{0});
+  report_.set("bytes_in", uint64_t{0}).set("stored_bytes", uint64_t{0}).set("length", first_id_);
 }
 
 AppendSession::~AppendSession() {
@@ -153,23 +157,25 @@ Status AppendSession::finish(Status input) {
     if (listener_.commit) listener_.commit();
     for (const auto& w : final_warnings_) spdlog::warn("{}", w);
     if (!nothing.empty()) spdlog::warn("{}", nothing);
-    if (global_.verbosity >= 0) {
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-      const double rate_secs = std::max(secs, 1e-6);
-      std::string line = "zrec " + command_ + ": appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
-                         format_bytes(static_cast<double>(bytes_in_)) + " in, " +
-                         format_bytes(static_cast<double>(writer_->stored_bytes() - first_stored_)) +
-                         " stored) to '" + printable(store_) + "'";
-      if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
-      char tail[160];
-      std::snprintf(tail, sizeof tail, " in %.2f s (%.0f records/s, %s/s); it now holds %llu\n", secs,
-                    static_cast<double>(added_) / rate_secs,
-                    format_bytes(static_cast<double>(bytes_in_) / rate_secs).c_str(),
-                    static_cast<unsigned long long>(writer_->published_length()));
-      line += tail;
-      std::fputs(line.c_str(), stderr);
-    }
-    return Status::ok();
+    const double secs = report_.elapsed_s();
+    const uint64_t stored = writer_->stored_bytes() - first_stored_;
+    report_.set("records_appended", added_)
+        .set("records_skipped", skipped_)
+        .set("bytes_in", bytes_in_)
+        .set("stored_bytes", stored)
+        .set("length", writer_->published_length());
+    const double rate_secs = std::max(secs, 1e-6);
+    std::string line = "appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
+                       format_bytes(static_cast<double>(bytes_in_)) + " in, " +
+                       format_bytes(static_cast<double>(stored)) + " stored) to '" + printable(store_) + "'";
+    if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
+    char tail[160];
+    std::snprintf(tail, sizeof tail, " in %.2f s (%.0f records/s, %s/s); it now holds %llu", secs,
+                  static_cast<double>(added_) / rate_secs,
+                  format_bytes(static_cast<double>(bytes_in_) / rate_secs).c_str(),
+                  static_cast<unsigned long long>(writer_->published_length()));
+    line += tail;
+    return report_.finish(line);
   }
 
   writer_->abort();

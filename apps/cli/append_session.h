@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_report.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
@@ -35,11 +36,11 @@ struct AppendArgs {
   uint64_t skip_first = 0;                          // --skip-first K
   std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
   bool require_records = false;                     // --require-records: appending nothing is an error
+  bool json = false;                                // --json: the outcome as one JSON object on stdout
 };
 
-// Binds --window-mib, --checkpoint-every, --skip-first, --checksum/--no-checksum and
-// --require-records on
-// `cmd` to `args`.
+// Binds --window-mib, --checkpoint-every, --skip-first, --checksum/--no-checksum,
+// --require-records and --json on `cmd` to `args`.
 void add_append_options(CLI::App* cmd, AppendArgs& args);
 
 class AppendSession {
@@ -140,12 +141,15 @@ class AppendSession {
 
   // A warning on stderr ("zrec <command>: warning: ..."), drawn above the progress line.
   void warn(const std::string& message);
+  // The outcome finish() prints: a command adds its own facts (append-files: files
+  // skipped) before finish(); the session sets the common ones (docs/json.md).
+  CommandReport& outcome() { return report_; }
   // A warning printed by finish() just before the summary line (end-of-run counts).
   void add_final_warning(std::string message) { final_warnings_.push_back(std::move(message)); }
 
   // Ends the session. `input` is the status of the command's input side.
   // - ok and not interrupted: flushes the window, publishes (StoreWriter::close),
-  //   prints the summary line (unless -q) and returns ok; when no record was appended,
+  //   prints the summary line (unless -q), or with --json the JSON object, and returns ok; when no record was appended,
   //   warns "appended 0 records: the input was empty" first, or with --require-records
   //   aborts and returns that as an error (the store unchanged);
   // - interrupted: aborts the unpublished records and returns kCancelled "interrupted;
@@ -168,11 +172,10 @@ class AppendSession {
   Status after_records(uint64_t n);
   void report() { meter_.update(skipped_ + non_records_ + added_, bytes_in_); }
 
-  const std::string command_, store_;
-  const GlobalOptions& global_;
+  const std::string store_;
   const uint64_t window_bytes_, checkpoint_every_, skip_first_;
   const bool require_records_;
-  const std::chrono::steady_clock::time_point started_;
+  CommandReport report_;  // its clock starts when the store is open
   std::unique_ptr<StoreWriter> writer_;
   RecordWindow window_;
   InterruptScope interrupt_scope_;

@@ -35,7 +35,7 @@ void throughput_json(JsonWriter& j, const bench::Throughput& t) {
   j.key("records").value(t.records);
   j.key("bytes").value(t.bytes);
   j.key("batches").value(t.batches);
-  j.key("seconds").value(t.seconds);
+  j.key("elapsed_s").value(t.seconds);
   j.key("bytes_per_s").value(t.bytes_per_s());
   j.key("records_per_s").value(t.records_per_s());
   j.key("p50_ms").value(t.p50_ms);
@@ -182,11 +182,11 @@ void workload_json(JsonWriter& j, const bench::WorkloadResult& r) {
     j.key("disk_bytes").value(c.disk_bytes);
     j.key("payload_bytes").value(c.payload_bytes);
     j.key("dict_bytes").value(c.dict_bytes);
-    j.key("compression_ratio").value(ratio(double(r.logical_bytes), double(c.disk_bytes)));
+    j.key("disk_ratio").value(ratio(double(r.logical_bytes), double(c.disk_bytes)));
     j.key("gather_vs_pread_limit").value(gather_vs_limit(c.gather, r.pread_limit));
     j.key("gather_vs_memory_decode").value(ratio(c.gather.records_per_s(), c.mem_decode.records_per_s()));
     j.key("write_vs_memory_encode").value(ratio(c.write.bytes_per_s(), c.mem_encode.bytes_per_s()));
-    if (!c.store_path.empty()) j.key("store").value(c.store_path);
+    if (!c.store_path.empty()) j.key("path").value(c.store_path);
     j.end_object();
   }
   j.end_array();
@@ -218,10 +218,10 @@ std::string store_text(const bench::StoreBenchResult& r) {
 }
 
 void store_json(JsonWriter& j, const bench::StoreBenchResult& r) {
-  j.key("store").value(r.path);
+  j.key("path").value(r.path);
   schema_json(j, r.schema);
   j.key("codec").value(to_string(r.codec));
-  j.key("records").value(r.records);
+  j.key("length").value(r.records);
   j.key("logical_bytes").value(r.logical_bytes);
   j.key("payload_bytes").value(r.payload_bytes);
   j.key("disk_bytes").value(r.disk_bytes);

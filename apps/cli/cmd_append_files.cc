@@ -576,6 +576,7 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     empty = appender.empty();
     return run;
   }();
+  session->outcome().set("missing_files_skipped", missing).set("empty_files_skipped", empty);
   if (missing > 0)
     session->add_final_warning("skipped " + std::to_string(missing) + " missing or unreadable file" +
                                (missing == 1 ? "" : "s"));

@@ -28,7 +28,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "zrec/cut_back.h"
-#include "cli/json.h"
+#include "cli/command_report.h"
 #include "cli/keys_file.h"
 #include "zrec/store.h"
 #include "zrec/dataset.h"
@@ -50,7 +50,6 @@ struct AppendTarArgs {
   std::string codec = "zstd", dict;
   uint32_t shards = 4;
   int level = 0;
-  bool json = false;
   AppendArgs append;
 };
 
@@ -141,7 +140,7 @@ class TarImport {
   bool selection_fixed_ = false;
   std::unique_ptr<KeysFile> keys_;
   std::unique_ptr<ProgressMeter> meter_;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  CommandReport outcome_{"append-tar", g_, a_.append.json};  // its clock starts here
 
   uint64_t first_length_ = 0;  // samples the streams held when the run began
   // The current sample.
@@ -479,39 +478,30 @@ Status TarImport::finish(Status s) {
                    ignored_ == 1 ? "" : "s");
     if (incomplete_ > 0)
       spdlog::warn("skipped {} incomplete sample{}", incomplete_, incomplete_ == 1 ? "" : "s");
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const double secs = outcome_.elapsed_s();
     uint64_t stored = 0;
     for (const auto& st : streams_) stored += st.writer->stored_bytes() - st.first_stored;
     const uint64_t now = first_length_ + added_;
-    if (a_.json) {
-      JsonWriter j;
-      j.begin_object().key("root").value(a_.root).key("samples_appended").value(added_);
-      j.key("samples_skipped").value(skipped_).key("incomplete_skipped").value(incomplete_);
-      j.key("members_ignored").value(ignored_).key("bytes_in").value(bytes_in_).key("stored_bytes").value(stored);
-      j.key("seconds").value(secs).key("length").value(now).key("streams").begin_array();
-      for (const auto& st : streams_) j.value(st.ext);
-      j.end_array().end_object();
-      std::fputs((j.str() + "\n").c_str(), stdout);
-      std::fflush(stdout);
-    }
-    if (g_.verbosity >= 0) {
-      const double rate_secs = std::max(secs, 1e-6);
-      std::string line = "zrec append-tar: appended " + std::to_string(added_) +
-                         (added_ == 1 ? " sample (" : " samples (") + format_bytes(static_cast<double>(bytes_in_)) +
-                         " in, " + format_bytes(static_cast<double>(stored)) + " stored) to " +
-                         std::to_string(streams_.size()) + " stream" + (streams_.size() == 1 ? "" : "s") + " of '" +
-                         a_.root + "' (" + stream_list() + ")";
-      if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
-      char tail[160];
-      std::snprintf(tail, sizeof tail, " in %.2f s (%.0f samples/s, %s/s); it now holds %llu\n", secs,
-                    static_cast<double>(added_) / rate_secs,
-                    format_bytes(static_cast<double>(bytes_in_) / rate_secs).c_str(),
-                    static_cast<unsigned long long>(now));
-      line += tail;
-      std::fputs(line.c_str(), stderr);
-    }
+    std::vector<std::string> exts;
+    for (const auto& st : streams_) exts.push_back(st.ext);
+    outcome_.set("path", a_.root).set("samples_appended", added_).set("samples_skipped", skipped_);
+    outcome_.set("incomplete_skipped", incomplete_).set("members_ignored", ignored_).set("bytes_in", bytes_in_);
+    outcome_.set("stored_bytes", stored).set("length", now).set("streams", exts);
+    const double rate_secs = std::max(secs, 1e-6);
+    std::string line = "appended " + std::to_string(added_) + (added_ == 1 ? " sample (" : " samples (") +
+                       format_bytes(static_cast<double>(bytes_in_)) + " in, " +
+                       format_bytes(static_cast<double>(stored)) + " stored) to " + std::to_string(streams_.size()) +
+                       " stream" + (streams_.size() == 1 ? "" : "s") + " of '" + a_.root + "' (" + stream_list() +
+                       ")";
+    if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
+    char tail[160];
+    std::snprintf(tail, sizeof tail, " in %.2f s (%.0f samples/s, %s/s); it now holds %llu", secs,
+                  static_cast<double>(added_) / rate_secs,
+                  format_bytes(static_cast<double>(bytes_in_) / rate_secs).c_str(),
+                  static_cast<unsigned long long>(now));
+    line += tail;
     streams_.clear();
-    return Status::ok();
+    return outcome_.finish(line);
   }
   for (auto& st : streams_) st.writer->abort();
   if (keys_) keys_->rollback();
@@ -563,7 +553,6 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
       ->check(CLI::Range(1, 255))
       ->capture_default_str();
   cmd->add_option("--level", args->level, "zstd level (default: 3, or 15 with a dictionary)")->check(CLI::Range(1, 22));
-  cmd->add_flag("--json", args->json, "Print a JSON summary on stdout");
   add_append_options(cmd, args->append);
   cmd->footer(
       "Members are grouped into samples as WebDataset does: 'a/0001.seg.png' has key 'a/0001' and\n"

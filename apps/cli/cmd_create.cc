@@ -1,7 +1,8 @@
 // zrec create: make and publish an empty store.
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 #include "cli/cli_util.h"
+#include "cli/command_report.h"
 #include "cli/commands.h"
 #include "cli/usage.h"
 #include "zrec/store_writer.h"
@@ -17,9 +18,11 @@ struct CreateArgs {
   uint32_t ndim = 0;
   uint32_t shards = 4;
   bool checksum = false;
+  bool json = false;
 };
 
-Status run_create(const CreateArgs& a) {
+Status run_create(const CreateArgs& a, const GlobalOptions& g) {
+  CommandReport report("create", g, a.json);
   CreateOptions options;
   auto dtype = parse_dtype(a.dtype);
   if (!dtype.is_ok()) throw UsageError(dtype.status().message());
@@ -48,14 +51,17 @@ Status run_create(const CreateArgs& a) {
     ZREC_ASSIGN_OR_RETURN(options.dictionary, read_small_file(a.dict, "dictionary"));
   }
   ZREC_RETURN_IF_ERROR(create_store(a.store, options));
-  spdlog::info("created '{}': {}, codec {}, {} shards", a.store, options.schema.describe(),
-               to_string(options.codec), options.data_shards);
-  return Status::ok();
+  report.set("path", a.store).set_schema(options.schema).set("codec", to_string(options.codec));
+  report.set("shards", uint64_t{options.data_shards}).set("checksum", options.checksum);
+  report.set("dict_bytes", uint64_t{options.dictionary.size()}).set("length", uint64_t{0});
+  return report.finish(fmt::format("created '{}': {}, codec {}, {} shards", a.store, options.schema.describe(),
+                                   to_string(options.codec), options.data_shards),
+                       CommandReport::Level::kVerbose);
 }
 
 }  // namespace
 
-Command register_create(CLI::App& root, const GlobalOptions&) {
+Command register_create(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<CreateArgs>();
   CLI::App* cmd = root.add_subcommand("create", "Create and publish an empty store");
   cmd->add_option("store", args->store, "Store directory to create (must not exist, or be empty)")->required();
@@ -76,18 +82,19 @@ Command register_create(CLI::App& root, const GlobalOptions&) {
   cmd->add_option("--shards", args->shards, "Data files; record i goes to data_{i % shards}.zr (1..255)")
       ->check(CLI::Range(1, 255))
       ->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys: man zrec-create, JSON OUTPUT)");
   cmd->footer(
       "Examples:\n"
       "  zrec create --dense --dtype '|u1' --shape 3,224,224 images/\n"
       "  zrec create --ragged --dtype '<i4' --ndim 1 tokens/\n"
       "  zrec create --dense --dtype float32 --shape scalar labels/\n"
       "  zrec create --ragged --dtype uint8 --ndim 1 --codec zstd_dict --dict dict.zr blobs/");
-  return Command{cmd, [args, shape]() {
+  return Command{cmd, [args, shape, &global]() {
                    if (!args->dense && !args->ragged)
                      throw UsageError("give --dense (with --shape) or --ragged (with --ndim)");
                    if (args->dense && shape->count() == 0)
                      throw UsageError("--dense needs --shape (use --shape scalar for one value per record)");
-                   return run_create(*args);
+                   return run_create(*args, global);
                  }};
 }
 

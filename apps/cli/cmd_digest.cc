@@ -2,8 +2,10 @@
 // level, shard count and physical order (include/zrec/digest.h has the definition).
 #include <spdlog/spdlog.h>
 
+#include "cli/command_report.h"
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/json.h"
 #include "zrec/digest.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
@@ -18,12 +20,20 @@ namespace {
 struct DigestArgs {
   std::vector<std::string> stores;
   bool per_record = false;
+  bool json = false;
   std::string output = "-";
   uint64_t window_mib = kDefaultWindowBytes >> 20;
 };
 
 Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   if (a.per_record && a.stores.size() != 1) throw UsageError("--per-record takes exactly one store");
+  if (a.per_record && a.json && a.output == "-")
+    throw UsageError("--json prints its object on stdout: give -o FILE for the --per-record lines");
+  // With --json the object carries the digests; the text lines go only to an -o FILE.
+  const bool text_lines = !a.json || a.output != "-";
+  CommandReport report("digest", g, a.json);
+  JsonWriter digests;  // the "stores" array
+  digests.begin_array();
   InterruptScope interrupt_scope;
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", a.stores));
   // Every store is opened (and, with --wait, its lock awaited) before -o is created, so
@@ -56,10 +66,15 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     };
     ZREC_ASSIGN_OR_RETURN(RecordHash digest, digest_store(*store, options));
     meter.finish();
-    if (!a.per_record) ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(digest) + "  " + path + "\n"));
+    if (!a.per_record && text_lines) ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(digest) + "  " + path + "\n"));
+    digests.begin_object().key("path").value(path).key("length").value(store->length());
+    digests.key("digest").value(hash_to_hex(digest)).end_object();
     spdlog::info("'{}': {} records, digest {}", path, store->length(), hash_to_hex(digest));
   }
-  return out.flush();
+  ZREC_RETURN_IF_ERROR(out.flush());
+  digests.end_array();
+  report.set_json("stores", digests.str());
+  return report.finish("");  // the digests are the output (stdout or -o)
 }
 
 }  // namespace
@@ -71,6 +86,9 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--per-record", args->per_record,
                 "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
+  cmd->add_flag("--json", args->json,
+                "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "
+                "keys: man zrec-digest, JSON OUTPUT)");
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();

@@ -38,6 +38,7 @@ struct TrainDictArgs {
   std::string files_from;
   std::string output;
   bool dense = false, ragged = false, batch = false, force = false;
+  bool json = false;
   int level = 0;
   TrainArgs train;
 };
@@ -211,9 +212,10 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   if (!stores && !a.dense && !a.ragged)
     throw UsageError("say how .npy arrays become records: --dense (axis 0 is the batch) or --ragged (one record per array)");
   if (a.batch && !a.ragged) throw UsageError("--batch goes with --ragged");
+  if (a.json && a.output == "-") throw UsageError("--json prints its object on stdout: give -o FILE for the dictionary");
   ZREC_ASSIGN_OR_RETURN(TrainOptions options, make_train_options(a.train, g, a.level));
 
-  const auto started = std::chrono::steady_clock::now();
+  CommandReport report("train-dict", g, a.json);
   std::vector<std::unique_ptr<Store>> opened;
   std::vector<Store*> store_ptrs;
   std::unique_ptr<RecordSource> source;
@@ -235,14 +237,13 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(source, NpySource::open(paths, a.ragged, a.batch));
   }
   const std::string what = paths.size() == 1 ? "'" + paths[0] + "'" : std::to_string(paths.size()) + " sources";
-  TrainReport report;
-  ZREC_ASSIGN_OR_RETURN(auto dict, train_with_report("train-dict", *source, options, what, g, &report));
+  TrainReport train;
+  ZREC_ASSIGN_OR_RETURN(auto dict, train_with_report("train-dict", *source, options, what, g, &train));
   ZREC_RETURN_IF_ERROR(write_dictionary(a.output, dict, a.force));
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (g.verbosity >= 0)
-    std::fprintf(stderr, "zrec train-dict: wrote '%s': %s\n", printable(a.output).c_str(),
-                 describe_training(report, dict.size(), options.seed, secs).c_str());
-  return Status::ok();
+  report.set("output", a.output).set("sources", paths);
+  training_facts(report, train, dict.size(), options.seed);
+  return report.finish("wrote '" + printable(a.output) +
+                       "': " + describe_training(train, dict.size(), options.seed, report.elapsed_s()));
 }
 
 }  // namespace
@@ -262,6 +263,9 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   ragged->excludes(dense);
   cmd->add_flag("--batch", args->batch, "With --ragged: axis 0 of each array is a batch of records");
   cmd->add_flag("--force", args->force, "Write the dictionary even to a terminal");
+  cmd->add_flag("--json", args->json,
+                "Print one JSON object on stdout instead of the summary line (needs -o FILE; keys: man "
+                "zrec-train-dict, JSON OUTPUT)");
   cmd->footer(
       "Samples records at random (reproducibly, from --seed) up to the tier's budget; records\n"
       "longer than 128 KiB contribute their first 128 KiB. Every 8th sample is held out to\n"

@@ -203,7 +203,7 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
   j.key("records_checked").value(r.records_checked);
   j.key("records_decoded").value(r.records_decoded);
   j.key("stored_bytes_read").value(r.stored_bytes_read);
-  j.key("logical_bytes").value(r.logical_bytes);
+  j.key("logical_bytes_decoded").value(r.logical_bytes);
   j.key("records_with_checksum").value(r.records_with_checksum);
   j.key("digests_compared").value(r.digests_compared);
   j.key("overlap_checked").value(r.overlap_checked);

@@ -95,6 +95,19 @@ std::string describe_training(const TrainReport& r, uint64_t dict_bytes, uint64_
       format_ratio(r.heldout_bytes, r.heldout_zstd), format_ratio(r.heldout_bytes, r.heldout_dict));
 }
 
+void training_facts(JsonFacts& f, const TrainReport& r, uint64_t dict_bytes, uint64_t seed) {
+  auto ratio = [&](const char* key, uint64_t compressed) {
+    if (compressed == 0) f.set_null(key);
+    else f.set(key, double(r.heldout_bytes) / double(compressed));
+  };
+  f.set("dict_bytes", dict_bytes).set("dict_id", uint64_t{r.dict_id});
+  f.set("fastcover_k", uint64_t{r.k}).set("fastcover_d", uint64_t{r.d}).set("candidates", uint64_t{r.candidates});
+  f.set("source_records", r.population).set("records_sampled", r.samples).set("records_held_out", r.heldout_samples);
+  f.set("sample_bytes", r.sample_bytes).set("seed", seed).set("held_out_bytes", r.heldout_bytes);
+  ratio("held_out_ratio_zstd", r.heldout_zstd);
+  ratio("held_out_ratio_dict", r.heldout_dict);
+}
+
 Result<std::vector<uint8_t>> train_with_report(const std::string& command, RecordSource& source,
                                                const TrainOptions& options, const std::string& what,
                                                const GlobalOptions& g, TrainReport* report) {
@@ -128,6 +141,9 @@ void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
   cmd->add_flag("--checksum", args.checksum,
                 "Every zstd frame of DST carries a content checksum, so verify detects bit rot (default: as "
                 "the first source); frames without one are re-encoded");
+  cmd->add_flag("--json", args.json,
+                "Print one JSON object on stdout instead of the summary lines (keys: man zrec-" + cmd->get_name() +
+                    ", JSON OUTPUT)");
 }
 
 Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOptions& g) {
@@ -156,7 +172,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   }
 
   InterruptScope interrupt_scope;
-  const auto started = std::chrono::steady_clock::now();
+  CommandReport report(command, g, a.json);
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
@@ -171,6 +187,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
       return invalid_argument("schema of '" + s->path() + "' differs from '" + first.path() + "': " + diff);
   }
 
+  std::optional<JsonFacts> trained;  // the dictionary trained for DST, if one was
   CreateOptions create;
   create.schema = first.schema();
   create.codec = codec.value_or(first.codec());
@@ -197,13 +214,13 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
       } else {
         ZREC_ASSIGN_OR_RETURN(TrainOptions to, make_train_options(a.train, g, a.level));
         auto source = store_record_source(sources);
-        TrainReport report;
+        TrainReport train;
         const std::string what = a.sources.size() == 1 ? "'" + a.sources[0] + "'" : "the sources";
-        ZREC_ASSIGN_OR_RETURN(create.dictionary, train_with_report(command, *source, to, what, g, &report));
-        if (g.verbosity >= 0)
-          std::fprintf(stderr, "zrec %s: trained a dictionary: %s\n", command.c_str(),
-                       printable(describe_training(report, create.dictionary.size(), to.seed, seconds_since(started)))
-                           .c_str());
+        ZREC_ASSIGN_OR_RETURN(create.dictionary, train_with_report(command, *source, to, what, g, &train));
+        training_facts(trained.emplace(), train, create.dictionary.size(), to.seed);
+        trained->set("elapsed_s", report.elapsed_s());
+        report.note("trained a dictionary: " +
+                    printable(describe_training(train, create.dictionary.size(), to.seed, report.elapsed_s())));
       }
     }
   } else if (!a.train.tier.empty()) {
@@ -229,21 +246,23 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   if (s.code() == StatusCode::kCancelled) return cancelled("interrupted; '" + a.dst + "' was not created");
   ZREC_RETURN_IF_ERROR(s);
 
-  if (g.verbosity >= 0) {
-    const uint64_t stored = stats.stored_bytes;
-    const double secs = seconds_since(copy_started);
-    std::fprintf(stderr,
-                 "zrec %s: wrote '%s' (%s, %u shards): %llu records, %s logical, %s stored (%s; sources %s, %s); "
-                 "%llu frames copied, %llu records re-encoded; %.2f s, %.1f MiB/s of source\n",
-                 command.c_str(), printable(a.dst).c_str(), to_string(create.codec), create.data_shards,
-                 static_cast<unsigned long long>(stats.records), mib(stats.logical_bytes).c_str(), mib(stored).c_str(),
-                 format_ratio(stats.logical_bytes, stored).c_str(), mib(stats.source_stored_bytes).c_str(),
-                 format_ratio(stats.logical_bytes, stats.source_stored_bytes).c_str(),
-                 static_cast<unsigned long long>(stats.frames_copied),
-                 static_cast<unsigned long long>(stats.records_recoded), secs,
-                 secs > 0 ? stats.source_stored_bytes / 1048576.0 / secs : 0.0);
-  }
-  return Status::ok();
+  const uint64_t stored = stats.stored_bytes;
+  const double secs = seconds_since(copy_started);
+  report.set("path", a.dst).set("sources", a.sources).set("codec", to_string(create.codec));
+  report.set("shards", uint64_t{create.data_shards}).set("checksum", create.checksum);
+  report.set("dict_bytes", uint64_t{create.dictionary.size()}).set("length", stats.records);
+  report.set("logical_bytes", stats.logical_bytes).set("stored_bytes", stored);
+  report.set("source_payload_bytes", stats.source_stored_bytes).set("frames_copied", stats.frames_copied);
+  report.set("records_reencoded", stats.records_recoded);
+  if (trained) report.set_json("training", trained->object());
+  else report.set_null("training");
+  return report.finish(fmt::format(
+      "wrote '{}' ({}, {} shards): {} records, {} logical, {} stored ({}; sources {}, {}); "
+      "{} frames copied, {} records re-encoded; {:.2f} s, {:.1f} MiB/s of source",
+      printable(a.dst), to_string(create.codec), create.data_shards, stats.records, mib(stats.logical_bytes),
+      mib(stored), format_ratio(stats.logical_bytes, stored), mib(stats.source_stored_bytes),
+      format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, secs,
+      secs > 0 ? stats.source_stored_bytes / 1048576.0 / secs : 0.0));
 }
 
 }  // namespace zrec::cli

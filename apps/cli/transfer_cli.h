@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/command_report.h"
 #include "cli/commands.h"
 #include "zrec/dict.h"
 #include "zrec/status.h"
@@ -45,6 +46,10 @@ Result<std::vector<uint8_t>> train_with_report(const std::string& command, Recor
 
 // One line about a trained dictionary: size, ID, parameters, samples, held-out ratios.
 std::string describe_training(const TrainReport& r, uint64_t dict_bytes, uint64_t seed, double seconds);
+// The same facts for --json (docs/json.md): dict_bytes, dict_id, fastcover_k,
+// fastcover_d, candidates, source_records, records_sampled, records_held_out,
+// sample_bytes, seed, held_out_bytes, held_out_ratio_zstd, held_out_ratio_dict.
+void training_facts(JsonFacts& facts, const TrainReport& r, uint64_t dict_bytes, uint64_t seed);
 
 // Options of recompress and concat.
 struct TransferArgs {
@@ -56,14 +61,17 @@ struct TransferArgs {
   int level = 0;           // 0: the format's default, and frames may be copied
   uint64_t window_mib = 64;
   bool checksum = false;   // --checksum: every frame of DST carries a content checksum
+  bool json = false;       // --json: the outcome as one JSON object on stdout
   TrainArgs train;
 };
 
-// Registers --codec, --dict, --tier, --samples, --seed, --shards, --level, --window-mib.
+// Registers --codec, --dict, --tier, --samples, --seed, --shards, --level, --window-mib,
+// --checksum and --json.
 void add_transfer_options(CLI::App* cmd, TransferArgs& args);
 
 // Builds args.dst from the records of args.sources, in order: the whole of recompress
-// (one source) and concat (several). Prints one summary line on stderr.
+// (one source) and concat (several). Prints one summary line on stderr, or the JSON
+// object with --json.
 Status run_transfer(const std::string& command, TransferArgs& args, const GlobalOptions& g);
 
 }  // namespace zrec::cli

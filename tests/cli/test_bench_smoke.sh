@@ -36,7 +36,7 @@ for k in ["seconds", "rounds", "seed", "sync", "data_shards"]:
     assert k in j["options"], k
 ws = j["workloads"]
 assert [w["workload"] for w in ws] == ["vision", "vision-var", "tokens", "tokens-var"], ws
-t_keys = ["records", "bytes", "batches", "seconds", "bytes_per_s", "records_per_s", "p50_ms", "p95_ms", "p99_ms"]
+t_keys = ["records", "bytes", "batches", "elapsed_s", "bytes_per_s", "records_per_s", "p50_ms", "p95_ms", "p99_ms"]
 for w in ws:
     for k in ["kind", "dtype", "ndim", "item_shape", "records", "logical_bytes", "batch", "read_lanes",
               "write_lanes", "cold", "pread_limit", "codecs"]:
@@ -47,16 +47,17 @@ for w in ws:
     assert [c["codec"] for c in w["codecs"]] == ["raw", "zstd", "zstd_dict"]
     for c in w["codecs"]:
         for k in ["backend", "write", "gather", "memory_encode", "memory_decode", "disk_bytes", "payload_bytes",
-                  "dict_bytes", "compression_ratio", "gather_vs_pread_limit", "gather_vs_memory_decode",
+                  "dict_bytes", "disk_ratio", "gather_vs_pread_limit", "gather_vs_memory_decode",
                   "write_vs_memory_encode"]:
             assert k in c, (w["workload"], c["codec"], k)
         for t in ["write", "gather", "memory_encode", "memory_decode"]:
             assert all(k in c[t] for k in t_keys), (c["codec"], t)
         assert c["write"]["bytes"] == w["logical_bytes"]
         assert c["gather"]["records"] == 8 * c["gather"]["batches"] > 0
-        assert c["disk_bytes"] > 0 and c["compression_ratio"] > 0
+        assert c["disk_bytes"] > 0 and c["disk_ratio"] > 0
+        assert "compression_ratio" not in c and "seconds" not in c["gather"]  # renamed (docs/json.md)
         assert (c["dict_bytes"] > 0) == (c["codec"] == "zstd_dict")
-        assert "store" not in c  # not kept
+        assert "path" not in c  # not kept
 PY
 check "temporary stores are removed" [ -z "$(ls -A "$tmp/stores")" ]
 
@@ -80,7 +81,7 @@ j = json.load(open(sys.argv[1]))
 for w in j["workloads"]:
     assert w["cold"] is True
     for c in w["codecs"]:
-        assert os.path.isfile(os.path.join(c["store"], "meta.zr")), c["store"]
+        assert os.path.isfile(os.path.join(c["path"], "meta.zr")), c["path"]
 PY
 if "$py" -c "import numpy" 2>/dev/null; then
   check "--export writes the records as .npy" "$py" - "$tmp/export" <<'PY'
@@ -100,18 +101,19 @@ else
 fi
 
 # --- bench STORE ------------------------------------------------------------------
-store=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["workloads"][0]["codecs"][1]["store"])' "$tmp/cold.json")
+store=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["workloads"][0]["codecs"][1]["path"])' "$tmp/cold.json")
 run "$zrec" bench --batch 4 --seconds 0.02 --rounds 1 --json "$store"
 check "bench STORE --json exits 0 (stderr: $(head -c 400 "$tmp/err"))" [ "$rc" -eq 0 ]
 cp "$tmp/out" "$tmp/store.json"
 check "bench STORE has the documented keys" "$py" - "$tmp/store.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-for k in ["environment", "store", "kind", "dtype", "ndim", "item_shape", "codec", "records", "logical_bytes",
+for k in ["environment", "path", "kind", "dtype", "ndim", "item_shape", "codec", "length", "logical_bytes",
           "payload_bytes", "disk_bytes", "batch", "lanes", "cold", "gather", "pread_limit", "memory_decode",
           "gather_vs_pread_limit", "gather_vs_memory_decode"]:
     assert k in j, k
-assert j["codec"] == "zstd" and j["kind"] == "ragged" and j["records"] == 40 and j["batch"] == 4
+assert j["codec"] == "zstd" and j["kind"] == "ragged" and j["length"] == 40 and j["batch"] == 4
+assert "store" not in j and "records" not in j  # renamed to info's names (docs/json.md)
 assert j["gather"]["records"] > 0 and j["memory_decode"] is not None
 PY
 run "$zrec" bench --batch 4 --seconds 0.02 --rounds 1 "$store"
