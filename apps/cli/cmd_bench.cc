@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 
 #include "engine/thread_pool.h"
 #include "zrec_bench.h"
 #include "cli/bench_export.h"
 #include "cli/bench_report.h"
+#include "cli/byte_size.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/console.h"
@@ -41,22 +41,15 @@ struct BenchArgs {
   uint32_t shards = 4;
 };
 
-// "1GiB", "512MiB", "64M", "4096": bytes (K/M/G/T are binary, as KiB/MiB/GiB/TiB).
-Result<uint64_t> parse_size(const std::string& text) {
-  uint64_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end == text.data()) return usage_error("invalid size '" + text + "'");
-  std::string unit(end, text.data() + text.size());
-  if (!unit.empty() && unit.back() == 'B') unit.pop_back();
-  if (!unit.empty() && unit.back() == 'i') unit.pop_back();
-  int shift = 0;
-  if (unit == "K" || unit == "k") shift = 10;
-  else if (unit == "M") shift = 20;
-  else if (unit == "G") shift = 30;
-  else if (unit == "T") shift = 40;
-  else if (!unit.empty()) return usage_error("invalid size '" + text + "' (use a number with K, M, G or T)");
-  if (shift > 0 && n > (UINT64_MAX >> shift)) return usage_error("size '" + text + "' is too large");
-  return n << shift;
+// The options both kinds of run take the same way (bench::RunOptions and
+// bench::StoreBenchOptions): lanes, cache state, timing, and the seed.
+template <typename Options>
+void set_measurement_options(Options& o, const BenchArgs& a, const GlobalOptions& g) {
+  o.threads = g.threads;
+  o.cold = a.cold;
+  o.seconds = a.seconds;
+  o.rounds = a.rounds;
+  o.seed = a.seed;
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -70,12 +63,8 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   if (g.verbosity >= 0) std::fputs(environment_text(env, "the store's", a.cold).c_str(), stderr);
   bench::StoreBenchOptions o;
   o.batch = a.batch != 0 ? a.batch : 256;
-  o.threads = g.threads;
   o.wait = g.wait;
-  o.cold = a.cold;
-  o.seconds = a.seconds;
-  o.rounds = a.rounds;
-  o.seed = a.seed;
+  set_measurement_options(o, a, g);
   // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
   InterruptScope interrupts;
   o.stop = interrupt_flag();
@@ -120,19 +109,15 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   if (a.records != 0 && !a.bytes.empty()) return usage_error("--records and --bytes are mutually exclusive");
   uint64_t bytes = 0;
   if (!a.bytes.empty()) {
-    ZREC_ASSIGN_OR_RETURN(bytes, parse_size(a.bytes));
+    ZREC_ASSIGN_OR_RETURN(bytes, parse_byte_size(a.bytes, "--bytes"));
     if (bytes == 0) return usage_error("--bytes must be at least one record");
   }
   o.batch = a.batch;
-  o.threads = g.threads;
   o.dir = a.dir;
   o.keep = a.keep;
-  o.cold = a.cold;
   o.sync = a.sync;
-  o.seconds = a.seconds;
-  o.rounds = a.rounds;
   o.data_shards = a.shards;
-  o.seed = a.seed;
+  set_measurement_options(o, a, g);
 
   std::vector<std::string> codec_names;
   for (Codec c : o.codecs) codec_names.push_back(to_string(c));
