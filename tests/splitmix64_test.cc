@@ -49,7 +49,7 @@ TEST_SUITE("splitmix64") {
     for (int k = 0; k < 1000; ++k) CHECK(big.below(UINT64_MAX) < UINT64_MAX);
   }
 
-  TEST_CASE("uniform() is in [0, 1)") {
+  TEST_CASE("uniform() is at least 0 and below 1") {
     SplitMix64 rng(99);
     double sum = 0;
     for (int k = 0; k < 100000; ++k) {
