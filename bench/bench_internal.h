@@ -13,28 +13,13 @@
 #include "zrec/file.h"
 #include "zrec_bench.h"
 #include "zrec/record_loc.h"
+#include "zrec/splitmix64.h"
 #include "zrec/store.h"
 
 namespace zrec::bench {
 
-// SplitMix64: tiny, fast, and good enough for test data and id streams.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) (Lemire's multiply-shift; the bias is far below what matters here).
-  uint64_t below(uint64_t n) { return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64); }
-  // Uniform in [0, 1).
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-
- private:
-  uint64_t s_;
-};
+// The generator of the corpora and id streams: the library's SplitMix64.
+using Rng = SplitMix64;
 
 // A seed for stream `stream` of record `k`: records are generated independently.
 inline uint64_t derive_seed(uint64_t seed, uint64_t stream, uint64_t k) {

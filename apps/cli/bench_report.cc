@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "zrec/lanes.h"
+#include "cli/byte_size.h"
 #include "cli/cli_util.h"
 
 namespace zrec::cli {
@@ -21,7 +22,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 std::string mib_s(const bench::Throughput& t) { return t.measured ? fmt::format("{:.0f} MiB/s", t.bytes_per_s() / kMiB) : "-"; }
 std::string krec_s(const bench::Throughput& t) { return t.measured ? fmt::format("{:.1f}", t.records_per_s() / 1e3) : "-"; }
 std::string ms(const bench::Throughput& t, double v) { return t.measured && t.batches > 0 ? fmt::format("{:.2f} ms", v) : "-"; }
-std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", double(bytes) / kMiB); }
+std::string mib(uint64_t bytes) { return format_bytes(double(bytes), ByteUnit::kMiB); }
 // a / b as a percentage, "-" when either is missing.
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 std::string pct(double r) { return r > 0 ? fmt::format("{:.0f}%", 100 * r) : "-"; }
@@ -42,20 +43,6 @@ void throughput_json(JsonWriter& j, const bench::Throughput& t) {
   j.key("p95_ms").value(t.p95_ms);
   j.key("p99_ms").value(t.p99_ms);
   j.end_object();
-}
-
-void schema_json(JsonWriter& j, const Schema& s) {
-  j.key("kind").value(s.is_dense() ? "dense" : "ragged");
-  j.key("dtype").value(s.dtype.str());
-  j.key("ndim").value(uint64_t{s.ndim});
-  j.key("item_shape");
-  if (s.item_shape) {
-    j.begin_array();
-    for (uint64_t d : *s.item_shape) j.value(d);
-    j.end_array();
-  } else {
-    j.null();
-  }
 }
 
 const char* kHeader =
@@ -157,7 +144,7 @@ std::string workload_text(const bench::WorkloadResult& r) {
 void workload_json(JsonWriter& j, const bench::WorkloadResult& r) {
   j.begin_object();
   j.key("workload").value(bench::to_string(r.workload));
-  schema_json(j, r.schema);
+  write_schema(j, r.schema);
   j.key("records").value(r.records);
   j.key("logical_bytes").value(r.logical_bytes);
   j.key("batch").value(r.batch);
@@ -219,7 +206,7 @@ std::string store_text(const bench::StoreBenchResult& r) {
 
 void store_json(JsonWriter& j, const bench::StoreBenchResult& r) {
   j.key("path").value(r.path);
-  schema_json(j, r.schema);
+  write_schema(j, r.schema);
   j.key("codec").value(to_string(r.codec));
   j.key("length").value(r.records);
   j.key("logical_bytes").value(r.logical_bytes);

@@ -10,12 +10,6 @@
 
 namespace zrec::cli {
 
-std::string name_too_long(const std::string& list, uint64_t number, char separator) {
-  return "'" + list + "' " + (separator == '\0' ? "name " : "line ") + std::to_string(number) +
-         " is longer than " + std::to_string(kMaxPathBytes) + " bytes, more than any path: " +
-         (separator == '\0' ? "names must be NUL-separated" : "one name per line (or --null for NUL-separated names)");
-}
-
 std::vector<uint64_t> parse_shape(std::string_view text) {
   std::string t;
   for (char c : text)

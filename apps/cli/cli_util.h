@@ -11,14 +11,6 @@
 
 namespace zrec::cli {
 
-// The longest name a file list may hold (PATH_MAX, the kernel's limit on a path). A
-// longer one means a list without its separators, read as one huge name: an error that
-// names its line, instead of memory growing with the input.
-inline constexpr size_t kMaxPathBytes = 4096;
-
-// "'LIST' line N is longer than 4096 bytes, ..." (or "name N" for NUL-separated lists).
-std::string name_too_long(const std::string& list, uint64_t number, char separator);
-
 // "28,28", "(28, 28)", "3" -> dims; "()" and "scalar" -> [] (a scalar record).
 // Empty text is an error, so an unset shell variable can't make a scalar store.
 // Throws UsageError (cli/usage.h) for text that is not a shape.

@@ -1,7 +1,8 @@
 // zrec append-files: each file's bytes become one record of a Ragged '|u1' store
 // (ndim 1), in list order: files named on the command line, or lists of names from
 // --files-from or stdin (newline- or, with --null, NUL-separated, as find -print0
-// writes them). --manifest maps record IDs back to the files.
+// writes them; cli/file_list.h has the rule). --manifest maps record IDs back to the
+// files.
 //
 // Performance note: files are read in batches by a small pool of reader lanes while
 // the previous batch is being appended (encoded on the writer's lanes): two batches
@@ -27,6 +28,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/file_list.h"
 #include "cli/output_guard.h"
 #include "cli/usage.h"
 
@@ -53,36 +55,6 @@ constexpr size_t kMaxBatchFiles = 2048;
 constexpr size_t kMaxReadLanes = 8;
 // Warnings listed one by one for --skip-missing before only counting.
 constexpr uint64_t kListedWarnings = 10;
-
-// --- file lists -------------------------------------------------------------------
-
-// Streams the list, so memory follows the names, not the input: a name longer than
-// kMaxPathBytes (a list without separators, or the wrong separator) is an error naming
-// its position.
-Status read_name_list(const std::string& path, char separator, std::vector<std::string>& out) {
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
-  in.set_cancel(interrupt_token());
-  std::string name;
-  uint64_t number = 1;
-  std::vector<char> chunk(1 << 16);
-  for (;;) {
-    ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(chunk.data(), chunk.size()));
-    for (size_t k = 0; k < got; ++k) {
-      if (chunk[k] != separator) {
-        name += chunk[k];
-        if (name.size() > kMaxPathBytes)
-          return invalid_argument(name_too_long(path, number, separator));
-        continue;
-      }
-      if (!name.empty()) out.push_back(std::move(name));  // skip blank lines: no file has an empty name
-      name.clear();
-      ++number;
-    }
-    if (got == 0) break;
-  }
-  if (!name.empty()) out.push_back(std::move(name));
-  return Status::ok();
-}
 
 // --- reading files ahead ------------------------------------------------------------
 
@@ -548,15 +520,15 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
       return invalid_argument("the store must be Ragged '|u1' with ndim 1 (one record of bytes per file), but '" +
                               a.store + "' is " + schema.describe() +
                               " (make one with: zrec create --ragged --dtype '|u1' --ndim 1 STORE)");
-    const char separator = a.null ? '\0' : '\n';
+    const ListSeparator separator = a.null ? ListSeparator::kNul : ListSeparator::kNewline;
     std::vector<std::string> names;
     for (const auto& f : a.files) {
       if (f == "-")
-        ZREC_RETURN_IF_ERROR(read_name_list("-", separator, names));
+        ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names));
       else
         names.push_back(f);
     }
-    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_name_list(a.files_from, separator, names));
+    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names));
     session->progress().set_total_records(names.size());
 
     if (!a.manifest.empty()) {

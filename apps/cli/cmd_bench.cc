@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 
 #include "zrec_bench.h"
 #include "cli/bench_export.h"
 #include "cli/bench_report.h"
+#include "cli/byte_size.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/console.h"
@@ -41,23 +41,14 @@ struct BenchArgs {
   uint32_t shards = 4;
 };
 
-// "1GiB", "512MiB", "64M", "4096": bytes (K/M/G/T are binary, as KiB/MiB/GiB/TiB);
-// throws UsageError for anything else.
-Result<uint64_t> parse_size(const std::string& text) {
-  uint64_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end == text.data()) throw UsageError("invalid size '" + text + "'");
-  std::string unit(end, text.data() + text.size());
-  if (!unit.empty() && unit.back() == 'B') unit.pop_back();
-  if (!unit.empty() && unit.back() == 'i') unit.pop_back();
-  int shift = 0;
-  if (unit == "K" || unit == "k") shift = 10;
-  else if (unit == "M") shift = 20;
-  else if (unit == "G") shift = 30;
-  else if (unit == "T") shift = 40;
-  else if (!unit.empty()) throw UsageError("invalid size '" + text + "' (use a number with K, M, G or T)");
-  if (shift > 0 && n > (UINT64_MAX >> shift)) throw UsageError("size '" + text + "' is too large");
-  return n << shift;
+// The options both kinds of run take the same way (bench::RunOptions and
+// bench::StoreBenchOptions): cache state, timing, and the seed.
+template <typename Options>
+void set_measurement_options(Options& o, const BenchArgs& a) {
+  o.cold = a.cold;
+  o.seconds = a.seconds;
+  o.rounds = a.rounds;
+  o.seed = a.seed;
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -73,10 +64,7 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   o.batch = a.batch != 0 ? a.batch : 256;
   o.lanes = g.lanes(Work::kRead);
   o.wait = g.wait;
-  o.cold = a.cold;
-  o.seconds = a.seconds;
-  o.rounds = a.rounds;
-  o.seed = a.seed;
+  set_measurement_options(o, a);
   // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
   InterruptScope interrupts;
   o.stop = interrupt_flag();
@@ -121,7 +109,7 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   if (a.records != 0 && !a.bytes.empty()) throw UsageError("--records and --bytes are mutually exclusive");
   uint64_t bytes = 0;
   if (!a.bytes.empty()) {
-    ZREC_ASSIGN_OR_RETURN(bytes, parse_size(a.bytes));
+    ZREC_ASSIGN_OR_RETURN(bytes, parse_byte_size(a.bytes, "--bytes"));
     if (bytes == 0) throw UsageError("--bytes must be at least one record");
   }
   o.batch = a.batch;
@@ -131,12 +119,9 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   o.write_lanes = std::make_shared<Lanes>(write_lane_budget(g.threads));
   o.dir = a.dir;
   o.keep = a.keep;
-  o.cold = a.cold;
   o.sync = a.sync;
-  o.seconds = a.seconds;
-  o.rounds = a.rounds;
   o.data_shards = a.shards;
-  o.seed = a.seed;
+  set_measurement_options(o, a);
 
   std::vector<std::string> codec_names;
   for (Codec c : o.codecs) codec_names.push_back(to_string(c));

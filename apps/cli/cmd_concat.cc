@@ -8,9 +8,8 @@ namespace zrec::cli {
 Command register_concat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<TransferArgs>();
   CLI::App* cmd = root.add_subcommand("concat", "Join stores into a new one: SRC1's records, then SRC2's, ...");
-  cmd->add_option("dst", args->dst, "Store to create (DST; must not exist)")->required();
+  add_transfer_options(cmd, *args);  // DST
   cmd->add_option("sources", args->sources, "Stores to read, in order (SRC...; identical schemas)")->required();
-  add_transfer_options(cmd, *args);
   cmd->footer(
       "Record i of SRC2 becomes record len(SRC1) + i of DST, and so on. The schemas must be\n"
       "identical. DST takes the first source's codec, dictionary and shard count unless\n"

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <zstd.h>
 
+#include "cli/byte_size.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
@@ -34,9 +35,9 @@ struct ShardRow {
 
 struct StoreSummary {
   std::string path;
-  std::string kind, dtype, codec;
-  uint32_t ndim = 0, shards = 0;
-  std::optional<std::vector<uint64_t>> item_shape;
+  Schema schema;
+  std::string codec;
+  uint32_t shards = 0;
   uint64_t length = 0, logical_bytes = 0, payload_bytes = 0, disk_bytes = 0, dict_bytes = 0;
   std::vector<std::pair<std::string, uint64_t>> files;
   bool checksum = false, writer_active = false;
@@ -80,10 +81,7 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   StoreSummary s;
   s.path = path;
   const Schema& schema = store->schema();
-  s.kind = schema.is_dense() ? "dense" : "ragged";
-  s.dtype = schema.dtype.str();
-  s.ndim = schema.ndim;
-  s.item_shape = schema.item_shape;
+  s.schema = schema;
   s.codec = to_string(store->codec());
   s.shards = store->data_shards();
   s.length = store->length();
@@ -131,17 +129,7 @@ std::string codec_hint(const StoreSummary& s) {
 void to_json(JsonWriter& j, const StoreSummary& s) {
   j.begin_object();
   j.key("path").value(s.path);
-  j.key("kind").value(s.kind);
-  j.key("dtype").value(s.dtype);
-  j.key("ndim").value(uint64_t{s.ndim});
-  j.key("item_shape");
-  if (s.item_shape) {
-    j.begin_array();
-    for (uint64_t d : *s.item_shape) j.value(d);
-    j.end_array();
-  } else {
-    j.null();
-  }
+  write_schema(j, s.schema);
   j.key("codec").value(s.codec);
   j.key("shards").value(uint64_t{s.shards});
   j.key("length").value(s.length);
@@ -195,14 +183,6 @@ void to_json(JsonWriter& j, const StoreSummary& s) {
   j.end_object();
 }
 
-std::string human_bytes(uint64_t n) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
-  return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {} ({} bytes)", v, units[u], n);
-}
-
 std::string stats_row(const char* name, const SizeStats& st) {
   return fmt::format("  {:<12}{:>12}{:>12}{:>12}{:>12}\n", name, st.min(), st.percentile(50), st.percentile(99),
                      st.max());
@@ -212,19 +192,19 @@ std::string to_text(const StoreSummary& s, bool shard_table) {
   std::string t;
   auto line = [&](const char* k, const std::string& v) { t += fmt::format("{:<14}{}\n", k, v); };
   line("store", s.path);
-  line("kind", s.kind);
-  line("dtype", s.dtype);
-  line("ndim", std::to_string(s.ndim));
-  line("item_shape", s.item_shape ? shape_to_string(*s.item_shape) : "-");
+  line("kind", schema_kind(s.schema));
+  line("dtype", s.schema.dtype.str());
+  line("ndim", std::to_string(s.schema.ndim));
+  line("item_shape", s.schema.item_shape ? shape_to_string(*s.schema.item_shape) : "-");
   line("codec", s.codec);
   line("shards", std::to_string(s.shards));
   line("length", std::to_string(s.length));
-  line("logical", human_bytes(s.logical_bytes));
-  line("payload", human_bytes(s.payload_bytes));
-  line("on disk", human_bytes(s.disk_bytes));
+  line("logical", format_bytes_exact(s.logical_bytes));
+  line("payload", format_bytes_exact(s.payload_bytes));
+  line("on disk", format_bytes_exact(s.disk_bytes));
   line("ratio", fmt::format("{:.2f}x (logical / payload)", s.ratio()));
   line("checksum", s.codec == "raw" ? "-" : s.checksum ? "yes (zstd content checksum per frame)" : "no");
-  line("dictionary", s.dict_bytes ? fmt::format("{}, id {}", human_bytes(s.dict_bytes), s.dict_id) : "-");
+  line("dictionary", s.dict_bytes ? fmt::format("{}, id {}", format_bytes_exact(s.dict_bytes), s.dict_id) : "-");
   if (s.writer_active) line("writer", "a writer is appending; this is the last published state");
   // The files, compactly: data files as one count and sum (--shards: one row each).
   uint64_t meta = 0, data = 0, dict = 0;
@@ -294,8 +274,9 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
                               "shape", "codec", "length", "payload", "ratio");
   for (size_t i = 0; i < names.size(); ++i) {
     const auto& s = streams[i];
-    const std::string shape = s.item_shape ? shape_to_string(*s.item_shape) : "ndim=" + std::to_string(s.ndim);
-    t += fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>8.2f}x\n", names[i], s.kind, s.dtype, shape,
+    const std::string shape =
+        s.schema.item_shape ? shape_to_string(*s.schema.item_shape) : "ndim=" + std::to_string(s.schema.ndim);
+    t += fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>8.2f}x\n", names[i], schema_kind(s.schema), s.schema.dtype.str(), shape,
                      s.codec, s.length, s.payload_bytes, s.ratio());
   }
   for (size_t i = 0; i < names.size(); ++i)

@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/console.h"
+#include "cli/file_list.h"
 #include "cli/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
@@ -36,6 +37,7 @@ namespace {
 struct TrainDictArgs {
   std::vector<std::string> sources;
   std::string files_from;
+  bool null = false;  // --files-from's names are NUL-separated
   std::string output;
   bool dense = false, ragged = false, batch = false, force = false;
   bool json = false;
@@ -157,28 +159,6 @@ class NpySource : public RecordSource {
   std::optional<size_t> ndim_;
 };
 
-Result<std::vector<std::string>> read_file_list(const std::string& list) {
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(list));
-  std::vector<std::string> paths;
-  std::string line;
-  uint64_t line_number = 1;
-  char c;
-  for (;;) {
-    ZREC_ASSIGN_OR_RETURN(size_t n, in.read_some(&c, 1));
-    if (n == 0 || c == '\n') {
-      ++line_number;
-      while (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!line.empty()) paths.push_back(line);
-      line.clear();
-      if (n == 0) break;
-    } else {
-      line += c;
-      if (line.size() > kMaxPathBytes) return invalid_argument(name_too_long(list, line_number, '\n'));
-    }
-  }
-  return paths;
-}
-
 // Writes the dictionary next to its final name, syncs, then renames it into place.
 Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dict, bool force) {
   if (path == "-") {
@@ -192,10 +172,8 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
 
 Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   std::vector<std::string> paths = a.sources;
-  if (!a.files_from.empty()) {
-    ZREC_ASSIGN_OR_RETURN(auto listed, read_file_list(a.files_from));
-    paths.insert(paths.end(), listed.begin(), listed.end());
-  }
+  if (!a.files_from.empty())
+    ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths));
   if (paths.empty()) throw UsageError("no SOURCE: give a store, .npy files, or --files-from LIST");
   size_t dirs = 0;
   for (const auto& p : paths) {
@@ -252,7 +230,10 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<TrainDictArgs>();
   CLI::App* cmd = root.add_subcommand("train-dict", "Train a zstd dictionary for zstd_dict stores");
   cmd->add_option("sources", args->sources, "Stores, or .npy files, to sample records from");
-  cmd->add_option("--files-from", args->files_from, "File (or -) listing more .npy files or stores, one per line");
+  auto* files_from = cmd->add_option("--files-from", args->files_from,
+                                     "File (or -) listing more .npy files or stores, one per line");
+  cmd->add_flag("-0,--null", args->null, "Names in --files-from are NUL-separated (find -print0), not newline-separated")
+      ->needs(files_from);
   cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout)")->required();
   add_train_options(cmd, args->train, true);
   cmd->add_option("--level", args->level, "zstd level the dictionary is tuned for, 1..22 (default: 15, zstd_dict's)")
@@ -278,7 +259,8 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
       "  zrec train-dict tokens/ -o dict.zr\n"
       "  zrec train-dict --tier max --seed 7 images/ -o images.dict\n"
       "  zrec train-dict --ragged --size 64K part-*.npy -o dict.zr\n"
-      "  find shards -name '*.npy' | zrec train-dict --dense --files-from - -o dict.zr");
+      "  find shards -name '*.npy' | zrec train-dict --dense --files-from - -o dict.zr\n"
+      "  find shards -name '*.npy' -print0 | zrec train-dict --dense --null --files-from - -o dict.zr");
   return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }};
 }
 

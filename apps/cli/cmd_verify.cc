@@ -185,17 +185,7 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
   j.key("quick").value(r.quick);
   j.key("opened").value(r.opened);
   if (r.opened) {
-    j.key("kind").value(r.schema.is_dense() ? "dense" : "ragged");
-    j.key("dtype").value(r.schema.dtype.str());
-    j.key("ndim").value(uint64_t{r.schema.ndim});
-    j.key("item_shape");
-    if (r.schema.item_shape) {
-      j.begin_array();
-      for (uint64_t d : *r.schema.item_shape) j.value(d);
-      j.end_array();
-    } else {
-      j.null();
-    }
+    write_schema(j, r.schema);
     j.key("codec").value(to_string(r.codec));
     j.key("shards").value(uint64_t{r.data_shards});
     j.key("length").value(r.length);

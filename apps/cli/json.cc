@@ -122,4 +122,20 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
   return *this;
 }
 
+const char* schema_kind(const Schema& s) { return s.is_dense() ? "dense" : "ragged"; }
+
+void write_schema(JsonWriter& j, const Schema& s) {
+  j.key("kind").value(schema_kind(s));
+  j.key("dtype").value(s.dtype.str());
+  j.key("ndim").value(uint64_t{s.ndim});
+  j.key("item_shape");
+  if (s.item_shape) {
+    j.begin_array();
+    for (uint64_t d : *s.item_shape) j.value(d);
+    j.end_array();
+  } else {
+    j.null();
+  }
+}
+
 }  // namespace zrec::cli

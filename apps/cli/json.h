@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "zrec/schema.h"
+
 namespace zrec::cli {
 
 // Appends `text` as a JSON string literal: quotes, backslashes and control bytes
@@ -44,5 +46,13 @@ class JsonWriter {
   std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
 };
+
+// "dense" or "ragged": a schema's kind, as every report (text and JSON) names it.
+const char* schema_kind(const Schema& s);
+
+// A schema as every --json report writes it, as keys of the object being written:
+// "kind" ("dense" | "ragged"), "dtype" (NumPy descr, e.g. "<f4"), "ndim" and
+// "item_shape" (an array of dims for Dense, null for Ragged).
+void write_schema(JsonWriter& j, const Schema& s);
 
 }  // namespace zrec::cli

@@ -59,21 +59,6 @@ constexpr const char* kClearLine = "\r\033[K";
 
 }  // namespace
 
-std::string format_bytes(double bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  size_t u = 0;
-  while (bytes >= 1024 && u + 1 < std::size(units)) {
-    bytes /= 1024;
-    ++u;
-  }
-  char buf[48];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
-  return buf;
-}
-
 bool ProgressMeter::wanted(const GlobalOptions& g) {
   if (g.no_progress || g.verbosity < 0) return false;
   return g.progress || stderr_is_terminal();

@@ -18,12 +18,10 @@
 #include <string>
 #include <thread>
 
+#include "cli/byte_size.h"  // format_bytes, for the meter and the summaries
 #include "cli/commands.h"
 
 namespace zrec::cli {
-
-// "12.3 MiB", "512 B": bytes in binary units with one decimal.
-std::string format_bytes(double bytes);
 
 class ProgressMeter {
  public:

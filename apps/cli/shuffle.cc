@@ -3,18 +3,15 @@
 
 #include <bit>
 
+#include "zrec/splitmix64.h"
+
 namespace zrec::cli {
 
 namespace {
 constexpr int kRounds = 6;
 
-// SplitMix64's finalizer: a fast, well-mixed 64-bit hash.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// SplitMix64's step: a fast, well-mixed 64-bit hash.
+constexpr uint64_t mix(uint64_t x) { return splitmix64_mix(x); }
 }  // namespace
 
 KeyedPermutation::KeyedPermutation(uint64_t n, uint64_t seed) : n_(n), seed_(mix(seed)) {

@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <fmt/format.h>
 
+#include "cli/byte_size.h"
 #include "cli/cli_util.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
@@ -26,24 +26,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+// Sizes in the summaries are all MiB, so that they compare at a glance.
+std::string mib(uint64_t bytes) { return format_bytes(static_cast<double>(bytes), ByteUnit::kMiB); }
 
 }  // namespace
-
-Result<uint64_t> parse_byte_size(std::string_view text, const std::string& what) {
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  std::string_view unit(end, text.data() + text.size() - end);
-  uint64_t scale = 1;
-  if (unit == "" || unit == "B") scale = 1;
-  else if (unit == "K" || unit == "KiB" || unit == "k") scale = uint64_t{1} << 10;
-  else if (unit == "M" || unit == "MiB") scale = uint64_t{1} << 20;
-  else if (unit == "G" || unit == "GiB") scale = uint64_t{1} << 30;
-  else scale = 0;
-  if (ec != std::errc() || end == text.data() || scale == 0 || value > UINT64_MAX / scale)
-    throw UsageError("invalid " + what + " '" + std::string(text) + "' (bytes, or with K, M or G: 112640, 110K, 1M)");
-  return value * scale;
-}
 
 std::string format_ratio(uint64_t a, uint64_t b) { return b == 0 ? "-" : fmt::format("{:.2f}x", double(a) / double(b)); }
 
@@ -125,6 +111,7 @@ Result<std::vector<uint8_t>> train_with_report(const std::string& command, Recor
 }
 
 void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
+  cmd->add_option("dst", args.dst, "Store to create (DST; must not exist)")->required();
   cmd->add_option("--codec", args.codec,
                   "Codec of DST: raw, zstd (level 3) or zstd_dict (level 15) (default: the first source's)");
   cmd->add_option("--dict", args.dict, "zstd dictionary file for zstd_dict (implies --codec zstd_dict)");

@@ -1,6 +1,5 @@
 // What `zrec recompress`, `zrec concat` and `zrec train-dict` share: the dictionary
-// training options (--tier, --size, --samples, --seed), byte sizes with units, the
-// training summary, and the store-to-store copy that recompress and concat both are.
+// training options (--tier, --size, --samples, --seed), the training summary, and the store-to-store copy that recompress and concat both are.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,11 +16,7 @@
 
 namespace zrec::cli {
 
-// "112640", "110K", "110KiB", "4M", "1MiB", "1G" -> bytes. K, M, G are powers of 1024.
-// Throws UsageError (cli/usage.h) for anything else.
-Result<uint64_t> parse_byte_size(std::string_view text, const std::string& what);
-
-// "12.3 MiB"-style with the ratio "3.52x" of a / b (b == 0 gives "-").
+// The ratio "3.52x" of a / b (b == 0 gives "-").
 std::string format_ratio(uint64_t a, uint64_t b);
 
 // --tier, --samples, --seed (and, for train-dict, --size).
@@ -65,8 +60,9 @@ struct TransferArgs {
   TrainArgs train;
 };
 
-// Registers --codec, --dict, --tier, --samples, --seed, --shards, --level, --window-mib,
-// --checksum and --json.
+// Registers the DST operand (after the operands registered before the call, before
+// those after it) and --codec, --dict, --tier, --samples, --seed, --shards, --level,
+// --window-mib, --checksum and --json.
 void add_transfer_options(CLI::App* cmd, TransferArgs& args);
 
 // Builds args.dst from the records of args.sources, in order: the whole of recompress

@@ -14,6 +14,7 @@
 
 #include "format/layout.h"
 #include "store/sample_indices.h"
+#include "zrec/splitmix64.h"
 #include "zrec/store.h"
 
 namespace zrec {
@@ -38,29 +39,6 @@ constexpr size_t kHoldoutEvery = 8;
 constexpr double kMinUsefulGain = 0.02;
 // Candidates are finalized and compared at this (fast) level; see train_dictionary.
 constexpr int kSearchLevel = 3;
-
-// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed, fully specified generator.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, bound) by Lemire's multiply-shift with rejection (bound >= 1).
-  uint64_t below(uint64_t bound) {
-    for (;;) {
-      const unsigned __int128 m = static_cast<unsigned __int128>(next()) * bound;
-      const auto low = static_cast<uint64_t>(m);
-      if (low >= bound || low >= (-bound) % bound) return static_cast<uint64_t>(m >> 64);
-    }
-  }
-
- private:
-  uint64_t state_;
-};
 
 struct Candidate {
   unsigned k, d;

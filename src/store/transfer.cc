@@ -28,25 +28,35 @@ std::string shape_text(const std::vector<uint64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
-  const uint64_t n = src.length();
+// Calls fn(ids, locs) for each run of up to kIdChunk IDs of `src`, in order: the IDs
+// and their RecordLocs, read from the table in one sequential read.
+template <typename Fn>
+Status for_each_id_chunk(const Store& src, Fn fn) {
   std::vector<uint64_t> ids;
   std::vector<RecordLoc> locs;
-  std::vector<uint8_t> buffer;
-  std::vector<uint64_t> offsets;
-  std::vector<EncodedRecord> records;
-  for (uint64_t first = 0; first < n; first += kIdChunk) {
-    const uint64_t count = std::min(kIdChunk, n - first);
+  for (uint64_t first = 0; first < src.length(); first += kIdChunk) {
+    const uint64_t count = std::min(kIdChunk, src.length() - first);
     ids.resize(count);
     std::iota(ids.begin(), ids.end(), first);
     locs.resize(count);
     ZREC_RETURN_IF_ERROR(src.read_locs(first, count, locs.data()));
+    ZREC_RETURN_IF_ERROR(fn(std::span<const uint64_t>(ids), std::span<const RecordLoc>(locs)));
+  }
+  return Status::ok();
+}
+
+Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+  std::vector<uint8_t> buffer;
+  std::vector<uint64_t> offsets;
+  std::vector<EncodedRecord> records;
+  return for_each_id_chunk(src, [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
+    const uint64_t count = ids.size();
     for (uint64_t begin = 0; begin < count;) {
       ZREC_RETURN_IF_ERROR(check_cancel(options));
       uint64_t end = begin, bytes = 0;
       while (end < count && (end == begin || bytes + locs[end].phys_length <= options.window_bytes))
         bytes += locs[end++].phys_length;
-      const auto window_ids = std::span<const uint64_t>(ids).subspan(begin, end - begin);
+      const auto window_ids = ids.subspan(begin, end - begin);
       ZREC_RETURN_IF_ERROR(src.read_stored(window_ids, locs.data() + begin, buffer, offsets, !options.kernel_copy));
       const bool have_bytes = !options.kernel_copy || !src.checks_need_no_bytes();
       records.resize(window_ids.size());
@@ -71,27 +81,19 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
       if (buffer.size() > 2 * options.window_bytes) std::vector<uint8_t>().swap(buffer);
       begin = end;
     }
-  }
-  return Status::ok();
+    return Status::ok();
+  });
 }
 
 Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
   const Schema& schema = src.schema();
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
-  const uint64_t n = src.length();
-  std::vector<uint64_t> ids;
-  std::vector<RecordLoc> locs;
   std::vector<RecordRef> refs;
   std::vector<uint64_t> dims;  // Ragged: shape prefixes copied out, so dims are u64-aligned
-  for (uint64_t first = 0; first < n; first += kIdChunk) {
-    const uint64_t count = std::min(kIdChunk, n - first);
-    ids.resize(count);
-    std::iota(ids.begin(), ids.end(), first);
+  return for_each_id_chunk(src, [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
     // Stored sizes for the statistics; scan reads the same slice of the table again.
-    locs.resize(count);
-    ZREC_RETURN_IF_ERROR(src.read_locs(first, count, locs.data()));
     for (const RecordLoc& loc : locs) stats->source_stored_bytes += loc.phys_length;
-    ZREC_RETURN_IF_ERROR(src.scan(ids, options.window_bytes, [&](const Window& w) -> Status {
+    return src.scan(ids, options.window_bytes, [&](const Window& w) -> Status {
       ZREC_RETURN_IF_ERROR(check_cancel(options));
       const size_t m = w.ids.size();
       refs.resize(m);
@@ -113,9 +115,8 @@ Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, Tran
       stats->logical_bytes += w.offsets.back();
       if (options.progress) options.progress(*stats);
       return Status::ok();
-    }));
-  }
-  return Status::ok();
+    });
+  });
 }
 
 }  // namespace

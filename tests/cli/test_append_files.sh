@@ -77,6 +77,31 @@ check "records follow list order" cmp -s <("$zrec" cat --format raw l) \
   <(cat tree/a/f3 tree/a/one.txt "tree/with space/crlf.json" tree/a/f1 tree/a/f2 tree/a/f3 tree/a/one.txt "tree/with space/crlf.json")
 check "a CRLF file is stored byte for byte" cmp -s <("$zrec" cat --format raw l 2) "tree/with space/crlf.json"
 
+# --- the list rule (cli/file_list.h): CRLF, blank lines, NUL lists, bad lists ------
+new_store crlf
+printf 'tree/a/f3\r\n\r\n\ntree/a/one.txt\r\ntree/with space/crlf.json' >list-crlf.txt
+check "a CRLF list with blank lines names the same files" "$zrec" -q append-files --files-from list-crlf.txt crlf
+check "its records are those files, in order" cmp -s <("$zrec" cat --format raw crlf) \
+  <(cat tree/a/f3 tree/a/one.txt "tree/with space/crlf.json")
+printf 'cr at end\r' >"tree/c/cr-end$(printf '\r')"
+new_store nul
+printf 'tree/c/new\nline\0\0tree/c/cr-end\r\0tree/a/f2' | "$zrec" -q append-files -0 nul - 2>err
+check "a NUL list keeps newlines and a final CR in names, skips empty names" \
+  cmp -s <("$zrec" cat --format raw nul) <(cat "tree/c/new
+line" "tree/c/cr-end$(printf '\r')" tree/a/f2)
+before=$(fingerprint nul)
+printf 'tree/a/f1\ntree/c/new\nline\0tree/a/f2\n' >list-mixed
+"$zrec" append-files nul --files-from list-mixed 2>err
+rc=$?
+check "a NUL byte in a newline list fails (exit 1)" [ $rc = 1 ]
+check "the error names the list and the line" \
+  grep -qF "zrec append-files: 'list-mixed' line 3 holds a NUL byte, which no path can: one name per line (--null reads NUL-separated names, as find -print0 writes them)" err
+head -c 5000 /dev/zero | tr '\0' x >list-long
+"$zrec" append-files -0 nul --files-from list-long 2>err
+check "an over-long name in a NUL list fails, naming its position" \
+  grep -qF "zrec append-files: 'list-long' name 1 is longer than 4096 bytes, more than any path: names must be NUL-separated" err
+check "bad lists leave the store unchanged" [ "$(fingerprint nul)" = "$before" ]
+
 # --- missing, unreadable, empty, directory ---------------------------------------
 new_store m
 printf 'keep' >tree/keep

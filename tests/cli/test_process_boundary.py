@@ -403,6 +403,8 @@ def test_lines_are_bounded(d):
         (["append-files", "--null", "src", "-"], "'-' name 1 is longer than 4096 bytes, more than any path: names must be NUL-separated"),
         (["append-files", "--files-from", "-", "src"], "'-' line 1 is longer than 4096 bytes"),
         (["train-dict", "--files-from", "-", "-o", "x.dict"], "'-' line 1 is longer than 4096 bytes"),
+        (["train-dict", "--null", "--files-from", "-", "-o", "x.dict"],
+         "'-' name 1 is longer than 4096 bytes, more than any path: names must be NUL-separated"),
     ]
     before = snapshot(os.path.join(d, "src"))
     for argv, message in cases:
