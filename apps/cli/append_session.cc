@@ -1,6 +1,7 @@
 // The shared core of the append-* commands (see append_session.h).
 #include "cli/append_session.h"
 #include "cli/printable.h"
+#include "cli/level_option.h"
 
 #include <spdlog/spdlog.h>
 
@@ -28,6 +29,8 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
       ->excludes(checksum);
   cmd->add_flag("--require-records", args.require_records,
                 "Fail (exit 1, the store unchanged) when the input holds no record to append");
+  add_level_option(cmd, args.level, "zstd level of the appended records (the store's earlier records keep theirs)",
+                   "the format's: 3, or 15 with a dictionary");
 }
 
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
@@ -36,11 +39,14 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
   options.threads = global.threads;
   options.wait = global.wait;
   if (!options.checksum) options.checksum = args.checksum;
+  if (options.level == 0) options.level = args.level;
   std::unique_ptr<StoreWriter> writer;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     ZREC_ASSIGN_OR_RETURN(writer, StoreWriter::open(store, options));
   }
+  if (options.level != 0 && writer->codec() == Codec::kRaw)
+    return usage_error("--level is for zstd and zstd_dict; '" + store + "' is a raw store");
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
 }
 

@@ -24,6 +24,7 @@
 #include "cli/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
+#include "cli/level_option.h"
 #include "cli/transfer_cli.h"
 #include "cli/output_guard.h"
 #include "cli/printable.h"
@@ -36,19 +37,26 @@ struct TrainDictArgs {
   std::vector<std::string> sources;
   std::string files_from;
   std::string output;
-  bool dense = false, ragged = false, batch = false, force = false;
+  // How .npy arrays become records, as append-npy would append them: --for-dense (axis 0
+  // indexes records of one shape), --for-ragged (each array is one record, its shape
+  // prefix included), --for-ragged --split-axis0 (each slice along axis 0 is one).
+  bool for_dense = false, for_ragged = false, split_axis0 = false, force = false;
+  // The spellings before 0.2, hidden: --dense, --ragged, --batch (warned about).
+  bool old_dense = false, old_ragged = false, old_batch = false;
   int level = 0;
   TrainArgs train;
 };
 
 // The records .npy files would become (append-npy's rules): Dense, axis 0 of each array
-// is the batch; Ragged, each array is one record (with --batch, axis 0 is a batch).
+// indexes records; Ragged, each array is one record (with --split-axis0, each slice
+// along axis 0 is one).
 class NpySource : public RecordSource {
  public:
-  static Result<std::unique_ptr<NpySource>> open(const std::vector<std::string>& paths, bool ragged, bool batch) {
+  static Result<std::unique_ptr<NpySource>> open(const std::vector<std::string>& paths, bool ragged,
+                                                 bool split_axis0) {
     std::unique_ptr<NpySource> src(new NpySource());
     src->ragged_ = ragged;
-    for (const auto& path : paths) ZREC_RETURN_IF_ERROR(src->add_file(path, batch));
+    for (const auto& path : paths) ZREC_RETURN_IF_ERROR(src->add_file(path, split_axis0));
     return src;
   }
 
@@ -90,7 +98,7 @@ class NpySource : public RecordSource {
     std::vector<uint64_t> dims;  // Ragged: every record's dims
   };
 
-  Status add_file(const std::string& path, bool batch) {
+  Status add_file(const std::string& path, bool split_axis0) {
     ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY));
     ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
     paths_.push_back(path);
@@ -109,13 +117,13 @@ class NpySource : public RecordSource {
       if (h.fortran_order && h.shape.size() > 1) return bad("Fortran-order arrays are not supported");
       if (h.element_count == 0) return bad("array of shape " + shape_to_string(h.shape) + " has no elements");
       Array a{paths_.size() - 1, offset + in.position(), total_, 0, 0, {}};
-      if (!ragged_ || batch) {
-        if (h.shape.empty()) return bad("a 0-d array has no batch axis");
+      if (!ragged_ || split_axis0) {
+        if (h.shape.empty()) return bad("a 0-d array has no axis 0 to split");
         a.records = h.shape[0];
       } else {
         a.records = 1;
       }
-      std::vector<uint64_t> item(h.shape.begin() + (ragged_ && !batch ? 0 : 1), h.shape.end());
+      std::vector<uint64_t> item(h.shape.begin() + (ragged_ && !split_axis0 ? 0 : 1), h.shape.end());
       if (!ragged_) {
         if (!item_shape_) item_shape_ = item;
         if (item != *item_shape_)
@@ -185,10 +193,28 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
     ZREC_RETURN_IF_ERROR(out.write(dict.data(), dict.size()));
     return out.flush();
   }
+  // Checked again: training may have taken minutes, and save_dictionary_file's rename
+  // would replace a file that appeared meanwhile.
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(path, "-o", force));
   return save_dictionary_file(path, dict);
 }
 
+// The old spellings still work, for one release, with a warning naming the new one.
+void apply_deprecated_spellings(TrainDictArgs& a) {
+  const std::pair<bool TrainDictArgs::*, bool TrainDictArgs::*> renamed[] = {
+      {&TrainDictArgs::old_dense, &TrainDictArgs::for_dense},
+      {&TrainDictArgs::old_ragged, &TrainDictArgs::for_ragged},
+      {&TrainDictArgs::old_batch, &TrainDictArgs::split_axis0}};
+  const char* names[][2] = {{"--dense", "--for-dense"}, {"--ragged", "--for-ragged"}, {"--batch", "--split-axis0"}};
+  for (size_t i = 0; i < 3; ++i) {
+    if (!(a.*renamed[i].first)) continue;
+    spdlog::warn("{} is deprecated and will be removed in the next release; use {}", names[i][0], names[i][1]);
+    a.*renamed[i].second = true;
+  }
+}
+
 Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
+  apply_deprecated_spellings(a);
   std::vector<std::string> paths = a.sources;
   if (!a.files_from.empty()) {
     ZREC_ASSIGN_OR_RETURN(auto listed, read_file_list(a.files_from));
@@ -202,14 +228,16 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     dirs += S_ISDIR(st.st_mode) ? 1 : 0;
   }
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   if (dirs != 0 && dirs != paths.size())
     return usage_error("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
-  if (stores && (a.dense || a.ragged || a.batch))
-    return usage_error("--dense, --ragged and --batch describe .npy inputs; a store has its own schema");
-  if (!stores && !a.dense && !a.ragged)
-    return usage_error("say how .npy arrays become records: --dense (axis 0 is the batch) or --ragged (one record per array)");
-  if (a.batch && !a.ragged) return usage_error("--batch goes with --ragged");
+  if (stores && (a.for_dense || a.for_ragged || a.split_axis0))
+    return usage_error("--for-dense, --for-ragged and --split-axis0 describe .npy inputs; a store has its own schema");
+  if (a.for_dense && a.for_ragged) return usage_error("give --for-dense or --for-ragged, not both");
+  if (!stores && !a.for_dense && !a.for_ragged)
+    return usage_error("say which store the .npy arrays are records for: --for-dense (axis 0 indexes records) or "
+                       "--for-ragged (one record per array; add --split-axis0 for one per slice along axis 0)");
   ZREC_ASSIGN_OR_RETURN(TrainOptions options, make_train_options(a.train, g, a.level));
 
   const auto started = std::chrono::steady_clock::now();
@@ -231,7 +259,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     }
     source = store_record_source(store_ptrs);
   } else {
-    ZREC_ASSIGN_OR_RETURN(source, NpySource::open(paths, a.ragged, a.batch));
+    ZREC_ASSIGN_OR_RETURN(source, NpySource::open(paths, a.for_ragged, a.split_axis0));
   }
   const std::string what = paths.size() == 1 ? "'" + paths[0] + "'" : std::to_string(paths.size()) + " sources";
   TrainReport report;
@@ -251,16 +279,20 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("train-dict", "Train a zstd dictionary for zstd_dict stores");
   cmd->add_option("sources", args->sources, "Stores, or .npy files, to sample records from");
   cmd->add_option("--files-from", args->files_from, "File (or -) listing more .npy files or stores, one per line");
-  cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout)")->required();
+  cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout); an existing file needs -f")
+      ->required();
   add_train_options(cmd, args->train, true);
-  cmd->add_option("--level", args->level, "zstd level the dictionary is tuned for, 1..22 (default 15, zstd_dict's)")
-      ->check(CLI::Range(1, 22));
-  auto* dense = cmd->add_flag("--dense", args->dense, ".npy input: axis 0 of each array is a batch of records");
-  auto* ragged = cmd->add_flag("--ragged", args->ragged, ".npy input: each array is one Ragged record (shape prefix included)");
-  dense->excludes(ragged);
-  ragged->excludes(dense);
-  cmd->add_flag("--batch", args->batch, "With --ragged: axis 0 of each array is a batch of records");
-  cmd->add_flag("--force", args->force, "Write the dictionary even to a terminal");
+  add_level_option(cmd, args->level, "zstd level the dictionary is tuned for", "15, zstd_dict's");
+  cmd->add_flag("--for-dense", args->for_dense,
+                ".npy input holds records for a Dense store: axis 0 of each array indexes them");
+  cmd->add_flag("--for-ragged", args->for_ragged,
+                ".npy input holds records for a Ragged store: each array is one record (shape prefix included)");
+  cmd->add_flag("--split-axis0", args->split_axis0,
+                "With --for-ragged: each slice along axis 0 is one record, as append-npy --split-axis0 appends it");
+  cmd->add_flag("--dense", args->old_dense, "Deprecated spelling of --for-dense")->group("");
+  cmd->add_flag("--ragged", args->old_ragged, "Deprecated spelling of --for-ragged")->group("");
+  cmd->add_flag("--batch", args->old_batch, "Deprecated spelling of --split-axis0")->group("");
+  cmd->add_flag("-f,--force", args->force, "Overwrite an existing -o file, and write the dictionary even to a terminal");
   cmd->footer(
       "Samples records at random (reproducibly, from --seed) up to the tier's budget; records\n"
       "longer than 128 KiB contribute their first 128 KiB. Every 8th sample is held out to\n"
@@ -272,8 +304,8 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec train-dict tokens/ -o dict.zr\n"
       "  zrec train-dict --tier max --seed 7 images/ -o images.dict\n"
-      "  zrec train-dict --ragged --size 64K part-*.npy -o dict.zr\n"
-      "  find shards -name '*.npy' | zrec train-dict --dense --files-from - -o dict.zr");
+      "  zrec train-dict --for-ragged --size 64K part-*.npy -o dict.zr\n"
+      "  find shards -name '*.npy' | zrec train-dict --for-dense --files-from - -o dict.zr");
   return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }};
 }
 
