@@ -186,9 +186,12 @@ Result<std::vector<std::string>> read_file_list(const std::string& list) {
 }
 
 // Writes the dictionary next to its final name, syncs, then renames it into place.
+// stdout, and an existing file that is not a regular one (a FIFO, /dev/null), are
+// written in place: renaming over them would replace the device itself.
 Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dict, bool force) {
-  if (path == "-") {
-    ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
+  struct stat st;
+  if (path == "-" || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+    ZREC_ASSIGN_OR_RETURN(Output out, Output::open(path, "-o", force));
     ZREC_RETURN_IF_ERROR(check_binary_output(out, force));
     ZREC_RETURN_IF_ERROR(out.write(dict.data(), dict.size()));
     return out.flush();
