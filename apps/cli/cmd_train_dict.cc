@@ -231,7 +231,6 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     dirs += S_ISDIR(st.st_mode) ? 1 : 0;
   }
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
-  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   if (dirs != 0 && dirs != paths.size())
     return usage_error("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
@@ -242,6 +241,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     return usage_error("say which store the .npy arrays are records for: --for-dense (axis 0 indexes records) or "
                        "--for-ragged (one record per array; add --split-axis0 for one per slice along axis 0)");
   ZREC_ASSIGN_OR_RETURN(TrainOptions options, make_train_options(a.train, g, a.level));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));  // usage errors first
 
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<Store>> opened;

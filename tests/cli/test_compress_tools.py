@@ -268,8 +268,9 @@ def test_train_dict(root):
     must(["create", "--dense", "--dtype", "|u1", "--shape", "8,8", os.path.join(root, "ds")])
     must(["append-npy", os.path.join(root, "ds"), os.path.join(root, "dense.npy")])
     open(os.path.join(root, "list.txt"), "w").write(os.path.join(root, "dense.npy") + "\n")
-    must(["train-dict", os.path.join(root, "ds"), "-o", d1, "--size", "4K", "--tier", "small"])
-    must(["train-dict", "--for-dense", "--files-from", os.path.join(root, "list.txt"), "-o", d2, "--size", "4K",
+    # d1 and d2 exist from above: -f replaces them.
+    must(["train-dict", os.path.join(root, "ds"), "-o", d1, "-f", "--size", "4K", "--tier", "small"])
+    must(["train-dict", "--for-dense", "--files-from", os.path.join(root, "list.txt"), "-o", d2, "-f", "--size", "4K",
           "--tier", "small"])
     if rd(d1) != rd(d2):
         raise AssertionError("a Dense .npy source gave another dictionary than the store built from it")
@@ -286,8 +287,8 @@ def test_train_dict(root):
     if rc != 0 or "warning:" not in err or "less than 10x" not in err:
         raise AssertionError("no warning for a thin sample: rc %d %r" % (rc, err))
     rc, _, err = run(["train-dict", os.path.join(root, "s.npy"), "-o", os.path.join(root, "x.zr")])
-    if rc != 2 or "--dense" not in err:
-        raise AssertionError(".npy without --dense/--ragged: rc %d %r" % (rc, err))
+    if rc != 2 or "--for-dense" not in err:
+        raise AssertionError(".npy without --for-dense/--for-ragged: rc %d %r" % (rc, err))
 
 
 TESTS = [v for k, v in list(globals().items()) if k.startswith("test_")]
