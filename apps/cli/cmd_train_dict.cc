@@ -41,7 +41,7 @@ struct TrainDictArgs {
   // indexes records of one shape), --for-ragged (each array is one record, its shape
   // prefix included), --for-ragged --split-axis0 (each slice along axis 0 is one).
   bool for_dense = false, for_ragged = false, split_axis0 = false, force = false;
-  // The spellings before 0.2, hidden: --dense, --ragged, --batch (warned about).
+  // The old spellings, hidden: --dense, --ragged, --batch (warned about).
   bool old_dense = false, old_ragged = false, old_batch = false;
   int level = 0;
   TrainArgs train;

@@ -295,10 +295,14 @@ def train_dict_says_which_store_npy_is_for(d):
                "train-dict --help lists %s" % word)
     completion = must(["completion", "bash"])[0].decode()
     expect("--split-axis0" in completion and "--for-ragged" in completion, "completion lacks the new names")
-    # bench's --batch (records per gather) is the only --batch offered.
-    offered = [line for line in completion.splitlines() if "--batch" in line]
-    expect(offered and all("-b" in line or "bench" in line for line in offered),
-           "completion offers --batch outside bench: %r" % offered)
+    # The hidden old spellings are not offered; bench's --batch (records per gather) is.
+    offered = {line.split(")")[0].strip(): line for line in completion.splitlines() if ") words='" in line}
+    for command, hidden in (("append-npy", "--batch"), ("train-dict", "--batch"), ("train-dict", "--dense"),
+                            ("train-dict", "--ragged")):
+        expect(hidden + " " not in offered[command], "completion offers %s %s" % (command, hidden))
+    expect("--split-axis0" in offered["append-npy"] and "--for-dense" in offered["train-dict"],
+           "completion lacks the new names: %r" % offered.get("train-dict"))
+    expect("--batch" in offered["bench"], "bench --batch not offered")
 
 
 # --- -o refuses an existing file unless -f/--force --------------------------------------
