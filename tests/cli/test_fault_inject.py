@@ -525,7 +525,9 @@ class TrainDict(NewStoreScenario):
 
     def argv(self, work):
         self.dst_path = os.path.join(work, "dict.zr")
-        return [ZREC, "--threads", "1", "train-dict"] + TRAIN_ARGS + [os.path.join(work, "samples"), "-o", self.dst_path]
+        # -f: replacing an existing dict.zr (and a rerun after a kill) is what is tested.
+        return [ZREC, "--threads", "1", "train-dict"] + TRAIN_ARGS + [os.path.join(work, "samples"), "-o", self.dst_path,
+                                                                     "-f"]
 
     def learn(self, work):
         path = os.path.join(work, "dict.zr")
