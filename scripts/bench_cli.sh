@@ -13,7 +13,7 @@
 #                                                    vs  C pread loop (RecordLoc, then record into its
 #                                                        slot of a reused 256-record batch buffer), 2 lanes
 #   reshard    zrec recompress SRC DST --shards 8     vs  cp -r SRC DST; sync
-#   concat     zrec concat DST A B                    vs  cp -r A D1; cp -r B D2; sync
+#   concat     zrec concat A B DST                    vs  cp -r A D1; cp -r B D2; sync
 #
 # Sizes at --scale 1 are the issue's: 8000 records of 147 KiB (1.15 GiB, raw, 4 shards),
 # 256 MiB of ~110-byte JSON lines, 12,000 random ids. The two C baselines are built
@@ -178,7 +178,7 @@ round() {
   fi
   if has_row concat; then
     time_copy_row concat "cp -r '$work/img' '$work/out/d1' && cp -r '$work/img_b' '$work/out/d2'" \
-      "concat '$work/out/d' '$work/img' '$work/img_b'"
+      "concat '$work/img' '$work/img_b' '$work/out/d'"
   fi
   scratch
 }
@@ -227,6 +227,6 @@ for z in "${binaries[@]}"; do
   fi
   if has_row concat; then
     b=$(median concat_base); a=$(median "concat_$l")
-    echo "| \`zrec concat DST A B\` (frame copy)$tag + sync | $(fmt "$a") | cp -r A, B + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "concat_$l" concat_base) |"
+    echo "| \`zrec concat A B DST\` (frame copy)$tag + sync | $(fmt "$a") | cp -r A, B + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "concat_$l" concat_base) |"
   fi
 done

@@ -155,7 +155,7 @@ def measure(work, name, create_args, npy, report):
     def concat():
         dst = os.path.join(work, "cc-tmp")
         shutil.rmtree(dst, ignore_errors=True)
-        t = zrec("concat", dst, *parts)[0]
+        t = zrec("concat", *parts, dst)[0]
         shutil.rmtree(dst)
         return t
 

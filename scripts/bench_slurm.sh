@@ -92,7 +92,7 @@ for p in 1 2 3; do cp -r big-0 "big-$p"; done
 sync
 kib=$(du -sk big-0 big-1 big-2 big-3 | awk '{ k += $1 } END { print k }')
 t0=$(now)
-"$zrec" concat big-all big-0 big-1 big-2 big-3 2>concat.err
+"$zrec" concat big-0 big-1 big-2 big-3 big-all 2>concat.err
 sync -f big-all
 t_concat=$(since "$t0")
 t0=$(now)

@@ -1,6 +1,8 @@
 // The shared core of the append-* commands (see append_session.h).
 #include "cli/append_session.h"
+#include "cli/level_option.h"
 #include "cli/printable.h"
+#include "cli/usage.h"
 
 #include <spdlog/spdlog.h>
 
@@ -31,6 +33,8 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
   cmd->add_flag("--json", args.json,
                 "Print one JSON object on stdout instead of the summary line (keys: man zrec-" + cmd->get_name() +
                     ", JSON OUTPUT)");
+  add_level_option(cmd, args.level, "zstd level of the appended records (the store's earlier records keep theirs)",
+                   "the format's: 3, or 15 with a dictionary");
 }
 
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
@@ -39,11 +43,14 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
   options.lanes = global.lanes(Work::kWrite);
   options.wait = global.wait;
   if (!options.checksum) options.checksum = args.checksum;
+  if (options.level == 0) options.level = args.level;
   std::unique_ptr<StoreWriter> writer;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     ZREC_ASSIGN_OR_RETURN(writer, StoreWriter::open(store, options));
   }
+  if (options.level != 0 && writer->codec() == Codec::kRaw)
+    throw UsageError("--level is for zstd and zstd_dict; '" + store + "' is a raw store");
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
 }
 

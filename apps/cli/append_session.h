@@ -37,10 +37,11 @@ struct AppendArgs {
   std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
   bool require_records = false;                     // --require-records: appending nothing is an error
   bool json = false;                                // --json: the outcome as one JSON object on stdout
+  int level = 0;                                    // --level N: 1..22; 0: the format's (3, or 15 with a dictionary)
 };
 
 // Binds --window-mib, --checkpoint-every, --skip-first, --checksum/--no-checksum,
-// --require-records and --json on `cmd` to `args`.
+// --require-records, --level and --json on `cmd` to `args`.
 void add_append_options(CLI::App* cmd, AppendArgs& args);
 
 class AppendSession {
@@ -50,7 +51,8 @@ class AppendSession {
   // while --wait blocks still kills zrec the ordinary way) and starts the progress
   // meter, labelled with `command` ("append-files").
   // `options` may set the codec details (level, checksum); threads and wait come from
-  // `global`.
+  // `global`, and args.level and args.checksum apply where `options` leaves them unset.
+  // --level on a raw store is a usage error (the store unchanged).
   static Result<std::unique_ptr<AppendSession>> open(const std::string& command, const std::string& store,
                                                      const AppendArgs& args, const GlobalOptions& global,
                                                      WriterOptions options = {});

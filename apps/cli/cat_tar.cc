@@ -105,6 +105,7 @@ Status member_bytes(const Stream& s, const uint8_t* record, uint64_t size, std::
 }  // namespace
 
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   std::vector<Stream> streams;
   const bool single = is_store_dir(a.path);
   const std::vector<std::string> names = single ? std::vector<std::string>{""} : exported_streams(a.path);
@@ -157,7 +158,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     return std::string(width - std::min(width, k.size()), '0') + k;
   };
 
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
   check_binary_output(out, a.force);
   TarSink sink{&out, Status::ok()};
   std::unique_ptr<struct archive, int (*)(struct archive*)> ar(archive_write_new(), archive_write_free);

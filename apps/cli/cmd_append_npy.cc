@@ -28,7 +28,8 @@ constexpr uint64_t kReadBytes = uint64_t{1} << 20;
 struct AppendNpyArgs {
   std::string store;
   std::vector<std::string> inputs;
-  bool batch = false;
+  bool split_axis0 = false;       // --split-axis0: axis 0 of each array indexes records
+  bool deprecated_batch = false;  // --batch: the old spelling of --split-axis0 (hidden)
   AppendArgs append;  // --window-mib, --checkpoint-every, --skip-first
 };
 
@@ -39,7 +40,7 @@ struct ArrayPlan {
   std::vector<uint64_t> dims;  // Ragged: the dims of every record of this array
 };
 
-Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool batch, const std::string& where) {
+Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool split_axis0, const std::string& where) {
   auto bad = [&](const std::string& rule) { return invalid_argument(where + ": " + rule); };
   if (h.dtype != schema.dtype)
     return bad("dtype '" + h.dtype.str() + "' does not match the store's '" + schema.dtype.str() + "'");
@@ -63,12 +64,12 @@ Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool batc
     plan.record_bytes = schema.dense_width();
     return plan;
   }
-  const size_t expect_rank = schema.ndim + (batch ? 1 : 0);
+  const size_t expect_rank = schema.ndim + (split_axis0 ? 1 : 0);
   if (h.shape.size() != expect_rank)
     return bad("array has " + std::to_string(h.shape.size()) + " dims; records of this store have " +
-               std::to_string(schema.ndim) + (batch ? " (plus the batch axis with --batch)" : ""));
-  plan.records = batch ? h.shape[0] : 1;
-  plan.dims.assign(h.shape.begin() + (batch ? 1 : 0), h.shape.end());
+               std::to_string(schema.ndim) + (split_axis0 ? " (plus axis 0 with --split-axis0)" : ""));
+  plan.records = split_axis0 ? h.shape[0] : 1;
+  plan.dims.assign(h.shape.begin() + (split_axis0 ? 1 : 0), h.shape.end());
   plan.record_bytes = h.data_bytes / plan.records;
   if (schema.shape_prefix_bytes() + plan.record_bytes > ((uint64_t{1} << 31) - 1))
     return bad("a record of shape " + shape_to_string(plan.dims) + " is 2 GiB or larger (the format's limit)");
@@ -88,7 +89,7 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
     }
     session.count_input(in.position() - start);  // the header; data counts as it is cut
     const std::string where = "'" + in.name() + "': array at byte " + std::to_string(start);
-    ZREC_ASSIGN_OR_RETURN(ArrayPlan plan, plan_array(*header, schema, a.batch, where));
+    ZREC_ASSIGN_OR_RETURN(ArrayPlan plan, plan_array(*header, schema, a.split_axis0, where));
     // The header's shape is only a claim until the data arrives: bytes are read into
     // streamed window space, which grows with what was read, never zero-filled to the
     // claim. A record within the window budget is asked for whole, so the window flushes
@@ -122,13 +123,15 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
   }
 }
 
-Status run_append_npy(const AppendNpyArgs& a, const GlobalOptions& g) {
+Status run_append_npy(AppendNpyArgs& a, const GlobalOptions& g) {
+  if (a.deprecated_batch) {
+    spdlog::warn("--batch is deprecated and will be removed in the next release; use --split-axis0");
+    a.split_axis0 = true;
+  }
   for (const auto& input : a.inputs)
     if (input == "-" && stdin_is_terminal())
       throw UsageError("refusing to read .npy data from a terminal (pipe it in, or name files)");
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-npy", a.store, a.append, g));
-  if (a.batch && session->schema().is_dense())
-    throw UsageError("--batch is for Ragged stores; Dense stores always take axis 0 as the batch");
   // The total is known when every input is a regular file: their sizes.
   uint64_t total_bytes = 0;
   for (const auto& input : a.inputs) {
@@ -161,17 +164,20 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("append-npy", "Append the arrays of .npy files (or stdin) as records");
   cmd->add_option("store", args->store, "Store to append to")->required();
   cmd->add_option("inputs", args->inputs, ".npy files, or - for a stream of .npy arrays on stdin")->required();
-  cmd->add_flag("--batch", args->batch, "Ragged: axis 0 of each array is a batch of records");
+  cmd->add_flag("--split-axis0", args->split_axis0,
+                "Axis 0 of each array indexes records: a Ragged store gets one record per slice "
+                "(Dense stores always split axis 0)");
+  cmd->add_flag("--batch", args->deprecated_batch, "Deprecated spelling of --split-axis0")->group("");
   add_append_options(cmd, args->append);
   cmd->footer(
       "Dense stores take arrays shaped (B, *item_shape); Ragged stores take each array as one\n"
-      "record (or, with --batch, axis 0 as records). The dtype must equal the store's exactly.\n"
-      "The whole invocation is one all-or-nothing append, unless --checkpoint-every publishes\n"
-      "along the way.\n\n"
+      "record (or, with --split-axis0, each slice along axis 0). The dtype must equal the\n"
+      "store's exactly. The whole invocation is one all-or-nothing append, unless\n"
+      "--checkpoint-every publishes along the way.\n\n"
       "Examples:\n"
       "  zrec append-npy images/ batch0.npy batch1.npy\n"
       "  python gen.py | zrec append-npy tokens/ -\n"
-      "  zrec append-npy --batch tokens/ padded_rows.npy");
+      "  zrec append-npy --split-axis0 tokens/ padded_rows.npy");
   return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }, nullptr};
 }
 

@@ -49,7 +49,6 @@ struct AppendTarArgs {
   std::string keys;
   std::string codec = "zstd", dict;
   uint32_t shards = 4;
-  int level = 0;
   AppendArgs append;
 };
 
@@ -170,6 +169,7 @@ Status TarImport::parse_options() {
   create_.checksum = a_.append.checksum.value_or(false);
   if (create_.checksum && create_.codec == Codec::kRaw)
     throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
+  if (a_.append.level != 0 && create_.codec == Codec::kRaw) throw UsageError("--level is for zstd and zstd_dict, not raw");
   if (create_.codec == Codec::kZstdDict && a_.dict.empty())
     throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
   if (create_.codec != Codec::kZstdDict && !a_.dict.empty())
@@ -184,7 +184,7 @@ WriterOptions TarImport::writer_options() const {
   WriterOptions o;
   o.lanes = g_.lanes(Work::kWrite);
   o.wait = g_.wait;
-  o.level = a_.level;
+  o.level = a_.append.level;
   o.checksum = a_.append.checksum;
   return o;
 }
@@ -552,7 +552,6 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--shards", args->shards, "New streams: data files per store (1..255)")
       ->check(CLI::Range(1, 255))
       ->capture_default_str();
-  cmd->add_option("--level", args->level, "zstd level (default: 3, or 15 with a dictionary)")->check(CLI::Range(1, 22));
   add_append_options(cmd, args->append);
   cmd->footer(
       "Members are grouped into samples as WebDataset does: 'a/0001.seg.png' has key 'a/0001' and\n"

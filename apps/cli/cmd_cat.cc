@@ -23,7 +23,7 @@ struct CatArgs {
   std::string store;
   std::string selection;
   std::string indices_from;
-  std::string format = "npy";
+  std::string format;  // "": npy, or text when writing to a terminal
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
@@ -73,16 +73,25 @@ Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std:
   return resolve_runs(items.value(), length);
 }
 
+// Without --format, records go out as .npy, except to a terminal, where a person reads
+// them: there the text format. A binary --format given explicitly still needs a file,
+// a pipe or --force.
+std::string format_to_write(const CatArgs& a) {
+  if (!a.format.empty()) return a.format;
+  return a.output == "-" && stdout_is_terminal() ? "text" : "npy";
+}
+
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   enum class Format { kNpy, kRaw, kText, kJsonl };
   Format format;
-  if (a.format == "npy") format = Format::kNpy;
-  else if (a.format == "raw") format = Format::kRaw;
-  else if (a.format == "text") format = Format::kText;
-  else if (a.format == "jsonl") format = Format::kJsonl;
-  else if (a.format == "tar" && (a.sample || a.shuffle || a.with_ids))
+  const std::string name = format_to_write(a);
+  if (name == "npy") format = Format::kNpy;
+  else if (name == "raw") format = Format::kRaw;
+  else if (name == "text") format = Format::kText;
+  else if (name == "jsonl") format = Format::kJsonl;
+  else if (name == "tar" && (a.sample || a.shuffle || a.with_ids))
     throw UsageError("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
-  else if (a.format == "tar")
+  else if (name == "tar")
     return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib}, g);
   else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
@@ -92,6 +101,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store}));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   std::unique_ptr<Store> store;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
@@ -111,7 +121,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     if (a.shuffle) return selection.at(permutation.at(i));
     return selection.at(i);
   };
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
   if (format == Format::kNpy || format == Format::kRaw) check_binary_output(out, a.force);
 
   const Schema& schema = store->schema();
@@ -192,11 +202,12 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--format", args->format,
                   "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
                   "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records); "
-                  "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext>")
-      ->capture_default_str();
+                  "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext> "
+                  "(default: npy, or text when stdout is a terminal)");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
-  cmd->add_flag("--force", args->force, "Write binary formats even to a terminal");
+  cmd->add_flag("-f,--force", args->force,
+                "Overwrite an existing -o file, and write binary formats even to a terminal");
   auto* sample = cmd->add_option("--sample", args->sample,
                                  "Write N records drawn IID (with replacement) from the selection, in draw order");
   cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")

@@ -22,6 +22,7 @@ struct DigestArgs {
   bool per_record = false;
   bool json = false;
   std::string output = "-";
+  bool force = false;  // -f/--force: overwrite an existing -o file
   uint64_t window_mib = kDefaultWindowBytes >> 20;
 };
 
@@ -36,6 +37,7 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   digests.begin_array();
   InterruptScope interrupt_scope;
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", a.stores));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   // Every store is opened (and, with --wait, its lock awaited) before -o is created, so
   // an error or an interruption there leaves no output file behind.
   std::vector<std::unique_ptr<Store>> stores;
@@ -43,7 +45,7 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
     stores.push_back(std::move(store));
   }
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output));
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
   for (size_t i = 0; i < a.stores.size(); ++i) {
     const std::string& path = a.stores[i];
     const std::unique_ptr<Store> store = std::move(stores[i]);
@@ -85,7 +87,9 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("stores", args->stores, "Stores to hash")->required();
   cmd->add_flag("--per-record", args->per_record,
                 "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex");
-  cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "Output file (- for stdout); an existing file needs -f")
+      ->capture_default_str();
+  cmd->add_flag("-f,--force", args->force, "Overwrite an existing -o file");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "
                 "keys: man zrec-digest, JSON OUTPUT)");

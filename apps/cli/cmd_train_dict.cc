@@ -25,6 +25,7 @@
 #include "cli/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
+#include "cli/level_option.h"
 #include "cli/transfer_cli.h"
 #include "cli/output_guard.h"
 #include "cli/printable.h"
@@ -39,20 +40,27 @@ struct TrainDictArgs {
   std::string files_from;
   bool null = false;  // --files-from's names are NUL-separated
   std::string output;
-  bool dense = false, ragged = false, batch = false, force = false;
+  // How .npy arrays become records, as append-npy would append them: --for-dense (axis 0
+  // indexes records of one shape), --for-ragged (each array is one record, its shape
+  // prefix included), --for-ragged --split-axis0 (each slice along axis 0 is one).
+  bool for_dense = false, for_ragged = false, split_axis0 = false, force = false;
+  // The old spellings, hidden: --dense, --ragged, --batch (warned about).
+  bool old_dense = false, old_ragged = false, old_batch = false;
   bool json = false;
   int level = 0;
   TrainArgs train;
 };
 
 // The records .npy files would become (append-npy's rules): Dense, axis 0 of each array
-// is the batch; Ragged, each array is one record (with --batch, axis 0 is a batch).
+// indexes records; Ragged, each array is one record (with --split-axis0, each slice
+// along axis 0 is one).
 class NpySource : public RecordSource {
  public:
-  static Result<std::unique_ptr<NpySource>> open(const std::vector<std::string>& paths, bool ragged, bool batch) {
+  static Result<std::unique_ptr<NpySource>> open(const std::vector<std::string>& paths, bool ragged,
+                                                 bool split_axis0) {
     std::unique_ptr<NpySource> src(new NpySource());
     src->ragged_ = ragged;
-    for (const auto& path : paths) ZREC_RETURN_IF_ERROR(src->add_file(path, batch));
+    for (const auto& path : paths) ZREC_RETURN_IF_ERROR(src->add_file(path, split_axis0));
     return src;
   }
 
@@ -94,7 +102,7 @@ class NpySource : public RecordSource {
     std::vector<uint64_t> dims;  // Ragged: every record's dims
   };
 
-  Status add_file(const std::string& path, bool batch) {
+  Status add_file(const std::string& path, bool split_axis0) {
     ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY));
     ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
     paths_.push_back(path);
@@ -113,13 +121,13 @@ class NpySource : public RecordSource {
       if (h.fortran_order && h.shape.size() > 1) return bad("Fortran-order arrays are not supported");
       if (h.element_count == 0) return bad("array of shape " + shape_to_string(h.shape) + " has no elements");
       Array a{paths_.size() - 1, offset + in.position(), total_, 0, 0, {}};
-      if (!ragged_ || batch) {
-        if (h.shape.empty()) return bad("a 0-d array has no batch axis");
+      if (!ragged_ || split_axis0) {
+        if (h.shape.empty()) return bad("a 0-d array has no axis 0 to split");
         a.records = h.shape[0];
       } else {
         a.records = 1;
       }
-      std::vector<uint64_t> item(h.shape.begin() + (ragged_ && !batch ? 0 : 1), h.shape.end());
+      std::vector<uint64_t> item(h.shape.begin() + (ragged_ && !split_axis0 ? 0 : 1), h.shape.end());
       if (!ragged_) {
         if (!item_shape_) item_shape_ = item;
         if (item != *item_shape_)
@@ -160,17 +168,38 @@ class NpySource : public RecordSource {
 };
 
 // Writes the dictionary next to its final name, syncs, then renames it into place.
+// stdout, and an existing file that is not a regular one (a FIFO, /dev/null), are
+// written in place: renaming over them would replace the device itself.
 Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dict, bool force) {
-  if (path == "-") {
-    ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
+  struct stat st;
+  if (path == "-" || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+    ZREC_ASSIGN_OR_RETURN(Output out, Output::open(path, "-o", force));
     check_binary_output(out, force);
     ZREC_RETURN_IF_ERROR(out.write(dict.data(), dict.size()));
     return out.flush();
   }
+  // Checked again: training may have taken minutes, and save_dictionary_file's rename
+  // would replace a file that appeared meanwhile.
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(path, "-o", force));
   return save_dictionary_file(path, dict);
 }
 
+// The old spellings still work, for one release, with a warning naming the new one.
+void apply_deprecated_spellings(TrainDictArgs& a) {
+  const std::pair<bool TrainDictArgs::*, bool TrainDictArgs::*> renamed[] = {
+      {&TrainDictArgs::old_dense, &TrainDictArgs::for_dense},
+      {&TrainDictArgs::old_ragged, &TrainDictArgs::for_ragged},
+      {&TrainDictArgs::old_batch, &TrainDictArgs::split_axis0}};
+  const char* names[][2] = {{"--dense", "--for-dense"}, {"--ragged", "--for-ragged"}, {"--batch", "--split-axis0"}};
+  for (size_t i = 0; i < 3; ++i) {
+    if (!(a.*renamed[i].first)) continue;
+    spdlog::warn("{} is deprecated and will be removed in the next release; use {}", names[i][0], names[i][1]);
+    a.*renamed[i].second = true;
+  }
+}
+
 Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
+  apply_deprecated_spellings(a);
   std::vector<std::string> paths = a.sources;
   if (!a.files_from.empty())
     ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths));
@@ -185,13 +214,15 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   if (dirs != 0 && dirs != paths.size())
     throw UsageError("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
-  if (stores && (a.dense || a.ragged || a.batch))
-    throw UsageError("--dense, --ragged and --batch describe .npy inputs; a store has its own schema");
-  if (!stores && !a.dense && !a.ragged)
-    throw UsageError("say how .npy arrays become records: --dense (axis 0 is the batch) or --ragged (one record per array)");
-  if (a.batch && !a.ragged) throw UsageError("--batch goes with --ragged");
+  if (stores && (a.for_dense || a.for_ragged || a.split_axis0))
+    throw UsageError("--for-dense, --for-ragged and --split-axis0 describe .npy inputs; a store has its own schema");
+  if (a.for_dense && a.for_ragged) throw UsageError("give --for-dense or --for-ragged, not both");
+  if (!stores && !a.for_dense && !a.for_ragged)
+    throw UsageError("say which store the .npy arrays are records for: --for-dense (axis 0 indexes records) or "
+                     "--for-ragged (one record per array; add --split-axis0 for one per slice along axis 0)");
   if (a.json && a.output == "-") throw UsageError("--json prints its object on stdout: give -o FILE for the dictionary");
   ZREC_ASSIGN_OR_RETURN(TrainOptions options, make_train_options(a.train, g, a.level));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));  // usage errors first
 
   CommandReport report("train-dict", g, a.json);
   std::vector<std::unique_ptr<Store>> opened;
@@ -212,7 +243,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     }
     source = store_record_source(store_ptrs);
   } else {
-    ZREC_ASSIGN_OR_RETURN(source, NpySource::open(paths, a.ragged, a.batch));
+    ZREC_ASSIGN_OR_RETURN(source, NpySource::open(paths, a.for_ragged, a.split_axis0));
   }
   const std::string what = paths.size() == 1 ? "'" + paths[0] + "'" : std::to_string(paths.size()) + " sources";
   TrainReport train;
@@ -234,16 +265,20 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
                                      "File (or -) listing more .npy files or stores, one per line");
   cmd->add_flag("-0,--null", args->null, "Names in --files-from are NUL-separated (find -print0), not newline-separated")
       ->needs(files_from);
-  cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout)")->required();
+  cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout); an existing file needs -f")
+      ->required();
   add_train_options(cmd, args->train, true);
-  cmd->add_option("--level", args->level, "zstd level the dictionary is tuned for, 1..22 (default: 15, zstd_dict's)")
-      ->check(CLI::Range(1, 22));
-  auto* dense = cmd->add_flag("--dense", args->dense, ".npy input: axis 0 of each array is a batch of records");
-  auto* ragged = cmd->add_flag("--ragged", args->ragged, ".npy input: each array is one Ragged record (shape prefix included)");
-  dense->excludes(ragged);
-  ragged->excludes(dense);
-  cmd->add_flag("--batch", args->batch, "With --ragged: axis 0 of each array is a batch of records");
-  cmd->add_flag("--force", args->force, "Write the dictionary even to a terminal");
+  add_level_option(cmd, args->level, "zstd level the dictionary is tuned for", "15, zstd_dict's");
+  cmd->add_flag("--for-dense", args->for_dense,
+                ".npy input holds records for a Dense store: axis 0 of each array indexes them");
+  cmd->add_flag("--for-ragged", args->for_ragged,
+                ".npy input holds records for a Ragged store: each array is one record (shape prefix included)");
+  cmd->add_flag("--split-axis0", args->split_axis0,
+                "With --for-ragged: each slice along axis 0 is one record, as append-npy --split-axis0 appends it");
+  cmd->add_flag("--dense", args->old_dense, "Deprecated spelling of --for-dense")->group("");
+  cmd->add_flag("--ragged", args->old_ragged, "Deprecated spelling of --for-ragged")->group("");
+  cmd->add_flag("--batch", args->old_batch, "Deprecated spelling of --split-axis0")->group("");
+  cmd->add_flag("-f,--force", args->force, "Overwrite an existing -o file, and write the dictionary even to a terminal");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout instead of the summary line (needs -o FILE; keys: man "
                 "zrec-train-dict, JSON OUTPUT)");
@@ -258,9 +293,9 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec train-dict tokens/ -o dict.zr\n"
       "  zrec train-dict --tier max --seed 7 images/ -o images.dict\n"
-      "  zrec train-dict --ragged --size 64K part-*.npy -o dict.zr\n"
-      "  find shards -name '*.npy' | zrec train-dict --dense --files-from - -o dict.zr\n"
-      "  find shards -name '*.npy' -print0 | zrec train-dict --dense --null --files-from - -o dict.zr");
+      "  zrec train-dict --for-ragged --size 64K part-*.npy -o dict.zr\n"
+      "  find shards -name '*.npy' | zrec train-dict --for-dense --files-from - -o dict.zr\n"
+      "  find shards -name '*.npy' -print0 | zrec train-dict --for-dense --null --files-from - -o dict.zr");
   return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }};
 }
 

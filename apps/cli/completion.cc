@@ -82,8 +82,9 @@ std::vector<std::string> option_names(const CLI::Option* o) {
   return names;
 }
 
+// Hidden options (group "": deprecated spellings) are not offered.
 std::vector<const CLI::Option*> flags_of(const CLI::App* app) {
-  return app->get_options([](const CLI::Option* o) { return o->nonpositional(); });
+  return app->get_options([](const CLI::Option* o) { return o->nonpositional() && !o->get_group().empty(); });
 }
 
 std::vector<const CLI::Option*> positionals_of(const CLI::App* app) {

@@ -18,10 +18,19 @@ bool stdin_is_terminal();
 // verbosity: -1 errors only (-q), 0 warnings and summaries, 1 info (-v), 2 debug (-vv).
 void setup_logging(const std::string& command, int verbosity);
 
-// A buffered data sink: "-" is stdout, anything else a file created or truncated.
+// An output file option refuses to replace an existing file, as zstd does, unless
+// forced: kAlreadyExists "OPTION 'PATH' already exists; use -f/--force to overwrite it"
+// when `path` is an existing regular file (or a link to one) and `force` is false.
+// "-" (stdout) and files that are not regular (/dev/null, a FIFO) are never refused.
+// Commands call it before any heavy work, so a refusal costs nothing.
+Status refuse_existing_output(const std::string& path, const std::string& option, bool force);
+
+// A buffered data sink: "-" is stdout, anything else a file created, or truncated when
+// `force` (see refuse_existing_output; `option` names the path in that refusal). A
+// regular file that appears between that check and open() is refused too (O_EXCL).
 class Output {
  public:
-  static Result<Output> open(const std::string& path);
+  static Result<Output> open(const std::string& path, const std::string& option = "-o", bool force = false);
   Output(Output&&) = default;
   Output& operator=(Output&&) = default;
   ~Output();
@@ -34,12 +43,14 @@ class Output {
 
  private:
   Output(io::File file, bool owned) : file_(std::move(file)), owned_(owned) {}
+  Status write_all(const void* data, size_t n);
   io::File file_;
   bool owned_ = true;  // false for stdout: never close fd 1
   std::string buffer_;
 };
 
-// Refuses binary data on a terminal (zstd's manners) unless forced: throws UsageError.
+// Refuses binary data on a terminal (zstd's manners) unless forced (-f/--force): throws
+// UsageError.
 void check_binary_output(const Output& out, bool force);
 
 }  // namespace zrec::cli

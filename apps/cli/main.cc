@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <initializer_list>
 
 #include "cli/app.h"
 
@@ -26,10 +27,30 @@ bool reopen_closed_standard_fds() {
   return true;
 }
 
+// SIGINT and SIGTERM stop every command the same way, however zrec was started. A shell
+// without job control starts `zrec ... &` with SIGINT ignored (POSIX), and any parent may
+// pass either one ignored or blocked. Kept, that would make the commands without
+// handlers of their own (cat, info, verify, ...) deaf to it while append-* and
+// recompress still stop. So both go back to their default action here, unblocked:
+// commands that must clean up install handlers (cli/interrupt.h) and exit 130/143; the
+// others end by the signal itself, which a shell reports as the same 130/143. SIGHUP,
+// which nohup ignores, is left as inherited.
+void reset_inherited_interrupt_dispositions() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) std::signal(sig, SIG_DFL);
+    sigaddset(&set, sig);
+  }
+  ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (!reopen_closed_standard_fds()) return 1;
+  reset_inherited_interrupt_dispositions();
   // Past a file size limit (ulimit -f), write(2) fails with EFBIG and zrec reports it and
   // leaves the store as published, instead of dying of SIGXFSZ mid-write.
   std::signal(SIGXFSZ, SIG_IGN);

@@ -11,6 +11,7 @@
 #include "cli/byte_size.h"
 #include "cli/cli_util.h"
 #include "cli/interrupt.h"
+#include "cli/level_option.h"
 #include "cli/progress.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
@@ -118,10 +119,8 @@ void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
   add_train_options(cmd, args.train, false);
   cmd->add_option("--shards", args.shards, "Data files of DST, 1..255 (default: the first source's)")
       ->check(CLI::Range(1, 255));
-  cmd->add_option("--level", args.level,
-                  "zstd level, 1..22 (default: the format's, 3 or 15 with a dictionary); "
-                  "an explicit level re-encodes every record")
-      ->check(CLI::Range(1, 22));
+  add_level_option(cmd, args.level, "zstd level of DST's records",
+                   "the format's: 3, or 15 with a dictionary; an explicit level re-encodes every record");
   cmd->add_option("--window-mib", args.window_mib, "Memory budget of one window of records, MiB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();

@@ -92,7 +92,7 @@ def prefix_parts_concat(tmp):
         must(["append-lmdb", "--prefix", p.decode(), part, envp])
         assert byte_records(part) == [items[k] for k in sorted(items) if k.startswith(p)], p
         parts.append(part)
-    must(["concat", os.path.join(tmp, "joined")] + parts)
+    must(["concat"] + parts + [os.path.join(tmp, "joined")])
     d1 = must(["digest", whole])[0].split()[0]
     d2 = must(["digest", os.path.join(tmp, "joined")])[0].split()[0]
     assert d1 == d2

@@ -126,8 +126,8 @@ def test_npy_batch_larger_than_window(d):
     src = os.path.join(d, "lie.npy")
     with open(src, "wb") as f:
         f.write(npy_header("<i8", (3, CLAIM // 8 // 3 // 1024, 1024)) + b"\7" * 3000)
-    expect_refused(store, ["append-npy", "--batch", "--window-mib", "1", store, src], b"",
-                   ["truncated: the input ends inside record 0 of the array's 3"], "append-npy --batch (file)")
+    expect_refused(store, ["append-npy", "--split-axis0", "--window-mib", "1", store, src], b"",
+                   ["truncated: the input ends inside record 0 of the array's 3"], "append-npy --split-axis0 (file)")
 
 
 def test_records_larger_than_window_round_trip(d):

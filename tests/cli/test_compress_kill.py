@@ -120,7 +120,7 @@ def test_sigkill_concat(root):
     a = make_raw_store(root, "a", 2, records=40)
     b = make_raw_store(root, "b", 3, records=40)
     dst = os.path.join(root, "all")
-    got = check_killed_then_rerun(root, ["concat", dst, a, b, "--codec", "zstd", "--level", "19",
+    got = check_killed_then_rerun(root, ["concat", a, b, dst, "--codec", "zstd", "--level", "19",
                                          "--window-mib", "2"], dst, [a, b])
     one = os.path.join(root, "one")
     must(["create", "--dense", "--dtype", "|u1", "--shape", "256,768", "--codec", "raw", one])

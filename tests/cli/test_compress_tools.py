@@ -186,7 +186,7 @@ def test_concat_equals_one_shot(root):
     paths = [make_store(root, "part%d" % p, parts[p], codec="raw" if p == 1 else "zstd", shards=p + 1)
              for p in range(3)]
     dst = os.path.join(root, "all")
-    _, err = must(["concat", dst] + paths)
+    _, err = must(["concat"] + paths + [dst])
     if counters(err) != (300, 150):
         raise AssertionError("concat counters: %s" % err)
     if digest(dst) != digest(one) or digest(dst) != python_digest(parts[0] + parts[1] + parts[2])[0]:
@@ -194,7 +194,7 @@ def test_concat_equals_one_shot(root):
     if cat_bytes(dst) != cat_bytes(one):
         raise AssertionError("concat records differ from the one-shot build")
     # Into another codec: every source recompressed.
-    _, err = must(["concat", os.path.join(root, "raw"), "--codec", "raw", "--shards", "2"] + paths)
+    _, err = must(["concat", "--codec", "raw", "--shards", "2"] + paths + [os.path.join(root, "raw")])
     if counters(err) != (150, 300) or digest(os.path.join(root, "raw")) != digest(one):
         raise AssertionError("concat --codec raw: %s" % err)
 
@@ -218,7 +218,7 @@ def test_errors_leave_nothing(root):
     a = make_store(root, "a", token_arrays(30, 4))
     b = make_store(root, "b", [x.astype("<i8") for x in token_arrays(30, 5)], dtype="<i8")
     dst = os.path.join(root, "dst")
-    expect_failure(root, ["concat", dst, a, b], 1, "differs from '%s': dtype '<i4' vs '<i8'" % a, dst, [a, b])
+    expect_failure(root, ["concat", a, b, dst], 1, "differs from '%s': dtype '<i4' vs '<i8'" % a, dst, [a, b])
     os.mkdir(dst)
     expect_failure(root, ["recompress", a, dst], 1, "'%s' already exists" % dst, None, [a])
     os.rmdir(dst)
@@ -235,7 +235,7 @@ def test_errors_leave_nothing(root):
     expect_failure(root, ["recompress", a, dst, "--shards", "2"], 1, "record 5", dst, [a])
     expect_failure(root, ["recompress", a, dst, "--codec", "raw"], 1, "malformed store", dst, [a])
     c = make_store(root, "c", token_arrays(20, 6))
-    expect_failure(root, ["concat", dst, c, a], 1, "record 5", dst, [a, c])
+    expect_failure(root, ["concat", c, a, dst], 1, "record 5", dst, [a, c])
     # A truncated data file: refused at open.
     os.truncate(os.path.join(a, "data_2.zr"), 10)
     expect_failure(root, ["recompress", a, dst], 1, "shorter than its tail", dst, [a])
@@ -259,7 +259,7 @@ def test_train_dict(root):
     if len(rd(d1)) > 16384:
         raise AssertionError("dictionary larger than --size")
     # The .npy files the store was built from are the same records: the same dictionary.
-    must(["train-dict", "--ragged", os.path.join(root, "s.npy"), "-o", d4, "--size", "16K"])
+    must(["train-dict", "--for-ragged", os.path.join(root, "s.npy"), "-o", d4, "--size", "16K"])
     if rd(d4) != rd(d1):
         raise AssertionError("a .npy source gave another dictionary than the store built from it")
     # Dense .npy (axis 0 the batch) vs the store built from it, via --files-from.
@@ -268,8 +268,9 @@ def test_train_dict(root):
     must(["create", "--dense", "--dtype", "|u1", "--shape", "8,8", os.path.join(root, "ds")])
     must(["append-npy", os.path.join(root, "ds"), os.path.join(root, "dense.npy")])
     open(os.path.join(root, "list.txt"), "w").write(os.path.join(root, "dense.npy") + "\n")
-    must(["train-dict", os.path.join(root, "ds"), "-o", d1, "--size", "4K", "--tier", "small"])
-    must(["train-dict", "--dense", "--files-from", os.path.join(root, "list.txt"), "-o", d2, "--size", "4K",
+    # d1 and d2 exist from above: -f replaces them.
+    must(["train-dict", os.path.join(root, "ds"), "-o", d1, "-f", "--size", "4K", "--tier", "small"])
+    must(["train-dict", "--for-dense", "--files-from", os.path.join(root, "list.txt"), "-o", d2, "-f", "--size", "4K",
           "--tier", "small"])
     if rd(d1) != rd(d2):
         raise AssertionError("a Dense .npy source gave another dictionary than the store built from it")
@@ -304,8 +305,8 @@ def test_train_dict(root):
     if rc != 0 or "warning:" not in err or "less than 10x" not in err:
         raise AssertionError("no warning for a thin sample: rc %d %r" % (rc, err))
     rc, _, err = run(["train-dict", os.path.join(root, "s.npy"), "-o", os.path.join(root, "x.zr")])
-    if rc != 2 or "--dense" not in err:
-        raise AssertionError(".npy without --dense/--ragged: rc %d %r" % (rc, err))
+    if rc != 2 or "--for-dense" not in err:
+        raise AssertionError(".npy without --for-dense/--for-ragged: rc %d %r" % (rc, err))
 
 
 TESTS = [v for k, v in list(globals().items()) if k.startswith("test_")]

@@ -29,7 +29,7 @@ for p in range(4):
 PY
 
 # One dictionary for all parts, trained on a sample of the inputs (any one part would do).
-if "$zrec" train-dict --ragged "$tmp"/in-0.npy "$tmp"/in-1.npy -o "$tmp/dict.zr" --size 16K --tier small \
+if "$zrec" train-dict --for-ragged "$tmp"/in-0.npy "$tmp"/in-1.npy -o "$tmp/dict.zr" --size 16K --tier small \
   2>"$tmp/train.err"; then ok; else fail "train-dict: $(cat "$tmp/train.err")"; fi
 
 # The parts, built concurrently: each job is an ordinary create + append-npy.
@@ -42,7 +42,7 @@ if parallel --will-cite --halt now,fail=1 -j 4 build_part {} "$tmp" ::: 0 1 2 3 
   fail "parallel build: $(cat "$tmp/parallel.err")"
 fi
 
-if "$zrec" concat "$tmp/all" "$tmp"/part-0 "$tmp"/part-1 "$tmp"/part-2 "$tmp"/part-3 --shards 4 2>"$tmp/concat.err"; then
+if "$zrec" concat "$tmp"/part-0 "$tmp"/part-1 "$tmp"/part-2 "$tmp"/part-3 "$tmp/all" --shards 4 2>"$tmp/concat.err"; then
   ok
 else
   fail "concat: $(cat "$tmp/concat.err")"

@@ -295,7 +295,7 @@ class AppendNpy(AppendScenario):
         return logical
 
     def tail_args(self, work):
-        return ["--batch", os.path.join(work, "s")] + [os.path.join(work, n) for n in self.inputs]
+        return ["--split-axis0", os.path.join(work, "s")] + [os.path.join(work, n) for n in self.inputs]
 
 
 class AppendFiles(AppendScenario):
@@ -457,10 +457,7 @@ class Transfer(NewStoreScenario):
     def argv(self, work):
         self.dst_path = os.path.join(work, "dst")
         srcs = [os.path.join(work, s[0]) for s in self.sources]
-        if self.command == "recompress":
-            tail = srcs + [self.dst_path]
-        else:
-            tail = [self.dst_path] + srcs
+        tail = srcs + [self.dst_path]  # both take SRC... DST
         options = [os.path.join(work, o) if o == self.dictionary else o for o in self.options]
         return [ZREC, "--threads", str(self.lanes), self.command] + options + tail
 
@@ -528,7 +525,9 @@ class TrainDict(NewStoreScenario):
 
     def argv(self, work):
         self.dst_path = os.path.join(work, "dict.zr")
-        return [ZREC, "--threads", "1", "train-dict"] + TRAIN_ARGS + [os.path.join(work, "samples"), "-o", self.dst_path]
+        # -f: replacing an existing dict.zr (and a rerun after a kill) is what is tested.
+        return [ZREC, "--threads", "1", "train-dict"] + TRAIN_ARGS + [os.path.join(work, "samples"), "-o", self.dst_path,
+                                                                     "-f"]
 
     def learn(self, work):
         path = os.path.join(work, "dict.zr")

@@ -339,7 +339,7 @@ def test_sigkill_concat(root):
     a = build_source(root, "a", 6, n)
     b = build_source(root, "b", 7, n)
     transfer_trials(root, "concat", lambda dst: ["--threads", "2", "concat", "--codec", "zstd", "--level", "9",
-                                                  "--window-mib", "1", dst, a, b], [a, b])
+                                                  "--window-mib", "1", a, b, dst], [a, b])
 
 
 TESTS = [make_append_test(k) for k in APPEND_KINDS] + [test_sigkill_recompress, test_sigkill_concat]

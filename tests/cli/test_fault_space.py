@@ -116,7 +116,7 @@ class Scenario:
         # recompress and concat: no DST, no temporary
         self.failing(["recompress", "--codec", "raw", "--shards", "1", s, os.path.join(root, "dst")],
                      what="recompress")
-        self.failing(["concat", "--codec", "raw", os.path.join(root, "dst"), s, s], what="concat")
+        self.failing(["concat", "--codec", "raw", s, s, os.path.join(root, "dst")], what="concat")
         expect(tree(root) == before_tree, "recompress/concat left something: %r" %
                sorted(set(tree(root)) - set(before_tree)))
         # create on a filesystem with no room at all

@@ -98,7 +98,7 @@ def expect_copies_refused(d, store, says, what):
         raise AssertionError("%s: cat does not reject record %d: %s" % (what, VICTIM, err))
     runs = [("recompress (reshard)", lambda dst: ["recompress", "--shards", "2", store, dst]),
             ("recompress", lambda dst: ["recompress", store, dst]),
-            ("concat", lambda dst: ["concat", dst, store, store])]
+            ("concat", lambda dst: ["concat", store, store, dst])]
     for name, args in runs:
         dst = os.path.join(d, "dst_" + name.split()[0])
         _, err = zrec(*args(dst), rc_want=1)
@@ -117,7 +117,7 @@ def test_clean_source_copies(d):
     store = make_store(d, "zstd", True)
     want, _ = zrec("cat", "--format", "raw", store)
     dst = os.path.join(d, "out")
-    for args in (["recompress", "--shards", "2", store, dst], ["concat", dst, store, store]):
+    for args in (["recompress", "--shards", "2", store, dst], ["concat", store, store, dst]):
         zrec(*args)
         got, _ = zrec("cat", "--format", "raw", dst)
         if got != want * (2 if args[0] == "concat" else 1):

@@ -129,8 +129,11 @@ def cat_refuses_binary_on_a_terminal():
     # script(1) gives zrec a pseudo-terminal on stdout.
     if shutil.which("script") is None:
         return
-    p = subprocess.run(["script", "-qec", f"{ZREC} cat {root}/label 0:2", "/dev/null"], capture_output=True)
+    p = subprocess.run(["script", "-qec", f"{ZREC} cat {root}/label 0:2 --format npy", "/dev/null"], capture_output=True)
     assert p.returncode == 2 and b"refusing to write binary data to a terminal" in p.stdout, p.stdout
+    # Without --format, a terminal gets the text format.
+    p = subprocess.run(["script", "-qec", f"{ZREC} cat {root}/label 0:2", "/dev/null"], capture_output=True)
+    assert p.returncode == 0 and p.stdout.startswith(b"0\t"), p.stdout
     p = subprocess.run(["script", "-qec", f"{ZREC} cat {root}/label 0:2 --format text", "/dev/null"], capture_output=True)
     assert p.returncode == 0, p.stdout
 

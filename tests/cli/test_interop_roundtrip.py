@@ -9,7 +9,7 @@ shard counts 1, 4, 7 and 255, each case checks that:
     store to the same arrays, its schema is exactly msgpack.packb's bytes, and its
     static page, tails, frames and dict.zr follow the format;
   - a store zrecord_ref.py writes (as loaderx would) reads back identically in `zrec cat`.
-Plus: scalar Dense stores, Ragged --batch, cat | append-npy pipes, dtype aliases, and
+Plus: scalar Dense stores, Ragged --split-axis0, cat | append-npy pipes, dtype aliases, and
 the raw / jsonl / text outputs.
 
 Run by CTest with $ZREC set to the zrec binary.
@@ -341,7 +341,7 @@ def scalar_store():
     check_same_array(got, want[-1:], "cat -1 of the scalar store")
 
 
-@suite.case("ragged --batch takes axis 0 as records")
+@suite.case("ragged --split-axis0 takes axis 0 as records")
 def ragged_batch():
     root = suite.tempdir("batch")
     store = os.path.join(root, "rows")
@@ -351,13 +351,13 @@ def ragged_batch():
     x = rng.integers(-1000, 1000, (5, 3, 4)).astype("<i4")
     y = rng.integers(-1000, 1000, (2, 1, 6)).astype("<i4")
     np.save(os.path.join(root, "x.npy"), x)
-    run(["append-npy", "--batch", store, os.path.join(root, "x.npy")])
-    run(["append-npy", "--batch", store, "-"], input=npy_bytes(y))
-    z = rng.integers(-1000, 1000, (2, 9)).astype("<i4")  # without --batch: one record
+    run(["append-npy", "--split-axis0", store, os.path.join(root, "x.npy")])
+    run(["append-npy", "--split-axis0", store, "-"], input=npy_bytes(y))
+    z = rng.integers(-1000, 1000, (2, 9)).astype("<i4")  # without --split-axis0: one record
     run(["append-npy", store, "-"], input=npy_bytes(z))
     want = list(x) + list(y) + [z]
-    check_same_arrays(load_npy_stream(run(["cat", store])), want, "cat after --batch appends")
-    check_same_arrays(ref.read_store(store).records, want, "zrecord_ref after --batch appends")
+    check_same_arrays(load_npy_stream(run(["cat", store])), want, "cat after --split-axis0 appends")
+    check_same_arrays(ref.read_store(store).records, want, "zrecord_ref after --split-axis0 appends")
 
 
 @suite.case("cat --format npy | append-npy - copies a store")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A million small records, Dense and Ragged (--batch), appended and read back exactly.
+# A million small records, Dense and Ragged (--split-axis0), appended and read back exactly.
 set -euo pipefail
 ZREC=${ZREC:-build/zrec}
 tmp=$(mktemp -d)
@@ -29,7 +29,7 @@ sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tob
 }
 ragged_ok() {
   "$ZREC" create --ragged --dtype '|u1' --ndim 1 --codec raw "$tmp/r" &&
-  "$ZREC" -q append-npy --batch "$tmp/r" "$tmp/ragged.npy" &&
+  "$ZREC" -q append-npy --split-axis0 "$tmp/r" "$tmp/ragged.npy" &&
   "$ZREC" cat "$tmp/r" --format raw -o "$tmp/ragged_out.raw" &&
   [ "$("$ZREC" info --json "$tmp/r" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["length"])')" = 1000000 ] &&
   /usr/bin/python3 -c "
@@ -38,6 +38,6 @@ a = np.load('$tmp/ragged.npy')
 sys.exit(0 if open('$tmp/ragged_out.raw', 'rb').read() == a.tobytes() else 1)"
 }
 check "a million Dense <i4 records round trip" dense_ok
-check "a million Ragged |u1 records round trip (--batch)" ragged_ok
+check "a million Ragged |u1 records round trip (--split-axis0)" ragged_ok
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

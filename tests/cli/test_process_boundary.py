@@ -94,7 +94,7 @@ WRITERS = [
     ("append-stream", "{z} create " + NEW + " out", "{z} {g} append-stream -i lines.txt out", "out", 0),
     ("append-stream-stdin", "{z} create " + NEW + " out", "{z} {g} append-stream out", "out", 0),
     ("recompress", "", "{z} {g} recompress --codec raw --shards 3 src out", "out", 0),
-    ("concat", "", "{z} {g} concat out src src", "out", 0),
+    ("concat", "", "{z} {g} concat src src out", "out", 0),
     ("train-dict", "", "{z} {g} train-dict --tier small --samples 400 src -o out.dict", "src", 0),
 ]
 
@@ -164,7 +164,7 @@ WAITERS = [
     ("digest", ["digest", "held", "-o", "out.txt"], ["out.txt"]),
     ("digest-two", ["digest", "src", "held", "-o", "out.txt"], ["out.txt"]),
     ("recompress", ["recompress", "--codec", "raw", "held", "dst"], ["dst"]),
-    ("concat", ["concat", "dst", "src", "held"], ["dst"]),
+    ("concat", ["concat", "src", "held", "dst"], ["dst"]),
     ("cat", ["cat", "--format", "raw", "held", "-o", "out.bin"], ["out.bin"]),
     ("info", ["info", "held"], []),
     ("train-dict", ["train-dict", "--tier", "small", "held", "-o", "out.dict"], ["out.dict"]),
@@ -295,7 +295,7 @@ def test_output_guard(d):
         (["train-dict", "--tier", "small", "zd", "-o", "./zd/../zd/dict.zr"], zd, "-o", "./zd/../zd/dict.zr"),
         (["recompress", "src", "src/dict.zr"], src, "DST", "src/dict.zr"),
         (["recompress", "src", "link/sub"], src, "DST", "link/sub"),
-        (["concat", "src/x", "zd", "src"], src, "DST", "src/x"),
+        (["concat", "zd", "src", "src/x"], src, "DST", "src/x"),
         (["cat", "src", "-o", "src/meta.zr"], src, "-o", "src/meta.zr"),
         (["cat", "src", "-o", "link/meta.zr"], src, "-o", "link/meta.zr"),
         (["cat", "src", "-o", "meta-link"], src, "-o", "meta-link"),
@@ -319,7 +319,7 @@ def test_output_guard(d):
     cases += writer_cases
     expect(not os.path.exists(os.path.join(src, "new-file")), "the dangling link's target was created")
     # An input .npy file is not an output either.
-    rc, _, err = run(["train-dict", "--ragged", "a.npy", "-o", "a.npy"], cwd=d)
+    rc, _, err = run(["train-dict", "--for-ragged", "a.npy", "-o", "a.npy"], cwd=d)
     expect(rc == 1 and "is the input file 'a.npy'" in err, "train-dict -o its own input: rc %d %s" % (rc, err))
     # Outputs next to the stores are fine.
     must(["cat", "--format", "raw", "src", "-o", "beside.bin"], cwd=d)

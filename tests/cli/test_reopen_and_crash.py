@@ -226,7 +226,7 @@ def test_failed_ragged_appends_change_nothing(root):
     check_failed_append(["append-npy", store, ok, ok, zero_dim], store, "zero_dim.npy", keys=["no elements"])
     check_failed_append(["append-npy", store, scalar], store, "scalar.npy", keys=["dims"])
     batch_ok = save(os.path.join(root, "batch_ok.npy"), np.ones((2, 2, 2), "|u1"))
-    check_failed_append(["append-npy", "--batch", store, batch_ok, ok], store, "ok.npy", keys=["dims", "--batch"])
+    check_failed_append(["append-npy", "--split-axis0", store, batch_ok, ok], store, "ok.npy", keys=["dims", "--split-axis0"])
 
 
 class Feeder(threading.Thread):

@@ -124,7 +124,7 @@ def test_writers_touch_only_their_store(root):
         ("append-files", ["append-files", "b"] + [os.path.join(inputs, "f%d" % i) for i in range(5)], "b"),
         ("append-stream", ["append-stream", "-i", os.path.join(inputs, "f4"), "b"], "b"),
         ("recompress", ["recompress", "--codec", "raw", "s", "r"], "r"),
-        ("concat", ["concat", "c", "s", "s"], "c"),
+        ("concat", ["concat", "s", "s", "c"], "c"),
     ]
     for name, args, target in steps:
         before = (snapshot(sandbox), snapshot(tmpdir), snapshot(cwd), snapshot(inputs))

@@ -128,7 +128,7 @@ def test_foreign_temporaries_survive(d):
         elif cmd == "recompress":
             rc, _, err = run(["recompress", src, target])
         else:
-            rc, _, err = run(["concat", target, src, src])
+            rc, _, err = run(["concat", src, src, target])
         expect(rc == 0, "%s failed: %s" % (cmd, err))
         for k in keep:
             expect(os.path.isdir(k), "%s removed %s, which is not provably zrec's" % (cmd, k))
@@ -203,7 +203,7 @@ def test_name_max_store_names(d):
     b = os.path.join(d, "r" * 255)
     must(["-q", "recompress", a, b])
     c = os.path.join(d, "c" * 255)
-    must(["-q", "concat", c, a, b])
+    must(["-q", "concat", a, b, c])
     out, _ = must(["cat", "--format", "raw", c])
     expect(out == b"onetwoonetwo", "the 255-byte stores do not hold the records: %r" % out)
     left = [n for n in os.listdir(d) if "zrec-tmp" in n]
@@ -229,7 +229,7 @@ def test_parent_directory_fsync_failure(d):
     cases = {
         "create": lambda t: ["create", "--ragged", "--dtype", "|u1", "--ndim", "1", t],
         "recompress": lambda t: ["recompress", src, t],
-        "concat": lambda t: ["concat", t, src, src],
+        "concat": lambda t: ["concat", src, src, t],
     }
     for cmd, argv in cases.items():
         probe = os.path.join(d, "probe-" + cmd)
