@@ -10,7 +10,8 @@ Command register_recompress(CLI::App& root, const GlobalOptions& global) {
   auto src = std::make_shared<std::string>();
   CLI::App* cmd = root.add_subcommand("recompress", "Copy a store into a new one with another codec, dictionary or shard count");
   cmd->add_option("src", *src, "Store to read (SRC; only read, under its shared lock)")->required();
-  add_transfer_options(cmd, *args);  // DST
+  cmd->add_option("dst", args->dst, "Store to create (DST; must not exist)")->required();
+  add_transfer_options(cmd, *args);
   cmd->footer(
       "DST gets SRC's records in order, byte for byte (zrec digest SRC == zrec digest DST).\n"
       "Options left out keep SRC's codec, dictionary and shard count. When DST's codec and\n"

@@ -112,7 +112,6 @@ Result<std::vector<uint8_t>> train_with_report(const std::string& command, Recor
 }
 
 void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
-  cmd->add_option("dst", args.dst, "Store to create (DST; must not exist)")->required();
   cmd->add_option("--codec", args.codec,
                   "Codec of DST: raw, zstd (level 3) or zstd_dict (level 15) (default: the first source's)");
   cmd->add_option("--dict", args.dict, "zstd dictionary file for zstd_dict (implies --codec zstd_dict)");

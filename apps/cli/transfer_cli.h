@@ -60,9 +60,8 @@ struct TransferArgs {
   TrainArgs train;
 };
 
-// Registers the DST operand (after the operands registered before the call, before
-// those after it) and --codec, --dict, --tier, --samples, --seed, --shards, --level,
-// --window-mib, --checksum and --json.
+// Registers --codec, --dict, --tier, --samples, --seed, --shards, --level,
+// --window-mib, --checksum and --json (the operands are each command's own).
 void add_transfer_options(CLI::App* cmd, TransferArgs& args);
 
 // Builds args.dst from the records of args.sources, in order: the whole of recompress

@@ -281,15 +281,15 @@ def test_train_dict(root):
     open(os.path.join(root, "list0"), "wb").write(b"\0" + npy + b"\0")
     for listing in (["--files-from", os.path.join(root, "list-crlf.txt")],
                     ["-0", "--files-from", os.path.join(root, "list0")]):
-        must(["train-dict", "--dense"] + listing + ["-o", d3, "--size", "4K", "--tier", "small"])
+        must(["train-dict", "--for-dense"] + listing + ["-f", "-o", d3, "--size", "4K", "--tier", "small"])
         if rd(d3) != rd(d1):
             raise AssertionError("%s gave another dictionary than the plain list" % listing)
     open(os.path.join(root, "list-nul-in-lines"), "wb").write(npy + b"\n" + npy + b"\0\n")
-    rc, _, err = run(["train-dict", "--dense", "--files-from", os.path.join(root, "list-nul-in-lines"), "-o", d3])
+    rc, _, err = run(["train-dict", "--for-dense", "--files-from", os.path.join(root, "list-nul-in-lines"), "-f", "-o", d3])
     want = "'%s' line 2 holds a NUL byte" % os.path.join(root, "list-nul-in-lines")
     if rc != 1 or want not in err:
         raise AssertionError("a NUL byte in a newline list: rc %d %r" % (rc, err))
-    rc, _, err = run(["train-dict", "--dense", "--null", os.path.join(root, "dense.npy"), "-o", d3])
+    rc, _, err = run(["train-dict", "--for-dense", "--null", os.path.join(root, "dense.npy"), "-f", "-o", d3])
     if rc != 2 or "--files-from" not in err:
         raise AssertionError("--null without --files-from: rc %d %r" % (rc, err))
     # Too few records; too few bytes for the size; a thin sample warns.

@@ -266,14 +266,14 @@ def recompress_and_concat(tmp):
     assert out == b"" and "zrec recompress: trained a dictionary: " in err and "zrec recompress: wrote '" in err
     # concat with the same codec: frames copied, no training.
     all_ = os.path.join(tmp, "all")
-    j, err = json_run(["concat", "--json", all_, a, b], keys=TRANSFER_KEYS)
+    j, err = json_run(["concat", "--json", a, b, all_], keys=TRANSFER_KEYS)
     assert err == "", err
     i = info(all_)
     assert j["sources"] == [a, b] and j["length"] == 500 == i["length"], j
     assert j["frames_copied"] == 500 and j["records_reencoded"] == 0 and j["training"] is None, j
     assert j["logical_bytes"] == i["logical_bytes"] == info(a)["logical_bytes"] + info(b)["logical_bytes"], j
     assert j["stored_bytes"] == i["payload_bytes"] == j["source_payload_bytes"], j
-    out, err = must(["concat", os.path.join(tmp, "all2"), a, b])
+    out, err = must(["concat", a, b, os.path.join(tmp, "all2")])
     assert out == b"" and "zrec concat: wrote '" in err, err
     FIGURES.append("recompress/concat --json: 800 records, sizes equal info's, digests equal")
 
