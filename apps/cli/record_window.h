@@ -47,9 +47,11 @@ struct UninitializedAllocator : std::allocator<T> {
 class RecordWindow {
  public:
   // Records per window are also capped, since each costs bookkeeping besides its bytes.
-  // Encoded stores: enough records for every lane to get chunks of its own.
+  // Encoded stores written on several lanes: enough records for every lane to get
+  // chunks of its own.
   static constexpr uint64_t kMaxRecords = uint64_t{1} << 18;
-  // Raw stores, where a window is only copied and written: a window this small (1.4 MiB
+  // Raw stores, where a window is only copied and written, and stores encoded on one
+  // lane, where nothing runs beside the window: a window this small (1.4 MiB
   // of ~90-byte lines, their bookkeeping about as much) stays in the CPU's caches and is
   // faulted in once, where a 2^18-record one (22 MiB of lines, 16 MiB of bookkeeping)
   // went to memory and back. Measured on 64 MiB of lines, CPU seconds of the whole
@@ -59,7 +61,7 @@ class RecordWindow {
 
   RecordWindow(StoreWriter& writer, uint64_t budget_bytes);
 
-  // kMaxRawRecords for a raw store, kMaxRecords otherwise.
+  // kMaxRawRecords for a raw store or a writer of one lane, kMaxRecords otherwise.
   uint64_t max_records() const { return max_records_; }
 
   // Makes room for `count` records of `bytes_each` payload bytes, flushing first if
