@@ -13,16 +13,17 @@ RecordWindow::RecordWindow(StoreWriter& writer, uint64_t budget_bytes)
     : writer_(writer),
       budget_(std::max<uint64_t>(1, budget_bytes)),
       ndim_(writer.schema().ndim),
-      ragged_(!writer.schema().is_dense()) {}
+      ragged_(!writer.schema().is_dense()),
+      max_records_(writer.codec() == Codec::kRaw || writer.lanes() == 1 ? kMaxRawRecords : kMaxRecords) {}
 
 Result<uint64_t> RecordWindow::reserve(uint64_t count, uint64_t bytes_each) {
   assert(pending_ == 0);  // the two ways of filling a window are not mixed
   if (count == 0) return uint64_t{0};
-  uint64_t room_records = kMaxRecords - sizes_.size();
+  uint64_t room_records = max_records_ - sizes_.size();
   uint64_t room_bytes = used_ <= budget_ ? budget_ - used_ : 0;
   if (room_records == 0 || room_bytes < bytes_each) {
     if (!sizes_.empty()) ZREC_RETURN_IF_ERROR(flush());
-    room_records = kMaxRecords;
+    room_records = max_records_;
     room_bytes = budget_;
   }
   // A record larger than the whole budget goes alone in its own window.
@@ -82,7 +83,7 @@ Status RecordWindow::cut(uint64_t record_bytes, uint64_t gap_bytes, bool keep, c
   }
   used_ += record_bytes + gap_bytes;
   pending_ -= record_bytes + gap_bytes;
-  return sizes_.size() >= kMaxRecords ? flush() : Status::ok();
+  return sizes_.size() >= max_records_ ? flush() : Status::ok();
 }
 
 Status RecordWindow::flush() {

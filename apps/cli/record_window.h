@@ -47,9 +47,22 @@ struct UninitializedAllocator : std::allocator<T> {
 class RecordWindow {
  public:
   // Records per window are also capped, since each costs bookkeeping besides its bytes.
+  // Encoded stores written on several lanes: enough records for every lane to get
+  // chunks of its own.
   static constexpr uint64_t kMaxRecords = uint64_t{1} << 18;
+  // Raw stores, where a window is only copied and written, and stores encoded on one
+  // lane, where nothing runs beside the window: a window this small (1.4 MiB
+  // of ~90-byte lines, their bookkeeping about as much) stays in the CPU's caches and is
+  // faulted in once, where a 2^18-record one (22 MiB of lines, 16 MiB of bookkeeping)
+  // went to memory and back. Measured on 64 MiB of lines, CPU seconds of the whole
+  // append-stream: 0.20 at 2^16, 0.15 at 2^14 (0.59 at 2^18 before the writer's packing
+  // was fused into one pass; docs/bench.md).
+  static constexpr uint64_t kMaxRawRecords = uint64_t{1} << 14;
 
   RecordWindow(StoreWriter& writer, uint64_t budget_bytes);
+
+  // kMaxRawRecords for a raw store or a writer of one lane, kMaxRecords otherwise.
+  uint64_t max_records() const { return max_records_; }
 
   // Makes room for `count` records of `bytes_each` payload bytes, flushing first if
   // they would not fit; returns how many (>= 1) may be added now, in one go.
@@ -74,7 +87,7 @@ class RecordWindow {
   // Takes the first `record_bytes` of pending() as a record (Ragged: `dims` as in add())
   // if `keep`, or drops them if not; then drops `gap_bytes` more (a delimiter).
   // Requires record_bytes + gap_bytes <= pending().size(). Flushes (keeping what is
-  // still pending) when the window reaches kMaxRecords.
+  // still pending) when the window reaches max_records().
   Status cut(uint64_t record_bytes, uint64_t gap_bytes, bool keep, const uint64_t* dims);
 
   // Appends the collected records to the writer and empties the window (pending
@@ -90,6 +103,7 @@ class RecordWindow {
   const uint64_t budget_;
   const uint32_t ndim_;
   const bool ragged_;
+  const uint64_t max_records_;
   // Reserves the whole budget once (address space only; pages come as they are first
   // written), backed by transparent huge pages where the kernel offers them: a window of
   // tiny records is otherwise one page fault per 4 KiB of input.
