@@ -1,5 +1,6 @@
 // The shared core of the append-* commands (see append_session.h).
 #include "cli/append_session.h"
+#include "cli/json.h"
 #include "cli/printable.h"
 
 #include <spdlog/spdlog.h>
@@ -153,8 +154,17 @@ Status AppendSession::finish(Status input) {
     if (listener_.commit) listener_.commit();
     for (const auto& w : final_warnings_) spdlog::warn("{}", w);
     if (!nothing.empty()) spdlog::warn("{}", nothing);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (json_summary_) {
+      JsonWriter j;
+      j.begin_object().key("store").value(store_).key("samples_appended").value(added_);
+      j.key("samples_skipped").value(skipped_).key("bytes_in").value(bytes_in_);
+      j.key("stored_bytes").value(writer_->stored_bytes() - first_stored_).key("seconds").value(secs);
+      j.key("length").value(writer_->published_length()).end_object();
+      std::fputs((j.str() + "\n").c_str(), stdout);
+      std::fflush(stdout);
+    }
     if (global_.verbosity >= 0) {
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
       const double rate_secs = std::max(secs, 1e-6);
       std::string line = "zrec " + command_ + ": appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
                          format_bytes(static_cast<double>(bytes_in_)) + " in, " +

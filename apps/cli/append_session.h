@@ -140,6 +140,10 @@ class AppendSession {
 
   // A warning on stderr ("zrec <command>: warning: ..."), drawn above the progress line.
   void warn(const std::string& message);
+  // --json: finish() also prints the summary as one JSON object on stdout, with
+  // append-tar's key names: store, samples_appended, samples_skipped (--skip-first),
+  // bytes_in, stored_bytes, seconds and length.
+  void set_json_summary(bool on) { json_summary_ = on; }
   // A warning printed by finish() just before the summary line (end-of-run counts).
   void add_final_warning(std::string message) { final_warnings_.push_back(std::move(message)); }
 
@@ -179,6 +183,7 @@ class AppendSession {
   ProgressMeter meter_;
   Listener listener_;
   std::vector<std::string> final_warnings_;
+  bool json_summary_ = false;
 
   uint64_t first_id_ = 0;          // the store's length when the session began
   uint64_t first_stored_ = 0;      // its stored bytes then

@@ -26,6 +26,7 @@ struct AppendLmdbArgs {
   std::string prefix;
   std::string keys;
   bool dense = false;
+  bool json = false;
   AppendArgs append;
 };
 
@@ -114,6 +115,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
   LmdbReader reader;
   ZREC_RETURN_IF_ERROR(reader.open(a.env));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-lmdb", a.store, a.append, g));
+  session->set_json_summary(a.json);
   std::unique_ptr<KeysFile> keys;
   Status s = [&]() -> Status {
     const Schema& schema = session->schema();
@@ -191,6 +193,7 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--prefix", args->prefix, "Only the keys that start with PREFIX");
   cmd->add_option("--keys", args->keys, "Append each published record's key to FILE, one line per record");
   cmd->add_flag("--dense", args->dense, "Append to a Dense store: every value must be one record's width");
+  cmd->add_flag("--json", args->json, "Print a JSON summary on stdout");
   add_append_options(cmd, args->append);
   cmd->footer(
       "The environment is read in one read-only transaction (a snapshot): a live environment can be\n"
