@@ -11,9 +11,12 @@
 // buffer of the window's size and appended from there; variable-length rows are
 // appended from the memory HDF5 reads them into, window by window, the number of rows
 // per window following their mean size.
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "zrec/dataset.h"

@@ -126,13 +126,14 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   if (!any) return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
   d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), H5P_DEFAULT);
   if (d->dataset_ < 0) {
-    H5Eclear2(H5E_DEFAULT);
+    const std::string error = h5_error();
     const hid_t group = H5Gopen2(d->file_id_, name.c_str(), H5P_DEFAULT);
     if (group >= 0) {
       H5Gclose(group);
       return invalid_argument("'" + name + "' in '" + file + "' is a group, not a dataset");
     }
-    return invalid_argument("cannot open " + d->where_ + ": " + h5_error());
+    H5Eclear2(H5E_DEFAULT);
+    return invalid_argument("cannot open " + d->where_ + ": " + error);
   }
   d->type_ = H5Dget_type(d->dataset_);
   if (d->type_ < 0) return io_error("cannot read the datatype of " + d->where_ + ": " + h5_error());
