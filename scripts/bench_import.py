@@ -3,13 +3,16 @@
 cache, everything on tmpfs, best of --repeat runs):
 - `zrec append-tar` against `tar -xf` of the same tar into a tmpfs directory;
 - `zrec append-lmdb` against python-lmdb iterating the same environment (a cursor over
-  every value, touching its bytes).
+  every value, touching its bytes);
+- `zrec append-h5` against h5py reading the same dataset (chunk-aligned slices of rows,
+  as append-h5 reads them), contiguous and gzip+shuffle chunked.
 
 Two shapes of WebDataset shard: many small samples (jpg-like random bytes ~ 4 KiB plus
 a text label), and fewer large ones (~ 256 KiB). Stores are written with --codec raw
 (the cost of the import itself) and zstd (the default).
 
-Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_import.py [--mib N] [--repeat R]
+Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_import.py [--mib N] [--h5-mib N] [--repeat R]
+           [--only tar,lmdb,h5]
 Prints a Markdown table on stdout.
 """
 import argparse
@@ -60,73 +63,125 @@ def timed(cmd, cleanup):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", type=int, default=128, help="tar size per shape, MiB")
+    ap.add_argument("--h5-mib", type=int, default=200, help="HDF5 dataset size, MiB")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="tar,lmdb,h5", help="which imports to time (comma-separated)")
     args = ap.parse_args()
+    only = set(args.only.split(","))
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     work = tempfile.mkdtemp(prefix="zrec-bench-import-", dir=shm)
     try:
-        print("| shard | samples | tar MiB | `tar -xf` to tmpfs | append-tar raw | ratio (wall, CPU) "
-              "| append-tar zstd | ratio (wall, CPU) |")
-        print("|---|---|---|---|---|---|---|---|")
-        for name, member in (("small (4 KiB)", 4096), ("large (256 KiB)", 256 << 10)):
-            tar = os.path.join(work, "in.tar")
-            n = make_tar(tar, args.mib << 20, member, 1)
-            mib = os.path.getsize(tar) / (1 << 20)
-            out = os.path.join(work, "out")
-
-            def clean():
-                shutil.rmtree(out, ignore_errors=True)
-
-            def clean_mk():
-                clean()
-                os.makedirs(out)
-
-            with open(tar, "rb") as f:
-                f.read()  # warm the page cache
-            t_tar = best_of(args.repeat, lambda: timed(["tar", "-xf", tar, "-C", out], clean_mk))
-            t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-tar", "--codec", "raw", out, tar], clean))
-            t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-tar", out, tar], clean))
-            clean()
-            os.remove(tar)
-            print("| %s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
-                name, n, mib, mib / t_tar[0], mib / t_raw[0], t_tar[0] / t_raw[0], t_tar[1] / t_raw[1],
-                mib / t_zstd[0], t_tar[0] / t_zstd[0], t_tar[1] / t_zstd[1]))
-        # LMDB: values of ~4 KiB.
-        import lmdb  # python3-lmdb
-        envp = os.path.join(work, "env")
-        rng = random.Random(2)
-        env = lmdb.open(envp, map_size=1 << 34)
-        n = (args.mib << 20) // 4096
-        with env.begin(write=True) as txn:
-            for i in range(n):
-                txn.put(b"%010d" % i, rng.randbytes(rng.randrange(2048, 6144)))
-        env.close()
-        mib = sum(os.path.getsize(os.path.join(envp, f)) for f in os.listdir(envp)) / (1 << 20)
-        iterate = ("import lmdb,sys\nenv=lmdb.open(sys.argv[1],readonly=True,lock=False)\nt=0\n"
-                   "with env.begin() as txn:\n    for k,v in txn.cursor():\n        t+=len(v)+v[-1]\n")
-        out = os.path.join(work, "out")
-
-        def fresh(codec):
-            def make():
-                shutil.rmtree(out, ignore_errors=True)
-                subprocess.run([ZREC, "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", codec, out],
-                               check=True)
-            return make
-
-        t_py = best_of(args.repeat, lambda: timed(["/usr/bin/python3", "-c", iterate, envp], lambda: None))
-        t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("raw")))
-        t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("zstd")))
-        shutil.rmtree(out, ignore_errors=True)
-        print("\n| environment | values | MiB | python-lmdb iterating | append-lmdb raw | ratio (wall, CPU) "
-              "| append-lmdb zstd | ratio (wall, CPU) |")
-        print("|---|---|---|---|---|---|---|---|")
-        print("| ~4 KiB values | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
-            n, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
-            mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
+        if "tar" in only:
+            bench_tar(args, work)
+        if "lmdb" in only:
+            bench_lmdb(args, work)
+        if "h5" in only:
+            bench_h5(args, work)
         print("\nMiB/s: wall clock. ratio: baseline time / zrec time, wall and CPU (user + system) "
               "(above 1: zrec is faster). CPUs: %d, load average %.1f." % (os.cpu_count(), os.getloadavg()[0]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def bench_tar(args, work):
+    print("| shard | samples | tar MiB | `tar -xf` to tmpfs | append-tar raw | ratio (wall, CPU) "
+          "| append-tar zstd | ratio (wall, CPU) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, member in (("small (4 KiB)", 4096), ("large (256 KiB)", 256 << 10)):
+        tar = os.path.join(work, "in.tar")
+        n = make_tar(tar, args.mib << 20, member, 1)
+        mib = os.path.getsize(tar) / (1 << 20)
+        out = os.path.join(work, "out")
+
+        def clean():
+            shutil.rmtree(out, ignore_errors=True)
+
+        def clean_mk():
+            clean()
+            os.makedirs(out)
+
+        with open(tar, "rb") as f:
+            f.read()  # warm the page cache
+        t_tar = best_of(args.repeat, lambda: timed(["tar", "-xf", tar, "-C", out], clean_mk))
+        t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-tar", "--codec", "raw", out, tar], clean))
+        t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-tar", out, tar], clean))
+        clean()
+        os.remove(tar)
+        print("| %s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
+            name, n, mib, mib / t_tar[0], mib / t_raw[0], t_tar[0] / t_raw[0], t_tar[1] / t_raw[1],
+            mib / t_zstd[0], t_tar[0] / t_zstd[0], t_tar[1] / t_zstd[1]))
+
+
+def bench_lmdb(args, work):
+    # LMDB: values of ~4 KiB.
+    import lmdb  # python3-lmdb
+    envp = os.path.join(work, "env")
+    rng = random.Random(2)
+    env = lmdb.open(envp, map_size=1 << 34)
+    n = (args.mib << 20) // 4096
+    with env.begin(write=True) as txn:
+        for i in range(n):
+            txn.put(b"%010d" % i, rng.randbytes(rng.randrange(2048, 6144)))
+    env.close()
+    mib = sum(os.path.getsize(os.path.join(envp, f)) for f in os.listdir(envp)) / (1 << 20)
+    iterate = ("import lmdb,sys\nenv=lmdb.open(sys.argv[1],readonly=True,lock=False)\nt=0\n"
+               "with env.begin() as txn:\n    for k,v in txn.cursor():\n        t+=len(v)+v[-1]\n")
+    out = os.path.join(work, "out")
+
+    def fresh(codec):
+        def make():
+            shutil.rmtree(out, ignore_errors=True)
+            subprocess.run([ZREC, "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", codec, out],
+                           check=True)
+        return make
+
+    t_py = best_of(args.repeat, lambda: timed(["/usr/bin/python3", "-c", iterate, envp], lambda: None))
+    t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("raw")))
+    t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("zstd")))
+    shutil.rmtree(out, ignore_errors=True)
+    print("\n| environment | values | MiB | python-lmdb iterating | append-lmdb raw | ratio (wall, CPU) "
+          "| append-lmdb zstd | ratio (wall, CPU) |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("| ~4 KiB values | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
+        n, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
+        mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
+
+
+def bench_h5(args, work):
+    # HDF5: float32 rows of 4 KiB (small integers, so gzip and zstd have work to do).
+    import h5py  # python3-h5py
+    import numpy as np
+    h5 = os.path.join(work, "in.h5")
+    rows = (args.h5_mib << 20) // 4096
+    a = np.random.default_rng(3).integers(0, 256, (rows, 1024)).astype("<f4")
+    with h5py.File(h5, "w") as f:
+        f.create_dataset("contiguous", data=a)
+        f.create_dataset("gzip", data=a, chunks=(64, 1024), compression="gzip", shuffle=True)
+    del a
+    mib = (rows * 4096) / (1 << 20)
+    # h5py reading every row, in the windows append-h5 uses (64 MiB, whole chunks).
+    read = ("import h5py,sys\nd=h5py.File(sys.argv[1],'r')[sys.argv[2]]\nstep=16384\nt=0\n"
+            "for i in range(0,d.shape[0],step):\n    t+=int(d[i:i+step][-1,-1])\n")
+    out = os.path.join(work, "out")
+
+    def clean():
+        shutil.rmtree(out, ignore_errors=True)
+
+    print("\n| dataset | rows | MiB | h5py reading | append-h5 raw | ratio (wall, CPU) "
+          "| append-h5 zstd | ratio (wall, CPU) |")
+    print("|---|---|---|---|---|---|---|---|")
+    with open(h5, "rb") as f:
+        while f.read(1 << 24):
+            pass  # warm the page cache
+    for name in ("contiguous", "gzip"):
+        t_py = best_of(args.repeat, lambda: timed(["/usr/bin/python3", "-c", read, h5, name], lambda: None))
+        t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-h5", "--create", "--codec", "raw", out, h5, name],
+                                                   clean))
+        t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-h5", "--create", out, h5, name], clean))
+        clean()
+        print("| %s, 4 KiB rows | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
+            name, rows, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
+            mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
 
 
 if __name__ == "__main__":

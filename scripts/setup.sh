@@ -8,7 +8,7 @@ packages=(
   libzstd-dev libssl-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
-  libarchive-dev liblmdb-dev  # append-tar, append-lmdb
+  libarchive-dev liblmdb-dev libhdf5-dev  # append-tar, append-lmdb, append-h5
   time util-linux parallel
   jq  # tests/cli/test_readme_examples.py: README's resume example reads info --json with it
   bsdutils  # script(1), for tests/cli/test_progress.sh

@@ -95,6 +95,7 @@ int run_cli(int argc, char** argv) {
       register_append_stream(app, global),
       register_append_tar(app, global),
       register_append_lmdb(app, global),
+      register_append_h5(app, global),
       register_cat(app, global),
       register_info(app, global),
       register_train_dict(app, global),

@@ -30,6 +30,7 @@
 #include "zrec/cut_back.h"
 #include "cli/command_report.h"
 #include "cli/keys_file.h"
+#include "cli/new_store_options.h"
 #include "zrec/store.h"
 #include "zrec/dataset.h"
 #include "cli/tar_reader.h"
@@ -47,8 +48,7 @@ struct AppendTarArgs {
   std::vector<std::string> parse;
   bool skip_incomplete = false;
   std::string keys;
-  std::string codec = "zstd", dict;
-  uint32_t shards = 4;
+  NewStoreArgs create;
   AppendArgs append;
 };
 
@@ -164,19 +164,7 @@ Status TarImport::parse_options() {
     if (ext.empty() || ext.find('/') != std::string::npos || ext == "." || ext == "..")
       throw UsageError("--ext '" + ext + "' is not an extension");
   }
-  create_.codec = parse_codec_option(a_.codec);
-  create_.data_shards = a_.shards;
-  create_.checksum = a_.append.checksum.value_or(false);
-  if (create_.checksum && create_.codec == Codec::kRaw)
-    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
-  if (a_.append.level != 0 && create_.codec == Codec::kRaw) throw UsageError("--level is for zstd and zstd_dict, not raw");
-  if (create_.codec == Codec::kZstdDict && a_.dict.empty())
-    throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
-  if (create_.codec != Codec::kZstdDict && !a_.dict.empty())
-    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(create_.codec));
-  if (!a_.dict.empty()) {
-    ZREC_ASSIGN_OR_RETURN(create_.dictionary, read_small_file(a_.dict, "dictionary"));
-  }
+  ZREC_ASSIGN_OR_RETURN(create_, new_store_options(a_.create, a_.append.checksum.value_or(false), a_.append.level));
   return Status::ok();
 }
 
@@ -547,11 +535,7 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--skip-incomplete", args->skip_incomplete,
                 "Skip samples that lack a stream's extension or have an empty member (counted), instead of failing");
   cmd->add_option("--keys", args->keys, "Append each published sample's key to FILE, one line per record");
-  cmd->add_option("--codec", args->codec, "New streams: raw, zstd or zstd_dict (needs --dict)")->capture_default_str();
-  cmd->add_option("--dict", args->dict, "New streams: zstd dictionary file for --codec zstd_dict");
-  cmd->add_option("--shards", args->shards, "New streams: data files per store (1..255)")
-      ->check(CLI::Range(1, 255))
-      ->capture_default_str();
+  add_new_store_options(cmd, args->create, "New streams");
   add_append_options(cmd, args->append);
   cmd->footer(
       "Members are grouped into samples as WebDataset does: 'a/0001.seg.png' has key 'a/0001' and\n"

@@ -14,7 +14,7 @@ RecordWindow::RecordWindow(StoreWriter& writer, uint64_t budget_bytes)
       budget_(std::max<uint64_t>(1, budget_bytes)),
       ndim_(writer.schema().ndim),
       ragged_(!writer.schema().is_dense()),
-      max_records_(writer.codec() == Codec::kRaw || writer.lanes() == 1 ? kMaxRawRecords : kMaxRecords) {}
+      max_records_(writer.codec() == Codec::kRaw || writer.lanes()->count() == 1 ? kMaxRawRecords : kMaxRecords) {}
 
 Result<uint64_t> RecordWindow::reserve(uint64_t count, uint64_t bytes_each) {
   assert(pending_ == 0);  // the two ways of filling a window are not mixed

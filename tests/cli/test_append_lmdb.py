@@ -10,9 +10,11 @@
   import, which sees the snapshot it started with.
 - An empty value is refused naming the key; the store and keys file stay unchanged.
 - --checkpoint-every and --skip-first; a wrong store schema.
+- --json: one object on stdout with append-tar's key names.
 
 Needs: ZREC (path of the zrec binary), python3-lmdb, python3-numpy.
 """
+import json
 import os
 import random
 import sys
@@ -119,6 +121,23 @@ def dense_values(tmp):
     before = tree_bytes(s)
     fails(["append-lmdb", "--dense", s, envp], says=["the value of key '00100' is 5 bytes", "is 64"])
     assert tree_bytes(s) == before
+
+
+@case
+def json_summary(tmp):
+    envp = os.path.join(tmp, "env")
+    make_env(envp, {b"%03d" % i: b"v" * (i + 1) for i in range(20)}).close()
+    s = ragged(os.path.join(tmp, "s"))
+    out, err = must(["append-lmdb", "--json", "--skip-first", "5", s, envp])
+    assert "appended 15 records" in err, err  # the summary line stays on stderr
+    j = json.loads(out)
+    assert list(j) == ["store", "samples_appended", "samples_skipped", "bytes_in", "stored_bytes", "seconds",
+                       "length"], j
+    assert (j["store"], j["samples_appended"], j["samples_skipped"], j["bytes_in"], j["length"]) == \
+        (s, 15, 5, sum(range(6, 21)), 15), j
+    assert j["stored_bytes"] > 0 and j["seconds"] >= 0
+    # Without --json, stdout stays empty.
+    assert must(["append-lmdb", s, envp])[0] == b""
 
 
 @case

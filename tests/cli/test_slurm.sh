@@ -4,6 +4,8 @@
 # that each equals the one-machine build of the same input (zrec digest):
 #   files      newline list, codec zstd, 4 parts
 #   zstd_dict  NUL list, one train-dict job, 3 parts: concat copies every frame
+#   tar, lmdb  WebDataset shards into named streams; LMDB key prefixes (Ragged, Dense)
+#   h5         row ranges of a gzip-chunked HDF5 dataset, two in one task
 #   failure    a task fails (a missing file): the concat job is cancelled, no DEST, the
 #              other parts stay; --resume rebuilds that part alone and finishes
 # and that --dry-run submits and writes nothing. The cluster is stopped and its directory
@@ -237,6 +239,34 @@ if run_build dense lmdb -n 2 --dense --dtype '<f4' --shape 4 dense.lmdb dense-pr
   d=$(digest_of "$tmp/densestore")
   check "dense: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/dense-one")" ]
   check "dense: a Dense <f4 (4,) store" grep -q '"kind": "dense", "dtype": "<f4"' <("$zrec" verify --quick --json "$tmp/densestore")
+fi
+
+# --- h5: row ranges of an HDF5 dataset, several per task, in order -------------------------------
+/usr/bin/python3 - <<'PY'
+import h5py, numpy as np
+a = np.random.default_rng(11).integers(0, 1000, (300, 3, 4)).astype(">i4")
+with h5py.File("rows.h5", "w") as f:
+    f.create_dataset("x", data=a, chunks=(16, 3, 4), compression="gzip", shuffle=True)
+PY
+printf '0:100\n100:200\n200:1000\n' >ranges.txt
+printf '0:100\n50:200\n' >overlap.txt
+"$build" h5 --zrec "$zrec" -n 2 rows.h5 x overlap.txt "$tmp/x" >usage.out 2>&1
+if [ $? -eq 1 ] && grep -q "the row ranges are not ascending and apart: '0:100' before '50:200'" usage.out; then ok; else
+  fail "h5: overlapping ranges: $(cat usage.out)"
+fi
+if run_build h5 h5 -n 2 --shards 2 rows.h5 x ranges.txt "$tmp/h5store"; then
+  check "h5: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
+  check "h5: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "h5: task 0 converted two row ranges" grep -q "built from 2 row ranges, 200 records" \
+    "$tmp/h5store.zrec-build/logs/zrec-part-${parts_id}_0.out"
+  t0=$(date +%s.%N)
+  "$zrec" -q append-h5 --create --shards 2 "$tmp/h5-one" rows.h5 x || fail "h5: one-machine build"
+  one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  d=$(digest_of "$tmp/h5store")
+  check "h5: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/h5-one")" ]
+  check "h5: a Dense >i4 (3, 4) store of 300 records" \
+    grep -q '"kind": "dense", "dtype": ">i4", "ndim": 2, "item_shape": \[3, 4\]' <("$zrec" info --json "$tmp/h5store")
+  echo "figure: h5 (300 rows, 3 ranges, 2 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
 
 # --- failure: a task fails, the concat job must not run; --resume finishes --------------------

@@ -1,0 +1,32 @@
+// The options of the append commands that may create their stores (append-tar's new
+// streams, append-h5 --create): --codec, --dict and --shards, parsed into the
+// CreateOptions the new stores get, with the same checks and messages as `zrec create`
+// (--level is every append's: append_session.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "zrec/store_writer.h"
+
+namespace zrec::cli {
+
+struct NewStoreArgs {
+  std::string codec = "zstd";  // --codec: raw, zstd or zstd_dict
+  std::string dict;            // --dict FILE: the dictionary of zstd_dict
+  uint32_t shards = 4;         // --shards: 1..255
+};
+
+// Binds --codec, --dict and --shards on `cmd`; `which` starts their help ("New
+// streams", "With --create").
+void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string& which);
+
+// The CreateOptions of a new store (without its schema): usage errors (thrown) for
+// --checksum or --level with raw, zstd_dict without --dict and --dict without
+// zstd_dict; I/O errors reading the dictionary file. `checksum` and `level` are the
+// append's --checksum and --level.
+Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level);
+
+}  // namespace zrec::cli
