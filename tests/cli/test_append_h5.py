@@ -391,11 +391,11 @@ def sigterm_and_json(tmp):
     rc, out, err = run_zrec(["append-h5", "--json", "--skip-first", str(held), s, h5, "x"])
     assert rc == 0, err
     j = json.loads(out)
-    assert list(j) == ["store", "samples_appended", "samples_skipped", "bytes_in", "stored_bytes", "seconds",
-                       "length"], j
-    assert (j["store"], j["samples_appended"], j["samples_skipped"], j["bytes_in"], j["length"]) == \
+    assert list(j) == ["path", "records_appended", "records_skipped", "bytes_in", "stored_bytes", "length",
+                       "elapsed_s"], j
+    assert (j["path"], j["records_appended"], j["records_skipped"], j["bytes_in"], j["length"]) == \
         (s, 16384 - held, held, (16384 - held) * 4096, 16384), j
-    assert j["stored_bytes"] > 0 and j["seconds"] >= 0
+    assert j["stored_bytes"] > 0 and j["elapsed_s"] >= 0
     assert raw_bytes(s) == a.tobytes()
     FIGURES.append("append-h5: SIGTERM after %d of 16384 rows: exit 143, resumed to a byte-exact store" % held)
 

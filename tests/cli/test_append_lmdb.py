@@ -129,13 +129,13 @@ def json_summary(tmp):
     make_env(envp, {b"%03d" % i: b"v" * (i + 1) for i in range(20)}).close()
     s = ragged(os.path.join(tmp, "s"))
     out, err = must(["append-lmdb", "--json", "--skip-first", "5", s, envp])
-    assert "appended 15 records" in err, err  # the summary line stays on stderr
+    assert "appended 15 records" not in err, err  # --json replaces the summary line
     j = json.loads(out)
-    assert list(j) == ["store", "samples_appended", "samples_skipped", "bytes_in", "stored_bytes", "seconds",
-                       "length"], j
-    assert (j["store"], j["samples_appended"], j["samples_skipped"], j["bytes_in"], j["length"]) == \
+    assert list(j) == ["path", "records_appended", "records_skipped", "bytes_in", "stored_bytes", "length",
+                       "elapsed_s"], j
+    assert (j["path"], j["records_appended"], j["records_skipped"], j["bytes_in"], j["length"]) == \
         (s, 15, 5, sum(range(6, 21)), 15), j
-    assert j["stored_bytes"] > 0 and j["seconds"] >= 0
+    assert j["stored_bytes"] > 0 and j["elapsed_s"] >= 0
     # Without --json, stdout stays empty.
     assert must(["append-lmdb", s, envp])[0] == b""
 
