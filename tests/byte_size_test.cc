@@ -51,7 +51,7 @@ TEST_SUITE("byte_size") {
     CHECK(parse_error("18446744073709551616") == "--bytes '18446744073709551616' is too large (at most 2^64 - 1 bytes)");
   }
 
-  TEST_CASE("format: the largest unit reached, one decimal; bytes whole") {
+  TEST_CASE("format: the largest unit reached, one decimal - bytes whole") {
     CHECK(format_bytes(0) == "0 B");
     CHECK(format_bytes(1023) == "1023 B");
     CHECK(format_bytes(1024) == "1.0 KiB");

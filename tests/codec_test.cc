@@ -120,7 +120,7 @@ TEST_SUITE("codec") {
     REQUIRE_OK(d.check(stored.data(), stored.size(), 0, nullptr, 0));
   }
 
-  TEST_CASE("level 0 is the format's level: 3 for zstd, 15 for zstd_dict; other levels differ") {
+  TEST_CASE("level 0 is the format's level: 3 for zstd, 15 for zstd_dict - other levels differ") {
     const auto dict = trained_dictionary(2);
     const auto logical = test::record_bytes(5, 300000);
     CHECK(encode(options(Codec::kZstd), logical) == encode(options(Codec::kZstd, 3), logical));
@@ -158,7 +158,7 @@ TEST_SUITE("codec") {
     }
   }
 
-  TEST_CASE("a flipped payload byte: caught by the checksum; without one, at most as a wrong content") {
+  TEST_CASE("a flipped payload byte: caught by the checksum - without one, at most as a wrong content") {
     // The last block's bytes of a frame of incompressible data are stored raw, so a flip
     // there decodes to the right length: only the content checksum can tell.
     std::vector<uint8_t> noise(4096);

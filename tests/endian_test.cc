@@ -10,7 +10,7 @@ using zrec::format::load_le;
 using zrec::format::store_le;
 
 TEST_SUITE("endian") {
-  TEST_CASE("store_le writes the least significant byte first; load_le reads it back") {
+  TEST_CASE("store_le writes the least significant byte first - load_le reads it back") {
     std::array<uint8_t, 8> b{};
     store_le<uint64_t>(b.data(), 0x0102030405060708ull);
     CHECK(b == std::array<uint8_t, 8>{8, 7, 6, 5, 4, 3, 2, 1});

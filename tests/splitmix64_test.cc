@@ -20,7 +20,7 @@ TEST_SUITE("splitmix64") {
     CHECK(splitmix64_mix(0) == 0xE220A8397B1DCDAFull);
   }
 
-  TEST_CASE("next() is splitmix64_mix of the advancing state; a copy forks the stream") {
+  TEST_CASE("next() is splitmix64_mix of the advancing state - a copy forks the stream") {
     SplitMix64 a(12345);
     uint64_t state = 12345;
     for (int k = 0; k < 100; ++k) {
