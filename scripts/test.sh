@@ -9,21 +9,23 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 
 jobs=$(nproc)
-# Every build CI makes treats a compiler warning as an error (-Wall -Wextra -Werror).
+# The Release build treats a compiler warning as an error (-Wall -Wextra -Werror); the
+# sanitizer and fuzz builds report warnings without failing on them, since their
+# instrumentation makes gcc's flow warnings (-Wmaybe-uninitialized) come and go.
 echo "== Release build and tests" >&2
 scripts/build.sh build -DZREC_WERROR=ON
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 if [ "${ZREC_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ASan + UBSan build and tests" >&2
-  scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_SANITIZE=ON -DZREC_WERROR=ON
+  scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_SANITIZE=ON
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
-  # The executor's concurrency under ThreadSanitizer: the thread pool and everything that
+  # The executor's concurrency under ThreadSanitizer: the lanes and everything that
   # runs lanes (append, gather, verify, transfer, digest), built without the CLI.
   echo "== TSan build and concurrency tests" >&2
-  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_TSAN=ON -DZREC_WERROR=ON >/dev/null
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZREC_TSAN=ON >/dev/null
   ninja -C build-tsan zrec_tsan_tests
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/zrec_tsan_tests
 

@@ -216,7 +216,6 @@ struct StoreWriter::Impl {
   Status write_window(size_t n, const std::vector<Chunk>& chunks,
                       const std::function<Status(size_t lane, const Chunk& c)>& write_chunk) {
     dirty = true;
-    const auto before = tails;
     Status s = pool->run(chunks.size(), [&](size_t lane, size_t i) { return write_chunk(lane, chunks[i]); });
     if (s.is_ok())
       s = files.meta.pwrite_all(locs.data(), n * format::kRecordLocSize, format::record_loc_offset(length));
@@ -224,22 +223,8 @@ struct StoreWriter::Impl {
       failed = true;
       return s;
     }
-    if (options.sync) {
-      for (uint32_t sh = 0; sh < files.page.data_shards; ++sh)
-        start_writeback(files.data[sh], before[sh], tails[sh] - before[sh]);
-      start_writeback(files.meta, format::record_loc_offset(length), n * format::kRecordLocSize);
-    }
     length += n;
     return Status::ok();
-  }
-
-  // Performance note: the window's bytes are sent to the disk now
-  // (sync_file_range(SYNC_FILE_RANGE_WRITE), which does not wait for them), while the
-  // next window is prepared, instead of all at once by publication's fsync, which then
-  // finds little left to wait for. Durability is still publication's fsync alone; this
-  // is a hint, so its failure is ignored (fsync reports any write error).
-  static void start_writeback(const io::File& file, uint64_t offset, uint64_t n) {
-    if (n > 0) (void)::sync_file_range(file.fd(), static_cast<off64_t>(offset), static_cast<off64_t>(n), SYNC_FILE_RANGE_WRITE);
   }
 
   // The page write or its fsync failed, so the new page may or may not be on disk.

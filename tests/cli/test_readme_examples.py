@@ -207,6 +207,9 @@ def make_inputs(d):
                for i in range(40)]
     make_tar(os.path.join(d, "shards", "train-000.tar"), samples[:20])
     make_tar(os.path.join(d, "shards", "train-001.tar.gz"), samples[20:], "gz")
+    import h5py  # python3-h5py (scripts/setup.sh)
+    with h5py.File(os.path.join(d, "train.h5"), "w") as f:  # append-h5 --create
+        f.create_dataset("images", data=rng.integers(0, 256, (16, 3, 8, 8), dtype=np.uint8), chunks=(4, 3, 8, 8))
     for p in range(4):  # many records per file: axis 0 is the batch
         write(os.path.join(d, "in-%03d.npy" % p),
               npy_bytes((rng.zipf(1.4, (1000, 128)) % 3000).astype("<i4")))
