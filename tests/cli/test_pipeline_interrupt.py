@@ -103,7 +103,20 @@ def start(tmp, zrec_args, kind, first, count, stall=60.0):
     return z, producer
 
 
+def handlers_installed(pid):
+    """True once the process catches SIGINT and SIGTERM (its SigCgt mask in /proc)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("SigCgt:"):
+                caught = int(line.split()[1], 16)
+                return all(caught >> (s - 1) & 1 for s in (signal.SIGINT, signal.SIGTERM))
+    return False
+
+
 def stop(z, producer, sig, rc_want):
+    # A signal sent before zrec installs its handlers would kill it outright (a slow
+    # start under ASan on a loaded machine), which is not what these cases test.
+    wait_for(lambda: handlers_installed(z.pid), "zrec's signal handlers")
     z.send_signal(sig)
     try:
         out, err = z.communicate(timeout=10)

@@ -19,9 +19,10 @@ fi
 cd "$tmp" || exit 1
 
 "$zrec" create --ragged --dtype '|u1' --ndim 1 s >/dev/null
-# A producer that writes, pauses, writes again.
+# A producer that writes, pauses, writes again. The pause outlasts a slow start of zrec
+# (an ASan build on a loaded machine), so the first lines are read before the last.
 cat >slow.sh <<'EOF'
-printf 'a\nb\n'; sleep 0.5; printf 'c\n'
+printf 'a\nb\n'; sleep 1.5; printf 'c\n'
 EOF
 
 # Runs "$@" with its stdin, stdout and stderr on a pseudo-terminal; the terminal's
