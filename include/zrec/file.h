@@ -65,6 +65,11 @@ class File {
   Result<uint64_t> size() const;
   Status truncate(uint64_t length) const;
   Status sync() const;
+  // Starts writing n bytes at offset back to the disk without waiting for them
+  // (sync_file_range(SYNC_FILE_RANGE_WRITE)), so a later sync() finds little left to do.
+  // It is not a durability barrier. A failure is reported like a failed write: the
+  // kernel may hand a writeback error to this call instead of the next fsync.
+  Status start_writeback(uint64_t offset, uint64_t n) const;
   void close();
   // Gives up ownership without closing (for descriptors like stdout that we borrow).
   int release() {

@@ -124,6 +124,15 @@ Status File::sync() const {
   return Status::ok();
 }
 
+Status File::start_writeback(uint64_t offset, uint64_t n) const {
+  if (n == 0) return Status::ok();
+  if (retry_eintr([&] {
+        return ::sync_file_range(fd_, static_cast<off64_t>(offset), static_cast<off64_t>(n), SYNC_FILE_RANGE_WRITE);
+      }) != 0)
+    return errno_status(errno, "cannot write back", path_);
+  return Status::ok();
+}
+
 void File::close() {
   // Never retried: Linux releases the descriptor even when close(2) says EINTR, and a
   // retry could close a descriptor another thread just opened. Written files are
