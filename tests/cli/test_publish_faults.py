@@ -17,6 +17,10 @@ After every run:
 The runs that fail the fsync after the new static page was written are the ones that
 used to truncate the store below what that page references (issue 9, defect 1).
 
+A third case appends ~33 MiB so that the writer's early writeback (sync_file_range,
+whole pages, 8 MiB at a time) runs, and fails each of those calls with EIO (exit 1,
+"cannot write back", the store at its last checkpoint) and EINTR (retried, exit 0).
+
 Needs: ZREC (path of the zrec binary), strace.
 """
 import json
@@ -167,5 +171,54 @@ def test_every_call_fails_raw(d):
     every_call_fails(d, "raw", all_errors=False)
 
 
+def test_early_writeback_fails(d):
+    """The writer starts writeback early (sync_file_range) once a file has 8 MiB not yet
+    started; the kernel may report a write error there instead of at the next fsync, so
+    a failure must fail the command like a failed write, and EINTR must be retried."""
+    lines = [b"%07d:" % i + b"x" * (i % 150) for i in range(400000)]  # ~33 MiB
+    store0 = os.path.join(d, "wb-base")
+    must(["-q", "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--shards", "1", "--codec", "raw", store0])
+    stdin = b"".join(x + b"\n" for x in lines)
+    args = ["append-stream", "--checkpoint-every", "100000"]
+    summary = os.path.join(d, "wb-strace-c")
+    count = os.path.join(d, "wb-count")
+    shutil.copytree(store0, count)
+    rc, _, err = run(args + [count], stdin, prefix=[STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-c", "-o", summary, "-e",
+                                                   "trace=sync_file_range"])
+    expect(rc == 0, "the uninjected run failed: " + err)
+    calls = [int(l.split()[3]) for l in open(summary) if l.split()[-1:] == ["sync_file_range"]]
+    expect(calls and calls[0] >= 3, "expected early writeback calls, strace -c says %r" % open(summary).read())
+    shutil.rmtree(count)
+    runs = 0
+    for e in ("EIO", "EINTR"):
+        for when in range(1, calls[0] + 1):
+            store = os.path.join(d, "wb-%s-%d" % (e, when))
+            shutil.copytree(store0, store)
+            rc, _, err = run(args + [store], stdin, prefix=[STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e",
+                                                           "inject=sync_file_range:error=%s:when=%d" % (e, when)])
+            what = "sync_file_range=%s at call %d" % (e, when)
+            vrc, vout, verr = run(["verify", "-q", store])
+            expect(vrc == 0, "%s: verify fails afterwards: %s %s" % (what, vout.decode(errors="replace"), verr))
+            length = json.loads(must(["info", "--json", store]))["length"]
+            expect(length % 100000 == 0, "%s: %d records is not a published state" % (what, length))
+            expect(must(["cat", "--format", "raw", store]) == b"".join(lines[:length]),
+                   "%s: the %d records are not the input's prefix" % (what, length))
+            if e == "EINTR":
+                expect(rc == 0 and length == len(lines), "%s: not retried: rc %d, %d records: %s" % (what, rc, length, err))
+            else:
+                expect(rc == 1 and "cannot write back" in err and "Input/output error" in err,
+                       "%s: rc %d, stderr %r" % (what, rc, err))
+                # Once a checkpoint was published, the message says how many records the
+                # store holds; before that, the store is as it was and nothing is claimed.
+                claims = re.findall(r"holds (\d+) records", err)
+                expect([int(c) for c in claims] == ([length] if length else []),
+                       "%s: the message claims %r, the store holds %d: %s" % (what, claims, length, err.strip()))
+            shutil.rmtree(store)
+            runs += 1
+    FIGURES.append("early writeback: %d sync_file_range calls, each failed with EIO and EINTR (%d runs)" %
+                   (calls[0], runs))
+
+
 if __name__ == "__main__":
-    sys.exit(case_runner.run_cases([test_every_call_fails_zstd, test_every_call_fails_raw], "zrec-publish-faults-", figures=FIGURES))
+    sys.exit(case_runner.run_cases([test_every_call_fails_zstd, test_every_call_fails_raw, test_early_writeback_fails],
+                                   "zrec-publish-faults-", figures=FIGURES))
