@@ -58,7 +58,7 @@ struct StoreWriter::Impl {
   uint64_t length = 0;
   // Window buffer, reused across appends: workers fill disjoint entries of locs.
   std::vector<RecordLoc> locs;
-  // Where each file's early writeback resumes (start_writeback).
+  // Where each file's early writeback resumes (start_early_writeback).
   std::array<uint64_t, format::kMaxShards> writeback_from{};
   uint64_t meta_writeback_from = 0;
   bool failed = false;
@@ -225,7 +225,7 @@ struct StoreWriter::Impl {
     Status s = pool->run(chunks.size(), [&](size_t lane, size_t i) { return write_chunk(lane, chunks[i]); });
     if (s.is_ok())
       s = files.meta.pwrite_all(locs.data(), n * format::kRecordLocSize, format::record_loc_offset(length));
-    if (s.is_ok() && options.sync) s = start_writeback(format::record_loc_offset(length + n));
+    if (s.is_ok() && options.sync) s = start_early_writeback(format::record_loc_offset(length + n));
     if (!s.is_ok()) {
       failed = true;
       return s;
@@ -242,12 +242,12 @@ struct StoreWriter::Impl {
   // disk (stable pages), and with small windows (tiny zstd records) a call per window
   // cost a third of the run.
   static constexpr uint64_t kWritebackBytes = 8 << 20;
-  Status start_writeback(uint64_t table_end) {
+  Status start_early_writeback(uint64_t table_end) {
     for (uint32_t sh = 0; sh < files.page.data_shards; ++sh)
-      ZREC_RETURN_IF_ERROR(start_writeback(files.data[sh], writeback_from[sh], tails[sh]));
-    return start_writeback(files.meta, meta_writeback_from, table_end);
+      ZREC_RETURN_IF_ERROR(writeback_whole_pages(files.data[sh], writeback_from[sh], tails[sh]));
+    return writeback_whole_pages(files.meta, meta_writeback_from, table_end);
   }
-  static Status start_writeback(const io::File& file, uint64_t& from, uint64_t end) {
+  static Status writeback_whole_pages(const io::File& file, uint64_t& from, uint64_t end) {
     static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     end -= end % page;
     if (end < from + kWritebackBytes) return Status::ok();

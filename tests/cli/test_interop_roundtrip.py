@@ -27,12 +27,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zrecord_ref as ref  # noqa: E402
+from cli_helpers import SANITIZED  # noqa: E402
 from interop_harness import (Suite, check, check_same_array, check_same_arrays,  # noqa: E402
                              load_npy_stream, npy_bytes, run, run_full, stack)
 
 suite = Suite("interop_roundtrip")
-
-SANITIZED = os.environ.get("ZREC_SANITIZED", "0") in ("1", "ON", "TRUE", "true")
 
 # Every dtype is used once per geometry; the codec x shards combinations rotate under
 # them, so each combination also runs several times per geometry.

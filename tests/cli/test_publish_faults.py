@@ -95,14 +95,20 @@ def call_counts(d, base):
 NEW_INPUT = b"".join(x + b"\n" for x in NEW)
 
 
-def check_after(store, rc, err, what):
+def published_prefix(store, records, is_state, what):
+    """Checks that the store verifies, holds a published state (is_state(length)) and
+    that its records are that prefix of `records`; returns its length."""
     vrc, vout, verr = run(["verify", "-q", store])
     expect(vrc == 0, "%s: verify fails afterwards: %s %s" % (what, vout.decode(errors="replace"), verr))
-    info = json.loads(must(["info", "--json", store]))
-    length = info["length"]
-    expect(length in STATES, "%s: the store holds %d records, not a published state" % (what, length))
+    length = json.loads(must(["info", "--json", store]))["length"]
+    expect(is_state(length), "%s: the store holds %d records, not a published state" % (what, length))
     raw = must(["cat", "--format", "raw", store])
-    expect(raw == b"".join((OLD + NEW)[:length]), "%s: the %d records are not the input's prefix" % (what, length))
+    expect(raw == b"".join(records[:length]), "%s: the %d records are not the input's prefix" % (what, length))
+    return length
+
+
+def check_after(store, rc, err, what):
+    length = published_prefix(store, OLD + NEW, lambda n: n in STATES, what)
     if rc == 0:
         expect(length == 55, "%s: exit 0 but the store holds %d of 55 records" % (what, length))
         return "ok"
@@ -197,12 +203,7 @@ def test_early_writeback_fails(d):
             rc, _, err = run(args + [store], stdin, prefix=[STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e",
                                                            "inject=sync_file_range:error=%s:when=%d" % (e, when)])
             what = "sync_file_range=%s at call %d" % (e, when)
-            vrc, vout, verr = run(["verify", "-q", store])
-            expect(vrc == 0, "%s: verify fails afterwards: %s %s" % (what, vout.decode(errors="replace"), verr))
-            length = json.loads(must(["info", "--json", store]))["length"]
-            expect(length % 100000 == 0, "%s: %d records is not a published state" % (what, length))
-            expect(must(["cat", "--format", "raw", store]) == b"".join(lines[:length]),
-                   "%s: the %d records are not the input's prefix" % (what, length))
+            length = published_prefix(store, lines, lambda n: n % 100000 == 0, what)
             if e == "EINTR":
                 expect(rc == 0 and length == len(lines), "%s: not retried: rc %d, %d records: %s" % (what, rc, length, err))
             else:
