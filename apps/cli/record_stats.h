@@ -6,7 +6,8 @@
 // a log-linear histogram: exact below 2048, and above that in buckets 1/1024 of their
 // power of two wide, so a percentile is the exact value or at most 0.1% below it (the
 // bucket's smallest value, never below min). min, max and the total are always exact.
-// The histogram holds about 23,000 counters (184 KiB), however many values it sees.
+// The histogram holds at most about 56,000 counters (440 KiB), however many values it
+// sees; a power of two's 1024 counters are allocated when a value first falls in it.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,11 @@ class SizeStats {
   uint64_t percentile(double p) const;
 
  private:
-  std::vector<uint64_t> buckets_;
+  // Performance note: record sizes cluster in a few powers of two, and zeroing all 53
+  // blocks up front (4 histograms) cost `zrec info` 6 ms of page faults on a VM, a
+  // third of its run on a small store.
+  std::vector<uint64_t> exact_;                 // one counter per value below 2048
+  std::vector<std::vector<uint64_t>> octaves_;  // per power of two from 2^11: empty or 1024
   uint64_t count_ = 0, min_ = UINT64_MAX, max_ = 0, total_ = 0;
 };
 
