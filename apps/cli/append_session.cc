@@ -98,14 +98,6 @@ Status AppendSession::checkpoint() {
   return Status::ok();
 }
 
-Status AppendSession::after_records(uint64_t n) {
-  added_ += n;
-  since_checkpoint_ += n;
-  report();
-  if (checkpoint_every_ != 0 && since_checkpoint_ >= checkpoint_every_) return checkpoint();
-  return Status::ok();
-}
-
 Result<uint64_t> AppendSession::reserve(uint64_t count, uint64_t bytes_each) {
   ZREC_RETURN_IF_ERROR(check_interrupt());
   return window_.reserve(std::min(count, room_before_checkpoint()), bytes_each);
@@ -119,12 +111,6 @@ Status AppendSession::add(uint64_t bytes, const uint64_t* dims) {
 Result<std::span<uint8_t>> AppendSession::input_space(uint64_t min_bytes) {
   ZREC_RETURN_IF_ERROR(check_interrupt());
   return window_.input_space(min_bytes);
-}
-
-Status AppendSession::cut(uint64_t record_bytes, uint64_t gap_bytes, const uint64_t* dims) {
-  ZREC_RETURN_IF_ERROR(window_.cut(record_bytes, gap_bytes, true, dims));
-  bytes_in_ += record_bytes + gap_bytes;  // reported by after_records
-  return after_records(1);
 }
 
 Status AppendSession::append(std::span<const RecordRef> records) {

@@ -113,7 +113,12 @@ class AppendSession {
   void input_written(uint64_t n) { window_.input_written(n); }
   std::span<const uint8_t> pending() const { return window_.pending(); }
   // Takes the first record_bytes of pending() as a record, then drops gap_bytes.
-  Status cut(uint64_t record_bytes, uint64_t gap_bytes, const uint64_t* dims);
+  // (Inline, as RecordWindow::cut: once per line of append-stream.)
+  Status cut(uint64_t record_bytes, uint64_t gap_bytes, const uint64_t* dims) {
+    ZREC_RETURN_IF_ERROR(window_.cut(record_bytes, gap_bytes, true, dims));
+    bytes_in_ += record_bytes + gap_bytes;  // reported by after_records
+    return after_records(1);
+  }
   // Drops the first n bytes of pending() (a skipped record, a delimiter).
   Status drop(uint64_t n) {
     count_input(n);
@@ -171,7 +176,12 @@ class AppendSession {
   void commit_if_published(uint64_t before) {
     if (writer_->published_length() != before && listener_.commit) listener_.commit();
   }
-  Status after_records(uint64_t n);
+  Status after_records(uint64_t n) {
+    added_ += n;
+    since_checkpoint_ += n;
+    report();
+    return checkpoint_every_ != 0 && since_checkpoint_ >= checkpoint_every_ ? checkpoint() : Status::ok();
+  }
   void report() { meter_.update(skipped_ + non_records_ + added_, bytes_in_); }
 
   const std::string store_;

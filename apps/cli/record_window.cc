@@ -73,19 +73,6 @@ Result<std::span<uint8_t>> RecordWindow::input_space(uint64_t min_bytes) {
   return std::span<uint8_t>(bytes_.data() + used_ + pending_, bytes_.size() - used_ - pending_);
 }
 
-Status RecordWindow::cut(uint64_t record_bytes, uint64_t gap_bytes, bool keep, const uint64_t* dims) {
-  assert(record_bytes + gap_bytes <= pending_);
-  if (keep) {
-    offsets_.push_back(used_);
-    sizes_.push_back(record_bytes);
-    if (ragged_) dims_.insert(dims_.end(), dims, dims + ndim_);
-    window_payload_ += record_bytes;
-  }
-  used_ += record_bytes + gap_bytes;
-  pending_ -= record_bytes + gap_bytes;
-  return sizes_.size() >= max_records_ ? flush() : Status::ok();
-}
-
 Status RecordWindow::flush() {
   Status s;
   if (!sizes_.empty()) {

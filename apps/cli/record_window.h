@@ -88,7 +88,19 @@ class RecordWindow {
   // if `keep`, or drops them if not; then drops `gap_bytes` more (a delimiter).
   // Requires record_bytes + gap_bytes <= pending().size(). Flushes (keeping what is
   // still pending) when the window reaches max_records().
-  Status cut(uint64_t record_bytes, uint64_t gap_bytes, bool keep, const uint64_t* dims);
+  // (Inline: append-stream calls it once per line, of ~100 bytes each.)
+  Status cut(uint64_t record_bytes, uint64_t gap_bytes, bool keep, const uint64_t* dims) {
+    if (keep) {
+      offsets_.push_back(used_);
+      sizes_.push_back(record_bytes);
+      if (ndim_ == 1 && ragged_) dims_.push_back(*dims);
+      else if (ragged_) dims_.insert(dims_.end(), dims, dims + ndim_);
+      window_payload_ += record_bytes;
+    }
+    used_ += record_bytes + gap_bytes;
+    pending_ -= record_bytes + gap_bytes;
+    return sizes_.size() >= max_records_ ? flush() : Status::ok();
+  }
 
   // Appends the collected records to the writer and empties the window (pending
   // streamed bytes stay, moved to the front).
