@@ -1,11 +1,11 @@
 // Windowed record collection for appends.
 #include "cli/record_window.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+
+#include "zrec/memory.h"
 
 namespace zrec::cli {
 
@@ -42,11 +42,7 @@ void RecordWindow::reserve_budget() {
   constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
   if (bytes_.capacity() >= budget_ || budget_ > kMaxReserve) return;
   bytes_.reserve(budget_);
-  // The 2 MiB-aligned interior of the allocation; advice is a hint, so failure is fine.
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<uintptr_t>(bytes_.data()) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(bytes_.data()) + budget_) & ~(kHuge - 1);
-  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  advise_huge_pages(bytes_.data(), budget_);
 }
 
 void RecordWindow::add(uint64_t bytes, const uint64_t* dims) {

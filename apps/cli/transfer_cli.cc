@@ -158,10 +158,15 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
 
   InterruptScope interrupt_scope;
   CommandReport report(command, g, a.json);
+  // The lane budget (docs/format.md §9): copying frames is reading them and checking
+  // them, decoding zstd frames in full, so a transfer that asks for no encoding runs on
+  // the read budget (2 lanes on 2 cores, where writes get 1); one given --codec,
+  // --level, --checksum or --tier may encode, and runs on the write budget.
+  const Work work = !codec && a.level == 0 && !a.checksum && a.train.tier.empty() ? Work::kRead : Work::kWrite;
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(Work::kWrite), .wait = g.wait}));
+    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(work), .wait = g.wait}));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }
@@ -222,7 +227,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   options.cancel = interrupt_flag();
   options.progress = [&](const TransferStats& st) { meter.update(st.records, st.logical_bytes); };
   WriterOptions writer;
-  writer.lanes = g.lanes(Work::kWrite);
+  writer.lanes = g.lanes(work);
   writer.level = a.level;
   TransferStats stats;
   const auto copy_started = std::chrono::steady_clock::now();

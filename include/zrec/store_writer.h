@@ -75,8 +75,10 @@ struct EncodedRecord {
   uint32_t phys_length = 0;
   uint32_t logic_length = 0;
   // Where the same stored bytes lie in a file (a source store's data file: src_fd, at
-  // src_offset), or -1. When set, the writer copies them kernel-side (copy_file_range,
-  // io/copy_range.h) instead of writing `data`, which may then be null.
+  // src_offset), or -1. When set, the writer may copy them kernel-side (copy_file_range,
+  // io/copy_range.h) instead of writing `data`: it does when `data` is null (then every
+  // record of the window must have a src_fd), and when records adjacent there and in
+  // the destination form runs of 1 MiB on average.
   int src_fd = -1;
   uint64_t src_offset = 0;
 };
@@ -128,8 +130,9 @@ class StoreWriter {
   // dictionary (Store::read_stored checks frames); this checks the lengths against
   // docs/format.md §8 (both >= 1 and < 2^31, raw phys == logic, Dense width, Ragged minimum)
   // and fails with kInvalidArgument naming the record's position. Nothing is published.
-  // Records with a src_fd are copied kernel-side, physically adjacent ones (adjacent in
-  // their source and in their destination chunk) with one copy_file_range.
+  // Records with a src_fd may be copied kernel-side (see EncodedRecord), physically
+  // adjacent ones (adjacent in their source and in their destination chunk) with one
+  // copy_file_range.
   Status append_encoded(std::span<const EncodedRecord> records);
 
   // Publishes everything appended so far (a checkpoint): truncates each data file to

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "format/endian.h"
+#include "zrec/memory.h"
 
 namespace zrec {
 
@@ -45,8 +46,22 @@ Status for_each_id_chunk(const Store& src, Fn fn) {
   return Status::ok();
 }
 
+// Frame copy reads and checks windows of at most this many stored bytes.
+// Performance note: a zstd frame copy is bound by decoding every frame to check it
+// (issue 9), on all lanes; the window only batches records for the writer. With the
+// default 64 MiB, first touching the buffer's pages and growing it (resize() doubled,
+// copied and zeroed it when a window was a few bytes larger than the last) took half
+// of a zstd reshard's time on a VM. An 8 MiB buffer, reserved once and backed by huge
+// pages where the kernel offers them, is touched once and stays warm. (Reading the
+// next window while this one is written was tried: no faster, as decoding keeps every
+// lane busy.)
+constexpr uint64_t kMaxCopyWindow = uint64_t{8} << 20;
+
 Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+  const uint64_t window_bytes = std::max<uint64_t>(1, std::min(options.window_bytes, kMaxCopyWindow));
   std::vector<uint8_t> buffer;
+  buffer.reserve(std::min(window_bytes, src.stored_bytes()));
+  advise_huge_pages(buffer.data(), buffer.capacity());
   std::vector<uint64_t> offsets;
   std::vector<EncodedRecord> records;
   return for_each_id_chunk(src, [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
@@ -54,7 +69,7 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
     for (uint64_t begin = 0; begin < count;) {
       ZREC_RETURN_IF_ERROR(check_cancel(options));
       uint64_t end = begin, bytes = 0;
-      while (end < count && (end == begin || bytes + locs[end].phys_length <= options.window_bytes))
+      while (end < count && (end == begin || bytes + locs[end].phys_length <= window_bytes))
         bytes += locs[end++].phys_length;
       const auto window_ids = ids.subspan(begin, end - begin);
       ZREC_RETURN_IF_ERROR(src.read_stored(window_ids, locs.data() + begin, buffer, offsets, !options.kernel_copy));
@@ -78,7 +93,7 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
       stats->source_stored_bytes += bytes;
       if (options.progress) options.progress(*stats);
       // A window that grew for one oversized record gives the memory back.
-      if (buffer.size() > 2 * options.window_bytes) std::vector<uint8_t>().swap(buffer);
+      if (buffer.size() > 2 * window_bytes) std::vector<uint8_t>().swap(buffer);
       begin = end;
     }
     return Status::ok();
