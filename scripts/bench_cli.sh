@@ -13,14 +13,18 @@
 #                                                    vs  C pread loop (RecordLoc, then record into its
 #                                                        slot of a reused 256-record batch buffer), 2 lanes
 #   reshard    zrec recompress SRC DST --shards 8     vs  cp -r SRC DST; sync
+#              (and the same of a zstd store of the images, and of one of the JSON lines:
+#              every copied zstd frame is decoded in full to check it)
 #   concat     zrec concat A B DST                    vs  cp -r A D1; cp -r B D2; sync
+#   start      20 x zrec info of an empty store        vs  20 x zstd -l of a small .zst file
+#              (a process's fixed cost: loading its libraries, parsing arguments)
 #
 # Sizes at --scale 1 are the issue's: 8000 records of 147 KiB (1.15 GiB, raw, 4 shards),
 # 256 MiB of ~110-byte JSON lines, 12,000 random ids. The two C baselines are built
 # from scripts/bench_cli/*.c into the scratch directory.
 #
 # Usage: scripts/bench_cli.sh [--zrec PATH] [--zrec-before PATH] [--scale F] [--reps N]
-#                             [--rows digest,append,zstd,cat,reshard,concat] [--dir DIR]
+#                             [--rows digest,append,zstd,cat,reshard,concat,start] [--dir DIR]
 #   --zrec-before PATH  also time another build's zrec in the same rounds (ratios for both)
 # The last column, CPU seconds (user + system, children included) over the baseline's,
 # is steadier than wall time when other processes share the CPUs.
@@ -31,7 +35,7 @@ zrec="$here/../build/zrec"
 zrec_before=""
 scale=1
 reps=3
-rows="digest,append,zstd,cat,reshard,concat"
+rows="digest,append,zstd,cat,reshard,concat,start"
 base_dir="${TMPDIR:-/tmp}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,14 +45,14 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --rows) rows="$2"; shift 2 ;;
     --dir) base_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "bench_cli.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 zrec="$(realpath "$zrec")"
 [ -x "$zrec" ] || { echo "bench_cli.sh: no zrec binary at $zrec (scripts/build.sh build)" >&2; exit 2; }
 [ -z "$zrec_before" ] || zrec_before="$(realpath "$zrec_before")"
-for tool in openssl cc; do
+for tool in openssl cc zstd; do
   command -v "$tool" >/dev/null || { echo "bench_cli.sh: needs $tool" >&2; exit 2; }
 done
 
@@ -91,6 +95,13 @@ PY
 "$zrec" append-npy "$work/img" "$work/images.npy"
 rm -f "$work/images.npy"
 cp -r "$work/img" "$work/img_b"
+"$zrec" create --ragged --dtype '|u1' --ndim 1 "$work/empty"
+if has_row reshard; then
+  "$zrec" recompress "$work/img" "$work/img_z" --codec zstd
+  "$zrec" create --ragged --dtype '|u1' --ndim 1 --codec zstd --shards 4 "$work/lines_z"
+  "$zrec" append-stream "$work/lines_z" -i "$work/lines.jsonl"
+fi
+head -c 4096 "$work/lines.jsonl" | zstd -q -o "$work/small.zst"
 line_count=$(wc -l < "$work/lines.jsonl")
 
 # --- timing ------------------------------------------------------------------------
@@ -175,10 +186,19 @@ round() {
   fi
   if has_row reshard; then
     time_copy_row reshard "cp -r '$work/img' '$work/out/d'" "recompress '$work/img' '$work/out/d' --shards 8"
+    time_copy_row reshard_z "cp -r '$work/img_z' '$work/out/d'" "recompress '$work/img_z' '$work/out/d' --shards 8"
+    time_copy_row reshard_lines "cp -r '$work/lines_z' '$work/out/d'" \
+      "recompress '$work/lines_z' '$work/out/d' --shards 8"
   fi
   if has_row concat; then
     time_copy_row concat "cp -r '$work/img' '$work/out/d1' && cp -r '$work/img_b' '$work/out/d2'" \
       "concat '$work/img' '$work/img_b' '$work/out/d'"
+  fi
+  if has_row start; then
+    time_cmd start_base bash -c "for i in {1..20}; do zstd -l '$work/small.zst'; done"
+    for z in "${binaries[@]}"; do
+      time_cmd "start_$(label "$z")" bash -c "for i in {1..20}; do '$z' info '$work/empty'; done"
+    done
   fi
   scratch
 }
@@ -224,9 +244,18 @@ for z in "${binaries[@]}"; do
   if has_row reshard; then
     b=$(median reshard_base); a=$(median "reshard_$l")
     echo "| \`zrec recompress --shards 8\` (frame copy)$tag + sync | $(fmt "$a") | cp -r + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "reshard_$l" reshard_base) |"
+    b=$(median reshard_z_base); a=$(median "reshard_z_$l")
+    echo "| same, a zstd store of the images$tag | $(fmt "$a") | cp -r + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "reshard_z_$l" reshard_z_base) |"
+    b=$(median reshard_lines_base); a=$(median "reshard_lines_$l")
+    echo "| same, a zstd store of the JSON lines$tag | $(fmt "$a") | cp -r + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "reshard_lines_$l" reshard_lines_base) |"
   fi
   if has_row concat; then
     b=$(median concat_base); a=$(median "concat_$l")
     echo "| \`zrec concat A B DST\` (frame copy)$tag + sync | $(fmt "$a") | cp -r A, B + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "concat_$l" concat_base) |"
+  fi
+  if has_row start; then
+    b=$(median start_base); a=$(median "start_$l")
+    ms() { python3 -c "print(f'{$1 / 20 * 1e3:.1f} ms')"; }
+    echo "| process start$tag: \`zrec info\` of an empty store | $(ms "$a") | \`zstd -l\` of a small file: $(ms "$b") | $(ratio "$a" "$b")x | | $(cr "start_$l" start_base) |"
   fi
 done
