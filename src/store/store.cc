@@ -475,12 +475,25 @@ Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, 
   for (size_t k = 0; k < n; ++k)
     ZREC_RETURN_IF_ERROR(store::check_record_loc(m.files, m.files.page.tails.data(), ids[k], locs[k]));
   // Physical order: by shard, then offset. Adjacent records form one run (one pread).
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
+  // Performance note: bucketed by shard in input order, then each bucket sorted by
+  // offset only if it is not already: a window of consecutive IDs is in offset order in
+  // every shard of any store whose writers only appended. A comparison sort of the whole
+  // window took 12% of a reshard of 60-byte zstd frames.
   auto shard_of = [&](size_t k) { return static_cast<uint32_t>(ids[k] % shards); };
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return shard_of(a) != shard_of(b) ? shard_of(a) < shard_of(b) : locs[a].offset < locs[b].offset;
-  });
+  std::vector<size_t> order(n);
+  {
+    std::vector<size_t> bucket_start(shards + 1, 0);
+    for (size_t k = 0; k < n; ++k) ++bucket_start[shard_of(k) + 1];
+    for (uint32_t sh = 0; sh < shards; ++sh) bucket_start[sh + 1] += bucket_start[sh];
+    std::vector<size_t> fill(bucket_start.begin(), bucket_start.end() - 1);
+    for (size_t k = 0; k < n; ++k) order[fill[shard_of(k)]++] = k;
+    auto by_offset = [&](size_t a, size_t b) { return locs[a].offset < locs[b].offset; };
+    for (uint32_t sh = 0; sh < shards; ++sh) {
+      const auto first = order.begin() + static_cast<ptrdiff_t>(bucket_start[sh]);
+      const auto last = order.begin() + static_cast<ptrdiff_t>(bucket_start[sh + 1]);
+      if (!std::is_sorted(first, last, by_offset)) std::stable_sort(first, last, by_offset);
+    }
+  }
   struct Run {
     uint32_t shard;
     uint64_t offset, bytes, pos;
