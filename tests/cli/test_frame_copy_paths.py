@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import STRACE_NO_LEAK_CHECK  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
@@ -40,8 +41,8 @@ def traced(d, *args):
     bytes written by pwrite64/pwritev to data files)."""
     log = os.path.join(d, "strace")
     # -ff: one log per thread, so no call is split into "unfinished" and "resumed" lines.
-    cmd = ["strace", "-ff", "-qq", "-e", "trace=copy_file_range,pwrite64,pwritev", "-e", "signal=none", "-o", log,
-           ZREC] + list(args)
+    cmd = ["strace", *STRACE_NO_LEAK_CHECK, "-ff", "-qq", "-e", "trace=copy_file_range,pwrite64,pwritev",
+           "-e", "signal=none", "-o", log, ZREC] + list(args)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
     if p.returncode != 0:
         raise AssertionError("zrec %s: rc %d: %s" % (" ".join(args), p.returncode, p.stderr.decode("utf-8", "replace")))
