@@ -11,6 +11,7 @@
 //     copied again except for a partial record moved to the front when a window fills.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -90,11 +91,14 @@ class RecordWindow {
   // still pending) when the window reaches max_records().
   // (Inline: append-stream calls it once per line, of ~100 bytes each.)
   Status cut(uint64_t record_bytes, uint64_t gap_bytes, bool keep, const uint64_t* dims) {
+    assert(record_bytes + gap_bytes <= pending_);
     if (keep) {
       offsets_.push_back(used_);
       sizes_.push_back(record_bytes);
-      if (ndim_ == 1 && ragged_) dims_.push_back(*dims);
-      else if (ragged_) dims_.insert(dims_.end(), dims, dims + ndim_);
+      if (ragged_) {
+        if (ndim_ == 1) dims_.push_back(*dims);
+        else dims_.insert(dims_.end(), dims, dims + ndim_);
+      }
       window_payload_ += record_bytes;
     }
     used_ += record_bytes + gap_bytes;

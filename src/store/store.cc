@@ -11,7 +11,6 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
-#include <numeric>
 #include <thread>
 
 #include "codec/record_codec.h"

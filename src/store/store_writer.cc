@@ -143,16 +143,17 @@ struct StoreWriter::Impl {
   // pwritev for 100 KiB ones. Long runs keep it: where the file system shares extents
   // (XFS, Btrfs), copy_file_range copies no data at all.
   static constexpr uint64_t kMinKernelCopyRun = uint64_t{1} << 20;
+  // Whether r's stored bytes follow prev's in the same source file (one copy_file_range).
+  static bool continues_run(const EncodedRecord& prev, const EncodedRecord& r) {
+    return r.src_fd == prev.src_fd && r.src_offset == prev.src_offset + prev.phys_length;
+  }
   bool copy_kernel_side(std::span<const EncodedRecord> records, const Chunk& c) const {
     const uint32_t shards = files.page.data_shards;
     if (records[c.first].data == nullptr) return true;
     uint64_t runs = 0, bytes = 0;
     for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
-      const EncodedRecord& r = records[k];
-      const bool continues = j > 0 && r.src_fd == records[k - shards].src_fd &&
-                             r.src_offset == records[k - shards].src_offset + records[k - shards].phys_length;
-      runs += continues ? 0 : 1;
-      bytes += r.phys_length;
+      if (j == 0 || !continues_run(records[k - shards], records[k])) ++runs;
+      bytes += records[k].phys_length;
     }
     return bytes >= runs * kMinKernelCopyRun;
   }
@@ -174,10 +175,9 @@ struct StoreWriter::Impl {
       locs[k].offset += base;
       const uint64_t at = locs[k].offset;
       for (++j, k += shards; j < c.count; ++j, k += shards) {
-        const EncodedRecord& r = records[k];
-        if (r.src_fd != first.src_fd || r.src_offset != first.src_offset + run) break;
+        if (!continues_run(records[k - shards], records[k])) break;
         locs[k].offset += base;
-        run += r.phys_length;
+        run += records[k].phys_length;
       }
       ZREC_RETURN_IF_ERROR(io::copy_range(first.src_fd, "source data file", first.src_offset, files.data[c.shard], at, run));
     }
