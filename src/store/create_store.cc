@@ -119,7 +119,9 @@ class TempSibling {
     if (io::retry_eintr([&] { return ::chmod(tmpl.c_str(), 0777 & ~mask); }) != 0)
       return io::errno_status(errno, "cannot set the permissions of", tmpl);
     ZREC_ASSIGN_OR_RETURN(t->dir_, io::File::open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-    if (io::retry_eintr([&] { return ::flock(t->dir_.fd(), LOCK_EX | LOCK_NB); }) != 0)
+    // A blocking lock: another run's cleanup (store/temp_files.h) may hold it for the
+    // moment it takes to look inside, and leaves an unmarked directory this young alone.
+    if (io::retry_eintr([&] { return ::flock(t->dir_.fd(), LOCK_EX); }) != 0)
       return io::errno_status(errno, "cannot lock", tmpl);
     ZREC_ASSIGN_OR_RETURN(io::File marker, io::File::open(join_path(tmpl, store::kTempMarker),
                                                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644));

@@ -24,8 +24,10 @@ Status save_dictionary_file(const std::string& path, std::span<const uint8_t> di
   if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);
   io::File f(fd, tmpl);
   // Locked before its first byte, so a concurrent cleanup never takes a live temporary.
+  // A blocking lock: that cleanup may hold it for the moment it takes to look at the
+  // file, and leaves an empty one this young alone.
   Status s;
-  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX | LOCK_NB); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
+  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
   if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0) s = io::errno_status(errno, "cannot chmod", tmpl);
   if (s.is_ok()) s = f.pwrite_all(dictionary.data(), dictionary.size(), 0);
   if (s.is_ok()) s = f.sync();

@@ -9,6 +9,8 @@ store's (issue 9: defects 9 and 10, and the weak points of the create path).
     concat, with a warning; an abandoned temporary that is zrec's (marker, store files
     only) is removed. The same for train-dict's "F.tmp-XXXXXX".
   - Concurrent creates of one path: one wins, every loser says "'X' already exists".
+    A build whose new temporary another run's cleanup holds locked for a moment waits
+    for it (create, train-dict; strace delays the build's flock while the test holds it).
   - A store name of NAME_MAX (255) bytes works for create, recompress and concat.
   - A failed parent-directory fsync after create/recompress says the store is complete
     and what is at risk (strace fault injection on the last fsync).
@@ -195,6 +197,53 @@ def test_concurrent_creates(d):
     FIGURES.append("concurrent creates: %d rounds of 6" % rounds)
 
 
+def held_while_builder_locks(d, prefix, argv):
+    """Runs zrec `argv` with its flock calls delayed by a second (strace), takes the lock
+    of its new temporary (the first name in `d` starting with `prefix`) the way another
+    run's cleanup does, and lets it go only after the builder asked for it. Returns
+    (exit code, stderr)."""
+    import fcntl
+    p = subprocess.Popen([STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e", "trace=flock",
+                          "-e", "inject=flock:delay_enter=1000000", ZREC] + argv,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    held = None
+    deadline = time.monotonic() + 30
+    while held is None and p.poll() is None and time.monotonic() < deadline:
+        names = [n for n in os.listdir(d) if n.startswith(prefix)]
+        if names:
+            held = os.open(os.path.join(d, names[0]), os.O_RDONLY)
+            fcntl.flock(held, fcntl.LOCK_EX)
+        else:
+            time.sleep(0.002)
+    expect(held is not None, "no temporary starting with %r appeared" % prefix)
+    time.sleep(1.5)
+    os.close(held)
+    _, err = p.communicate(timeout=60)
+    return p.returncode, err.decode()
+
+
+def test_builders_wait_for_a_cleanup_lock(d):
+    # Another run's cleanup locks each temporary named like the output's for the moment
+    # it takes to look inside; a build that had just made its temporary waits for it
+    # instead of failing with "cannot lock" (a CI run met this with 6 concurrent creates).
+    if STRACE is None:
+        print("note: strace missing; cleanup-lock case skipped")
+        return
+    target = os.path.join(d, "s")
+    rc, err = held_while_builder_locks(d, ".s.zrec-tmp-", ["-q", "create", "--ragged", "--dtype", "|u1",
+                                                            "--ndim", "1", target])
+    expect(rc == 0 and err == "", "create under a held temporary lock: exit %d, %r" % (rc, err))
+    must(["verify", "-q", target])
+    must(["-q", "append-stream", target], stdin=b"".join(b"record %d with some text to learn %d\n" % (i, i % 7)
+                                                       for i in range(3000)))
+    out = os.path.join(d, "dict.zr")
+    rc, err = held_while_builder_locks(d, "dict.zr.tmp-", ["-q", "train-dict", target, "-o", out])
+    expect(rc == 0 and err == "", "train-dict under a held temporary lock: exit %d, %r" % (rc, err))
+    expect(open(out, "rb").read()[:4] == DICT_MAGIC, "no dictionary written")
+    left = [n for n in os.listdir(d) if "tmp-" in n]
+    expect(not left, "temporaries left: %r" % left)
+
+
 def test_name_max_store_names(d):
     name = "n" * 255
     a = os.path.join(d, name)
@@ -275,6 +324,7 @@ if __name__ == "__main__":
         test_foreign_temporaries_survive,
         test_train_dict_temporaries,
         test_concurrent_creates,
+        test_builders_wait_for_a_cleanup_lock,
         test_name_max_store_names,
         test_parent_directory_fsync_failure,
         test_bench_interrupt_removes_temporaries,
