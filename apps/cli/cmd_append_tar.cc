@@ -211,6 +211,10 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
     spdlog::info("created stream '{}': {}", s.path, c.schema.describe());
   }
   ZREC_ASSIGN_OR_RETURN(s.writer, StoreWriter::open(s.path, writer_options()));
+  // Existing streams are all opened before the first sample, so this refuses before
+  // anything is appended (as append-stream refuses --level on a raw store).
+  if (a_.append.level != 0 && s.writer->codec() == Codec::kRaw)
+    throw UsageError("--level is for zstd and zstd_dict; stream '" + s.path + "' is a raw store");
   ZREC_RETURN_IF_ERROR(check_schema(s));
   s.scalar = s.writer->schema().is_dense();
   s.first_stored = s.writer->stored_bytes();

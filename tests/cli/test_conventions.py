@@ -14,11 +14,13 @@
   does for `zrec ... &` without job control);
 - `zrec cat` to a terminal writes text; an explicit binary --format there needs -f.
 """
+import io
 import os
 import shutil
 import signal
 import stat
 import subprocess
+import tarfile
 import threading
 import sys
 import time
@@ -204,6 +206,15 @@ def level_is_used_by_every_encoding_command(d):
         FIGURES.append("%s --level 19 of a level-1 store: %d -> %d bytes" % (command, stored_bytes(src), stored_bytes(out)))
 
 
+def one_sample_tar():
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        info = tarfile.TarInfo("a/0.txt")
+        info.size = 5
+        t.addfile(info, io.BytesIO(b"hello"))
+    return buf.getvalue()
+
+
 @case
 def level_outside_zstd_range_is_a_usage_error(d):
     store = ragged_u1(os.path.join(d, "s"))
@@ -223,6 +234,15 @@ def level_outside_zstd_range_is_a_usage_error(d):
     expect(records_of(raw) == [], "the raw store changed")
     refused(["append-tar", "--codec", "raw", "--level", "5", os.path.join(d, "root"), "-"], 2,
             "zrec append-tar: --level is for zstd and zstd_dict, not raw", stdin=b"")
+    # A root whose existing streams are raw: refused before the first sample.
+    root = os.path.join(d, "raw-root")
+    must(["-q", "append-tar", "--codec", "raw", root, "-"], stdin=one_sample_tar())
+    stream = os.path.join(root, "txt")
+    root_before = (sorted(os.listdir(root)), tree(stream))
+    refused(["append-tar", "--level", "5", root, "-"], 2,
+            "zrec append-tar: --level is for zstd and zstd_dict; stream '%s' is a raw store" % stream,
+            stdin=one_sample_tar())
+    expect((sorted(os.listdir(root)), tree(stream)) == root_before, "the raw root changed")
     expect(tree(store) == before, "the store changed")
 
 
