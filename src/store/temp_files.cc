@@ -90,52 +90,60 @@ bool older_than(int fd, int seconds) {
   return ::time(nullptr) - st.st_mtime > seconds;
 }
 
-void leave(const std::string& path, const std::string& why) {
-  warn("leaving '" + path + "' in place: it is named like a zrec temporary but " + why +
-       " (remove it yourself if it is not needed)");
+// What a cleanup says about a candidate it leaves in place, or nullopt.
+using Warning = std::optional<std::string>;
+
+Warning leave(const std::string& path, const std::string& why) {
+  return "leaving '" + path + "' in place: it is named like a zrec temporary but " + why +
+         " (remove it yourself if it is not needed)";
 }
 
 // Opens each candidate with `flags` and hands it to `handle` while holding its lock;
 // skips one whose lock a live writer holds. One that cannot be opened (other than
 // gone meanwhile) is left with a warning that it cannot be opened as `opened_as`.
+// Warnings are given after the lock is let go: writing one may block on a full stderr
+// pipe, and a build that has just made that temporary waits for its lock.
 void for_each_unlocked(const std::string& parent, const std::string& prefix, int flags, const char* opened_as,
-                       void (*handle)(const std::string& path, const io::File& f)) {
+                       Warning (*handle)(const std::string& path, const io::File& f)) {
   for (const auto& name : candidates(parent, prefix)) {
     const std::string p = join_path(parent, name);
-    auto f = io::File::open(p, flags);
-    if (!f.is_ok()) {
-      if (f.status().code() != StatusCode::kNotFound) leave(p, std::string("cannot be opened as ") + opened_as);
-      continue;
+    Warning said;
+    {
+      auto f = io::File::open(p, flags);
+      if (!f.is_ok()) {
+        if (f.status().code() != StatusCode::kNotFound) said = leave(p, std::string("cannot be opened as ") + opened_as);
+      } else if (io::retry_eintr([&] { return ::flock(f->fd(), LOCK_EX | LOCK_NB); }) == 0) {
+        said = handle(p, *f);
+      }
     }
-    if (io::retry_eintr([&] { return ::flock(f->fd(), LOCK_EX | LOCK_NB); }) != 0) continue;
-    handle(p, *f);
+    if (said) warn(*said);
   }
 }
 
-void remove_if_abandoned_store(const std::string& p, const io::File& dir) {
+Warning remove_if_abandoned_store(const std::string& p, const io::File& dir) {
   std::vector<std::string> files;
   if (auto why = not_ours(dir.fd(), files)) {
     const bool empty_and_ours = files.empty() && why->rfind("it has no ", 0) == 0;
-    if (!empty_and_ours) {
-      leave(p, *why);
-    } else if (older_than(dir.fd(), kUnmarkedGraceSeconds)) {
+    if (!empty_and_ours) return leave(p, *why);
+    if (older_than(dir.fd(), kUnmarkedGraceSeconds)) {
       // A build killed between mkdtemp and its marker: rmdir removes only an empty
       // directory, so nothing can be lost.
       if (io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0 && errno != ENOTEMPTY && errno != ENOENT)
-        leave(p, std::string("could not be removed: ") + std::strerror(errno));
-    } else {
-      warn("leaving '" + p + "' in place for now: it is an empty zrec temporary without its " +
-           kTempMarker + " marker, which a build that is just starting also is; a run " +
-           std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it");
+        return leave(p, std::string("could not be removed: ") + std::strerror(errno));
+      return std::nullopt;
     }
-    return;
+    return "leaving '" + p + "' in place for now: it is an empty zrec temporary without its " + kTempMarker +
+           " marker, which a build that is just starting also is; a run " + std::to_string(kUnmarkedGraceSeconds) +
+           " s after it was made removes it";
   }
   bool removed = true;
   for (const auto& file : files) removed = io::retry_eintr([&] { return ::unlinkat(dir.fd(), file.c_str(), 0); }) == 0 && removed;
-  if (!removed || io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+  if (!removed || io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0)
+    return leave(p, std::string("could not be removed: ") + std::strerror(errno));
+  return std::nullopt;
 }
 
-void remove_if_abandoned_dict(const std::string& p, const io::File& f) {
+Warning remove_if_abandoned_dict(const std::string& p, const io::File& f) {
   struct stat st;
   unsigned char head[sizeof kDictMagic] = {};
   std::optional<std::string> why;
@@ -151,11 +159,10 @@ void remove_if_abandoned_dict(const std::string& p, const io::File& f) {
   else if (st.st_size != 0 &&
            (!f.pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0))
     why = "it does not start like a zstd dictionary";
-  if (why) {
-    leave(p, *why);
-    return;
-  }
-  if (io::retry_eintr([&] { return ::unlink(p.c_str()); }) != 0) leave(p, std::string("could not be removed: ") + std::strerror(errno));
+  if (why) return leave(p, *why);
+  if (io::retry_eintr([&] { return ::unlink(p.c_str()); }) != 0)
+    return leave(p, std::string("could not be removed: ") + std::strerror(errno));
+  return std::nullopt;
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ store's (issue 9: defects 9 and 10, and the weak points of the create path).
     only) is removed. The same for train-dict's "F.tmp-XXXXXX".
   - Concurrent creates of one path: one wins, every loser says "'X' already exists".
     A build whose new temporary another run's cleanup holds locked for a moment waits
-    for it (create, train-dict; strace delays the build's flock while the test holds it).
+    for it (create, train-dict; strace delays the build's flock while the test holds it);
+    a cleanup whose warning blocks on a full stderr pipe has let that lock go.
   - A store name of NAME_MAX (255) bytes works for create, recompress and concat.
   - A failed parent-directory fsync after create/recompress says the store is complete
     and what is at risk (strace fault injection on the last fsync).
@@ -244,6 +245,60 @@ def test_builders_wait_for_a_cleanup_lock(d):
     expect(not left, "temporaries left: %r" % left)
 
 
+def blocked_in_stderr_write(pid, timeout=20):
+    """Waits until process `pid` is in write(2, ...) (x86-64 and aarch64 numbers)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            fields = open("/proc/%d/syscall" % pid).read().split()
+        except OSError:
+            return False
+        if len(fields) > 1 and fields[0] in ("1", "64") and int(fields[1], 16) == 2:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_cleanup_warns_after_letting_go(d):
+    # A run whose stderr blocks while it warns about another build's young temporary
+    # must not hold that temporary's lock meanwhile: the build would wait on it.
+    import fcntl
+    young = os.path.join(d, ".s.zrec-tmp-AbC123")  # a build that is just starting
+    os.mkdir(young)
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        while True:
+            os.write(w, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(w, True)
+    p = subprocess.Popen([ZREC, "create", "--ragged", "--dtype", "|u1", "--ndim", "1", os.path.join(d, "s")],
+                         stdout=subprocess.DEVNULL, stderr=w)
+    os.close(w)
+    try:
+        expect(blocked_in_stderr_write(p.pid), "create never blocked writing its warning")
+        fd = os.open(young, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AssertionError("create holds the young temporary's lock while it waits to warn")
+        finally:
+            os.close(fd)
+    finally:
+        drained = b""
+        while True:
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            drained += chunk
+        os.close(r)
+        p.wait(timeout=60)
+    expect(p.returncode == 0, "create failed: exit %d" % p.returncode)
+    expect(b"leaving '%s' in place for now" % young.encode() in drained, "no warning about the young temporary")
+    expect(os.path.isdir(young), "the young temporary was removed")
+
+
 def test_name_max_store_names(d):
     name = "n" * 255
     a = os.path.join(d, name)
@@ -325,6 +380,7 @@ if __name__ == "__main__":
         test_train_dict_temporaries,
         test_concurrent_creates,
         test_builders_wait_for_a_cleanup_lock,
+        test_cleanup_warns_after_letting_go,
         test_name_max_store_names,
         test_parent_directory_fsync_failure,
         test_bench_interrupt_removes_temporaries,
