@@ -31,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 ZREC = os.environ.get("ZREC", "build/zrec")
 SANITIZED = os.environ.get("ZREC_SANITIZED", "0") in ("1", "ON", "TRUE", "true")
@@ -47,6 +48,33 @@ def require_zrec(test_name):
         sys.exit("%s: set ZREC to the zrec binary (got %r)" % (test_name, path))
     ZREC = os.path.abspath(path)
     return ZREC
+
+
+def full_pipe():
+    """A pipe whose buffer is full: the first write to its write end blocks. Returns (r, w)."""
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        while True:
+            os.write(w, b"\0" * 65536)
+    except BlockingIOError:
+        pass
+    os.set_blocking(w, True)
+    return r, w
+
+
+def wait_blocked_in_pipe_write(pid, timeout=20):
+    """True once process `pid` sleeps in a pipe write (/proc/PID/wchan); False if it
+    exits or `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if "pipe_write" in open("/proc/%d/wchan" % pid).read():
+                return True
+        except OSError:
+            return False
+        time.sleep(0.01)
+    return False
 
 
 def expect(cond, msg):

@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402
 import cli_helpers  # noqa: E402
-from cli_helpers import expect, npy_bytes  # noqa: E402
+from cli_helpers import expect, full_pipe, npy_bytes, wait_blocked_in_pipe_write  # noqa: E402
 
 ZREC = cli_helpers.require_zrec("test_conventions")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -381,19 +381,6 @@ def ignore_interrupts():
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def full_pipe():
-    """A pipe whose buffer is full: the first write to its write end blocks."""
-    r, w = os.pipe()
-    os.set_blocking(w, False)
-    try:
-        while True:
-            os.write(w, b"\0" * 65536)
-    except BlockingIOError:
-        pass
-    os.set_blocking(w, True)
-    return r, w
-
-
 def ignored_mask(pid):
     for line in open("/proc/%d/status" % pid):
         if line.startswith("SigIgn:"):
@@ -419,14 +406,7 @@ def signals_stop_commands_started_with_them_ignored(d):
             p = subprocess.Popen([ZREC] + argv, stdout=w, stderr=subprocess.PIPE, preexec_fn=ignore_interrupts)
             os.close(w)
             try:
-                deadline = time.monotonic() + 20
-                while time.monotonic() < deadline:  # blocked in write(2) on the full pipe
-                    try:
-                        if "pipe_write" in open("/proc/%d/wchan" % p.pid).read():
-                            break
-                    except OSError:
-                        pass
-                    time.sleep(0.05)
+                wait_blocked_in_pipe_write(p.pid)
                 time.sleep(0.1)
                 mask = ignored_mask(p.pid)
                 expect(not mask & (1 << (sig - 1)), "%s: %s still ignored (SigIgn %x)" % (label, sig.name, mask))

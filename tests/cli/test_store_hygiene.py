@@ -21,6 +21,7 @@ store's (issue 9: defects 9 and 10, and the weak points of the create path).
 Needs: ZREC (path of the zrec binary), strace; the ownership cases run as root (they
 chown to nobody) and are skipped, with a note, otherwise.
 """
+import fcntl
 import os
 import pwd
 import shutil
@@ -31,7 +32,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import STRACE_NO_LEAK_CHECK, expect, must, require_zrec, run_zrec as run  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import (STRACE_NO_LEAK_CHECK, expect, full_pipe, must, require_zrec,  # noqa: E402  (tests/cli/cli_helpers.py)
+                         run_zrec as run, wait_blocked_in_pipe_write)
 
 ZREC = require_zrec("test_store_hygiene")
 STRACE = shutil.which("strace")
@@ -203,7 +205,6 @@ def held_while_builder_locks(d, prefix, argv):
     of its new temporary (the first name in `d` starting with `prefix`) the way another
     run's cleanup does, and lets it go only after the builder asked for it. Returns
     (exit code, stderr)."""
-    import fcntl
     p = subprocess.Popen([STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e", "trace=flock",
                           "-e", "inject=flock:delay_enter=1000000", ZREC] + argv,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -245,39 +246,17 @@ def test_builders_wait_for_a_cleanup_lock(d):
     expect(not left, "temporaries left: %r" % left)
 
 
-def blocked_in_stderr_write(pid, timeout=20):
-    """Waits until process `pid` is in write(2, ...) (x86-64 and aarch64 numbers)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            fields = open("/proc/%d/syscall" % pid).read().split()
-        except OSError:
-            return False
-        if len(fields) > 1 and fields[0] in ("1", "64") and int(fields[1], 16) == 2:
-            return True
-        time.sleep(0.01)
-    return False
-
-
 def test_cleanup_warns_after_letting_go(d):
     # A run whose stderr blocks while it warns about another build's young temporary
     # must not hold that temporary's lock meanwhile: the build would wait on it.
-    import fcntl
     young = os.path.join(d, ".s.zrec-tmp-AbC123")  # a build that is just starting
     os.mkdir(young)
-    r, w = os.pipe()
-    os.set_blocking(w, False)
-    try:
-        while True:
-            os.write(w, b"x" * 4096)
-    except BlockingIOError:
-        pass
-    os.set_blocking(w, True)
+    r, w = full_pipe()
     p = subprocess.Popen([ZREC, "create", "--ragged", "--dtype", "|u1", "--ndim", "1", os.path.join(d, "s")],
                          stdout=subprocess.DEVNULL, stderr=w)
     os.close(w)
     try:
-        expect(blocked_in_stderr_write(p.pid), "create never blocked writing its warning")
+        expect(wait_blocked_in_pipe_write(p.pid), "create never blocked writing its warning")
         fd = os.open(young, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
