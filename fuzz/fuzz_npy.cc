@@ -8,7 +8,7 @@
 
 #include "fuzz_util.h"
 #include "zrec/input_stream.h"
-#include "cli/npy.h"
+#include "cli/formats/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

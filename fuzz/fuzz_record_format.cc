@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/record_format.h"
+#include "cli/formats/record_format.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

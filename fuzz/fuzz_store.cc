@@ -13,7 +13,7 @@
 
 #include "format/endian.h"
 #include "fuzz_util.h"
-#include "cli/record_format.h"
+#include "cli/formats/record_format.h"
 #include "zrec/store.h"
 #include "zrec/verify.h"
 

@@ -1,6 +1,6 @@
-// Tests for apps/cli/byte_size: the one parser of byte sizes (--size, --bytes) and the
+// Tests for apps/cli/report/byte_size: the one parser of byte sizes (--size, --bytes) and the
 // one formatter of sizes in reports.
-#include "cli/byte_size.h"
+#include "cli/report/byte_size.h"
 #include "cli/usage.h"
 
 #include <doctest/doctest.h>

@@ -1,8 +1,8 @@
-// Tests for write_schema (apps/cli/json.h): the one place the --json reports of info,
+// Tests for write_schema (apps/cli/report/json.h): the one place the --json reports of info,
 // verify and bench spell a schema.
 #include <doctest/doctest.h>
 
-#include "cli/json.h"
+#include "cli/report/json.h"
 
 namespace zrec::cli {
 namespace {

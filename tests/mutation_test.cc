@@ -9,7 +9,7 @@
 #include <random>
 
 #include "testutil.h"
-#include "cli/record_format.h"
+#include "cli/formats/record_format.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 #include "zrec/verify.h"

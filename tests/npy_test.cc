@@ -1,4 +1,4 @@
-// Tests for the .npy header reader and writer (apps/cli/npy.h).
+// Tests for the .npy header reader and writer (apps/cli/formats/npy.h).
 //
 // Every expected byte string below was written by NumPy 1.24.2 (np.save, or
 // numpy.lib.format.write_array / _write_array_header for versions and shapes np.save
@@ -16,7 +16,7 @@
 
 #include "zrec/input_stream.h"
 #include "zrec/dtype.h"
-#include "cli/npy.h"
+#include "cli/formats/npy.h"
 
 namespace zrec::cli {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "cli/json.h"
-#include "cli/printable.h"
+#include "cli/report/json.h"
+#include "cli/formats/printable.h"
 
 namespace zrec::cli {
 

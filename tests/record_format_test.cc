@@ -1,7 +1,7 @@
-// Tests for apps/cli/record_format: JSON and text rendering of every dtype kind.
+// Tests for apps/cli/formats/record_format: JSON and text rendering of every dtype kind.
 // Input bytes are numpy's a.tobytes(); expected JSON for ints, f8, bool and U is
 // json.dumps(a.tolist(), separators=(',', ':')) as generated with numpy 1.24.
-#include "cli/record_format.h"
+#include "cli/formats/record_format.h"
 
 #include <doctest/doctest.h>
 

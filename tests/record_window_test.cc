@@ -1,4 +1,4 @@
-// Tests for the append window's streamed input (apps/cli/record_window): bytes read
+// Tests for the append window's streamed input (apps/cli/import/record_window): bytes read
 // into input_space() and cut into records stay exact across flushes, a record longer
 // than the budget grows the window alone, and memory returns to the budget after it.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "testutil.h"
-#include "cli/record_window.h"
+#include "cli/import/record_window.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 

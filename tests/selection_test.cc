@@ -1,6 +1,6 @@
-// Tests for apps/cli/selection: parsing, NumPy/Python slice resolution, index files.
+// Tests for apps/cli/formats/selection: parsing, NumPy/Python slice resolution, index files.
 // Expected ID lists were generated with Python (list(range(n))[slice] per item).
-#include "cli/selection.h"
+#include "cli/formats/selection.h"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>

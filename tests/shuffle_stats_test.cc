@@ -1,5 +1,5 @@
-// Tests for apps/cli/shuffle (keyed permutation, IID sampling) and
-// apps/cli/record_stats (bounded-memory percentiles).
+// Tests for apps/cli/formats/shuffle (keyed permutation, IID sampling) and
+// apps/cli/report/record_stats (bounded-memory percentiles).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "cli/record_stats.h"
-#include "cli/shuffle.h"
+#include "cli/report/record_stats.h"
+#include "cli/formats/shuffle.h"
 
 namespace zrec::cli {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/text_numbers.h"
+#include "cli/formats/text_numbers.h"
 
 namespace zrec::cli {
 namespace {

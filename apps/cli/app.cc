@@ -10,13 +10,13 @@
 
 #include "zrec/lock_wait.h"
 #include "cli/commands.h"
-#include "cli/console.h"
+#include "cli/report/console.h"
 #include "cli/help_format.h"
 #include "cli/interrupt.h"
 #include "cli/pipe_deadlock.h"
-#include "cli/printable.h"
+#include "cli/formats/printable.h"
 #include "cli/thread_count.h"
-#include "cli/unknown_names.h"
+#include "cli/did_you_mean.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {

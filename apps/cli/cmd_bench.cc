@@ -8,14 +8,14 @@
 #include <algorithm>
 
 #include "zrec_bench.h"
-#include "cli/bench_export.h"
-#include "cli/bench_report.h"
-#include "cli/byte_size.h"
-#include "cli/cli_util.h"
+#include "cli/report/bench_export.h"
+#include "cli/report/bench_report.h"
+#include "cli/report/byte_size.h"
+#include "cli/option_values.h"
 #include "cli/commands.h"
-#include "cli/console.h"
+#include "cli/report/console.h"
 #include "cli/interrupt.h"
-#include "cli/json.h"
+#include "cli/report/json.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {

@@ -5,8 +5,8 @@
 
 #include "cli/usage.h"
 #include "cli/commands.h"
-#include "cli/printable.h"
-#include "cli/transfer_cli.h"
+#include "cli/formats/printable.h"
+#include "cli/transfer_command.h"
 #include "zrec/dataset.h"
 
 namespace zrec::cli {

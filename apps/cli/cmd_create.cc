@@ -1,8 +1,8 @@
 // zrec create: make and publish an empty store.
 #include <fmt/format.h>
 
-#include "cli/cli_util.h"
-#include "cli/command_report.h"
+#include "cli/option_values.h"
+#include "cli/report/command_report.h"
 #include "cli/commands.h"
 #include "cli/usage.h"
 #include "zrec/store_writer.h"

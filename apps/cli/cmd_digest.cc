@@ -2,14 +2,14 @@
 // level, shard count and physical order (include/zrec/digest.h has the definition).
 #include <spdlog/spdlog.h>
 
-#include "cli/command_report.h"
+#include "cli/report/command_report.h"
 #include "cli/commands.h"
-#include "cli/console.h"
-#include "cli/json.h"
+#include "cli/report/console.h"
+#include "cli/report/json.h"
 #include "zrec/digest.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
-#include "cli/progress.h"
+#include "cli/report/progress.h"
 #include "cli/usage.h"
 #include "zrec/store.h"
 

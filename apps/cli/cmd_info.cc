@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 #include <zstd.h>
 
-#include "cli/byte_size.h"
-#include "cli/cli_util.h"
+#include "cli/report/byte_size.h"
+#include "cli/option_values.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
-#include "cli/console.h"
-#include "cli/json.h"
-#include "cli/record_stats.h"
+#include "cli/report/console.h"
+#include "cli/report/json.h"
+#include "cli/report/record_stats.h"
 #include "zrec/store.h"
 #include "zrec/dataset.h"
 

@@ -17,18 +17,18 @@
 
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
-#include "cli/cli_util.h"
+#include "cli/option_values.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
-#include "cli/console.h"
+#include "cli/report/console.h"
 #include "cli/file_list.h"
-#include "cli/npy.h"
+#include "cli/formats/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 #include "cli/level_option.h"
-#include "cli/transfer_cli.h"
+#include "cli/transfer_command.h"
 #include "cli/output_guard.h"
-#include "cli/printable.h"
+#include "cli/formats/printable.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {

@@ -6,6 +6,9 @@
 - A public header (include/zrec/*.h) includes only other public headers and the
   standard library: no quoted include outside include/zrec, none under src/.
 - include/ holds no benchmark API (bench/include/zrec_bench.h is the benchmark's).
+- The CLI's floors (apps/cli/): formats/ (pure byte formats) includes only formats/ and
+  the public API, never import/, report/ or the commands; no command (cmd_*.cc)
+  includes another command.
 - Every public header compiles on its own (`c++ -std=c++20 -fsyntax-only -Iinclude`,
   warnings as errors), so a user's first include never needs another before it.
 
@@ -84,6 +87,22 @@ def main():
                 problems.append("%s:%d includes \"%s\": the public API does not depend on the benchmark"
                                 % (rel(path), number, target))
 
+    # 3b. The CLI's floors.
+    cli = os.path.join(ROOT, "apps", "cli")
+    for path in sources(os.path.join("apps", "cli", "formats")):
+        for number, kind, target in includes(path):
+            if kind == '"' and target.startswith("cli/") and not target.startswith("cli/formats/"):
+                problems.append("%s:%d includes \"%s\": formats/ holds pure byte formats and includes "
+                                "only formats/ and include/zrec" % (rel(path), number, target))
+    for path in sources(os.path.join("apps", "cli")):
+        if not os.path.basename(path).startswith("cmd_"):
+            continue
+        for number, kind, target in includes(path):
+            if kind == '"' and target.startswith("cli/") and os.path.basename(target).startswith("cmd_"):
+                problems.append("%s:%d includes \"%s\": one command never includes another"
+                                % (rel(path), number, target))
+    cli_files = sum(1 for _ in sources(os.path.join("apps", "cli")))
+
     # 4. Each public header compiles alone.
     cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
     if cxx is None:
@@ -104,9 +123,9 @@ def main():
             concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         problems += [p for p in pool.map(lambda path: compile_alone(path, scratch), public) if p]
 
-    print("figure: layering: %d files under apps/ and bench/include/, %d public headers "
-          "(each compiled alone with %s), internal dirs %s"
-          % (len(outer), len(public), os.path.basename(cxx), ",".join(internal)))
+    print("figure: layering: %d files under apps/ and bench/include/ (%d in apps/cli's floors), "
+          "%d public headers (each compiled alone with %s), internal dirs %s"
+          % (len(outer), cli_files, len(public), os.path.basename(cxx), ",".join(internal)))
     if problems:
         for p in problems:
             print("FAIL: " + p, file=sys.stderr)

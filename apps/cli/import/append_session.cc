@@ -1,0 +1,189 @@
+// The shared core of the append-* commands (see append_session.h).
+#include "cli/import/append_session.h"
+#include "cli/level_option.h"
+#include "cli/formats/printable.h"
+#include "cli/usage.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace zrec::cli {
+
+void add_append_options(CLI::App* cmd, AppendArgs& args) {
+  cmd->add_option("--window-mib", args.window_mib, "Memory budget of one append window, MiB")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-every", args.checkpoint_every,
+                  "Publish every N records, so an interruption or crash loses at most the records "
+                  "after the last checkpoint; 0 publishes once, at the end")
+      ->capture_default_str();
+  cmd->add_option("--skip-first", args.skip_first,
+                  "Skip the first N records of the input: to resume an interrupted run, N is the number "
+                  "it published (its message says so)")
+      ->capture_default_str();
+  auto* checksum = cmd->add_flag_callback("--checksum", [&args] { args.checksum = true; },
+                                          "zstd frames get a content checksum (default: as the store's records, "
+                                          "or as create --checksum set it)");
+  cmd->add_flag_callback("--no-checksum", [&args] { args.checksum = false; }, "zstd frames get no content checksum")
+      ->excludes(checksum);
+  cmd->add_flag("--require-records", args.require_records,
+                "Fail (exit 1, the store unchanged) when the input holds no record to append");
+  cmd->add_flag("--json", args.json,
+                "Print one JSON object on stdout instead of the summary line (keys: man zrec-" + cmd->get_name() +
+                    ", JSON OUTPUT)");
+  add_level_option(cmd, args.level, "zstd level of the appended records (the store's earlier records keep theirs)",
+                   "the format's: 3, or 15 with a dictionary");
+}
+
+Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
+                                                           const AppendArgs& args, const GlobalOptions& global,
+                                                           WriterOptions options) {
+  options.lanes = global.lanes(Work::kWrite);
+  options.wait = global.wait;
+  if (!options.checksum) options.checksum = args.checksum;
+  if (options.level == 0) options.level = args.level;
+  std::unique_ptr<StoreWriter> writer;
+  {
+    InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
+    ZREC_ASSIGN_OR_RETURN(writer, StoreWriter::open(store, options));
+  }
+  if (options.level != 0 && writer->codec() == Codec::kRaw)
+    throw UsageError("--level is for zstd and zstd_dict; '" + store + "' is a raw store");
+  return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
+}
+
+AppendSession::AppendSession(const std::string& command, const std::string& store, const AppendArgs& args,
+                             const GlobalOptions& global, std::unique_ptr<StoreWriter> writer)
+    : store_(store),
+      window_bytes_(args.window_mib << 20),
+      checkpoint_every_(args.checkpoint_every),
+      skip_first_(args.skip_first),
+      require_records_(args.require_records),
+      report_(command, global, args.json),
+      writer_(std::move(writer)),
+      window_(*writer_, window_bytes_),
+      meter_(global, command) {
+  first_id_ = writer_->length();
+  first_stored_ = writer_->stored_bytes();
+  // The common keys first, in this order; finish() fills in their values.
+  report_.set("path", store_).set("records_appended", uint64_t{0}).set("records_skipped", uint64_t{0});
+  report_.set("bytes_in", uint64_t{0}).set("stored_bytes", uint64_t{0}).set("length", first_id_);
+}
+
+AppendSession::~AppendSession() {
+  if (finished_) return;
+  meter_.finish();
+  writer_->abort();
+  if (listener_.rollback) listener_.rollback();
+}
+
+Status AppendSession::check_interrupt() const {
+  if (interrupted()) return cancelled("interrupted");
+  return Status::ok();
+}
+
+Status AppendSession::checkpoint() {
+  ZREC_RETURN_IF_ERROR(window_.flush());
+  // A signal that arrived meanwhile wins: nothing more is published.
+  ZREC_RETURN_IF_ERROR(check_interrupt());
+  if (listener_.prepare) ZREC_RETURN_IF_ERROR(listener_.prepare());
+  const uint64_t before = writer_->published_length();
+  const Status published = writer_->publish();
+  commit_if_published(before);
+  ZREC_RETURN_IF_ERROR(published);
+  since_checkpoint_ = 0;
+  spdlog::debug("checkpoint: '{}' holds {} records", store_, writer_->published_length());
+  return Status::ok();
+}
+
+Result<uint64_t> AppendSession::reserve(uint64_t count, uint64_t bytes_each) {
+  ZREC_RETURN_IF_ERROR(check_interrupt());
+  return window_.reserve(std::min(count, room_before_checkpoint()), bytes_each);
+}
+
+Status AppendSession::add(uint64_t bytes, const uint64_t* dims) {
+  window_.add(bytes, dims);
+  return after_records(1);
+}
+
+Result<std::span<uint8_t>> AppendSession::input_space(uint64_t min_bytes) {
+  ZREC_RETURN_IF_ERROR(check_interrupt());
+  return window_.input_space(min_bytes);
+}
+
+Status AppendSession::append(std::span<const RecordRef> records) {
+  if (records.empty()) return Status::ok();
+  ZREC_RETURN_IF_ERROR(check_interrupt());
+  ZREC_RETURN_IF_ERROR(window_.flush());  // keep input order if a command mixes both ways
+  if (records.size() > room_before_checkpoint())
+    return invalid_argument("internal: a batch of records crosses a checkpoint");
+  ZREC_RETURN_IF_ERROR(writer_->append(records));
+  return after_records(records.size());
+}
+
+void AppendSession::warn(const std::string& message) {
+  meter_.print_above([&] { spdlog::warn("{}", message); });
+}
+
+Status AppendSession::finish(Status input) {
+  Status s = std::move(input);
+  if (s.is_ok()) s = check_interrupt();
+  if (s.is_ok()) s = window_.flush();
+  if (s.is_ok()) s = check_interrupt();
+  // An empty input is almost always a mistake upstream (a glob that matched nothing, a
+  // generator that failed): never let it pass silently.
+  std::string nothing;
+  if (s.is_ok() && added_ == 0)
+    nothing = skipped_ > 0 ? "appended 0 records: all " + std::to_string(skipped_) +
+                                 " input records were skipped (--skip-first)"
+                           : "appended 0 records: the input was empty";
+  if (!nothing.empty() && require_records_) s = invalid_argument(nothing + " (--require-records)");
+  if (s.is_ok() && listener_.prepare) s = listener_.prepare();
+  const uint64_t before = writer_->published_length();
+  if (s.is_ok()) s = writer_->close();  // on failure it aborts by itself
+  meter_.finish();
+  finished_ = true;
+
+  if (s.is_ok()) {
+    if (listener_.commit) listener_.commit();
+    for (const auto& w : final_warnings_) spdlog::warn("{}", w);
+    if (!nothing.empty()) spdlog::warn("{}", nothing);
+    const double secs = report_.elapsed_s();
+    const uint64_t stored = writer_->stored_bytes() - first_stored_;
+    report_.set("records_appended", added_)
+        .set("records_skipped", skipped_)
+        .set("bytes_in", bytes_in_)
+        .set("stored_bytes", stored)
+        .set("length", writer_->published_length());
+    const double rate_secs = std::max(secs, 1e-6);
+    std::string line = "appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
+                       format_bytes(static_cast<double>(bytes_in_)) + " in, " +
+                       format_bytes(static_cast<double>(stored)) + " stored) to '" + printable(store_) + "'";
+    if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
+    char tail[160];
+    std::snprintf(tail, sizeof tail, " in %.2f s (%.0f records/s, %s/s); it now holds %llu", secs,
+                  static_cast<double>(added_) / rate_secs,
+                  format_bytes(static_cast<double>(bytes_in_) / rate_secs).c_str(),
+                  static_cast<unsigned long long>(writer_->published_length()));
+    line += tail;
+    return report_.finish(line);
+  }
+
+  writer_->abort();
+  commit_if_published(before);
+  if (listener_.rollback) listener_.rollback();
+  const uint64_t holds = writer_->published_length();
+  // Records of this input in the store: those skipped, then those this run published.
+  const uint64_t done = skip_first_ + (holds - first_id_);
+  const std::string resume = done > 0 ? " (resume with --skip-first " + std::to_string(done) + ")" : "";
+  if (s.code() == StatusCode::kCancelled || interrupted())
+    return cancelled("interrupted; '" + store_ + "' holds " + std::to_string(holds) + " records" + resume);
+  if (holds > first_id_)
+    return Status(s.code(), s.message() + "; '" + store_ + "' holds " + std::to_string(holds) +
+                                " records, as of the last checkpoint" + resume);
+  return s;
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,209 @@
+// What the append-* commands (append-npy, append-files, append-stream) share, written
+// once: the store writer and its bounded window, checkpoints (--checkpoint-every),
+// resuming (--skip-first), SIGINT/SIGTERM, the progress meter, and the summary line.
+//
+// A command opens a session, feeds it records in input order (each input record
+// first asks skip_record() whether it is one of the first K to skip), and ends with
+// finish(status of its input side). finish() publishes and prints the summary; on an
+// error or an interruption it aborts whatever was appended since the last checkpoint
+// and says how many records the store holds, and how to resume.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cli/report/command_report.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/report/progress.h"
+#include "cli/import/record_window.h"
+#include "zrec/store.h"
+#include "zrec/store_writer.h"
+
+namespace zrec::cli {
+
+// The options every append command takes.
+struct AppendArgs {
+  uint64_t window_mib = kDefaultWindowBytes >> 20;  // --window-mib: 1..1048576, default 64
+  uint64_t checkpoint_every = 0;                    // --checkpoint-every N: 0 = publish at the end only
+  uint64_t skip_first = 0;                          // --skip-first K
+  std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
+  bool require_records = false;                     // --require-records: appending nothing is an error
+  bool json = false;                                // --json: the outcome as one JSON object on stdout
+  int level = 0;                                    // --level N: 1..22; 0: the format's (3, or 15 with a dictionary)
+};
+
+// Binds --window-mib, --checkpoint-every, --skip-first, --checksum/--no-checksum,
+// --require-records, --level and --json on `cmd` to `args`.
+void add_append_options(CLI::App* cmd, AppendArgs& args);
+
+class AppendSession {
+ public:
+  // Opens `store` for appending (StoreWriter::open with the global --threads/--wait),
+  // then installs the SIGINT/SIGTERM handlers (after the lock is taken, so a signal
+  // while --wait blocks still kills zrec the ordinary way) and starts the progress
+  // meter, labelled with `command` ("append-files").
+  // `options` may set the codec details (level, checksum); threads and wait come from
+  // `global`, and args.level and args.checksum apply where `options` leaves them unset.
+  // --level on a raw store is a usage error (the store unchanged).
+  static Result<std::unique_ptr<AppendSession>> open(const std::string& command, const std::string& store,
+                                                     const AppendArgs& args, const GlobalOptions& global,
+                                                     WriterOptions options = {});
+  // Aborts unless finish() ran.
+  ~AppendSession();
+
+  StoreWriter& writer() { return *writer_; }
+  const Schema& schema() const { return writer_->schema(); }
+  ProgressMeter& progress() { return meter_; }
+  uint64_t window_bytes() const { return window_bytes_; }
+
+  // --- resuming -------------------------------------------------------------------
+  // Call once per input record, in input order, before appending it: true while it is
+  // one of the first --skip-first records, which must then be dropped.
+  bool skip_record() {
+    if (skipped_ >= skip_first_) return false;
+    ++skipped_;
+    report();
+    return true;
+  }
+  // Records still to skip, and a way to skip n <= to_skip() at once.
+  uint64_t to_skip() const { return skip_first_ - skipped_; }
+  void skip_records(uint64_t n) {
+    skipped_ += n;
+    report();
+  }
+  // Input items that are not records (a missing file under --skip-missing): they count
+  // towards the progress total only.
+  void count_non_record(uint64_t n = 1) {
+    non_records_ += n;
+    report();
+  }
+
+  // The ID the next record added gets.
+  uint64_t next_id() const { return first_id_ + added_; }
+
+  // Records that may still be appended before the next checkpoint (UINT64_MAX
+  // without --checkpoint-every).
+  uint64_t room_before_checkpoint() const {
+    return checkpoint_every_ == 0 ? UINT64_MAX : checkpoint_every_ - since_checkpoint_;
+  }
+
+  // kCancelled once SIGINT/SIGTERM arrived (the message is replaced by finish()).
+  Status check_interrupt() const;
+
+  // --- records of known size, copied into the window --------------------------------
+  // As RecordWindow::reserve, but never past the next checkpoint; fails with
+  // kCancelled when interrupted.
+  Result<uint64_t> reserve(uint64_t count, uint64_t bytes_each);
+  uint8_t* next_payload() { return window_.next_payload(); }
+  // As RecordWindow::add; publishes a checkpoint when one is due.
+  Status add(uint64_t bytes, const uint64_t* dims);
+
+  // --- a byte stream cut into records in the window (see RecordWindow) --------------
+  Result<std::span<uint8_t>> input_space(uint64_t min_bytes);
+  // Streamed bytes count as input (progress, summary) when cut or dropped, so the
+  // meter follows the records, not the read-ahead.
+  void input_written(uint64_t n) { window_.input_written(n); }
+  std::span<const uint8_t> pending() const { return window_.pending(); }
+  // Takes the first record_bytes of pending() as a record, then drops gap_bytes.
+  // (Inline, as RecordWindow::cut: once per line of append-stream.)
+  Status cut(uint64_t record_bytes, uint64_t gap_bytes, const uint64_t* dims) {
+    ZREC_RETURN_IF_ERROR(window_.cut(record_bytes, gap_bytes, true, dims));
+    bytes_in_ += record_bytes + gap_bytes;  // reported by after_records
+    return after_records(1);
+  }
+  // Drops the first n bytes of pending() (a skipped record, a delimiter).
+  Status drop(uint64_t n) {
+    count_input(n);
+    return window_.cut(0, n, false, nullptr);
+  }
+
+  // --- records in the caller's buffers (append-files) --------------------------------
+  // Appends them at once, without copying. Requires records.size() <=
+  // room_before_checkpoint(); publishes a checkpoint when one is due.
+  Status append(std::span<const RecordRef> records);
+
+  // Bytes read from the inputs, for the progress meter and the summary.
+  void count_input(uint64_t bytes) {
+    bytes_in_ += bytes;
+    report();
+  }
+
+  // Keeps a side file in step with the store's publications (append-files'
+  // --manifest): prepare() runs before each publication and may fail it, commit()
+  // after it, rollback() when the session aborts what it had not published.
+  struct Listener {
+    std::function<Status()> prepare;
+    std::function<void()> commit;
+    std::function<void()> rollback;
+  };
+  void set_listener(Listener listener) { listener_ = std::move(listener); }
+
+  // A warning on stderr ("zrec <command>: warning: ..."), drawn above the progress line.
+  void warn(const std::string& message);
+  // The outcome finish() prints: a command adds its own facts (append-files: files
+  // skipped) before finish(); the session sets the common ones (docs/json.md).
+  CommandReport& outcome() { return report_; }
+  // A warning printed by finish() just before the summary line (end-of-run counts).
+  void add_final_warning(std::string message) { final_warnings_.push_back(std::move(message)); }
+
+  // Ends the session. `input` is the status of the command's input side.
+  // - ok and not interrupted: flushes the window, publishes (StoreWriter::close),
+  //   prints the summary line (unless -q), or with --json the JSON object, and returns ok; when no record was appended,
+  //   warns "appended 0 records: the input was empty" first, or with --require-records
+  //   aborts and returns that as an error (the store unchanged);
+  // - interrupted: aborts the unpublished records and returns kCancelled "interrupted;
+  //   'S' holds N records (resume with --skip-first M)";
+  // - any other error: aborts the unpublished records and returns `input`, with
+  //   "; 'S' holds N records (...)" added when checkpoints published some.
+  Status finish(Status input);
+
+ private:
+  AppendSession(const std::string& command, const std::string& store, const AppendArgs& args,
+                const GlobalOptions& global, std::unique_ptr<StoreWriter> writer);
+  Status checkpoint();
+  // Commits the listener when the store's published length moved past `before`. A
+  // publication can fail after its page reached meta.zr (a failed fsync; the writer
+  // then reports the new state as published), so the side file follows the store,
+  // not the status.
+  void commit_if_published(uint64_t before) {
+    if (writer_->published_length() != before && listener_.commit) listener_.commit();
+  }
+  Status after_records(uint64_t n) {
+    added_ += n;
+    since_checkpoint_ += n;
+    report();
+    return checkpoint_every_ != 0 && since_checkpoint_ >= checkpoint_every_ ? checkpoint() : Status::ok();
+  }
+  void report() { meter_.update(skipped_ + non_records_ + added_, bytes_in_); }
+
+  const std::string store_;
+  const uint64_t window_bytes_, checkpoint_every_, skip_first_;
+  const bool require_records_;
+  CommandReport report_;  // its clock starts when the store is open
+  std::unique_ptr<StoreWriter> writer_;
+  RecordWindow window_;
+  InterruptScope interrupt_scope_;
+  ProgressMeter meter_;
+  Listener listener_;
+  std::vector<std::string> final_warnings_;
+  bool json_summary_ = false;
+
+  uint64_t first_id_ = 0;          // the store's length when the session began
+  uint64_t first_stored_ = 0;      // its stored bytes then
+  uint64_t added_ = 0;             // records added (appended or in the window)
+  uint64_t skipped_ = 0;           // records skipped (--skip-first)
+  uint64_t non_records_ = 0;       // input items that were not records
+  uint64_t since_checkpoint_ = 0;  // records added since the last publication
+  uint64_t bytes_in_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace zrec::cli

@@ -1,0 +1,184 @@
+// zrec append-npy: append the arrays of .npy files (or a stream of .npy on stdin) as
+// records, all or nothing (nothing is published unless every array was appended),
+// or in checkpoints with --checkpoint-every (see append_session.h).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include <sys/stat.h>
+
+#include "cli/import/append_session.h"
+#include "cli/option_values.h"
+#include "cli/commands.h"
+#include "cli/report/console.h"
+#include "cli/formats/npy.h"
+#include "cli/import/record_window.h"
+#include "cli/usage.h"
+#include "zrec/store.h"
+#include "zrec/store_writer.h"
+
+namespace zrec::cli {
+
+namespace {
+
+// Streamed reads of array data ask for at least this much room.
+constexpr uint64_t kReadBytes = uint64_t{1} << 20;
+
+struct AppendNpyArgs {
+  std::string store;
+  std::vector<std::string> inputs;
+  bool split_axis0 = false;       // --split-axis0: axis 0 of each array indexes records
+  bool deprecated_batch = false;  // --batch: the old spelling of --split-axis0 (hidden)
+  AppendArgs append;  // --window-mib, --checkpoint-every, --skip-first
+};
+
+// How one array becomes records.
+struct ArrayPlan {
+  uint64_t records = 0;
+  uint64_t record_bytes = 0;
+  std::vector<uint64_t> dims;  // Ragged: the dims of every record of this array
+};
+
+Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool split_axis0, const std::string& where) {
+  auto bad = [&](const std::string& rule) { return invalid_argument(where + ": " + rule); };
+  if (h.dtype != schema.dtype)
+    return bad("dtype '" + h.dtype.str() + "' does not match the store's '" + schema.dtype.str() + "'");
+  if (h.fortran_order && h.shape.size() > 1)
+    return bad("Fortran-order arrays are not supported; save np.ascontiguousarray(a) instead");
+  // Zero-element arrays are refused, even an empty batch (0, *item_shape): an input
+  // with nothing in it is almost always a bug upstream worth stopping for.
+  if (h.element_count == 0)
+    return bad("array of shape " + shape_to_string(h.shape) + " has no elements (records must be nonempty)");
+  ArrayPlan plan;
+  if (schema.is_dense()) {
+    // (B, *item_shape): axis 0 is the batch.
+    const auto& item = *schema.item_shape;
+    if (h.shape.size() != item.size() + 1 || !std::equal(item.begin(), item.end(), h.shape.begin() + 1)) {
+      std::string want = "(B,";
+      for (uint64_t d : item) want += " " + std::to_string(d) + ",";
+      if (!item.empty()) want.pop_back();
+      return bad("shape " + shape_to_string(h.shape) + " is not " + want + ") for records of " + schema.describe());
+    }
+    plan.records = h.shape[0];
+    plan.record_bytes = schema.dense_width();
+    return plan;
+  }
+  const size_t expect_rank = schema.ndim + (split_axis0 ? 1 : 0);
+  if (h.shape.size() != expect_rank)
+    return bad("array has " + std::to_string(h.shape.size()) + " dims; records of this store have " +
+               std::to_string(schema.ndim) + (split_axis0 ? " (plus axis 0 with --split-axis0)" : ""));
+  plan.records = split_axis0 ? h.shape[0] : 1;
+  plan.dims.assign(h.shape.begin() + (split_axis0 ? 1 : 0), h.shape.end());
+  plan.record_bytes = h.data_bytes / plan.records;
+  if (schema.shape_prefix_bytes() + plan.record_bytes > ((uint64_t{1} << 31) - 1))
+    return bad("a record of shape " + shape_to_string(plan.dims) + " is 2 GiB or larger (the format's limit)");
+  return plan;
+}
+
+Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession& session) {
+  const Schema& schema = session.schema();
+  for (uint64_t index = 0;; ++index) {
+    const uint64_t start = in.position();
+    ZREC_ASSIGN_OR_RETURN(auto header, read_npy_header(in));
+    if (!header) {
+      // An empty stdin appends nothing (a pipeline with nothing to say); a named file
+      // without an array is a mistake worth reporting.
+      if (index == 0 && in.name() != "-") return invalid_argument("'" + in.name() + "': no .npy array in the file");
+      return Status::ok();
+    }
+    session.count_input(in.position() - start);  // the header; data counts as it is cut
+    const std::string where = "'" + in.name() + "': array at byte " + std::to_string(start);
+    ZREC_ASSIGN_OR_RETURN(ArrayPlan plan, plan_array(*header, schema, a.split_axis0, where));
+    // The header's shape is only a claim until the data arrives: bytes are read into
+    // streamed window space, which grows with what was read, never zero-filled to the
+    // claim. A record within the window budget is asked for whole, so the window flushes
+    // before it instead of moving a partial record; a larger one grows the window
+    // geometrically as its bytes arrive.
+    const uint64_t record_bytes = plan.record_bytes;
+    const bool whole = record_bytes <= session.window_bytes();
+    uint64_t record = 0;  // records of this array cut so far
+    for (uint64_t have = 0; have < header->data_bytes;) {
+      const uint64_t partial = session.pending().size();  // < record_bytes
+      const uint64_t want = whole ? record_bytes - partial : std::min(record_bytes - partial, kReadBytes);
+      ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, session.input_space(want));
+      uint64_t take = std::min<uint64_t>(space.size(), header->data_bytes - have);
+      if (whole && partial + take >= record_bytes) take = (partial + take) / record_bytes * record_bytes - partial;
+      ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(space.data(), take));
+      if (got == 0)
+        return invalid_argument(where + ": truncated: the input ends inside record " + std::to_string(record) +
+                                " of the array's " + std::to_string(plan.records) + " (its data is " +
+                                std::to_string(header->data_bytes) + " bytes; the input ends after " +
+                                std::to_string(have) + ")");
+      session.input_written(got);
+      have += got;
+      for (; session.pending().size() >= record_bytes; ++record) {
+        // --skip-first: records are read into the window and dropped.
+        if (session.skip_record())
+          ZREC_RETURN_IF_ERROR(session.drop(record_bytes));
+        else
+          ZREC_RETURN_IF_ERROR(session.cut(record_bytes, 0, plan.dims.data()));
+      }
+    }
+  }
+}
+
+Status run_append_npy(AppendNpyArgs& a, const GlobalOptions& g) {
+  if (a.deprecated_batch) {
+    spdlog::warn("--batch is deprecated and will be removed in the next release; use --split-axis0");
+    a.split_axis0 = true;
+  }
+  for (const auto& input : a.inputs)
+    if (input == "-" && stdin_is_terminal())
+      throw UsageError("refusing to read .npy data from a terminal (pipe it in, or name files)");
+  ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-npy", a.store, a.append, g));
+  // The total is known when every input is a regular file: their sizes.
+  uint64_t total_bytes = 0;
+  for (const auto& input : a.inputs) {
+    struct stat st {};
+    if (input == "-" || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      total_bytes = 0;
+      break;
+    }
+    total_bytes += static_cast<uint64_t>(st.st_size);
+  }
+  session->progress().set_total_bytes(total_bytes);
+  Status s;
+  for (const auto& input : a.inputs) {
+    auto in = io::InputStream::open(input);
+    if (!in.is_ok()) {
+      s = in.status();
+      break;
+    }
+    in->set_cancel(interrupt_token());
+    s = append_stream(*in, a, *session);
+    if (!s.is_ok()) break;
+  }
+  return session->finish(std::move(s));
+}
+
+}  // namespace
+
+Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<AppendNpyArgs>();
+  CLI::App* cmd = root.add_subcommand("append-npy", "Append the arrays of .npy files (or stdin) as records");
+  cmd->add_option("store", args->store, "Store to append to")->required();
+  cmd->add_option("inputs", args->inputs, ".npy files, or - for a stream of .npy arrays on stdin")->required();
+  cmd->add_flag("--split-axis0", args->split_axis0,
+                "Axis 0 of each array indexes records: a Ragged store gets one record per slice "
+                "(Dense stores always split axis 0)");
+  cmd->add_flag("--batch", args->deprecated_batch, "Deprecated spelling of --split-axis0")->group("");
+  add_append_options(cmd, args->append);
+  cmd->footer(
+      "Dense stores take arrays shaped (B, *item_shape); Ragged stores take each array as one\n"
+      "record (or, with --split-axis0, each slice along axis 0). The dtype must equal the\n"
+      "store's exactly. The whole invocation is one all-or-nothing append, unless\n"
+      "--checkpoint-every publishes along the way.\n\n"
+      "Examples:\n"
+      "  zrec append-npy images/ batch0.npy batch1.npy\n"
+      "  python gen.py | zrec append-npy tokens/ -\n"
+      "  zrec append-npy --split-axis0 tokens/ padded_rows.npy");
+  return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }, nullptr};
+}
+
+}  // namespace zrec::cli

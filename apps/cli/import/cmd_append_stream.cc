@@ -1,0 +1,312 @@
+// zrec append-stream: records from a byte stream on stdin (or -i FILE): newline- or
+// NUL-separated records of bytes, length-prefixed binary frames, or lines of numbers
+// parsed into records of the store's numeric dtype.
+//
+// Performance note: without --parse, lines and NUL-separated records are read with
+// large reads straight into the append window and cut there (RecordWindow's streamed
+// input), so each byte is copied by the kernel once and by zrec never; the window's
+// budget bounds memory however long the stream is.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+
+#include "zrec/limits.h"
+#include "zrec/input_stream.h"
+#include "cli/import/append_session.h"
+#include "cli/commands.h"
+#include "cli/report/console.h"
+#include "cli/formats/text_numbers.h"
+#include "cli/usage.h"
+
+namespace zrec::cli {
+
+namespace {
+
+enum class Framing { kLines, kNul, kU32, kU64 };
+
+struct AppendStreamArgs {
+  std::string store;
+  std::string input = "-";
+  std::string framing = "lines";
+  std::string parse;
+  bool skip_empty = false;
+  AppendArgs append;
+};
+
+// A |u1 record's payload is at most 2^31 - 1 bytes minus its 8-byte shape prefix.
+// Text lines parsed into numbers are held whole; beyond this a line is refused.
+constexpr uint64_t kMaxTextLine = uint64_t{1} << 31;
+// Streamed reads ask for at least this much room.
+constexpr uint64_t kReadBytes = uint64_t{1} << 20;
+
+std::string input_label(const io::InputStream& in) { return in.name() == "-" ? "stdin" : "'" + in.name() + "'"; }
+
+// Lines or NUL-separated records of bytes, cut in place in the window.
+Status read_delimited_bytes(io::InputStream& in, AppendSession& s, Framing framing, bool skip_empty) {
+  const char delim = framing == Framing::kLines ? '\n' : '\0';
+  const std::string unit = framing == Framing::kLines ? "line" : "record";
+  uint64_t number = 0;   // frames seen, counting from 1
+  uint64_t scanned = 0;  // leading bytes of pending() known to hold no delimiter
+  uint64_t dims = 0;
+  auto where = [&] { return input_label(in) + " " + unit + " " + std::to_string(number); };
+  auto take = [&](uint64_t len, uint64_t gap) -> Status {
+    ++number;
+    if (len == 0) {
+      if (skip_empty) return s.drop(gap);
+      return invalid_argument(where() + " is empty (records are nonempty; --skip-empty drops empty ones)");
+    }
+    if (len > kMaxRagged1dPayloadBytes)
+      return invalid_argument(where() + " is " + std::to_string(len) + " bytes; a record holds at most " +
+                              std::to_string(kMaxRagged1dPayloadBytes));
+    if (s.skip_record()) return s.drop(len + gap);
+    dims = len;
+    return s.cut(len, gap, &dims);
+  };
+  for (;;) {
+    ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, s.input_space(kReadBytes));
+    ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(space.data(), space.size()));
+    if (got == 0) break;
+    s.input_written(got);
+    for (;;) {
+      const std::span<const uint8_t> pending = s.pending();
+      // (An empty window has no data pointer at all: memchr must not see it.)
+      const void* hit =
+          pending.size() > scanned ? std::memchr(pending.data() + scanned, delim, pending.size() - scanned) : nullptr;
+      if (hit == nullptr) {
+        scanned = pending.size();
+        if (scanned > kMaxRagged1dPayloadBytes) {
+          ++number;
+          return invalid_argument(where() + " is longer than " + std::to_string(kMaxRagged1dPayloadBytes) +
+                                  " bytes, the most a record holds");
+        }
+        break;
+      }
+      ZREC_RETURN_IF_ERROR(take(static_cast<const uint8_t*>(hit) - pending.data(), 1));
+      scanned = 0;
+    }
+  }
+  if (!s.pending().empty()) ZREC_RETURN_IF_ERROR(take(s.pending().size(), 0));  // unterminated last one
+  return Status::ok();
+}
+
+// Delimited frames of text, each returned whole (for --parse, which needs the line).
+class FrameReader {
+ public:
+  FrameReader(io::InputStream& in, char delim) : in_(in), delim_(delim), buf_(kReadBytes) {}
+
+  // The next frame without its delimiter (valid until the next call); nullopt at the
+  // end of input. A last frame without a delimiter counts.
+  Result<std::optional<std::string_view>> next() {
+    for (;;) {
+      if (const void* hit = std::memchr(buf_.data() + scan_, delim_, end_ - scan_)) {
+        const size_t at = static_cast<const char*>(hit) - buf_.data();
+        std::string_view frame(buf_.data() + begin_, at - begin_);
+        begin_ = scan_ = at + 1;
+        consumed_ += frame.size() + 1;
+        return std::optional<std::string_view>(frame);
+      }
+      scan_ = end_;
+      if (eof_) {
+        if (begin_ == end_) return std::optional<std::string_view>();
+        std::string_view frame(buf_.data() + begin_, end_ - begin_);
+        begin_ = scan_ = end_;
+        consumed_ += frame.size();
+        return std::optional<std::string_view>(frame);
+      }
+      if (begin_ > 0) {  // move the partial frame to the front
+        std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+        end_ -= begin_;
+        scan_ -= begin_;
+        begin_ = 0;
+      }
+      if (end_ == buf_.size()) {
+        if (buf_.size() >= kMaxTextLine) return invalid_argument("a line is longer than 2 GiB");
+        buf_.resize(buf_.size() * 2);
+      }
+      ZREC_ASSIGN_OR_RETURN(size_t got, in_.read_some(buf_.data() + end_, buf_.size() - end_));
+      if (got == 0) eof_ = true;
+      end_ += got;
+    }
+  }
+
+  // Bytes of the frames returned so far, delimiters included.
+  uint64_t consumed() const { return consumed_; }
+
+ private:
+  io::InputStream& in_;
+  const char delim_;
+  std::vector<char> buf_;
+  size_t begin_ = 0, scan_ = 0, end_ = 0;  // frame start, search start, end of data
+  bool eof_ = false;
+  uint64_t consumed_ = 0;
+};
+
+// --parse: each line (or NUL-separated frame) of numbers is one 1-D record.
+Status read_numbers(io::InputStream& in, AppendSession& s, Framing framing, NumberSyntax syntax, bool skip_empty) {
+  const DType& dtype = s.schema().dtype;
+  const std::string unit = framing == Framing::kLines ? "line" : "record";
+  FrameReader reader(in, framing == Framing::kLines ? '\n' : '\0');
+  uint64_t counted = 0;  // reader.consumed() reported to the session
+  for (uint64_t number = 1;; ++number) {
+    ZREC_RETURN_IF_ERROR(s.check_interrupt());
+    auto frame = reader.next();
+    if (!frame.is_ok()) return frame.status().with_context(input_label(in) + " " + unit + " " + std::to_string(number));
+    if (!frame.value()) return Status::ok();
+    const std::string_view text = *frame.value();
+    s.count_input(reader.consumed() - counted);
+    counted = reader.consumed();
+    const auto where = [&] { return input_label(in) + " " + unit + " " + std::to_string(number); };
+    uint64_t count = count_number_tokens(text);
+    if (count == 0) {
+      if (skip_empty) continue;
+      return invalid_argument(where() + " has no numbers (records are nonempty; --skip-empty drops such lines)");
+    }
+    if (s.skip_record()) continue;
+    const uint64_t bytes = count * dtype.itemsize;
+    if (bytes + 8 > kMaxRecordBytes)
+      return invalid_argument(where() + " has " + std::to_string(count) + " numbers; a record is at most 2 GiB");
+    ZREC_RETURN_IF_ERROR(s.reserve(1, bytes).status());
+    ZREC_RETURN_IF_ERROR(parse_numbers(text, syntax, dtype, s.next_payload()).with_context(where()));
+    ZREC_RETURN_IF_ERROR(s.add(bytes, &count));
+  }
+}
+
+// u32le / u64le: a little-endian length, then that many bytes, per record.
+Status read_length_prefixed(io::InputStream& in, AppendSession& s, Framing framing, bool skip_empty) {
+  const size_t width = framing == Framing::kU32 ? 4 : 8;
+  std::vector<uint8_t> discard;
+  for (uint64_t number = 1;; ++number) {
+    ZREC_RETURN_IF_ERROR(s.check_interrupt());
+    const uint64_t start = in.position();
+    const auto where = [&] {
+      return input_label(in) + " frame " + std::to_string(number) + " (at byte " + std::to_string(start) + ")";
+    };
+    uint8_t prefix[8];
+    ZREC_ASSIGN_OR_RETURN(size_t got, in.read_full(prefix, width));
+    if (got == 0) return Status::ok();
+    if (got < width)
+      return invalid_argument("truncated input: " + where() + ": the input ends inside its " + std::to_string(width) +
+                              "-byte length");
+    uint64_t length = 0;  // u32le or u64le
+    for (size_t i = 0; i < width; ++i) length |= uint64_t{prefix[i]} << (8 * i);
+    s.count_input(width);
+    if (length == 0) {
+      if (skip_empty) continue;
+      return invalid_argument(where() + " is empty (records are nonempty; --skip-empty drops empty ones)");
+    }
+    if (length > kMaxRagged1dPayloadBytes)
+      return invalid_argument(where() + " declares " + std::to_string(length) + " bytes; a record holds at most " +
+                              std::to_string(kMaxRagged1dPayloadBytes));
+    auto truncated = [&](uint64_t have) {
+      return invalid_argument("truncated input: " + where() + " declares " + std::to_string(length) +
+                              " bytes, but the input ends after " + std::to_string(have));
+    };
+    if (s.skip_record()) {
+      discard.resize(std::min<uint64_t>(length, kReadBytes));
+      for (uint64_t left = length; left > 0;) {
+        ZREC_ASSIGN_OR_RETURN(size_t n, in.read_full(discard.data(), std::min<uint64_t>(left, discard.size())));
+        if (n == 0) return truncated(length - left);
+        left -= n;
+        s.count_input(n);
+      }
+      continue;
+    }
+    // The length is only a claim until the bytes arrive: read them into streamed window
+    // space, which grows geometrically with what was read (never zero-filled to the claim).
+    for (uint64_t have = 0; have < length;) {
+      ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, s.input_space(std::min(length - have, kReadBytes)));
+      ZREC_ASSIGN_OR_RETURN(size_t n, in.read_some(space.data(), std::min<uint64_t>(space.size(), length - have)));
+      if (n == 0) return truncated(have);
+      s.input_written(n);
+      have += n;
+    }
+    ZREC_RETURN_IF_ERROR(s.cut(length, 0, &length));
+  }
+}
+
+Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
+  Framing framing;
+  if (a.framing == "lines") framing = Framing::kLines;
+  else if (a.framing == "nul") framing = Framing::kNul;
+  else if (a.framing == "u32le") framing = Framing::kU32;
+  else if (a.framing == "u64le") framing = Framing::kU64;
+  else throw UsageError("unknown --framing '" + a.framing + "' (use lines, nul, u32le or u64le)");
+  std::optional<NumberSyntax> syntax;
+  if (a.parse == "ints") syntax = NumberSyntax::kInts;
+  else if (a.parse == "floats") syntax = NumberSyntax::kFloats;
+  else if (!a.parse.empty()) throw UsageError("unknown --parse '" + a.parse + "' (use ints or floats)");
+  if (syntax && (framing == Framing::kU32 || framing == Framing::kU64))
+    throw UsageError("--parse reads text: use it with --framing lines or nul");
+  if (a.input == "-" && stdin_is_terminal())
+    throw UsageError("refusing to read records from a terminal (pipe them in, or use -i FILE)");
+
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.input));
+  ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-stream", a.store, a.append, g));
+  // Everything past this point ends in finish(), which reports interruptions.
+  Status s = [&]() -> Status {
+    const Schema& schema = session->schema();
+    if (schema.is_dense() || schema.ndim != 1)
+      return invalid_argument("the store must be Ragged with ndim 1, but '" + a.store + "' is " + schema.describe() +
+                              " (make one with: zrec create --ragged --ndim 1 --dtype " +
+                              (syntax ? std::string(syntax == NumberSyntax::kInts ? "'<i4'" : "'<f4'") : "'|u1'") +
+                              " STORE)");
+    if (syntax) {
+      ZREC_RETURN_IF_ERROR(check_number_dtype(*syntax, schema.dtype));
+    } else if (schema.dtype.str() != "|u1") {
+      return invalid_argument("records of bytes need a store of dtype '|u1', but '" + a.store + "' is " +
+                              schema.describe() + " (for lines of numbers, use --parse ints or --parse floats)");
+    }
+
+    in.set_cancel(interrupt_token());
+    struct stat st {};
+    if (::fstat(in.fd(), &st) == 0) {
+      if (S_ISREG(st.st_mode)) {
+        const off_t at = ::lseek(in.fd(), 0, SEEK_CUR);
+        if (at >= 0 && st.st_size > at) session->progress().set_total_bytes(static_cast<uint64_t>(st.st_size - at));
+      } else if (S_ISFIFO(st.st_mode)) {
+        // Performance note: a 1 MiB pipe (Linux's default is 64 KiB) lets each read(2)
+        // take 16 times as much; best effort, as the limit may be lower.
+        (void)::fcntl(in.fd(), F_SETPIPE_SZ, 1 << 20);
+      }
+    }
+    if (syntax) return read_numbers(in, *session, framing, *syntax, a.skip_empty);
+    if (framing == Framing::kLines || framing == Framing::kNul)
+      return read_delimited_bytes(in, *session, framing, a.skip_empty);
+    return read_length_prefixed(in, *session, framing, a.skip_empty);
+  }();
+  return session->finish(std::move(s));
+}
+
+}  // namespace
+
+Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<AppendStreamArgs>();
+  CLI::App* cmd = root.add_subcommand("append-stream", "Append records read from a stream: lines, NUL-separated or length-prefixed");
+  cmd->add_option("store", args->store, "Store to append to")->required();
+  cmd->add_option("-i,--input", args->input, "Read this file instead of stdin (- for stdin)")->capture_default_str();
+  cmd->add_option("--framing", args->framing,
+                  "How records are delimited: lines (newline-terminated; the newline is dropped, a CR kept), "
+                  "nul (NUL-terminated), u32le or u64le (a little-endian length, then the bytes)")
+      ->capture_default_str();
+  cmd->add_option("--parse", args->parse,
+                  "ints or floats: each line is whitespace-separated numbers, stored as one 1-D record of the "
+                  "store's dtype");
+  cmd->add_flag("--skip-empty", args->skip_empty, "Drop empty lines and frames instead of failing (records are nonempty)");
+  add_append_options(cmd, args->append);
+  cmd->footer(
+      "Without --parse the store must be Ragged '|u1' with ndim 1 and each record holds the\n"
+      "bytes of one line or frame; with --parse it must be Ragged with ndim 1 of an integer\n"
+      "(ints) or float (floats) dtype. One invocation is all or nothing, unless\n"
+      "--checkpoint-every publishes along the way.\n\n"
+      "Examples:\n"
+      "  zrec append-stream docs/ < corpus.jsonl\n"
+      "  find . -name '*.txt' -print0 | zrec append-stream --framing nul paths/\n"
+      "  python tokenize.py | zrec append-stream --parse ints --checkpoint-every 100000 tokens/\n"
+      "  zrec append-stream --framing u32le -i frames.bin blobs/");
+  return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }, nullptr};
+}
+
+}  // namespace zrec::cli

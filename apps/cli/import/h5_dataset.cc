@@ -1,0 +1,264 @@
+// Reading rows of an HDF5 dataset (see h5_dataset.h).
+#include "cli/import/h5_dataset.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "zrec/limits.h"
+#include "cli/option_values.h"
+
+namespace zrec::cli {
+
+namespace {
+
+// The innermost entry of HDF5's error stack (where the failure began, e.g. "required
+// filter 'lzf' is not registered"), then the stack cleared.
+std::string h5_error() {
+  std::string message;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+        auto* m = static_cast<std::string*>(data);
+        if (m->empty() && e->desc != nullptr && e->desc[0] != '\0') *m = e->desc;
+        return 0;
+      },
+      &message);
+  H5Eclear2(H5E_DEFAULT);
+  return message.empty() ? "unknown HDF5 error" : message;
+}
+
+// HDF5 prints its whole error stack to stderr by default; zrec prints one line instead.
+void silence_hdf5() {
+  static const bool done = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)done;
+}
+
+struct Plist {
+  hid_t id;
+  explicit Plist(hid_t i) : id(i) {}
+  ~Plist() {
+    if (id >= 0) H5Pclose(id);
+  }
+  Plist(const Plist&) = delete;
+  Plist& operator=(const Plist&) = delete;
+};
+
+struct Space {
+  hid_t id = -1;
+  ~Space() {
+    if (id >= 0) H5Sclose(id);
+  }
+};
+
+// The name of a filter for messages: the one recorded in the file, or its ID.
+std::string filter_name(H5Z_filter_t id, const char* recorded) {
+  std::string name = recorded[0] != '\0' ? std::string(recorded) + " " : "";
+  return name + "(filter " + std::to_string(id) + ")";
+}
+
+}  // namespace
+
+H5VlenRows::~H5VlenRows() { release(); }
+
+void H5VlenRows::release() {
+  if (!rows_.empty() && mem_type_ >= 0 && mem_space_ >= 0) {
+#if H5_VERSION_GE(1, 12, 0)
+    H5Treclaim(mem_type_, mem_space_, H5P_DEFAULT, rows_.data());
+#else
+    H5Dvlen_reclaim(mem_type_, mem_space_, H5P_DEFAULT, rows_.data());
+#endif
+  }
+  rows_.clear();
+  if (mem_space_ >= 0) H5Sclose(mem_space_);
+  if (mem_type_ >= 0) H5Tclose(mem_type_);
+  mem_space_ = mem_type_ = -1;
+}
+
+H5Dataset::~H5Dataset() {
+  if (type_ >= 0) H5Tclose(type_);
+  if (dataset_ >= 0) H5Dclose(dataset_);
+  if (file_id_ >= 0) H5Fclose(file_id_);
+}
+
+Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, const std::string& name) {
+  silence_hdf5();
+  std::unique_ptr<H5Dataset> d(new H5Dataset());
+  d->file_ = file;
+  d->name_ = name;
+  d->where_ = "dataset '" + name + "' of '" + file + "'";
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) return not_found("HDF5 file '" + file + "' does not exist");
+  if (!S_ISREG(st.st_mode)) return invalid_argument("'" + file + "' is not a file");
+  if (H5Fis_hdf5(file.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return invalid_argument("'" + file + "' is not an HDF5 file");
+  }
+  Plist fapl(H5Pcreate(H5P_FILE_ACCESS));
+#if H5_VERSION_GE(1, 10, 7)
+  // Keep HDF5's file lock, but read files on filesystems without flock (Lustre, NFS
+  // mounts without locking) instead of failing.
+  H5Pset_file_locking(fapl.id, true, true);
+#endif
+  d->file_id_ = H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl.id);
+  if (d->file_id_ < 0) return io_error("cannot open HDF5 file '" + file + "': " + h5_error());
+
+  // Each component of the path must exist (H5Lexists fails on a missing intermediate).
+  std::string path = name.starts_with("/") ? "/" : "";
+  bool any = false;
+  for (size_t at = 0; at <= name.size();) {
+    size_t slash = name.find('/', at);
+    if (slash == std::string::npos) slash = name.size();
+    if (slash > at) {
+      path += (path.empty() || path.back() == '/' ? "" : "/") + name.substr(at, slash - at);
+      any = true;
+      if (H5Lexists(d->file_id_, path.c_str(), H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return not_found("'" + file + "' has no dataset '" + name + "'" +
+                         (path.size() < name.size() && path != name ? " (no '" + path + "')" : ""));
+      }
+    }
+    at = slash + 1;
+  }
+  if (!any) return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
+  d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), H5P_DEFAULT);
+  if (d->dataset_ < 0) {
+    const std::string error = h5_error();
+    const hid_t group = H5Gopen2(d->file_id_, name.c_str(), H5P_DEFAULT);
+    if (group >= 0) {
+      H5Gclose(group);
+      return invalid_argument("'" + name + "' in '" + file + "' is a group, not a dataset");
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return invalid_argument("cannot open " + d->where_ + ": " + error);
+  }
+  d->type_ = H5Dget_type(d->dataset_);
+  if (d->type_ < 0) return io_error("cannot read the datatype of " + d->where_ + ": " + h5_error());
+  ZREC_ASSIGN_OR_RETURN(d->element_, map_h5_type(d->type_, d->where_));
+
+  Space space;
+  space.id = H5Dget_space(d->dataset_);
+  if (space.id < 0) return io_error("cannot read the shape of " + d->where_ + ": " + h5_error());
+  d->rank_ = H5Sget_simple_extent_ndims(space.id);
+  if (d->rank_ < 1)
+    return invalid_argument(d->where_ + " is a scalar (or empty) dataset; append-h5 appends the rows along the "
+                            "first axis of a dataset of rank 1 or more");
+  d->dims_.resize(d->rank_);
+  H5Sget_simple_extent_dims(space.id, d->dims_.data(), nullptr);
+  d->rows_ = d->dims_[0];
+
+  std::vector<uint64_t> shape(d->dims_.begin() + 1, d->dims_.end());
+  shape.insert(shape.end(), d->element_.array_dims.begin(), d->element_.array_dims.end());
+  if (d->element_.vlen) {
+    if (d->rank_ != 1)
+      return invalid_argument(d->where_ + " holds variable-length sequences in " + std::to_string(d->rank_) +
+                              " dimensions " + shape_to_string(std::vector<uint64_t>(d->dims_.begin(), d->dims_.end())) +
+                              "; append-h5 takes them from a 1-D dataset (one Ragged record per row)");
+    d->schema_.dtype = d->element_.dtype;
+    d->schema_.ndim = 1;
+  } else {
+    if (std::count(shape.begin(), shape.end(), uint64_t{0}) > 0)
+      return invalid_argument(d->where_ + " has rows of shape " + shape_to_string(shape) +
+                              ", with no values (records are nonempty)");
+    d->schema_.dtype = d->element_.dtype;
+    d->schema_.ndim = static_cast<uint32_t>(shape.size());
+    d->schema_.item_shape = shape;
+  }
+  const Status valid = d->schema_.validate();
+  if (!valid.is_ok())
+    return invalid_argument(d->where_ + ": its rows cannot be records (" + d->schema_.describe() +
+                            "): " + valid.message());
+  if (d->schema_.is_dense()) d->row_bytes_ = d->schema_.dense_width();
+
+  Plist dcpl(H5Dget_create_plist(d->dataset_));
+  if (dcpl.id < 0) return io_error("cannot read the storage of " + d->where_ + ": " + h5_error());
+  const int filters = H5Pget_nfilters(dcpl.id);
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 0;
+    char recorded[64] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.id, i, &flags, &nvalues, nullptr, sizeof recorded, recorded, &config);
+    if (id < 0) return io_error("cannot read the filters of " + d->where_ + ": " + h5_error());
+    if (H5Zfilter_avail(id) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return unsupported(d->where_ + " is compressed with " + filter_name(id, recorded) +
+                         ", which this libhdf5 cannot decode (install its HDF5 plugin, or set HDF5_PLUGIN_PATH)");
+    }
+  }
+  if (H5Pget_layout(dcpl.id) == H5D_CHUNKED) {
+    std::vector<hsize_t> chunk(d->rank_);
+    if (H5Pget_chunk(dcpl.id, d->rank_, chunk.data()) != d->rank_)
+      return io_error("cannot read the chunk shape of " + d->where_ + ": " + h5_error());
+    d->chunk_rows_ = chunk[0];
+    uint64_t band = chunk[0] * H5Tget_size(d->type_);
+    for (int i = 1; i < d->rank_; ++i) band *= chunk[i] * ((d->dims_[i] + chunk[i] - 1) / chunk[i]);
+    d->band_bytes_ = band;
+  }
+  return d;
+}
+
+Status H5Dataset::use_chunk_cache(uint64_t bytes) {
+  Plist dapl(H5Pcreate(H5P_DATASET_ACCESS));
+  uint64_t chunks = 1;  // chunks in one band: consecutive in HDF5's chunk index, so as many slots never collide
+  if (chunk_rows_ > 0) {
+    Plist dcpl(H5Dget_create_plist(dataset_));
+    std::vector<hsize_t> chunk(rank_);
+    if (dcpl.id >= 0 && H5Pget_chunk(dcpl.id, rank_, chunk.data()) == rank_)
+      for (int i = 1; i < rank_; ++i) chunks *= (dims_[i] + chunk[i] - 1) / chunk[i];
+  }
+  if (dapl.id < 0 || H5Pset_chunk_cache(dapl.id, std::max<uint64_t>(521, chunks + 1), bytes, 1.0) < 0)
+    return io_error("cannot set the chunk cache of " + where_ + ": " + h5_error());
+  const hid_t reopened = H5Dopen2(file_id_, name_.c_str(), dapl.id);
+  if (reopened < 0) return io_error("cannot open " + where_ + ": " + h5_error());
+  H5Dclose(dataset_);
+  dataset_ = reopened;
+  return Status::ok();
+}
+
+Status H5Dataset::select_rows(uint64_t first, uint64_t count, hid_t& file_space, hid_t& mem_space) const {
+  std::vector<hsize_t> start(rank_, 0), counts(dims_);
+  start[0] = first;
+  counts[0] = count;
+  file_space = H5Dget_space(dataset_);
+  if (file_space < 0 || H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, counts.data(), nullptr) < 0)
+    return io_error("cannot select rows " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
+                    where_ + ": " + h5_error());
+  mem_space = H5Screate_simple(rank_, counts.data(), nullptr);
+  if (mem_space < 0) return io_error("cannot describe rows of " + where_ + ": " + h5_error());
+  return Status::ok();
+}
+
+Status H5Dataset::read_dense(uint64_t first, uint64_t count, uint8_t* out) {
+  Space file_space, mem_space;
+  ZREC_RETURN_IF_ERROR(select_rows(first, count, file_space.id, mem_space.id));
+  // The dataset's own type as the memory type: HDF5 converts nothing.
+  if (H5Dread(dataset_, type_, mem_space.id, file_space.id, H5P_DEFAULT, out) < 0)
+    return io_error("cannot read rows " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
+                    where_ + ": " + h5_error());
+  return Status::ok();
+}
+
+Status H5Dataset::read_vlen(uint64_t first, uint64_t count, H5VlenRows& out) {
+  out.release();
+  Space file_space;
+  ZREC_RETURN_IF_ERROR(select_rows(first, count, file_space.id, out.mem_space_));
+  // A sequence of the file's element type (its byte order kept), in memory.
+  const hid_t base = H5Tget_super(type_);
+  out.mem_type_ = base < 0 ? -1 : H5Tvlen_create(base);
+  if (base >= 0) H5Tclose(base);
+  if (out.mem_type_ < 0) return io_error("cannot describe rows of " + where_ + ": " + h5_error());
+  out.rows_.assign(count, hvl_t{0, nullptr});
+  if (H5Dread(dataset_, out.mem_type_, out.mem_space_, file_space.id, H5P_DEFAULT, out.rows_.data()) < 0) {
+    const std::string error = h5_error();
+    out.rows_.clear();  // nothing to reclaim after a failed read
+    out.release();
+    return io_error("cannot read rows " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
+                    where_ + ": " + error);
+  }
+  return Status::ok();
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,141 @@
+// JSON writer for machine-readable reports.
+#include "cli/report/json.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cli/formats/printable.h"
+
+namespace zrec::cli {
+
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  while (!text.empty()) {
+    const unsigned char c = static_cast<unsigned char>(text[0]);
+    const size_t n = utf8_sequence_length(text);
+    if (n > 1) {
+      out.append(text.substr(0, n));
+      text.remove_prefix(n);
+      continue;
+    }
+    text.remove_prefix(1);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (n == 0) {
+          out += "\\ufffd";  // not UTF-8: JSON cannot carry the byte; U+FFFD stands for it
+        } else if (c < 0x20 || c == 0x7f) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void JsonWriter::before_value() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) out_ += ", ";
+    first_.back() = false;
+  }
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  before_value();
+  out_ += '{';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_object() {
+  out_ += '}';
+  first_.pop_back();
+  return *this;
+}
+JsonWriter& JsonWriter::begin_array() {
+  before_value();
+  out_ += '[';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_array() {
+  out_ += ']';
+  first_.pop_back();
+  return *this;
+}
+JsonWriter& JsonWriter::key(std::string_view k) {
+  before_value();
+  append_json_string(out_, k);
+  out_ += ": ";
+  after_key_ = true;
+  return *this;
+}
+JsonWriter& JsonWriter::value(std::string_view v) {
+  before_value();
+  append_json_string(out_, v);
+  return *this;
+}
+JsonWriter& JsonWriter::value(uint64_t v) {
+  before_value();
+  out_ += std::to_string(v);
+  return *this;
+}
+JsonWriter& JsonWriter::value(int64_t v) {
+  before_value();
+  out_ += std::to_string(v);
+  return *this;
+}
+JsonWriter& JsonWriter::value(double v) {
+  before_value();
+  if (std::isfinite(v)) {
+    std::string s = fmt::format("{}", v);
+    // Keep the JSON type stable: 1.0 prints as "1" otherwise, which typed parsers read as an int.
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    out_ += s;
+  } else {
+    out_ += "null";  // strict JSON has no NaN/Infinity
+  }
+  return *this;
+}
+JsonWriter& JsonWriter::value(bool v) {
+  before_value();
+  out_ += v ? "true" : "false";
+  return *this;
+}
+JsonWriter& JsonWriter::null() {
+  before_value();
+  out_ += "null";
+  return *this;
+}
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  before_value();
+  out_ += json;
+  return *this;
+}
+
+const char* schema_kind(const Schema& s) { return s.is_dense() ? "dense" : "ragged"; }
+
+void write_schema(JsonWriter& j, const Schema& s) {
+  j.key("kind").value(schema_kind(s));
+  j.key("dtype").value(s.dtype.str());
+  j.key("ndim").value(uint64_t{s.ndim});
+  j.key("item_shape");
+  if (s.item_shape) {
+    j.begin_array();
+    for (uint64_t d : *s.item_shape) j.value(d);
+    j.end_array();
+  } else {
+    j.null();
+  }
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,220 @@
+// cat --format tar (see tar_export.h). Samples are read in chunks of IDs, each stream
+// scanning the chunk in turn, so memory stays bounded by the chunk and the windows.
+#include "cli/tar_export.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "zrec/input_stream.h"
+#include "cli/report/console.h"
+#include "cli/report/progress.h"
+#include "cli/formats/record_format.h"
+#include "cli/formats/selection.h"
+#include "cli/usage.h"
+#include "zrec/store.h"
+#include "zrec/dataset.h"
+
+namespace zrec::cli {
+
+namespace {
+
+// Samples per chunk: each stream holds a chunk's records at once.
+constexpr uint64_t kChunkSamples = 1024;
+
+// The root's streams less hidden ones (".NAME"), which are not exported.
+std::vector<std::string> exported_streams(const std::string& root) {
+  std::vector<std::string> out = child_stores(root);
+  std::erase_if(out, [](const std::string& name) { return name.starts_with('.'); });
+  return out;
+}
+
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Lines of a keys file, unescaped (\\, \n, \r), as append-tar writes them.
+Result<std::vector<std::string>> read_keys(const std::string& path) {
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
+  std::string text;
+  std::vector<char> chunk(1 << 20);
+  for (;;) {
+    ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(chunk.data(), chunk.size()));
+    if (got == 0) break;
+    text.append(chunk.data(), got);
+  }
+  std::vector<std::string> keys;
+  std::string key;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      keys.push_back(std::move(key));
+      key.clear();
+    } else if (c == '\\' && i + 1 < text.size()) {
+      const char n = text[++i];
+      key += n == 'n' ? '\n' : n == 'r' ? '\r' : n;
+    } else {
+      key += c;
+    }
+  }
+  return keys;
+}
+
+struct TarSink {
+  Output* out = nullptr;
+  Status status;
+};
+
+la_ssize_t write_cb(struct archive*, void* data, const void* buf, size_t n) {
+  auto* sink = static_cast<TarSink*>(data);
+  sink->status = sink->out->write(buf, n);
+  return sink->status.is_ok() ? static_cast<la_ssize_t>(n) : -1;
+}
+
+struct Stream {
+  std::string ext;
+  std::unique_ptr<Store> store;
+  bool bytes = false;  // '|u1': the payload as it is; otherwise numbers as text
+  std::vector<std::vector<uint8_t>> chunk;  // the chunk's members
+};
+
+Status member_bytes(const Stream& s, const uint8_t* record, uint64_t size, std::vector<uint8_t>& out) {
+  const Schema& schema = s.store->schema();
+  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  const uint8_t* payload = record + prefix;
+  const uint64_t n = size - prefix;
+  if (s.bytes) {
+    out.assign(payload, payload + n);
+    return Status::ok();
+  }
+  std::string text;
+  const uint64_t itemsize = schema.dtype.itemsize;
+  for (uint64_t i = 0; i < n / itemsize; ++i) {
+    if (i > 0) text += ' ';
+    append_json_record(text, schema.dtype, {}, payload + i * itemsize);
+  }
+  out.assign(text.begin(), text.end());
+  return Status::ok();
+}
+
+}  // namespace
+
+Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
+  std::vector<Stream> streams;
+  const bool single = is_store_dir(a.path);
+  const std::vector<std::string> names = single ? std::vector<std::string>{""} : exported_streams(a.path);
+  if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
+  for (const auto& name : names) {
+    Stream s;
+    s.ext = single ? base_name(a.path) : name;
+    ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name),
+                                               {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
+    const Schema& schema = s.store->schema();
+    const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
+    s.bytes = schema.dtype.str() == "|u1";
+    if (!s.bytes && kind != 'i' && kind != 'u' && kind != 'f')
+      return invalid_argument("stream '" + s.ext + "' is " + schema.describe() +
+                              "; a tar member holds bytes ('|u1') or numbers (integer or float dtypes)");
+    if (!streams.empty() && s.store->length() != streams.front().store->length())
+      return invalid_argument("the streams of '" + a.path + "' hold different numbers of records ('" +
+                              streams.front().ext + "' " + std::to_string(streams.front().store->length()) + ", '" +
+                              s.ext + "' " + std::to_string(s.store->length()) +
+                              "); append-tar into the root cuts them back to one length");
+    streams.push_back(std::move(s));
+  }
+  const uint64_t length = streams.front().store->length();
+
+  std::vector<uint64_t> list;
+  std::vector<IdRun> runs;
+  if (!a.indices_from.empty()) {
+    if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
+    ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
+    ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
+    runs.push_back(IdRun{0, 1, false, list.size()});
+  } else if (a.selection.empty()) {
+    runs.push_back(IdRun{0, 1, false, length});
+  } else {
+    auto items = parse_selection(a.selection);
+    if (!items.is_ok()) throw UsageError(items.status().message());
+    ZREC_ASSIGN_OR_RETURN(runs, resolve_runs(items.value(), length));
+  }
+  std::vector<std::string> keys;
+  if (!a.keys.empty()) {
+    ZREC_ASSIGN_OR_RETURN(keys, read_keys(a.keys));
+    if (keys.size() < length)
+      return invalid_argument("keys file '" + a.keys + "' has " + std::to_string(keys.size()) + " lines; '" + a.path +
+                              "' holds " + std::to_string(length) + " records");
+  }
+  const size_t width = std::max<size_t>(6, std::to_string(length > 0 ? length - 1 : 0).size());
+  const auto key_of = [&](uint64_t id) {
+    if (!keys.empty()) return keys[id];
+    std::string k = std::to_string(id);
+    return std::string(width - std::min(width, k.size()), '0') + k;
+  };
+
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
+  check_binary_output(out, a.force);
+  TarSink sink{&out, Status::ok()};
+  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(archive_write_new(), archive_write_free);
+  if (!ar) return io_error("cannot start libarchive (out of memory)");
+  archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
+  archive_write_set_bytes_in_last_block(ar.get(), 1);
+  const auto ar_error = [&](const char* what) -> Status {
+    if (!sink.status.is_ok()) return sink.status;
+    const char* why = archive_error_string(ar.get());
+    return io_error(std::string("cannot write tar ") + what + ": " + (why != nullptr ? why : "unknown error"));
+  };
+  if (archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
+  std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry(archive_entry_new(), archive_entry_free);
+
+  ProgressMeter meter(g, "cat");
+  uint64_t total = 0;
+  for (const IdRun& run : runs) total += run.count;
+  meter.set_total_records(total);
+  uint64_t done = 0, bytes = 0;
+  const uint64_t window = (a.window_mib == 0 ? kDefaultWindowBytes >> 20 : a.window_mib) << 20;
+  std::vector<uint64_t> ids;
+  for (const IdRun& run : runs) {
+    for (uint64_t k = 0; k < run.count; k += kChunkSamples) {
+      ids.clear();
+      for (uint64_t j = k; j < std::min(run.count, k + kChunkSamples); ++j)
+        ids.push_back(list.empty() ? run.at(j) : list[run.at(j)]);
+      for (auto& s : streams) {
+        s.chunk.assign(ids.size(), {});
+        ZREC_RETURN_IF_ERROR(s.store->scan(ids, window, [&](const Window& w) -> Status {
+          for (size_t r = 0; r < w.ids.size(); ++r)
+            ZREC_RETURN_IF_ERROR(member_bytes(s, w.data + w.offsets[r], w.offsets[r + 1] - w.offsets[r],
+                                              s.chunk[w.first_index + r]));
+          return Status::ok();
+        }));
+      }
+      for (size_t r = 0; r < ids.size(); ++r) {
+        const std::string key = key_of(ids[r]);
+        for (auto& s : streams) {
+          const auto& data = s.chunk[r];
+          archive_entry_clear(entry.get());
+          archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
+          archive_entry_set_filetype(entry.get(), AE_IFREG);
+          archive_entry_set_perm(entry.get(), 0644);
+          archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
+          if (archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
+          if (archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
+            return ar_error("data");
+          bytes += data.size();
+        }
+        meter.update(++done, bytes);
+      }
+    }
+  }
+  if (archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
+  meter.finish();
+  return out.flush();
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,258 @@
+// recompress/concat/train-dict shared CLI logic (see transfer_command.h).
+#include "cli/transfer_command.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <fmt/format.h>
+
+#include "cli/report/byte_size.h"
+#include "cli/option_values.h"
+#include "cli/interrupt.h"
+#include "cli/level_option.h"
+#include "cli/report/progress.h"
+#include "zrec/store.h"
+#include "zrec/transfer.h"
+#include "cli/output_guard.h"
+#include "cli/formats/printable.h"
+#include "cli/usage.h"
+
+namespace zrec::cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Sizes in the summaries are all MiB, so that they compare at a glance.
+std::string mib(uint64_t bytes) { return format_bytes(static_cast<double>(bytes), ByteUnit::kMiB); }
+
+}  // namespace
+
+std::string format_ratio(uint64_t a, uint64_t b) { return b == 0 ? "-" : fmt::format("{:.2f}x", double(a) / double(b)); }
+
+void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size) {
+  std::string tiers;
+  for (DictTier t : {DictTier::kSmall, DictTier::kBalanced, DictTier::kMax}) {
+    const auto& p = dict_tier_preset(t);
+    tiers += std::string("\n  ") + p.name + ": " + p.summary;
+  }
+  auto* tier = cmd->add_option("--tier", args.tier, "Dictionary preset: small, balanced or max (default: balanced):" + tiers);
+  if (with_size) {
+    auto* size = cmd->add_option("--size", args.size,
+                                 "Dictionary size in bytes (K, M suffixes allowed), instead of the tier's; "
+                                 "the tier's sample budget and search still apply");
+    (void)size;
+  }
+  (void)tier;
+  cmd->add_option("--samples", args.samples, "Sample at most N records (default: the tier's: 20000, 100000, 400000)")
+      ->check(CLI::Range(uint64_t{10}, uint64_t{100000000}));
+  cmd->add_option("--seed", args.seed, "Seed of the record sample; the same input and seed give the same dictionary")
+      ->capture_default_str();
+}
+
+Result<TrainOptions> make_train_options(const TrainArgs& args, const GlobalOptions& g, int level) {
+  DictTier tier = DictTier::kBalanced;
+  if (!args.tier.empty()) {
+    auto t = parse_dict_tier(args.tier);
+    if (!t) throw UsageError("unknown --tier '" + args.tier + "' (use small, balanced or max)");
+    tier = *t;
+  }
+  TrainOptions o = train_options(tier);
+  if (!args.size.empty()) {
+    ZREC_ASSIGN_OR_RETURN(o.dict_bytes, parse_byte_size(args.size, "--size"));
+    if (o.dict_bytes < 256 || o.dict_bytes > (uint64_t{1} << 30))
+      throw UsageError("--size must be between 256 bytes and 1 GiB");
+  }
+  if (args.samples > 0) o.max_samples = args.samples;
+  o.seed = args.seed;
+  o.lanes = g.lanes(Work::kWrite);
+  o.level = level;
+  return o;
+}
+
+std::string describe_training(const TrainReport& r, uint64_t dict_bytes, uint64_t seed, double seconds) {
+  return fmt::format(
+      "{} bytes, dictID {}, fastCover k={} d={} (best of {}), from {} of {} records ({}, seed {}) in {:.2f} s; "
+      "held-out ratio: zstd {}, zstd_dict {}",
+      dict_bytes, r.dict_id, r.k, r.d, r.candidates, r.samples, r.population, mib(r.sample_bytes), seed, seconds,
+      format_ratio(r.heldout_bytes, r.heldout_zstd), format_ratio(r.heldout_bytes, r.heldout_dict));
+}
+
+void training_facts(JsonFacts& f, const TrainReport& r, uint64_t dict_bytes, uint64_t seed) {
+  auto ratio = [&](const char* key, uint64_t compressed) {
+    if (compressed == 0) f.set_null(key);
+    else f.set(key, double(r.heldout_bytes) / double(compressed));
+  };
+  f.set("dict_bytes", dict_bytes).set("dict_id", uint64_t{r.dict_id});
+  f.set("fastcover_k", uint64_t{r.k}).set("fastcover_d", uint64_t{r.d}).set("candidates", uint64_t{r.candidates});
+  f.set("source_records", r.population).set("records_sampled", r.samples).set("records_held_out", r.heldout_samples);
+  f.set("sample_bytes", r.sample_bytes).set("seed", seed).set("held_out_bytes", r.heldout_bytes);
+  ratio("held_out_ratio_zstd", r.heldout_zstd);
+  ratio("held_out_ratio_dict", r.heldout_dict);
+}
+
+Result<std::vector<uint8_t>> train_with_report(const std::string& command, RecordSource& source,
+                                               const TrainOptions& options, const std::string& what,
+                                               const GlobalOptions& g, TrainReport* report) {
+  auto dict = train_dictionary(source, options, report);
+  if (!dict.is_ok()) {
+    // Samples read but fewer bytes than the dictionary holds: say which flags shrink it.
+    const bool too_few_bytes = report->samples > 0 && report->sample_bytes - report->heldout_bytes < options.dict_bytes;
+    const Status s = too_few_bytes ? Status(dict.status().code(),
+                                            dict.status().message() + "; give a smaller --size or a smaller --tier")
+                                   : dict.status();
+    return s.with_context("cannot train a dictionary from " + what);
+  }
+  for (const auto& w : report->warnings) spdlog::warn("{}", w);
+  return dict;
+}
+
+void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
+  cmd->add_option("--codec", args.codec,
+                  "Codec of DST: raw, zstd (level 3) or zstd_dict (level 15) (default: the first source's)");
+  cmd->add_option("--dict", args.dict, "zstd dictionary file for zstd_dict (implies --codec zstd_dict)");
+  add_train_options(cmd, args.train, false);
+  cmd->add_option("--shards", args.shards, "Data files of DST, 1..255 (default: the first source's)")
+      ->check(CLI::Range(1, 255));
+  add_level_option(cmd, args.level, "zstd level of DST's records",
+                   "the format's: 3, or 15 with a dictionary; an explicit level re-encodes every record");
+  cmd->add_option("--window-mib", args.window_mib, "Memory budget of one window of records, MiB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_flag("--checksum", args.checksum,
+                "Every zstd frame of DST carries a content checksum, so verify detects bit rot (default: as "
+                "the first source); frames without one are re-encoded");
+  cmd->add_flag("--json", args.json,
+                "Print one JSON object on stdout instead of the summary lines (keys: man zrec-" + cmd->get_name() +
+                    ", JSON OUTPUT)");
+}
+
+Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOptions& g) {
+  // Usage first, then the destination, then the sources: nothing heavy before all three.
+  std::optional<Codec> codec;
+  if (!a.codec.empty()) {
+    codec = parse_codec_option(a.codec);
+  } else if (!a.dict.empty()) {
+    codec = Codec::kZstdDict;
+  }
+  if (codec && *codec != Codec::kZstdDict && !a.dict.empty())
+    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(*codec));
+  if (codec && *codec != Codec::kZstdDict && !a.train.tier.empty())
+    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(*codec));
+  if (!a.dict.empty() && !a.train.tier.empty()) throw UsageError("give --dict FILE or --tier, not both");
+  if (codec && *codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
+  if (codec && *codec == Codec::kRaw && a.checksum)
+    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
+  {
+    std::string dst = a.dst;
+    while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
+    struct stat st;
+    if (::lstat(dst.c_str(), &st) == 0)
+      return Status(StatusCode::kAlreadyExists, "'" + a.dst + "' already exists; choose a new destination");
+  }
+
+  InterruptScope interrupt_scope;
+  CommandReport report(command, g, a.json);
+  // The lane budget (docs/format.md §9): copying frames is reading them and checking
+  // them, decoding zstd frames in full, so a transfer that asks for no encoding runs on
+  // the read budget (2 lanes on 2 cores, where writes get 1); one given --codec,
+  // --level, --checksum or --tier may encode, and runs on the write budget.
+  const Work work = !codec && a.level == 0 && !a.checksum && a.train.tier.empty() ? Work::kRead : Work::kWrite;
+  std::vector<std::unique_ptr<Store>> stores;
+  std::vector<Store*> sources;
+  for (const auto& path : a.sources) {
+    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(work), .wait = g.wait}));
+    sources.push_back(s.get());
+    stores.push_back(std::move(s));
+  }
+  Store& first = *sources.front();
+  for (Store* s : sources) {
+    const std::string diff = schema_difference(first.schema(), s->schema());
+    if (!diff.empty())
+      return invalid_argument("schema of '" + s->path() + "' differs from '" + first.path() + "': " + diff);
+  }
+
+  std::optional<JsonFacts> trained;  // the dictionary trained for DST, if one was
+  CreateOptions create;
+  create.schema = first.schema();
+  create.codec = codec.value_or(first.codec());
+  create.data_shards = a.shards != 0 ? a.shards : first.data_shards();
+  if (create.codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
+  if (create.codec == Codec::kRaw && a.checksum)
+    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
+  // DST keeps the first source's checksum setting unless --checksum turns it on. Copied
+  // frames keep their own, so frames are copied only from sources that have checksums
+  // when DST wants them (judged by record 0, as writers do).
+  create.checksum = create.codec != Codec::kRaw && (a.checksum || first.checksum());
+  bool sources_checksummed = true;
+  for (Store* s : sources) sources_checksummed = sources_checksummed && s->checksum();
+  if (create.codec == Codec::kZstdDict) {
+    if (!a.dict.empty()) {
+      ZREC_ASSIGN_OR_RETURN(create.dictionary, read_small_file(a.dict, "dictionary"));
+    } else {
+      const Store* with_dict = nullptr;
+      for (Store* s : sources)
+        if (s->codec() == Codec::kZstdDict && with_dict == nullptr) with_dict = s;
+      if (with_dict != nullptr && a.train.tier.empty()) {
+        create.dictionary = with_dict->dictionary();
+        spdlog::info("using the dictionary of '{}' ({} bytes)", with_dict->path(), create.dictionary.size());
+      } else {
+        ZREC_ASSIGN_OR_RETURN(TrainOptions to, make_train_options(a.train, g, a.level));
+        auto source = store_record_source(sources);
+        TrainReport train;
+        const std::string what = a.sources.size() == 1 ? "'" + a.sources[0] + "'" : "the sources";
+        ZREC_ASSIGN_OR_RETURN(create.dictionary, train_with_report(command, *source, to, what, g, &train));
+        training_facts(trained.emplace(), train, create.dictionary.size(), to.seed);
+        trained->set("elapsed_s", report.elapsed_s());
+        report.note("trained a dictionary: " +
+                    printable(describe_training(train, create.dictionary.size(), to.seed, report.elapsed_s())));
+      }
+    }
+  } else if (!a.train.tier.empty()) {
+    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(create.codec));
+  }
+
+  uint64_t total_records = 0;
+  for (Store* s : sources) total_records += s->length();
+  ProgressMeter meter(g, command);
+  meter.set_total_records(total_records);
+  TransferOptions options;
+  options.window_bytes = a.window_mib << 20;
+  options.frame_copy = a.level == 0 && (!create.checksum || sources_checksummed);
+  options.cancel = interrupt_flag();
+  options.progress = [&](const TransferStats& st) { meter.update(st.records, st.logical_bytes); };
+  WriterOptions writer;
+  writer.lanes = g.lanes(work);
+  writer.level = a.level;
+  TransferStats stats;
+  const auto copy_started = std::chrono::steady_clock::now();
+  Status s = build_from_stores(sources, a.dst, create, writer, options, &stats);
+  meter.finish();
+  if (s.code() == StatusCode::kCancelled) return cancelled("interrupted; '" + a.dst + "' was not created");
+  ZREC_RETURN_IF_ERROR(s);
+
+  const uint64_t stored = stats.stored_bytes;
+  const double secs = seconds_since(copy_started);
+  report.set("path", a.dst).set("sources", a.sources).set("codec", to_string(create.codec));
+  report.set("shards", uint64_t{create.data_shards}).set("checksum", create.checksum);
+  report.set("dict_bytes", uint64_t{create.dictionary.size()}).set("length", stats.records);
+  report.set("logical_bytes", stats.logical_bytes).set("stored_bytes", stored);
+  report.set("source_payload_bytes", stats.source_stored_bytes).set("frames_copied", stats.frames_copied);
+  report.set("records_reencoded", stats.records_recoded);
+  if (trained) report.set_json("training", trained->object());
+  else report.set_null("training");
+  return report.finish(fmt::format(
+      "wrote '{}' ({}, {} shards): {} records, {} logical, {} stored ({}; sources {}, {}); "
+      "{} frames copied, {} records re-encoded; {:.2f} s, {:.1f} MiB/s of source",
+      printable(a.dst), to_string(create.codec), create.data_shards, stats.records, mib(stats.logical_bytes),
+      mib(stored), format_ratio(stats.logical_bytes, stored), mib(stats.source_stored_bytes),
+      format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, secs,
+      secs > 0 ? stats.source_stored_bytes / 1048576.0 / secs : 0.0));
+}
+
+}  // namespace zrec::cli
