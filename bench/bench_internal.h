@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "codec/record_codec.h"
 #include "zrec/file.h"
-#include "zrec_bench.h"
 #include "zrec/record_loc.h"
 #include "zrec/splitmix64.h"
 #include "zrec/store.h"
+
+#include "codec/record_codec.h"
+#include "zrec_bench.h"
 
 namespace zrec::bench {
 
@@ -28,9 +29,7 @@ inline uint64_t derive_seed(uint64_t seed, uint64_t stream, uint64_t k) {
 }
 
 using Clock = std::chrono::steady_clock;
-inline double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // --- generators (image_gen.cc, token_gen.cc) ---
 // One 3 x h x w |u1 image (C-order, channel planes) for record k.
@@ -98,8 +97,8 @@ std::unique_ptr<Measurement> make_pread_limit(const StoredTable& table, Lanes& l
 // The same lanes decoding the same stored frames from memory (every data file is read
 // into memory first): plain ZSTD_decompressDCtx / _usingDDict (memcpy for raw).
 std::unique_ptr<Measurement> make_memory_decode(const StoredTable& table, Codec codec,
-                                                std::shared_ptr<codec::Dictionary> dictionary,
-                                                Lanes& lanes, uint64_t batch, Status* status);
+                                                std::shared_ptr<codec::Dictionary> dictionary, Lanes& lanes,
+                                                uint64_t batch, Status* status);
 
 // The same lanes encoding the corpus's logical records in memory with the store's
 // codec and level, records claimed one by one, for at least `seconds` (or all records).

@@ -4,8 +4,9 @@
 // (man zrec-bench, "Workloads")
 #include <algorithm>
 
-#include "bench_internal.h"
 #include "zrec/dict.h"
+
+#include "bench_internal.h"
 
 namespace zrec::bench {
 

@@ -87,7 +87,8 @@ void generate_image(uint64_t seed, uint64_t k, uint32_t h, uint32_t w, uint8_t* 
       const uint8_t* t = &bank[(tile * 3 + c) * kTile * kTile];
       for (uint32_t y = 0; y < ph; ++y)
         for (uint32_t x = 0; x < pw; ++x)
-          out[c * plane + size_t{y0 + y} * w + x0 + x] = static_cast<uint8_t>(base + t[(y % kTile) * kTile + x % kTile]);
+          out[c * plane + size_t{y0 + y} * w + x0 + x] =
+              static_cast<uint8_t>(base + t[(y % kTile) * kTile + x % kTile]);
     }
   }
   // Sparse sensor noise: 10 bits of randomness per byte, 6 bytes per draw.

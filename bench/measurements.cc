@@ -2,12 +2,12 @@
 // of the same bytes, and the same lanes decoding the same frames from memory; plus the
 // in-memory encode baseline of writes.
 #define ZSTD_STATIC_LINKING_ONLY
+#include <fcntl.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <fcntl.h>
 
 #include "bench_internal.h"
 #include "format/layout.h"
@@ -25,8 +25,12 @@ std::vector<uint8_t> touched_buffer(uint64_t bytes) { return std::vector<uint8_t
 class StoreGather final : public Measurement {
  public:
   StoreGather(std::unique_ptr<Store> store, OpenOptions options, uint64_t batch, uint64_t max_logic, bool cold)
-      : store_(std::move(store)), options_(options), dest_(touched_buffer(batch * max_logic)), locs_(batch),
-        offsets_(batch + 1), cold_(cold) {}
+      : store_(std::move(store)),
+        options_(options),
+        dest_(touched_buffer(batch * max_logic)),
+        locs_(batch),
+        offsets_(batch + 1),
+        cold_(cold) {}
 
   // Cold: reopen the store after dropping its pages, so nothing this reader mapped or
   // cached (RecordLoc pieces, mapped records) survives into the batch.
@@ -66,7 +70,10 @@ class StoreGather final : public Measurement {
 class PreadLimit final : public Measurement {
  public:
   PreadLimit(const StoredTable& t, Lanes& lanes, uint64_t batch, std::string evict_dir)
-      : t_(t), pool_(lanes), dest_(touched_buffer(batch * t.max_phys)), offsets_(batch + 1),
+      : t_(t),
+        pool_(lanes),
+        dest_(touched_buffer(batch * t.max_phys)),
+        offsets_(batch + 1),
         evict_dir_(std::move(evict_dir)) {}
 
   Status before_batch() override { return evict_dir_.empty() ? Status::ok() : evict_directory(evict_dir_, false); }
@@ -98,9 +105,14 @@ class MemoryDecode final : public Measurement {
  public:
   MemoryDecode(const StoredTable& t, Codec codec, std::shared_ptr<codec::Dictionary> dictionary, Lanes& lanes,
                uint64_t batch, Status* status)
-      : t_(t), codec_(codec), dictionary_(std::move(dictionary)), pool_(lanes),
-        dest_(touched_buffer(batch * t.max_logic)), offsets_(batch + 1) {
-    for (size_t lane = 0; lane < pool_.count(); ++lane) dctx_.push_back(codec == Codec::kRaw ? nullptr : ZSTD_createDCtx());
+      : t_(t),
+        codec_(codec),
+        dictionary_(std::move(dictionary)),
+        pool_(lanes),
+        dest_(touched_buffer(batch * t.max_logic)),
+        offsets_(batch + 1) {
+    for (size_t lane = 0; lane < pool_.count(); ++lane)
+      dctx_.push_back(codec == Codec::kRaw ? nullptr : ZSTD_createDCtx());
     // Every stored byte into memory, shard by shard (untimed).
     for (uint32_t s = 0; s < t.shards && status->is_ok(); ++s) {
       auto size = t.shard_files[s].size();
@@ -220,7 +232,8 @@ Result<Throughput> memory_encode(const Corpus& corpus, Codec codec, std::shared_
   ZREC_RETURN_IF_ERROR(pool.run(n, [&](size_t lane, size_t k) -> Status {
     if (stop.load(std::memory_order_relaxed)) return Status::ok();
     const uint64_t len = offs[k + 1] - offs[k];
-    ZREC_ASSIGN_OR_RETURN(size_t stored, encoders[lane].encode(base + offs[k], len, out[lane].data(), out[lane].size()));
+    ZREC_ASSIGN_OR_RETURN(size_t stored,
+                          encoders[lane].encode(base + offs[k], len, out[lane].data(), out[lane].size()));
     (void)stored;
     records.fetch_add(1, std::memory_order_relaxed);
     bytes.fetch_add(len, std::memory_order_relaxed);

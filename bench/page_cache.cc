@@ -3,8 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "bench_internal.h"
 #include "zrec/file.h"
+
+#include "bench_internal.h"
 
 namespace zrec::bench {
 
@@ -17,7 +18,8 @@ Status evict_directory(const std::string& dir, bool flush) {
     const std::string path = dir + "/" + e->d_name;
     const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
     if (fd < 0) continue;  // not a regular file we can read: nothing cached to drop
-    if (flush && io::retry_eintr([&] { return ::fdatasync(fd); }) != 0 && status.is_ok()) status = io::errno_status(errno, "cannot sync", path);
+    if (flush && io::retry_eintr([&] { return ::fdatasync(fd); }) != 0 && status.is_ok())
+      status = io::errno_status(errno, "cannot sync", path);
     const int err = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     if (err != 0 && status.is_ok()) status = io::errno_status(err, "cannot drop the page cache of", path);
     ::close(fd);

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "bench_internal.h"
 #include "zrec/store_writer.h"
+
+#include "bench_internal.h"
 
 namespace zrec::bench {
 

@@ -40,10 +40,14 @@ Schema schema_of(Workload w) {
 
 const char* to_string(Workload w) {
   switch (w) {
-    case Workload::kVision: return "vision";
-    case Workload::kVisionVar: return "vision-var";
-    case Workload::kTokens: return "tokens";
-    case Workload::kTokensVar: return "tokens-var";
+    case Workload::kVision:
+      return "vision";
+    case Workload::kVisionVar:
+      return "vision-var";
+    case Workload::kTokens:
+      return "tokens";
+    case Workload::kTokensVar:
+      return "tokens-var";
   }
   return "?";
 }
@@ -56,20 +60,28 @@ std::optional<Workload> parse_workload(std::string_view name) {
 
 const char* describe(Workload w) {
   switch (w) {
-    case Workload::kVision: return "fixed-resolution vision: Dense |u1 (3, 224, 224), 147 KiB image-like records";
-    case Workload::kVisionVar: return "variable-resolution vision: Ragged |u1 ndim 3, (3, H, W), H and W in 176..304";
-    case Workload::kTokens: return "small token records: Dense <i4 (512,), Zipf-distributed ids";
-    case Workload::kTokensVar: return "variable token sequences: Ragged <i4 ndim 1, log-normal lengths";
+    case Workload::kVision:
+      return "fixed-resolution vision: Dense |u1 (3, 224, 224), 147 KiB image-like records";
+    case Workload::kVisionVar:
+      return "variable-resolution vision: Ragged |u1 ndim 3, (3, H, W), H and W in 176..304";
+    case Workload::kTokens:
+      return "small token records: Dense <i4 (512,), Zipf-distributed ids";
+    case Workload::kTokensVar:
+      return "variable token sequences: Ragged <i4 ndim 1, log-normal lengths";
   }
   return "?";
 }
 
 WorkloadDefaults defaults(Workload w) {
   switch (w) {
-    case Workload::kVision: return {2500, 256, 3 * kVisionSide * kVisionSide};
-    case Workload::kVisionVar: return {2500, 256, 24 + 3 * 240 * 240};
-    case Workload::kTokens: return {200000, 256, 4 * kTokensPerRecord};
-    case Workload::kTokensVar: return {200000, 256, 8 + 4 * 135};
+    case Workload::kVision:
+      return {2500, 256, 3 * kVisionSide * kVisionSide};
+    case Workload::kVisionVar:
+      return {2500, 256, 24 + 3 * 240 * 240};
+    case Workload::kTokens:
+      return {200000, 256, 4 * kTokensPerRecord};
+    case Workload::kTokensVar:
+      return {200000, 256, 8 + 4 * 135};
   }
   return {1, 1, 1};
 }
@@ -116,8 +128,12 @@ Corpus generate(Workload w, uint64_t records, uint64_t seed, Lanes& lanes) {
   for (uint64_t k = 0; k < records; ++k) {
     c.offsets[k] = total;
     switch (w) {
-      case Workload::kVision: total += 3 * kVisionSide * kVisionSide; break;
-      case Workload::kTokens: total += 4 * kTokensPerRecord; break;
+      case Workload::kVision:
+        total += 3 * kVisionSide * kVisionSide;
+        break;
+      case Workload::kTokens:
+        total += 4 * kTokensPerRecord;
+        break;
       case Workload::kVisionVar: {
         uint32_t h, wd;
         image_size(seed, k, &h, &wd);
@@ -142,9 +158,12 @@ Corpus generate(Workload w, uint64_t records, uint64_t seed, Lanes& lanes) {
       uint8_t* out = c.payload.data() + c.offsets[k];
       const uint64_t bytes = c.offsets[k + 1] - c.offsets[k];
       switch (w) {
-        case Workload::kVision: generate_image(seed, k, kVisionSide, kVisionSide, out); break;
+        case Workload::kVision:
+          generate_image(seed, k, kVisionSide, kVisionSide, out);
+          break;
         case Workload::kVisionVar:
-          generate_image(seed, k, static_cast<uint32_t>(c.dims[k * 3 + 1]), static_cast<uint32_t>(c.dims[k * 3 + 2]), out);
+          generate_image(seed, k, static_cast<uint32_t>(c.dims[k * 3 + 1]), static_cast<uint32_t>(c.dims[k * 3 + 2]),
+                         out);
           break;
         case Workload::kTokens:
         case Workload::kTokensVar: {

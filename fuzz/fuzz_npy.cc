@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_util.h"
 #include "zrec/input_stream.h"
+
 #include "cli/formats/npy.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

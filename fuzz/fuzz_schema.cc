@@ -4,9 +4,10 @@
 #include <cstring>
 #include <string>
 
+#include "zrec/dtype.h"
+
 #include "format/schema_msgpack.h"
 #include "format/static_page.h"
-#include "zrec/dtype.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

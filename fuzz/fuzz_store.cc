@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "format/endian.h"
-#include "fuzz_util.h"
-#include "cli/formats/record_format.h"
 #include "zrec/store.h"
 #include "zrec/verify.h"
+
+#include "cli/formats/record_format.h"
+#include "format/endian.h"
+#include "fuzz_util.h"
 
 namespace {
 

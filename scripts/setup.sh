@@ -10,6 +10,7 @@ packages=(
   python3-h5py python3-lmdb  # scripts/bench_peers.py
   libarchive-dev liblmdb-dev libhdf5-dev  # append-tar, append-lmdb, append-h5
   time util-linux parallel
+  clang-format  # tests/cli/test_format.sh: the sources keep .clang-format's layout
   jq  # tests/cli/test_readme_examples.py: README's resume example reads info --json with it
   bsdutils  # script(1), for tests/cli/test_progress.sh
   strace  # tests/cli/test_publish_faults.py, test_fault_inject.py: fault injection (inject=SYSCALL:error=E)

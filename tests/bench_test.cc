@@ -5,12 +5,13 @@
 #include <filesystem>
 #include <numeric>
 
+#include "zrec/store.h"
+#include "zrec/store_writer.h"
+
 #include "bench_internal.h"
 #include "format/record_loc.h"
 #include "testutil.h"
 #include "zrec_bench.h"
-#include "zrec/store.h"
-#include "zrec/store_writer.h"
 
 using namespace zrec;
 

@@ -1,12 +1,12 @@
 // Tests for apps/cli/report/byte_size: the one parser of byte sizes (--size, --bytes) and the
 // one formatter of sizes in reports.
 #include "cli/report/byte_size.h"
-#include "cli/usage.h"
-
-#include <doctest/doctest.h>
 
 #include <string>
 
+#include <doctest/doctest.h>
+
+#include "cli/usage.h"
 #include "testutil.h"
 
 namespace zrec::cli {
@@ -48,7 +48,8 @@ TEST_SUITE("byte_size") {
     for (const char* bad : {"", "M", "-1", "1.5M", "1 M", "1m", "1iB", "1Mx", "1MiBB", "0x10"})
       CHECK(parse_error(bad) == "invalid --bytes '" + std::string(bad) + want_tail);
     CHECK(parse_error("16777216T") == "--bytes '16777216T' is too large (at most 2^64 - 1 bytes)");
-    CHECK(parse_error("18446744073709551616") == "--bytes '18446744073709551616' is too large (at most 2^64 - 1 bytes)");
+    CHECK(parse_error("18446744073709551616") ==
+          "--bytes '18446744073709551616' is too large (at most 2^64 - 1 bytes)");
   }
 
   TEST_CASE("format: the largest unit reached, one decimal - bytes whole") {

@@ -145,7 +145,7 @@ TEST_SUITE("codec") {
       const auto summed = encode(options(Codec::kZstd, 0, true), logical);
       CHECK(codec::frame_has_checksum(plain.data(), plain.size()) == std::optional<bool>(false));
       CHECK(codec::frame_has_checksum(summed.data(), summed.size()) == std::optional<bool>(true));
-      CHECK(summed.size() == plain.size() + 4);  // the XXH64's low 4 bytes end the frame
+      CHECK(summed.size() == plain.size() + 4);                             // the XXH64's low 4 bytes end the frame
       CHECK(codec::frame_has_checksum(logical.data(), 4) == std::nullopt);  // not a frame header
 
       auto flipped = summed;

@@ -1,11 +1,11 @@
 // Tests for the "did you mean" helpers: edit_distance (optimal string alignment) and
 // closest_name's typo threshold.
-#include <doctest/doctest.h>
+#include "cli/did_you_mean.h"
 
 #include <string>
 #include <vector>
 
-#include "cli/did_you_mean.h"
+#include <doctest/doctest.h>
 
 namespace zrec::cli {
 
@@ -110,9 +110,9 @@ TEST_SUITE("unknown_names") {
     CHECK(t.check({"cat", "s/"}) == "");
     CHECK(t.check({"-v", "--threads", "2", "cat", "s/", "0:10"}) == "");
     CHECK(t.check({"--threads=2", "cat", "--threads", "3", "-o", "out.npy", "s/"}) == "");
-    CHECK(t.check({"cat", "s/", "-1"}) == "");             // a negative selection, not an option
-    CHECK(t.check({"cat", "-o", "--odd", "s/"}) == "");    // -o's value
-    CHECK(t.check({"cat", "-ofile", "s/"}) == "");         // an attached value
+    CHECK(t.check({"cat", "s/", "-1"}) == "");           // a negative selection, not an option
+    CHECK(t.check({"cat", "-o", "--odd", "s/"}) == "");  // -o's value
+    CHECK(t.check({"cat", "-ofile", "s/"}) == "");       // an attached value
     CHECK(t.check({"cat", "--", "--not-an-option"}) == "");
     CHECK(t.check({"append-files", "-0", "s/", "-"}) == "");  // -0 is an option there
     CHECK(t.check({"completion", "bash"}) == "");             // hidden, yet known

@@ -3,14 +3,15 @@
 //
 // Expected canonical strings and itemsizes were produced by NumPy 1.24.2,
 // `np.dtype(x).str` and `np.dtype(x).itemsize`, and pasted here.
-#include <doctest/doctest.h>
+#include "zrec/dtype.h"
 
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "zrec/dtype.h"
+#include <doctest/doctest.h>
+
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
@@ -221,10 +222,13 @@ TEST_SUITE("dtype") {
         {">c32", "dtype '>c32': platform-dependent long doubles (f12, f16, c24, c32) are not supported"},
         {"longdouble", "dtype 'longdouble': platform-dependent long doubles (f12, f16, c24, c32) are not supported"},
         {"float128", "dtype 'float128': platform-dependent long doubles (f12, f16, c24, c32) are not supported"},
-        {"M8[xs]", "dtype 'M8[xs]': unknown datetime unit 'xs' (expected Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)"},
-        {"M8[NS]", "dtype 'M8[NS]': unknown datetime unit 'NS' (expected Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)"},
+        {"M8[xs]",
+         "dtype 'M8[xs]': unknown datetime unit 'xs' (expected Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)"},
+        {"M8[NS]",
+         "dtype 'M8[NS]': unknown datetime unit 'NS' (expected Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)"},
         {"M8[]", "dtype 'M8[]': unknown datetime unit '' (expected Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)"},
-        {"M8[s/2]", "dtype 'M8[s/2]': unknown datetime unit 's/2' (expected Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)"},
+        {"M8[s/2]",
+         "dtype 'M8[s/2]': unknown datetime unit 's/2' (expected Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)"},
         {"M8[0s]", "dtype 'M8[0s]': datetime unit multiplier must be at least 1"},
         {"M8[2147483648s]", "dtype 'M8[2147483648s]': datetime unit multiplier is larger than 2147483647"},
         {"M8[ns]x", "dtype 'M8[ns]x': malformed datetime unit"},
@@ -258,10 +262,9 @@ TEST_SUITE("dtype") {
 
   TEST_CASE("parse_canonical_dtype refuses non-canonical spellings as malformed") {
     const char* cases[][2] = {
-        {"i4", "<i4"},          {"=i4", "<i4"},         {"|i4", "<i4"},
-        {">u1", "|u1"},         {"<b1", "|b1"},         {"<S5", "|S5"},
-        {"float32", "<f4"},     {"M8[ns]", "<M8[ns]"},  {"<m8[1s]", "<m8[s]"},
-        {"<M8[generic]", "<M8"}, {"<i04", "<i4"},       {"|S05", "|S5"},
+        {"i4", "<i4"},         {"=i4", "<i4"},          {"|i4", "<i4"},     {">u1", "|u1"},
+        {"<b1", "|b1"},        {"<S5", "|S5"},          {"float32", "<f4"}, {"M8[ns]", "<M8[ns]"},
+        {"<m8[1s]", "<m8[s]"}, {"<M8[generic]", "<M8"}, {"<i04", "<i4"},    {"|S05", "|S5"},
     };
     for (auto& c : cases) {
       const std::string text = c[0];
@@ -269,8 +272,7 @@ TEST_SUITE("dtype") {
       auto d = parse_canonical_dtype(c[0]);
       REQUIRE_FALSE(d.is_ok());
       CHECK(d.status().code() == StatusCode::kMalformed);
-      CHECK(d.status().message() ==
-            std::string("dtype '") + c[0] + "' is not canonical (expected '" + c[1] + "')");
+      CHECK(d.status().message() == std::string("dtype '") + c[0] + "' is not canonical (expected '" + c[1] + "')");
     }
   }
 

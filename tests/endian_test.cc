@@ -2,9 +2,9 @@
 // without the tests' precompiled header, CMakeLists.txt) and round-trips every width.
 #include "format/endian.h"
 
-#include <doctest/doctest.h>
-
 #include <array>
+
+#include <doctest/doctest.h>
 
 using zrec::format::load_le;
 using zrec::format::store_le;

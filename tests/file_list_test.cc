@@ -3,10 +3,10 @@
 // same however the input is cut into pieces, and errors that name list and line.
 #include "cli/file_list.h"
 
-#include <doctest/doctest.h>
-
 #include <string>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 #include "testutil.h"
 
@@ -45,19 +45,19 @@ TEST_SUITE("file_list") {
   TEST_CASE("newline lists: LF ends a name, one CR before it is dropped, blank lines skipped") {
     const auto nl = ListSeparator::kNewline;
     CHECK(names_of("a\nb c\n", nl) == V{"a", "b c"});
-    CHECK(names_of("a\r\nb\r\n", nl) == V{"a", "b"});                // CRLF list
-    CHECK(names_of("a\r\nlast\r", nl) == V{"a", "last"});            // CR before the end of input
-    CHECK(names_of("a\r\r\n", nl) == V{"a\r"});                      // only one CR is a line end's
-    CHECK(names_of("x\ry\n", nl) == V{"x\ry"});                      // a CR inside a name stays
-    CHECK(names_of("\n\na\n\r\n\nb", nl) == V{"a", "b"});            // blank lines, no final LF
-    CHECK(names_of(" sp ace \n", nl) == V{" sp ace "});              // no trimming of spaces
+    CHECK(names_of("a\r\nb\r\n", nl) == V{"a", "b"});      // CRLF list
+    CHECK(names_of("a\r\nlast\r", nl) == V{"a", "last"});  // CR before the end of input
+    CHECK(names_of("a\r\r\n", nl) == V{"a\r"});            // only one CR is a line end's
+    CHECK(names_of("x\ry\n", nl) == V{"x\ry"});            // a CR inside a name stays
+    CHECK(names_of("\n\na\n\r\n\nb", nl) == V{"a", "b"});  // blank lines, no final LF
+    CHECK(names_of(" sp ace \n", nl) == V{" sp ace "});    // no trimming of spaces
     CHECK(names_of("", nl).empty());
   }
 
   TEST_CASE("NUL-separated lists: NUL ends a name, LF and CR are name bytes") {
     const auto nul = ListSeparator::kNul;
     CHECK(names_of("a\0b\nc\0"s, nul) == V{"a", "b\nc"});
-    CHECK(names_of("a\r\0\0\0b"s, nul) == V{"a\r", "b"});           // empty names skipped, CR kept
+    CHECK(names_of("a\r\0\0\0b"s, nul) == V{"a\r", "b"});  // empty names skipped, CR kept
     CHECK(names_of("only\n", nul) == V{"only\n"});
   }
 
@@ -68,11 +68,11 @@ TEST_SUITE("file_list") {
     const V whole = names_of(text, ListSeparator::kNewline);
     CHECK(whole.size() == 5);
     CHECK(whole[3].size() == kMaxPathBytes);  // the longest name, followed by a CR: allowed
-    for (size_t piece : {1, 2, 3, 7, 4096, 4097})
-      CHECK(names_of(text, ListSeparator::kNewline, piece) == whole);
+    for (size_t piece : {1, 2, 3, 7, 4096, 4097}) CHECK(names_of(text, ListSeparator::kNewline, piece) == whole);
     std::string nul_text = "a\0\0bc\0d\r\n\0"s;
     nul_text.append(kMaxPathBytes, 'q');
-    for (size_t piece : {1, 2, 5, 4096}) CHECK(names_of(nul_text, ListSeparator::kNul, piece) == names_of(nul_text, ListSeparator::kNul));
+    for (size_t piece : {1, 2, 5, 4096})
+      CHECK(names_of(nul_text, ListSeparator::kNul, piece) == names_of(nul_text, ListSeparator::kNul));
   }
 
   TEST_CASE("a name over kMaxPathBytes is an error naming the list and its line") {
@@ -91,8 +91,9 @@ TEST_SUITE("file_list") {
       s = parser.add(std::string(1000, 'z'));
       fed += 1000;
     }
-    CHECK(s.message() == "'-' line 1 is longer than 4096 bytes, more than any path: one name per line (or --null "
-                         "for NUL-separated names)");
+    CHECK(s.message() ==
+          "'-' line 1 is longer than 4096 bytes, more than any path: one name per line (or --null "
+          "for NUL-separated names)");
     CHECK(fed == 5000);
   }
 

@@ -1,5 +1,5 @@
 // Tests for io::InputStream: buffering, short reads, EOF, pipes, stdin and errors.
-#include <doctest/doctest.h>
+#include "zrec/input_stream.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "zrec/input_stream.h"
+#include <doctest/doctest.h>
 
 namespace zrec::io {
 namespace {

@@ -1,7 +1,7 @@
 // Tests for SIGINT/SIGTERM handling (apps/cli/interrupt) together with
 // io::InputStream's cancel flag: a read blocked on an idle pipe returns kCancelled
 // when the signal arrives, and the exit code is 128 + the signal.
-#include <doctest/doctest.h>
+#include "cli/interrupt.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,10 +12,12 @@
 #include <chrono>
 #include <thread>
 
+#include <doctest/doctest.h>
+
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
+
 #include "io/store_lock.h"
-#include "cli/interrupt.h"
 
 namespace zrec::cli {
 

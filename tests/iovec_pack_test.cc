@@ -1,11 +1,11 @@
 // Tests for io::pack_small_iovecs: the bytes written are unchanged, small neighbours
 // are merged into scratch, large buffers stay where they are.
-#include <doctest/doctest.h>
+#include "io/iovec_pack.h"
 
 #include <string>
 #include <vector>
 
-#include "io/iovec_pack.h"
+#include <doctest/doctest.h>
 
 namespace zrec::io {
 namespace {

@@ -8,11 +8,12 @@
 #include <numeric>
 #include <random>
 
-#include "testutil.h"
-#include "cli/formats/record_format.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 #include "zrec/verify.h"
+
+#include "cli/formats/record_format.h"
+#include "testutil.h"
 
 using namespace zrec;
 
@@ -87,7 +88,8 @@ TEST_SUITE("mutation") {
           for (size_t i = 0; i < 40; ++i) payloads.push_back(test::record_bytes(i, dense ? 24 : 1 + i * 3));
           for (size_t i = 0; i < 40; ++i) dims.push_back(payloads[i].size());
           std::vector<RecordRef> refs;
-          for (size_t i = 0; i < 40; ++i) refs.push_back({payloads[i].data(), payloads[i].size(), dense ? nullptr : &dims[i]});
+          for (size_t i = 0; i < 40; ++i)
+            refs.push_back({payloads[i].data(), payloads[i].size(), dense ? nullptr : &dims[i]});
           auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2), .sync = false});
           REQUIRE_OK(w);
           REQUIRE_OK(w.value()->append(refs));
@@ -154,10 +156,11 @@ TEST_SUITE("mutation") {
     // cat renders whatever bytes a store holds: a raw store with flipped payload bytes
     // passes every check, so the renderers must take any bit pattern (NaT, extreme
     // datetimes, NaN payloads, invalid code points, bool bytes other than 0/1).
-    const char* dtypes[] = {"|b1", "|i1", "<i2", ">i4", "<i8", "|u1", ">u2", "<u4", "<u8", "<f2", ">f2", "<f4",
-                            ">f8", "<c8", ">c16", "|S5", "<U3", ">U2", "|V4", "<M8", "<M8[Y]", "<M8[M]", "<M8[W]",
-                            "<M8[D]", "<M8[h]", "<M8[m]", "<M8[s]", "<M8[ms]", "<M8[us]", "<M8[ns]", "<M8[ps]",
-                            "<M8[fs]", "<M8[as]", ">M8[25s]", "<m8", "<m8[Y]", "<m8[as]", ">m8[7D]"};
+    const char* dtypes[] = {"|b1",     "|i1",      "<i2",    ">i4",     "<i8",     "|u1",     ">u2",     "<u4",
+                            "<u8",     "<f2",      ">f2",    "<f4",     ">f8",     "<c8",     ">c16",    "|S5",
+                            "<U3",     ">U2",      "|V4",    "<M8",     "<M8[Y]",  "<M8[M]",  "<M8[W]",  "<M8[D]",
+                            "<M8[h]",  "<M8[m]",   "<M8[s]", "<M8[ms]", "<M8[us]", "<M8[ns]", "<M8[ps]", "<M8[fs]",
+                            "<M8[as]", ">M8[25s]", "<m8",    "<m8[Y]",  "<m8[as]", ">m8[7D]"};
     std::mt19937_64 rng(7);
     size_t rendered = 0;
     for (const char* text : dtypes) {
@@ -170,11 +173,21 @@ TEST_SUITE("mutation") {
         for (size_t i = 0; i < data.size(); ++i) {
           const size_t in_item = i % dtype.itemsize;
           switch (pattern) {
-            case 0: data[i] = static_cast<uint8_t>(rng()); break;
-            case 1: data[i] = 0xFF; break;
-            case 2: data[i] = in_item == dtype.itemsize - 1 ? 0x80 : 0x00; break;  // most negative (LE)
-            case 3: data[i] = in_item == 0 ? 0x80 : 0x00; break;                   // most negative (BE)
-            default: data[i] = in_item == dtype.itemsize - 1 ? 0x7F : 0xFF; break;  // most positive (LE)
+            case 0:
+              data[i] = static_cast<uint8_t>(rng());
+              break;
+            case 1:
+              data[i] = 0xFF;
+              break;
+            case 2:
+              data[i] = in_item == dtype.itemsize - 1 ? 0x80 : 0x00;
+              break;  // most negative (LE)
+            case 3:
+              data[i] = in_item == 0 ? 0x80 : 0x00;
+              break;  // most negative (BE)
+            default:
+              data[i] = in_item == dtype.itemsize - 1 ? 0x7F : 0xFF;
+              break;  // most positive (LE)
           }
         }
         std::string out;

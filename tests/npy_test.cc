@@ -4,7 +4,7 @@
 // numpy.lib.format.write_array / _write_array_header for versions and shapes np.save
 // cannot make on its own) and pasted here as: the magic/version/length prefix, the dict
 // text, the number of spaces that follow it (growth room plus alignment), then '\n'.
-#include <doctest/doctest.h>
+#include "cli/formats/npy.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "zrec/input_stream.h"
+#include <doctest/doctest.h>
+
 #include "zrec/dtype.h"
-#include "cli/formats/npy.h"
+#include "zrec/input_stream.h"
 
 namespace zrec::cli {
 namespace {
 
-std::string npy_bytes(const std::string& prefix, const std::string& dict, size_t spaces,
-                      const std::string& data = "") {
+std::string npy_bytes(const std::string& prefix, const std::string& dict, size_t spaces, const std::string& data = "") {
   return prefix + dict + std::string(spaces, ' ') + "\n" + data;
 }
 
@@ -84,10 +84,16 @@ TEST_SUITE("npy") {
         {"<c16", {1, 2, 3}, kV1, "{'descr': '<c16', 'fortran_order': False, 'shape': (1, 2, 3), }", 54},
         {"|S16", {10}, kV1, "{'descr': '|S16', 'fortran_order': False, 'shape': (10,), }", 58},
         {"<m8[25s]", {1}, kV1, "{'descr': '<m8[25s]', 'fortran_order': False, 'shape': (1,), }", 55},
-        {"<i8", {18446744073709551615ull}, kV1,
-         "{'descr': '<i8', 'fortran_order': False, 'shape': (18446744073709551615,), }", 41},
-        {"<i2", {123456789012ull, 7}, kV1,
-         "{'descr': '<i2', 'fortran_order': False, 'shape': (123456789012, 7), }", 47},
+        {"<i8",
+         {18446744073709551615ull},
+         kV1,
+         "{'descr': '<i8', 'fortran_order': False, 'shape': (18446744073709551615,), }",
+         41},
+        {"<i2",
+         {123456789012ull, 7},
+         kV1,
+         "{'descr': '<i2', 'fortran_order': False, 'shape': (123456789012, 7), }",
+         47},
         // 192 bytes: the dict outgrows the first 128.
         {"<f2", std::vector<uint64_t>(20, 1), std::string("\x93NUMPY\x01\x00\xb6\x00", 10),
          "{'descr': '<f2', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
@@ -340,11 +346,13 @@ TEST_SUITE("npy") {
         {"{'descr' '<i4'}", "w: malformed .npy header: expected ':' at column 10"},
         {"{'descr': '<i4' 'fortran_order': False}", "w: malformed .npy header: expected ',' or '}' at column 17"},
         {"{'descr': '<i4", "w: malformed .npy header: unterminated string at column 15"},
-        {"{'descr': '<\\x69', 'fortran_order': False}", "w: malformed .npy header: unsupported character in string at column 13"},
+        {"{'descr': '<\\x69', 'fortran_order': False}",
+         "w: malformed .npy header: unsupported character in string at column 13"},
         {"{'descr': <i4, 'fortran_order': False}", "w: malformed .npy header: expected a quoted string at column 11"},
         {"{'descr': '<i4', 'fortran_order': False, 'shape': (3,), } x",
          "w: malformed .npy header: unexpected text after the dict at column 59"},
-        {"{'descr': '<i4', 'fortran_order': False, 'shape': (3,), ", "w: malformed .npy header: expected a quoted string at column 57"},
+        {"{'descr': '<i4', 'fortran_order': False, 'shape': (3,), ",
+         "w: malformed .npy header: expected a quoted string at column 57"},
         {"{'descr': '<i4', 'fortran_order': false, 'shape': (3,)}", "w: 'fortran_order' is not True or False"},
         {"{'descr': '<i4', 'fortran_order': 0, 'shape': (3,)}", "w: 'fortran_order' is not True or False"},
         {"{'descr': '<i4', 'fortran_order': Falsey, 'shape': (3,)}", "w: 'fortran_order' is not True or False"},
@@ -381,8 +389,7 @@ TEST_SUITE("npy") {
   }
 
   TEST_CASE("limits that still parse: 2^64-1 elements of one byte, -0") {
-    auto h = parse_npy_header_dict(
-        "{'descr': '|u1', 'fortran_order': False, 'shape': (18446744073709551615,), }", "");
+    auto h = parse_npy_header_dict("{'descr': '|u1', 'fortran_order': False, 'shape': (18446744073709551615,), }", "");
     REQUIRE(h.is_ok());
     CHECK(h->element_count == 18446744073709551615ull);
     CHECK(h->data_bytes == 18446744073709551615ull);
@@ -397,8 +404,13 @@ TEST_SUITE("npy") {
 
   TEST_CASE("encode then read returns the same dtype and shape") {
     const std::vector<std::pair<const char*, std::vector<uint64_t>>> cases = {
-        {"|u1", {28, 28}}, {"<f4", {}}, {">c8", {1}}, {"<M8[25s]", {7, 1, 2}}, {"|V3", {5}},
-        {"<U1", {2, 3, 4, 5, 6}}, {"|S1", {18446744073709551615ull}},
+        {"|u1", {28, 28}},
+        {"<f4", {}},
+        {">c8", {1}},
+        {"<M8[25s]", {7, 1, 2}},
+        {"|V3", {5}},
+        {"<U1", {2, 3, 4, 5, 6}},
+        {"|S1", {18446744073709551615ull}},
     };
     for (const auto& [descr, shape] : cases) {
       const std::string name = descr;

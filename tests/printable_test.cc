@@ -1,11 +1,12 @@
 // Tests for printable() and the JSON string escaping: control bytes and bytes that are
 // not well-formed UTF-8 never reach stderr or --json raw.
-#include <doctest/doctest.h>
+#include "cli/formats/printable.h"
 
 #include <string>
 
+#include <doctest/doctest.h>
+
 #include "cli/report/json.h"
-#include "cli/formats/printable.h"
 
 namespace zrec::cli {
 

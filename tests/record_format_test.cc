@@ -3,11 +3,11 @@
 // json.dumps(a.tolist(), separators=(',', ':')) as generated with numpy 1.24.
 #include "cli/formats/record_format.h"
 
-#include <doctest/doctest.h>
-
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 namespace zrec::cli {
 namespace {
@@ -55,8 +55,7 @@ TEST_SUITE("record_format") {
 
   TEST_CASE("three axes separate blocks with a blank line as numpy does") {
     const DType u1 = make_dtype('|', DTypeKind::kUInt, 1);
-    CHECK(text(u1, {2, 2, 2}, "0001020304050607") ==
-          "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]");
+    CHECK(text(u1, {2, 2, 2}, "0001020304050607") == "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]");
     CHECK(json(u1, {2, 2, 2}, "0001020304050607") == "[[[0,1],[2,3]],[[4,5],[6,7]]]");
   }
 
@@ -72,8 +71,7 @@ TEST_SUITE("record_format") {
     CHECK(json(make_dtype('>', DTypeKind::kUInt, 2), {2, 2}, "0001000200030004") == "[[1,2],[3,4]]");
     CHECK(json(make_dtype('<', DTypeKind::kInt, 8), {2}, "ffffffffffffff7f0000000000000080") ==
           "[9223372036854775807,-9223372036854775808]");
-    CHECK(json(make_dtype('>', DTypeKind::kUInt, 8), {1}, "ffffffffffffffff") ==
-          "[18446744073709551615]");
+    CHECK(json(make_dtype('>', DTypeKind::kUInt, 8), {1}, "ffffffffffffffff") == "[18446744073709551615]");
   }
 
   TEST_CASE("bool renders as JSON literals and Python names") {
@@ -103,8 +101,7 @@ TEST_SUITE("record_format") {
     CHECK(text(f2, {}, "003c") == "1.0");
     // 1.0, 65504, 0.1, smallest subnormal, 2 * that, -2.5, 0.3333, 1000.5
     const char* hex = "003cff7b662e0100020000c15535d163";
-    CHECK(text(f2, {8}, hex) ==
-          "[1.0 65500.0 0.1 6e-08 1e-07 -2.5 0.3333 1000.5]");
+    CHECK(text(f2, {8}, hex) == "[1.0 65500.0 0.1 6e-08 1e-07 -2.5 0.3333 1000.5]");
     CHECK(text(make_dtype('>', DTypeKind::kFloat, 2), {2}, "6c00bc00") == "[4096.0 -1.0]");
     // 2^-6: the interval below a power of two is half as wide, so the nearest 4-digit
     // decimal (0.01562) misses it and numpy rounds up instead.
@@ -171,8 +168,7 @@ TEST_SUITE("record_format") {
     CHECK(text(s, {2}, "257d9365000000000000000000000000") == "[2024-01-02T03:04:05 1970-01-01T00:00:00]");
     CHECK(json(s, {2}, "257d9365000000000000000000000000") == "[1704164645,0]");
     const DType ms = make_dtype('<', DTypeKind::kDatetime, 8, "ms");
-    CHECK(text(ms, {2}, "ffffffffffffffffdc05000000000000") ==
-          "[1969-12-31T23:59:59.999 1970-01-01T00:00:01.500]");
+    CHECK(text(ms, {2}, "ffffffffffffffffdc05000000000000") == "[1969-12-31T23:59:59.999 1970-01-01T00:00:01.500]");
     // 1 hour, 1 minute, 1 attosecond, 1 picosecond; 10 of [25s] is 250 s (as numpy shows it).
     CHECK(text(make_dtype('<', DTypeKind::kDatetime, 8, "h"), {}, "0100000000000000") == "1970-01-01T01");
     CHECK(text(make_dtype('<', DTypeKind::kDatetime, 8, "m"), {}, "0100000000000000") == "1970-01-01T00:01");
@@ -180,11 +176,9 @@ TEST_SUITE("record_format") {
           "1970-01-01T00:00:00.000000000000000001");
     CHECK(text(make_dtype('>', DTypeKind::kDatetime, 8, "ps"), {}, "0000000000000001") ==
           "1970-01-01T00:00:00.000000000001");
-    CHECK(text(make_dtype('<', DTypeKind::kDatetime, 8, "25s"), {}, "0a00000000000000") ==
-          "1970-01-01T00:04:10");
+    CHECK(text(make_dtype('<', DTypeKind::kDatetime, 8, "25s"), {}, "0a00000000000000") == "1970-01-01T00:04:10");
     // numpy would overflow multiplying by 7; the true date is shown.
-    CHECK(text(make_dtype('<', DTypeKind::kDatetime, 8, "7D"), {}, "ffffffffffffff7f") ==
-          "176769144494367851-12-25");
+    CHECK(text(make_dtype('<', DTypeKind::kDatetime, 8, "7D"), {}, "ffffffffffffff7f") == "176769144494367851-12-25");
   }
 
   TEST_CASE("datetime64 calendar units and years outside 0..9999 match numpy") {

@@ -1,16 +1,18 @@
 // Tests for the append window's streamed input (apps/cli/import/record_window): bytes read
 // into input_space() and cut into records stay exact across flushes, a record longer
 // than the budget grows the window alone, and memory returns to the budget after it.
-#include <doctest/doctest.h>
+#include "cli/import/record_window.h"
 
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "testutil.h"
-#include "cli/import/record_window.h"
+#include <doctest/doctest.h>
+
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
+
+#include "testutil.h"
 
 namespace zrec::cli {
 namespace {

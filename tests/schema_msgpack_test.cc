@@ -84,7 +84,7 @@ TEST_SUITE("schema_msgpack") {
   }
 
   TEST_CASE("refuses a Dense width of 2 GiB or more") {
-    CHECK(decode_error("83a56474797065a33c6938a46e64696d01aa6974656d5f736861706591ce10000000")
-              .find("2 GiB") != std::string::npos);
+    CHECK(decode_error("83a56474797065a33c6938a46e64696d01aa6974656d5f736861706591ce10000000").find("2 GiB") !=
+          std::string::npos);
   }
 }

@@ -2,7 +2,6 @@
 // Expected ID lists were generated with Python (list(range(n))[slice] per item).
 #include "cli/formats/selection.h"
 
-#include <doctest/doctest.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -10,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 namespace zrec::cli {
 namespace {
@@ -160,8 +161,7 @@ TEST_SUITE("selection") {
 
     Result<std::vector<uint64_t>> out_of_range = read_indices_from("1\n12\n", 10);
     REQUIRE(!out_of_range.is_ok());
-    CHECK(out_of_range.status().message() ==
-          "'idx.txt' line 2: index 12 is out of range for a store of 10 records");
+    CHECK(out_of_range.status().message() == "'idx.txt' line 2: index 12 is out of range for a store of 10 records");
   }
 }
 

@@ -1,7 +1,8 @@
 // SHA-256 against the FIPS 180-4 / NIST example vectors, and incremental updates.
+#include "format/sha256.h"
+
 #include <string>
 
-#include "format/sha256.h"
 #include "testutil.h"
 
 using zrec::format::Sha256;

@@ -1,14 +1,14 @@
 // Tests for apps/cli/formats/shuffle (keyed permutation, IID sampling) and
 // apps/cli/report/record_stats (bounded-memory percentiles).
-#include <doctest/doctest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "cli/report/record_stats.h"
+#include <doctest/doctest.h>
+
 #include "cli/formats/shuffle.h"
+#include "cli/report/record_stats.h"
 
 namespace zrec::cli {
 

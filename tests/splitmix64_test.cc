@@ -3,10 +3,10 @@
 // stream is pinned to the reference values, so a seed means the same thing everywhere.
 #include "zrec/splitmix64.h"
 
-#include <doctest/doctest.h>
-
 #include <cstdint>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 namespace zrec {
 namespace {

@@ -16,7 +16,10 @@ TEST_SUITE("static_page") {
     p.codec = Codec::kZstdDict;
     p.tails[0] = 0x1122;
     p.tails[2] = 0xAABBCCDDEEull;
-    p.schema = std::string("\x82\xa5""dtype\xa3|u1\xa4ndim\x01", 17);
+    p.schema = std::string(
+        "\x82\xa5"
+        "dtype\xa3|u1\xa4ndim\x01",
+        17);
     return p;
   }
 
@@ -32,7 +35,7 @@ TEST_SUITE("static_page") {
     CHECK((b[12] | b[13] | b[14] | b[15]) == 0);
     CHECK(b[16] == 0x22);  // tails[0]
     CHECK(b[17] == 0x11);
-    CHECK(b[16 + 8] == 0);  // tails[1]
+    CHECK(b[16 + 8] == 0);      // tails[1]
     CHECK(b[16 + 16] == 0xEE);  // tails[2]
     CHECK(b[16 + 16 + 4] == 0xAA);
     CHECK(b[2056] == 0x82);

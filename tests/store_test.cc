@@ -1,6 +1,9 @@
 // Store round trips through the core API: every codec x shards {1, 3, 255} x lanes
 // {1, 2, 4}, Dense and Ragged, windows and chunks smaller than records, physical
 // order, reopen, abort and crash consistency (docs/format.md §5-§8).
+#include "zrec/store.h"
+
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,11 +11,10 @@
 #include <filesystem>
 #include <numeric>
 #include <stdexcept>
-#include <sys/stat.h>
+
+#include "zrec/store_writer.h"
 
 #include "testutil.h"
-#include "zrec/store.h"
-#include "zrec/store_writer.h"
 
 using namespace zrec;
 
@@ -83,8 +85,7 @@ std::vector<std::vector<uint8_t>> read_all(Store& store, uint64_t window_bytes =
   std::iota(ids.begin(), ids.end(), 0);
   std::vector<std::vector<uint8_t>> out;
   REQUIRE_OK(store.scan(ids, window_bytes, [&](const Window& w) {
-    for (size_t k = 0; k < w.ids.size(); ++k)
-      out.emplace_back(w.data + w.offsets[k], w.data + w.offsets[k + 1]);
+    for (size_t k = 0; k < w.ids.size(); ++k) out.emplace_back(w.data + w.offsets[k], w.data + w.offsets[k + 1]);
     return Status::ok();
   }));
   return out;
@@ -117,7 +118,8 @@ TEST_SUITE("store") {
             const TestRecords recs = dense ? make_dense(0, 300, 60) : make_ragged(0, 300);
             {
               // Tiny chunks so every window has many chunks racing for shard tails.
-              auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(lanes), .chunk_bytes = 256, .sync = false});
+              auto w =
+                  StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(lanes), .chunk_bytes = 256, .sync = false});
               REQUIRE_OK(w);
               auto refs = recs.refs();
               REQUIRE_OK(w.value()->append(std::span(refs).first(100)));
@@ -148,7 +150,8 @@ TEST_SUITE("store") {
     const std::string path = dir / "s";
     REQUIRE_OK(create_store(path, options_for(dense_schema({1000}, "|u1"), Codec::kRaw, 1)));
     const TestRecords recs = make_dense(0, 4000, 1000);
-    auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(4), .chunk_bytes = 1000});  // one record per chunk
+    auto w =
+        StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(4), .chunk_bytes = 1000});  // one record per chunk
     REQUIRE_OK(w);
     auto refs = recs.refs();
     REQUIRE_OK(w.value()->append(refs));
@@ -224,15 +227,14 @@ TEST_SUITE("store") {
     CHECK(windows == 100);
     // An error from fn ends the scan with that error, after no further call.
     size_t calls = 0;
-    Status s = store.value()->scan(ids, 10000, [&](const Window&) {
-      return ++calls == 3 ? invalid_argument("stop here") : Status::ok();
-    });
+    Status s = store.value()->scan(
+        ids, 10000, [&](const Window&) { return ++calls == 3 ? invalid_argument("stop here") : Status::ok(); });
     CHECK(s.message() == "stop here");
     CHECK(calls == 3);
     // An exception from fn leaves scan (the reader thread is joined first) ...
-    CHECK_THROWS_AS((void)store.value()->scan(ids, 10000, [&](const Window&) -> Status {
-      throw std::runtime_error("thrown by fn");
-    }), std::runtime_error);
+    CHECK_THROWS_AS((void)store.value()->scan(
+                        ids, 10000, [&](const Window&) -> Status { throw std::runtime_error("thrown by fn"); }),
+                    std::runtime_error);
     // ... and the store reads on, exactly.
     const auto again = read_all(*store.value(), 4000);
     REQUIRE(again.size() == 500);
@@ -285,7 +287,8 @@ TEST_SUITE("store") {
       REQUIRE_OK(w.value()->close());
     }
     std::vector<std::vector<uint8_t>> before;
-    for (const char* f : {"meta.zr", "data_0.zr", "data_1.zr", "data_2.zr"}) before.push_back(test::read_file(dir / ("s/" + std::string(f))));
+    for (const char* f : {"meta.zr", "data_0.zr", "data_1.zr", "data_2.zr"})
+      before.push_back(test::read_file(dir / ("s/" + std::string(f))));
     {
       auto w = StoreWriter::open(path);
       REQUIRE_OK(w);
@@ -364,10 +367,12 @@ TEST_SUITE("store") {
     CHECK(create_store(dir / "s", o).code() == StatusCode::kAlreadyExists);
     ::mkdir((dir / "empty").c_str(), 0755);
     REQUIRE_OK(create_store(dir / "empty/", o));  // an empty directory is fine
-    CHECK(create_store(dir / "x", options_for(dense_schema({2}), Codec::kZstd, 0)).code() == StatusCode::kInvalidArgument);
+    CHECK(create_store(dir / "x", options_for(dense_schema({2}), Codec::kZstd, 0)).code() ==
+          StatusCode::kInvalidArgument);
     auto raw_with_dict = o;
     raw_with_dict.dictionary = test_dictionary();
-    CHECK(create_store(dir / "y", raw_with_dict).message() == "a dictionary is only used with codec zstd_dict, not raw");
+    CHECK(create_store(dir / "y", raw_with_dict).message() ==
+          "a dictionary is only used with codec zstd_dict, not raw");
     int entries = 0;
     for (auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.path().filename().string()[0] == '.';
     CHECK(entries == 0);

@@ -3,9 +3,9 @@
 // that CTest cannot address (doctest_discover_tests splits names at ';') is reported
 // instead of passing by running nothing.
 #define DOCTEST_CONFIG_IMPLEMENT
-#include <doctest/doctest.h>
-
 #include <cstdio>
+
+#include <doctest/doctest.h>
 
 namespace {
 

@@ -1,11 +1,11 @@
 // Shared test helpers: temporary directories, Status assertions, record generators.
 #pragma once
 
-#include <doctest/doctest.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 #include "zrec/status.h"
 
@@ -44,5 +44,7 @@ std::vector<uint8_t> record_bytes(uint64_t id, size_t n);
 namespace zrec::test {
 inline Status status_of(const Status& s) { return s; }
 template <typename T>
-Status status_of(const Result<T>& r) { return r.status(); }
+Status status_of(const Result<T>& r) {
+  return r.status();
+}
 }  // namespace zrec::test

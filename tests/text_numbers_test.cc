@@ -1,6 +1,6 @@
 // Tests for the --parse number syntax (apps/cli/text_numbers): tokens, integer ranges
 // per dtype, byte order, float conversion to f2/f4/f8 and the error messages.
-#include <doctest/doctest.h>
+#include "cli/formats/text_numbers.h"
 
 #include <bit>
 #include <cmath>
@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/formats/text_numbers.h"
+#include <doctest/doctest.h>
 
 namespace zrec::cli {
 namespace {
 
-std::vector<uint8_t> parse(const std::string& text, NumberSyntax syntax, const std::string& dtype, Status* error = nullptr) {
+std::vector<uint8_t> parse(const std::string& text, NumberSyntax syntax, const std::string& dtype,
+                           Status* error = nullptr) {
   const DType d = parse_dtype(dtype).value();
   REQUIRE(check_number_dtype(syntax, d).is_ok());
   std::vector<uint8_t> out(count_number_tokens(text) * d.itemsize);
@@ -65,7 +66,8 @@ TEST_SUITE("text_numbers") {
   }
 
   TEST_CASE("integers out of range or not integers are refused, quoting the token") {
-    CHECK(error_of("1 2147483648", NumberSyntax::kInts, "<i4") == "'2147483648' is out of range for <i4 (-2147483648..2147483647)");
+    CHECK(error_of("1 2147483648", NumberSyntax::kInts, "<i4") ==
+          "'2147483648' is out of range for <i4 (-2147483648..2147483647)");
     CHECK(error_of("-129", NumberSyntax::kInts, "|i1") == "'-129' is out of range for |i1 (-128..127)");
     CHECK(error_of("256", NumberSyntax::kInts, "|u1") == "'256' is out of range for |u1 (0..255)");
     CHECK(error_of("-1", NumberSyntax::kInts, "<u4") == "'-1' is out of range for <u4 (0..4294967295)");
@@ -108,20 +110,22 @@ TEST_SUITE("text_numbers") {
     CHECK(double_to_half(-INFINITY) == 0xfc00);
     CHECK((double_to_half(NAN) & 0x7c00) == 0x7c00);
     CHECK((double_to_half(NAN) & 0x03ff) != 0);
-    CHECK(double_to_half(std::ldexp(1.0, -14)) == 0x0400);         // smallest normal
-    CHECK(double_to_half(std::ldexp(1.0, -24)) == 0x0001);         // smallest subnormal
-    CHECK(double_to_half(std::ldexp(1.0, -25)) == 0x0000);         // half of it: ties to even (0)
-    CHECK(double_to_half(std::ldexp(1.5, -24)) == 0x0002);         // 1.5 units: ties to even (2)
-    CHECK(double_to_half(std::ldexp(1023.5, -24)) == 0x0400);      // rounds up into the normals
-    CHECK(double_to_half(1.0 + std::ldexp(1.0, -11)) == 0x3c00);   // tie: even mantissa stays
-    CHECK(double_to_half(1.0 + 3 * std::ldexp(1.0, -11)) == 0x3c02);  // tie: odd rounds up
+    CHECK(double_to_half(std::ldexp(1.0, -14)) == 0x0400);                  // smallest normal
+    CHECK(double_to_half(std::ldexp(1.0, -24)) == 0x0001);                  // smallest subnormal
+    CHECK(double_to_half(std::ldexp(1.0, -25)) == 0x0000);                  // half of it: ties to even (0)
+    CHECK(double_to_half(std::ldexp(1.5, -24)) == 0x0002);                  // 1.5 units: ties to even (2)
+    CHECK(double_to_half(std::ldexp(1023.5, -24)) == 0x0400);               // rounds up into the normals
+    CHECK(double_to_half(1.0 + std::ldexp(1.0, -11)) == 0x3c00);            // tie: even mantissa stays
+    CHECK(double_to_half(1.0 + 3 * std::ldexp(1.0, -11)) == 0x3c02);        // tie: odd rounds up
     CHECK(double_to_half(2047.0 / 1024 + std::ldexp(1.0, -11)) == 0x4000);  // carries into the exponent
     CHECK(double_to_half(0.1) == 0x2e66);
   }
 
   TEST_CASE("dtypes that do not fit the syntax are refused with the dtypes that do") {
-    CHECK(check_number_dtype(NumberSyntax::kInts, parse_dtype("<f4").value()).message().find("integer dtype") != std::string::npos);
-    CHECK(check_number_dtype(NumberSyntax::kFloats, parse_dtype("<i4").value()).message().find("float dtype") != std::string::npos);
+    CHECK(check_number_dtype(NumberSyntax::kInts, parse_dtype("<f4").value()).message().find("integer dtype") !=
+          std::string::npos);
+    CHECK(check_number_dtype(NumberSyntax::kFloats, parse_dtype("<i4").value()).message().find("float dtype") !=
+          std::string::npos);
     CHECK_FALSE(check_number_dtype(NumberSyntax::kInts, parse_dtype("|b1").value()).is_ok());
     CHECK_FALSE(check_number_dtype(NumberSyntax::kInts, parse_dtype("<M8[ns]").value()).is_ok());
     CHECK_FALSE(check_number_dtype(NumberSyntax::kFloats, parse_dtype("<c8").value()).is_ok());

@@ -1,10 +1,10 @@
 // Tests for the lane-count rule that --threads and ZREC_THREADS share (cli/thread_count.h).
-#include <doctest/doctest.h>
+#include "cli/thread_count.h"
 
 #include <cstdlib>
 #include <string>
 
-#include "cli/thread_count.h"
+#include <doctest/doctest.h>
 
 namespace zrec::cli {
 

@@ -1,19 +1,21 @@
 // Store-to-store copies (include/zrec/transfer.h), build_store's temporaries, the content
 // digest (include/zrec/digest.h) and dictionary training (include/zrec/dict.h).
+#include "zrec/transfer.h"
+
 #include <sys/stat.h>
 
 #include <cstring>
 #include <filesystem>
 
-#include "format/sha256.h"
-#include "store/sample_indices.h"
-#include "testutil.h"
 #include "zrec/dict.h"
 #include "zrec/digest.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
-#include "zrec/transfer.h"
 #include "zrec/warning.h"
+
+#include "format/sha256.h"
+#include "store/sample_indices.h"
+#include "testutil.h"
 
 using namespace zrec;
 
@@ -73,8 +75,7 @@ std::vector<uint8_t> test_dictionary() {
   return d;
 }
 
-CreateOptions create_options(const Schema& schema, Codec codec, uint32_t shards,
-                             std::vector<uint8_t> dict = {}) {
+CreateOptions create_options(const Schema& schema, Codec codec, uint32_t shards, std::vector<uint8_t> dict = {}) {
   CreateOptions o;
   o.schema = schema;
   o.codec = codec;
@@ -138,10 +139,10 @@ TEST_SUITE("transfer") {
             const std::string dst = dir / ("dst-" + std::string(to_string(to)) + std::to_string(shards));
             TransferStats stats;
             TransferOptions t;
-            t.window_bytes = 1 << 11;  // many windows
+            t.window_bytes = 1 << 11;     // many windows
             t.kernel_copy = shards == 5;  // frames written from memory, and by copy_file_range
-            REQUIRE_OK(build_from_stores({src->get()}, dst, create_options(schema, to, shards), {.lanes = std::make_shared<Lanes>(3)}, t,
-                                         &stats));
+            REQUIRE_OK(build_from_stores({src->get()}, dst, create_options(schema, to, shards),
+                                         {.lanes = std::make_shared<Lanes>(3)}, t, &stats));
             CHECK(stats.records == records.size());
             // Frames are copied exactly when codec and dictionary agree (the same test dictionary).
             CHECK(stats.frames_copied == (from == to ? records.size() : 0));
@@ -167,8 +168,8 @@ TEST_SUITE("transfer") {
     REQUIRE_OK(src);
     std::vector<uint8_t> other(2048, 7);
     TransferStats a;
-    REQUIRE_OK(build_from_stores({src->get()}, dir / "a", create_options(schema, Codec::kZstdDict, 2, other), {}, {},
-                                 &a));
+    REQUIRE_OK(
+        build_from_stores({src->get()}, dir / "a", create_options(schema, Codec::kZstdDict, 2, other), {}, {}, &a));
     CHECK(a.records_recoded == 40);
     TransferStats b;
     TransferOptions no_copy;
@@ -249,9 +250,8 @@ TEST_SUITE("transfer") {
     test::write_file(dir / ".x.zrec-tmp-nomark/meta.zr", std::vector<uint8_t>(4096));
     std::vector<std::string> warnings;
     set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
-    REQUIRE_OK(build_store(dir / "x", create_options(schema, Codec::kZstd, 2), {}, [&](StoreWriter& w) {
-      return append_records(w, schema, make_records(schema, 0, 5));
-    }));
+    REQUIRE_OK(build_store(dir / "x", create_options(schema, Codec::kZstd, 2), {},
+                           [&](StoreWriter& w) { return append_records(w, schema, make_records(schema, 0, 5)); }));
     set_warning_sink(nullptr);
     CHECK(!exists(dir / ".x.zrec-tmp-abc123"));
     CHECK(exists(dir / ".x.zrec-tmp-nomark/meta.zr"));
@@ -334,7 +334,8 @@ TEST_SUITE("transfer") {
             if (ids[k] % 3 == sh) at.push_back(k);
           std::vector<RecordLoc> mine;
           for (size_t k : at) mine.push_back(locs[k]);
-          std::sort(mine.begin(), mine.end(), [](const RecordLoc& a, const RecordLoc& b) { return a.offset > b.offset; });
+          std::sort(mine.begin(), mine.end(),
+                    [](const RecordLoc& a, const RecordLoc& b) { return a.offset > b.offset; });
           for (size_t j = 0; j < at.size(); ++j) locs[at[j]] = mine[j];
         }
       }

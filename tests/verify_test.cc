@@ -1,16 +1,18 @@
 // verify_store() through the core API: valid stores of every codec and shard count,
 // problems with their record/shard/offset, overlap passes under a small memory budget,
 // progress, cancellation, digests, and the checksum setting writers keep.
+#include "zrec/verify.h"
+
 #include <cstring>
 #include <numeric>
+
+#include "zrec/store.h"
+#include "zrec/store_writer.h"
 
 #include "format/layout.h"
 #include "format/record_loc.h"
 #include "format/sha256.h"
 #include "testutil.h"
-#include "zrec/store.h"
-#include "zrec/store_writer.h"
-#include "zrec/verify.h"
 
 using namespace zrec;
 
@@ -64,7 +66,8 @@ std::vector<std::vector<uint8_t>> build(const std::string& path, Codec codec, ui
     }
   }
   std::vector<RecordRef> refs;
-  for (size_t i = 0; i < n; ++i) refs.push_back({payloads[i].data(), payloads[i].size(), dense ? nullptr : dims[i].data()});
+  for (size_t i = 0; i < n; ++i)
+    refs.push_back({payloads[i].data(), payloads[i].size(), dense ? nullptr : dims[i].data()});
   auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(lanes), .chunk_bytes = 512, .sync = false});
   REQUIRE_OK(w);
   REQUIRE_OK(w.value()->append(refs));
@@ -115,8 +118,8 @@ TEST_SUITE("verify") {
     const std::string path = dir / "s";
     build(path, Codec::kZstd, 3, true, 30);
     RecordLoc l4 = get_loc(path, 4), l8 = get_loc(path, 8), l20 = get_loc(path, 20);
-    set_loc(path, 4, {l4.offset, 0, l4.logic_length});                          // phys_length 0
-    set_loc(path, 8, {l8.offset, l8.phys_length, l8.logic_length + 1});         // Dense width
+    set_loc(path, 4, {l4.offset, 0, l4.logic_length});                           // phys_length 0
+    set_loc(path, 8, {l8.offset, l8.phys_length, l8.logic_length + 1});          // Dense width
     set_loc(path, 20, {l20.offset + 1, l20.phys_length - 1, l20.logic_length});  // not a frame
     auto r = verify_store(path);
     REQUIRE_OK(r);

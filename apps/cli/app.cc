@@ -1,22 +1,24 @@
 // Root of the CLI: global flags, the subcommand table, error and exit-code policy.
 #include "cli/app.h"
 
-#include <fmt/format.h>
 #include <zstd.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "zrec/lock_wait.h"
+
 #include "cli/commands.h"
-#include "cli/report/console.h"
+#include "cli/did_you_mean.h"
+#include "cli/formats/printable.h"
 #include "cli/help_format.h"
 #include "cli/interrupt.h"
 #include "cli/pipe_deadlock.h"
-#include "cli/formats/printable.h"
+#include "cli/report/console.h"
 #include "cli/thread_count.h"
-#include "cli/did_you_mean.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -37,8 +39,7 @@ void refuse_negative_unsigned(CLI::App& app) {
   const CLI::Validator non_negative(
       [](std::string& value) -> std::string {
         const size_t first = value.find_first_not_of(" \t");
-        if (first != std::string::npos && value[first] == '-')
-          return "'" + value + "' is not a non-negative integer";
+        if (first != std::string::npos && value[first] == '-') return "'" + value + "' is not a non-negative integer";
         return {};
       },
       "");
@@ -66,11 +67,13 @@ int run_cli(int argc, char** argv) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");
   use_help_format(app);  // before the subcommands, which inherit it
-  app.set_version_flag("-V,--version", version_text(), "Print the version of zrec and of the zstd and fmt libraries it uses");
+  app.set_version_flag("-V,--version", version_text(),
+                       "Print the version of zrec and of the zstd and fmt libraries it uses");
   app.require_subcommand(1, 1);
   app.fallthrough();
-  app.footer("Run 'zrec <command> --help' for one command, or see man zrec.\n"
-             "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error.");
+  app.footer(
+      "Run 'zrec <command> --help' for one command, or see man zrec.\n"
+      "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error.");
 
   GlobalOptions global;
   int verbose = 0;
@@ -89,21 +92,11 @@ int run_cli(int argc, char** argv) {
   app.add_flag("--no-progress", global.no_progress, "Never show progress");
 
   std::vector<Command> commands = {
-      register_create(app, global),
-      register_append_npy(app, global),
-      register_append_files(app, global),
-      register_append_stream(app, global),
-      register_append_tar(app, global),
-      register_append_lmdb(app, global),
-      register_append_h5(app, global),
-      register_cat(app, global),
-      register_info(app, global),
-      register_train_dict(app, global),
-      register_recompress(app, global),
-      register_concat(app, global),
-      register_digest(app, global),
-      register_verify(app, global),
-      register_bench(app, global),
+      register_create(app, global),        register_append_npy(app, global), register_append_files(app, global),
+      register_append_stream(app, global), register_append_tar(app, global), register_append_lmdb(app, global),
+      register_append_h5(app, global),     register_cat(app, global),        register_info(app, global),
+      register_train_dict(app, global),    register_recompress(app, global), register_concat(app, global),
+      register_digest(app, global),        register_verify(app, global),     register_bench(app, global),
       register_completion(app, global),
   };
 

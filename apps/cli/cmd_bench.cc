@@ -1,22 +1,21 @@
 // zrec bench: measure zrec on the loaderx benchmark workloads (or on an existing store),
 // every figure beside baselines measured in the same run. Environment to stderr first,
 // then results to stdout: Markdown tables, or one JSON object with --json.
-#include <spdlog/spdlog.h>
-
-#include <fmt/format.h>
-
 #include <algorithm>
 
-#include "zrec_bench.h"
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/option_values.h"
 #include "cli/report/bench_export.h"
 #include "cli/report/bench_report.h"
 #include "cli/report/byte_size.h"
-#include "cli/option_values.h"
-#include "cli/commands.h"
 #include "cli/report/console.h"
-#include "cli/interrupt.h"
 #include "cli/report/json.h"
 #include "cli/usage.h"
+#include "zrec_bench.h"
 
 namespace zrec::cli {
 
@@ -150,7 +149,9 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   for (bench::Workload w : workloads) {
     if (interrupted()) return cancelled("interrupted");
     const auto d = bench::defaults(w);
-    const uint64_t n = a.records != 0 ? a.records : bytes != 0 ? std::max<uint64_t>(1, bytes / d.record_bytes) : d.records;
+    const uint64_t n = a.records != 0 ? a.records
+                       : bytes != 0   ? std::max<uint64_t>(1, bytes / d.record_bytes)
+                                      : d.records;
     progress(fmt::format("{}: generating {} records", bench::to_string(w), n));
     const bench::Corpus corpus = bench::generate(w, n, a.seed, *o.read_lanes);
     if (!a.export_dir.empty()) ZREC_RETURN_IF_ERROR(export_corpus(corpus, a.export_dir));
@@ -174,7 +175,8 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
 Command register_bench(CLI::App& root, const GlobalOptions& global) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* cmd = root.add_subcommand(
-      "bench", "Measure writes and random gathers on the loaderx workloads, or gathers on STORE, beside same-run baselines");
+      "bench",
+      "Measure writes and random gathers on the loaderx workloads, or gathers on STORE, beside same-run baselines");
   cmd->add_option("store", a->store, "An existing store: measure random gathers on it (and its baselines) only");
   cmd->add_option("-w,--workload", a->workloads,
                   "Workloads, comma-separated: vision, vision-var, tokens, tokens-var (default: all four)")

@@ -1,18 +1,19 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
 #include <algorithm>
 
-#include "cli/tar_export.h"
-#include "cli/option_values.h"
+#include "zrec/store.h"
+
 #include "cli/commands.h"
-#include "cli/interrupt.h"
-#include "cli/report/console.h"
 #include "cli/formats/npy.h"
-#include "cli/report/progress.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shuffle.h"
-#include "zrec/store.h"
+#include "cli/interrupt.h"
+#include "cli/option_values.h"
 #include "cli/output_guard.h"
+#include "cli/report/console.h"
+#include "cli/report/progress.h"
+#include "cli/tar_export.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -31,7 +32,7 @@ struct CatArgs {
   bool shuffle = false;            // --shuffle: the selection in a seeded random order
   std::optional<uint64_t> seed;    // --seed K (default 0)
   bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
-  std::string keys;  // --format tar: sample keys
+  std::string keys;                // --format tar: sample keys
 };
 
 // The selection's k-th ID, for k < total: runs are walked by their cumulative counts
@@ -197,11 +198,12 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
   cmd->add_option("store", args->store, "Store to read (--format tar: also a root of named streams)")->required();
   auto* selection = cmd->add_option("selection", args->selection,
-                  "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
+                                    "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
   cmd->add_option("--format", args->format,
                   "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
-                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for scalar records); "
+                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for "
+                  "scalar records); "
                   "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext> "
                   "(default: npy, or text when stdout is a terminal)");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
@@ -226,7 +228,8 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
       "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar");
   return Command{cmd, [args, selection, &global]() {
-                   if (selection->count() > 0 && args->selection.empty()) throw UsageError("invalid selection '': empty selection");
+                   if (selection->count() > 0 && args->selection.empty())
+                     throw UsageError("invalid selection '': empty selection");
                    return run_cat(*args, global);
                  }};
 }

@@ -8,15 +8,16 @@
 //     and not files) and --dir/--export: directories;
 //   - other text values (-o, --dict, --files-from, ...): file names;
 //   - numbers, sizes, shapes and dtypes: nothing (the shell offers no guesses).
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "zrec/codec.h"
+
 #include "cli/commands.h"
 #include "cli/usage.h"
 
@@ -105,10 +106,14 @@ std::string join(const std::vector<std::string>& v, const char* sep = " ") {
 
 std::string bash_reply(const Value& v) {
   switch (v.kind) {
-    case ValueKind::kWords: return fmt::format("COMPREPLY=($(compgen -W '{}' -- \"$cur\"))", v.words);
-    case ValueKind::kFiles: return "_zrec_paths -f";
-    case ValueKind::kDirs: return "_zrec_paths -d";
-    case ValueKind::kNone: break;
+    case ValueKind::kWords:
+      return fmt::format("COMPREPLY=($(compgen -W '{}' -- \"$cur\"))", v.words);
+    case ValueKind::kFiles:
+      return "_zrec_paths -f";
+    case ValueKind::kDirs:
+      return "_zrec_paths -d";
+    case ValueKind::kNone:
+      break;
   }
   return "COMPREPLY=()";
 }
@@ -121,7 +126,8 @@ std::string bash_script(const CLI::App& root, const std::string& version) {
   for (const CLI::Option* o : flags_of(&root)) {
     for (const std::string& n : option_names(o)) global_flags.push_back(n);
     if (!takes_value(o)) continue;
-    value_cases += fmt::format("    *:{}) {}; return ;;\n", join(option_names(o), "|*:"), bash_reply(value_of_option(o)));
+    value_cases +=
+        fmt::format("    *:{}) {}; return ;;\n", join(option_names(o), "|*:"), bash_reply(value_of_option(o)));
     for (const std::string& n : option_names(o)) valued.push_back("*:" + n);
   }
   std::string flag_cases, positional_cases;
@@ -143,7 +149,8 @@ std::string bash_script(const CLI::App& root, const std::string& version) {
     const auto pos = positionals_of(c);
     for (size_t i = 0; i < pos.size(); ++i) {
       const bool last_repeats = i + 1 == pos.size() && pos[i]->get_expected_max() != 1;
-      arms += fmt::format("        {}) {} ;;\n", last_repeats ? "*" : std::to_string(i), bash_reply(value_of_positional(pos[i])));
+      arms += fmt::format("        {}) {} ;;\n", last_repeats ? "*" : std::to_string(i),
+                          bash_reply(value_of_positional(pos[i])));
     }
     positional_cases += fmt::format("    {})\n      case $npos in\n{}      esac ;;\n", c->get_name(), arms);
   }
@@ -205,12 +212,13 @@ complete -F _zrec zrec
 )",
       fmt::arg("version", version), fmt::arg("commands", join(command_names, "|")),
       fmt::arg("commands_words", join(command_names)), fmt::arg("global_flags", join(global_flags)),
-      fmt::arg("global_valued", [&] {
-        std::vector<std::string> g;
-        for (const std::string& v : valued)
-          if (starts_with(v, "*:")) g.push_back(v);
-        return g.empty() ? std::string("-") : join(g, "|");
-      }()),
+      fmt::arg("global_valued",
+               [&] {
+                 std::vector<std::string> g;
+                 for (const std::string& v : valued)
+                   if (starts_with(v, "*:")) g.push_back(v);
+                 return g.empty() ? std::string("-") : join(g, "|");
+               }()),
       fmt::arg("valued", valued.empty() ? std::string("-") : join(valued, "|")), fmt::arg("value_cases", value_cases),
       fmt::arg("flag_cases", flag_cases), fmt::arg("positional_cases", positional_cases));
 }
@@ -233,10 +241,14 @@ std::string zsh_text(const std::string& about) {
 
 std::string zsh_action(const Value& v) {
   switch (v.kind) {
-    case ValueKind::kWords: return "(" + v.words + ")";
-    case ValueKind::kFiles: return "_files";
-    case ValueKind::kDirs: return "_files -/";
-    case ValueKind::kNone: break;
+    case ValueKind::kWords:
+      return "(" + v.words + ")";
+    case ValueKind::kFiles:
+      return "_files";
+    case ValueKind::kDirs:
+      return "_files -/";
+    case ValueKind::kNone:
+      break;
   }
   return " ";
 }
@@ -280,17 +292,16 @@ std::string zsh_script(const CLI::App& root, const std::string& version) {
       specs += fmt::format("        '{}:{}:{}'\n", repeats ? "*" : "", pos[i]->get_name(true),
                            zsh_action(value_of_positional(pos[i])));
     }
-    command_cases += fmt::format("    ({})\n      _arguments -s \\\n{}      ;;\n", c->get_name(),
-                                 [&] {
-                                   std::string lines;
-                                   size_t start = 0;
-                                   while (start < specs.size()) {
-                                     size_t end = specs.find('\n', start);
-                                     lines += specs.substr(start, end - start) + " \\\n";
-                                     start = end + 1;
-                                   }
-                                   return lines.substr(0, lines.size() - 3) + "\n";
-                                 }());
+    command_cases += fmt::format("    ({})\n      _arguments -s \\\n{}      ;;\n", c->get_name(), [&] {
+      std::string lines;
+      size_t start = 0;
+      while (start < specs.size()) {
+        size_t end = specs.find('\n', start);
+        lines += specs.substr(start, end - start) + " \\\n";
+        start = end + 1;
+      }
+      return lines.substr(0, lines.size() - 3) + "\n";
+    }());
   }
   return fmt::format(
       R"(#compdef zrec

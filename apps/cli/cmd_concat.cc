@@ -1,13 +1,15 @@
 // zrec concat: one store holding the records of several, one after another. How a
 // build scales out: parts built in parallel by any scheduler, then concatenated.
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
-#include "cli/usage.h"
+#include <spdlog/spdlog.h>
+
+#include "zrec/dataset.h"
+
 #include "cli/commands.h"
 #include "cli/formats/printable.h"
 #include "cli/transfer_command.h"
-#include "zrec/dataset.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -30,9 +32,10 @@ Status split_stores(const std::vector<std::string>& stores, TransferArgs& args) 
   if (old_order) {
     args.dst = stores.front();
     args.sources.assign(stores.begin() + 1, stores.end());
-    spdlog::warn("the order 'concat DST SRC...' is deprecated and will stop working in the next release; "
-                 "write 'zrec concat SRC... DST' (this call creates '{}')",
-                 printable(args.dst));
+    spdlog::warn(
+        "the order 'concat DST SRC...' is deprecated and will stop working in the next release; "
+        "write 'zrec concat SRC... DST' (this call creates '{}')",
+        printable(args.dst));
   } else {
     args.dst = stores.back();
     args.sources.assign(stores.begin(), stores.end() - 1);
@@ -46,8 +49,9 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<TransferArgs>();
   auto stores = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = root.add_subcommand("concat", "Join stores into a new one: SRC1's records, then SRC2's, ...");
-  cmd->add_option("stores", *stores,
-                  "Stores to read, in order (SRC...; identical schemas), then the store to create (DST; must not exist)")
+  cmd->add_option(
+         "stores", *stores,
+         "Stores to read, in order (SRC...; identical schemas), then the store to create (DST; must not exist)")
       ->required();
   add_transfer_options(cmd, *args);
   cmd->footer(

@@ -1,11 +1,12 @@
 // zrec create: make and publish an empty store.
 #include <fmt/format.h>
 
+#include "zrec/store_writer.h"
+
+#include "cli/commands.h"
 #include "cli/option_values.h"
 #include "cli/report/command_report.h"
-#include "cli/commands.h"
 #include "cli/usage.h"
-#include "zrec/store_writer.h"
 
 namespace zrec::cli {
 
@@ -40,8 +41,9 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   options.codec = parse_codec_option(a.codec);
   options.data_shards = a.shards;
   if (a.checksum && options.codec == Codec::kRaw)
-    throw UsageError("--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
-                     "per-record digests with 'zrec digest --per-record')");
+    throw UsageError(
+        "--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
+        "per-record digests with 'zrec digest --per-record')");
   options.checksum = a.checksum;
   if (options.codec == Codec::kZstdDict && a.dict.empty())
     throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
@@ -71,8 +73,8 @@ Command register_create(CLI::App& root, const GlobalOptions& global) {
   ragged->excludes(dense);
   cmd->add_option("--dtype", args->dtype, "NumPy dtype: <i4, |u1, float32, uint8, <U8, <M8[ns], ...")->required();
   auto* shape = cmd->add_option("--shape", args->shape,
-                  "Dense item shape: 28,28 or (3,224,224); '()' or 'scalar' for one value per record")
-      ->needs(dense);
+                                "Dense item shape: 28,28 or (3,224,224); '()' or 'scalar' for one value per record")
+                    ->needs(dense);
   cmd->add_option("--ndim", args->ndim, "Ragged: number of dims of every record (>= 1)")->needs(ragged);
   cmd->add_option("--codec", args->codec, "raw, zstd (level 3) or zstd_dict (level 15, needs --dict)")
       ->capture_default_str();

@@ -2,16 +2,17 @@
 // level, shard count and physical order (include/zrec/digest.h has the definition).
 #include <spdlog/spdlog.h>
 
-#include "cli/report/command_report.h"
-#include "cli/commands.h"
-#include "cli/report/console.h"
-#include "cli/report/json.h"
 #include "zrec/digest.h"
+#include "zrec/store.h"
+
+#include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
+#include "cli/report/command_report.h"
+#include "cli/report/console.h"
+#include "cli/report/json.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
-#include "zrec/store.h"
 
 namespace zrec::cli {
 

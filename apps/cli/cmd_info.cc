@@ -1,19 +1,21 @@
 // zrec info: describe a store, or every store (named stream) in a directory.
 #include <sys/stat.h>
-
-#include <algorithm>
-#include <fmt/format.h>
 #include <zstd.h>
 
-#include "cli/report/byte_size.h"
-#include "cli/option_values.h"
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "zrec/dataset.h"
+#include "zrec/store.h"
+
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/option_values.h"
+#include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/record_stats.h"
-#include "zrec/store.h"
-#include "zrec/dataset.h"
 
 namespace zrec::cli {
 
@@ -76,7 +78,8 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // A store a writer is appending to is described as last published (--wait: after it).
-    ZREC_ASSIGN_OR_RETURN(store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait, .snapshot_if_busy = true}));
+    ZREC_ASSIGN_OR_RETURN(store,
+                          Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait, .snapshot_if_busy = true}));
   }
   StoreSummary s;
   s.path = path;
@@ -270,22 +273,23 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
     return out.flush();
   }
-  std::string t = fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>9}\n", "stream", "kind", "dtype",
-                              "shape", "codec", "length", "payload", "ratio");
+  std::string t = fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>9}\n", "stream", "kind", "dtype", "shape",
+                              "codec", "length", "payload", "ratio");
   for (size_t i = 0; i < names.size(); ++i) {
     const auto& s = streams[i];
     const std::string shape =
         s.schema.item_shape ? shape_to_string(*s.schema.item_shape) : "ndim=" + std::to_string(s.schema.ndim);
-    t += fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>8.2f}x\n", names[i], schema_kind(s.schema), s.schema.dtype.str(), shape,
-                     s.codec, s.length, s.payload_bytes, s.ratio());
+    t += fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>8.2f}x\n", names[i], schema_kind(s.schema),
+                     s.schema.dtype.str(), shape, s.codec, s.length, s.payload_bytes, s.ratio());
   }
   for (size_t i = 0; i < names.size(); ++i)
     if (streams[i].writer_active)
       t += fmt::format("{}: a writer is appending; this is the last published state\n", names[i]);
   t += agree ? fmt::format("lengths agree: all {} streams hold {} records\n", names.size(), streams.front().length)
-             : fmt::format("lengths DISAGREE across streams (shortest {}): a run stopped between the streams' "
-                           "publications; the next append-tar into this root cuts the longer ones back to {}\n",
-                           shortest_length(streams), shortest_length(streams));
+             : fmt::format(
+                   "lengths DISAGREE across streams (shortest {}): a run stopped between the streams' "
+                   "publications; the next append-tar into this root cuts the longer ones back to {}\n",
+                   shortest_length(streams), shortest_length(streams));
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();
 }

@@ -8,7 +8,8 @@ namespace zrec::cli {
 Command register_recompress(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<TransferArgs>();
   auto src = std::make_shared<std::string>();
-  CLI::App* cmd = root.add_subcommand("recompress", "Copy a store into a new one with another codec, dictionary or shard count");
+  CLI::App* cmd =
+      root.add_subcommand("recompress", "Copy a store into a new one with another codec, dictionary or shard count");
   cmd->add_option("src", *src, "Store to read (SRC; only read, under its shared lock)")->required();
   cmd->add_option("dst", args->dst, "Store to create (DST; must not exist)")->required();
   add_transfer_options(cmd, *args);

@@ -3,7 +3,6 @@
 // shape prefix). The sampling and training are in the core (include/zrec/dict.h);
 // this file adds the .npy record source, which is an input format of the CLI.
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,20 +14,23 @@
 #include <cstring>
 #include <filesystem>
 
+#include <spdlog/spdlog.h>
+
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
-#include "cli/option_values.h"
-#include "cli/commands.h"
-#include "cli/interrupt.h"
-#include "cli/report/console.h"
-#include "cli/file_list.h"
-#include "cli/formats/npy.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
-#include "cli/level_option.h"
-#include "cli/transfer_command.h"
-#include "cli/output_guard.h"
+
+#include "cli/commands.h"
+#include "cli/file_list.h"
+#include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
+#include "cli/interrupt.h"
+#include "cli/level_option.h"
+#include "cli/option_values.h"
+#include "cli/output_guard.h"
+#include "cli/report/console.h"
+#include "cli/transfer_command.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -56,8 +58,7 @@ struct TrainDictArgs {
 // along axis 0 is one).
 class NpySource : public RecordSource {
  public:
-  static Result<std::unique_ptr<NpySource>> open(const std::vector<std::string>& paths, bool ragged,
-                                                 bool split_axis0) {
+  static Result<std::unique_ptr<NpySource>> open(const std::vector<std::string>& paths, bool ragged, bool split_axis0) {
     std::unique_ptr<NpySource> src(new NpySource());
     src->ragged_ = ragged;
     for (const auto& path : paths) ZREC_RETURN_IF_ERROR(src->add_file(path, split_axis0));
@@ -108,7 +109,8 @@ class NpySource : public RecordSource {
     paths_.push_back(path);
     uint64_t offset = 0;
     for (int index = 0; offset < size; ++index) {
-      if (::lseek(f.fd(), static_cast<off_t>(offset), SEEK_SET) < 0) return io::errno_status(errno, "cannot seek in", path);
+      if (::lseek(f.fd(), static_cast<off_t>(offset), SEEK_SET) < 0)
+        return io::errno_status(errno, "cannot seek in", path);
       io::InputStream in(f.fd(), path);
       ZREC_ASSIGN_OR_RETURN(auto header, read_npy_header(in));
       if (!header) break;
@@ -211,16 +213,17 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     dirs += S_ISDIR(st.st_mode) ? 1 : 0;
   }
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
-  if (dirs != 0 && dirs != paths.size())
-    throw UsageError("give stores or .npy files as SOURCE, not both");
+  if (dirs != 0 && dirs != paths.size()) throw UsageError("give stores or .npy files as SOURCE, not both");
   const bool stores = dirs != 0;
   if (stores && (a.for_dense || a.for_ragged || a.split_axis0))
     throw UsageError("--for-dense, --for-ragged and --split-axis0 describe .npy inputs; a store has its own schema");
   if (a.for_dense && a.for_ragged) throw UsageError("give --for-dense or --for-ragged, not both");
   if (!stores && !a.for_dense && !a.for_ragged)
-    throw UsageError("say which store the .npy arrays are records for: --for-dense (axis 0 indexes records) or "
-                     "--for-ragged (one record per array; add --split-axis0 for one per slice along axis 0)");
-  if (a.json && a.output == "-") throw UsageError("--json prints its object on stdout: give -o FILE for the dictionary");
+    throw UsageError(
+        "say which store the .npy arrays are records for: --for-dense (axis 0 indexes records) or "
+        "--for-ragged (one record per array; add --split-axis0 for one per slice along axis 0)");
+  if (a.json && a.output == "-")
+    throw UsageError("--json prints its object on stdout: give -o FILE for the dictionary");
   ZREC_ASSIGN_OR_RETURN(TrainOptions options, make_train_options(a.train, g, a.level));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));  // usage errors first
 
@@ -261,9 +264,10 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<TrainDictArgs>();
   CLI::App* cmd = root.add_subcommand("train-dict", "Train a zstd dictionary for zstd_dict stores");
   cmd->add_option("sources", args->sources, "Stores, or .npy files, to sample records from");
-  auto* files_from = cmd->add_option("--files-from", args->files_from,
-                                     "File (or -) listing more .npy files or stores, one per line");
-  cmd->add_flag("-0,--null", args->null, "Names in --files-from are NUL-separated (find -print0), not newline-separated")
+  auto* files_from =
+      cmd->add_option("--files-from", args->files_from, "File (or -) listing more .npy files or stores, one per line");
+  cmd->add_flag("-0,--null", args->null,
+                "Names in --files-from are NUL-separated (find -print0), not newline-separated")
       ->needs(files_from);
   cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout); an existing file needs -f")
       ->required();
@@ -278,7 +282,8 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--dense", args->old_dense, "Deprecated spelling of --for-dense")->group("");
   cmd->add_flag("--ragged", args->old_ragged, "Deprecated spelling of --for-ragged")->group("");
   cmd->add_flag("--batch", args->old_batch, "Deprecated spelling of --split-axis0")->group("");
-  cmd->add_flag("-f,--force", args->force, "Overwrite an existing -o file, and write the dictionary even to a terminal");
+  cmd->add_flag("-f,--force", args->force,
+                "Overwrite an existing -o file, and write the dictionary even to a terminal");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout instead of the summary line (needs -o FILE; keys: man "
                 "zrec-train-dict, JSON OUTPUT)");

@@ -10,19 +10,21 @@
 
 #include <algorithm>
 #include <functional>
+
 #include <fmt/format.h>
 
-#include "zrec/input_stream.h"
 #include "zrec/dataset.h"
+#include "zrec/input_stream.h"
+#include "zrec/verify.h"
+
 #include "cli/app.h"
-#include "cli/option_values.h"
 #include "cli/commands.h"
-#include "cli/report/console.h"
 #include "cli/interrupt.h"
+#include "cli/option_values.h"
+#include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
-#include "zrec/verify.h"
 
 namespace zrec::cli {
 
@@ -155,17 +157,19 @@ void problem_json(JsonWriter& j, const VerifyProblem& p) {
 // or "" when nothing (the "not detectable:" line and the "not_detected" JSON key).
 std::string blind_spot_text(const VerifyReport& r) {
   switch (r.blind_spot()) {
-    case VerifyBlindSpot::kNone: return "";
+    case VerifyBlindSpot::kNone:
+      return "";
     case VerifyBlindSpot::kPayloadsNotRead:
       return "payloads were not read (--quick): damage inside records is not detected";
     case VerifyBlindSpot::kRawPayloads:
       return "this raw store has no checksums: a bit flip inside a record's payload cannot be detected; keep "
              "per-record digests ('zrec digest --per-record STORE > sums') and check them with --against sums";
     case VerifyBlindSpot::kUnchecksummedFrames:
-      return fmt::format("{} of {} records carry no zstd content checksum: a bit flip that still decodes to the "
-                         "right length is not detected in them (write with --checksum, or check per-record "
-                         "digests with --against)",
-                         r.length - r.records_with_checksum, r.length);
+      return fmt::format(
+          "{} of {} records carry no zstd content checksum: a bit flip that still decodes to the "
+          "right length is not detected in them (write with --checksum, or check per-record "
+          "digests with --against)",
+          r.length - r.records_with_checksum, r.length);
   }
   return "";
 }
@@ -221,9 +225,8 @@ std::string to_text(const VerifyReport& r, const std::string& name, const Global
     for (const auto& n : r.notes) t += fmt::format("{}: note: {}\n", name, n);
   const std::string what = r.opened ? describe(r) : "store-level check";
   if (!r.valid()) {
-    t += fmt::format("{}: CORRUPT: {}{} problem{} ({}{})\n", name, r.stopped_early ? "at least " : "",
-                     r.problem_count, r.problem_count == 1 ? "" : "s", what,
-                     r.opened ? fmt::format(", {} records", r.length) : "");
+    t += fmt::format("{}: CORRUPT: {}{} problem{} ({}{})\n", name, r.stopped_early ? "at least " : "", r.problem_count,
+                     r.problem_count == 1 ? "" : "s", what, r.opened ? fmt::format(", {} records", r.length) : "");
     return t;
   }
   if (g.verbosity < 0) return t;
@@ -356,13 +359,13 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   std::vector<std::pair<std::string, uint64_t>> lengths;
   for (const auto& r : reports)
     if (r.opened) lengths.emplace_back(r.path, r.length);
-  const bool agree = std::all_of(lengths.begin(), lengths.end(),
-                                 [&](const auto& l) { return l.second == lengths.front().second; });
+  const bool agree =
+      std::all_of(lengths.begin(), lengths.end(), [&](const auto& l) { return l.second == lengths.front().second; });
   if (!agree) {
     std::string list;
     for (const auto& [path, length] : lengths) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", path, length);
-    text += fmt::format("{}: problem: the streams hold different numbers of records ({}) [stream_lengths]\n",
-                        a.path, list);
+    text +=
+        fmt::format("{}: problem: the streams hold different numbers of records ({}) [stream_lengths]\n", a.path, list);
   }
   const bool valid = corrupt == 0 && agree && unreadable.is_ok();
   j.key("lengths_agree").value(agree).key("valid").value(valid).end_object();
@@ -396,8 +399,7 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("verify", "Check a store against every rule of the format, and its payloads");
   cmd->add_option("store", args->path, "A store, or a directory whose subdirectories are stores (named streams)")
       ->required();
-  cmd->add_flag("--quick", args->quick,
-                "Check the page, the record table and overlaps only; read no payloads");
+  cmd->add_flag("--quick", args->quick, "Check the page, the record table and overlaps only; read no payloads");
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys in man zrec-verify)");
   cmd->add_option("--max-errors", args->max_errors, "Stop after N problems; 0 never stops early")
       ->capture_default_str();

@@ -3,11 +3,11 @@
 // run function returning a Status (STYLE.md "CLI conventions").
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
 #include <memory>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "zrec/lanes.h"
 #include "zrec/status.h"
@@ -19,9 +19,9 @@ enum class Work { kRead, kWrite };
 
 // Flags shared by every subcommand.
 struct GlobalOptions {
-  size_t threads = 0;  // --threads / ZREC_THREADS; 0: the docs/format.md §9 budget
-  int verbosity = 0;   // -q: -1, -v: 1, -vv: 2
-  bool wait = false;   // --wait: block on a locked store instead of failing
+  size_t threads = 0;        // --threads / ZREC_THREADS; 0: the docs/format.md §9 budget
+  int verbosity = 0;         // -q: -1, -v: 1, -vv: 2
+  bool wait = false;         // --wait: block on a locked store instead of failing
   bool progress = false;     // --progress: force the progress meter
   bool no_progress = false;  // --no-progress
 

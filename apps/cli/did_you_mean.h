@@ -24,11 +24,12 @@
 // names the command; later ones are the command's own.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace zrec::cli {
 

@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cli/interrupt.h"
 #include "zrec/input_stream.h"
+
+#include "cli/interrupt.h"
 
 namespace zrec::cli {
 
@@ -49,9 +50,10 @@ Status FileListParser::end_name() {
 
 Status FileListParser::too_long() const {
   const bool nul = separator_ == ListSeparator::kNul;
-  return invalid_argument("'" + list_ + "' " + (nul ? "name " : "line ") + std::to_string(number_) +
-                          " is longer than " + std::to_string(kMaxPathBytes) + " bytes, more than any path: " +
-                          (nul ? "names must be NUL-separated" : "one name per line (or --null for NUL-separated names)"));
+  return invalid_argument(
+      "'" + list_ + "' " + (nul ? "name " : "line ") + std::to_string(number_) + " is longer than " +
+      std::to_string(kMaxPathBytes) + " bytes, more than any path: " +
+      (nul ? "names must be NUL-separated" : "one name per line (or --null for NUL-separated names)"));
 }
 
 Status read_file_list(const std::string& path, ListSeparator separator, std::vector<std::string>& out) {

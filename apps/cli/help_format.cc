@@ -26,9 +26,8 @@ std::string placeholder(const CLI::Option* o) {
   const std::string type = o->get_type_name();
   if (starts_with(type, "UINT") || starts_with(type, "INT") || starts_with(type, "FLOAT")) return "N";
   static const std::map<std::string, std::string> paths = {
-      {"output", "FILE"}, {"input", "FILE"},   {"dict", "FILE"},         {"manifest", "FILE"},
-      {"keys", "FILE"},   {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"},
-      {"dir", "DIR"},     {"export", "DIR"},
+      {"output", "FILE"},  {"input", "FILE"},        {"dict", "FILE"},       {"manifest", "FILE"}, {"keys", "FILE"},
+      {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"}, {"dir", "DIR"},       {"export", "DIR"},
   };
   const std::vector<std::string>& longs = o->get_lnames();
   if (longs.empty()) return "VALUE";

@@ -1,13 +1,13 @@
 // SIGINT/SIGTERM handlers that only record the signal (see interrupt.h).
 #include "cli/interrupt.h"
 
-#include "zrec/lock_wait.h"
-
 #include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
+
+#include "zrec/lock_wait.h"
 
 namespace zrec::cli {
 

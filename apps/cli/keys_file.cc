@@ -58,10 +58,17 @@ Status KeysFile::cut_to_lines(uint64_t n) {
 void KeysFile::add(std::string_view key) {
   for (char c : key) {
     switch (c) {
-      case '\\': buffer_ += "\\\\"; break;
-      case '\n': buffer_ += "\\n"; break;
-      case '\r': buffer_ += "\\r"; break;
-      default: buffer_ += c;
+      case '\\':
+        buffer_ += "\\\\";
+        break;
+      case '\n':
+        buffer_ += "\\n";
+        break;
+      case '\r':
+        buffer_ += "\\r";
+        break;
+      default:
+        buffer_ += c;
     }
   }
   buffer_ += '\n';

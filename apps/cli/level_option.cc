@@ -20,9 +20,7 @@ CLI::Option* add_level_option(CLI::App* cmd, int& level, const std::string& what
         return {};
       },
       "");
-  return cmd
-      ->add_option("--level", level,
-                   what + ", 1 to " + std::to_string(max) + " (default: " + default_text + ")")
+  return cmd->add_option("--level", level, what + ", 1 to " + std::to_string(max) + " (default: " + default_text + ")")
       ->check(zstd_level)
       ->type_name("N");
 }

@@ -10,9 +10,9 @@
 //   //   "--level: 23 is not a zstd level (1 to 22)"
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 namespace zrec::cli {
 

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "zrec/file.h"
+
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -46,7 +47,8 @@ Codec parse_codec_option(std::string_view text) {
 Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
   ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY));
   ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
-  if (size > max_bytes) return invalid_argument(what + " '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
+  if (size > max_bytes)
+    return invalid_argument(what + " '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
   std::vector<uint8_t> bytes(size);
   ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
   return bytes;

@@ -65,8 +65,8 @@ std::string pipe_deadlock(const io::File& meta, const std::string& store_path) {
     if (pid == ::getpid()) continue;
     const char* end = in_pipe && has_pipe(pid, in) ? "stdin" : out_pipe && has_pipe(pid, out) ? "stdout" : nullptr;
     if (end == nullptr) continue;
-    return "store '" + store_path + "' is held by process " + std::to_string(pid) + ", which is connected to " +
-           end + " by a pipe: waiting for it would never end; write that output to a file first";
+    return "store '" + store_path + "' is held by process " + std::to_string(pid) + ", which is connected to " + end +
+           " by a pipe: waiting for it would never end; write that output to a file first";
   }
   return {};
 }

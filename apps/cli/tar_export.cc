@@ -9,14 +9,15 @@
 #include <memory>
 #include <vector>
 
+#include "zrec/dataset.h"
 #include "zrec/input_stream.h"
-#include "cli/report/console.h"
-#include "cli/report/progress.h"
+#include "zrec/store.h"
+
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
+#include "cli/report/console.h"
+#include "cli/report/progress.h"
 #include "cli/usage.h"
-#include "zrec/store.h"
-#include "zrec/dataset.h"
 
 namespace zrec::cli {
 
@@ -79,7 +80,7 @@ la_ssize_t write_cb(struct archive*, void* data, const void* buf, size_t n) {
 struct Stream {
   std::string ext;
   std::unique_ptr<Store> store;
-  bool bytes = false;  // '|u1': the payload as it is; otherwise numbers as text
+  bool bytes = false;                       // '|u1': the payload as it is; otherwise numbers as text
   std::vector<std::vector<uint8_t>> chunk;  // the chunk's members
 };
 
@@ -189,8 +190,8 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
         s.chunk.assign(ids.size(), {});
         ZREC_RETURN_IF_ERROR(s.store->scan(ids, window, [&](const Window& w) -> Status {
           for (size_t r = 0; r < w.ids.size(); ++r)
-            ZREC_RETURN_IF_ERROR(member_bytes(s, w.data + w.offsets[r], w.offsets[r + 1] - w.offsets[r],
-                                              s.chunk[w.first_index + r]));
+            ZREC_RETURN_IF_ERROR(
+                member_bytes(s, w.data + w.offsets[r], w.offsets[r + 1] - w.offsets[r], s.chunk[w.first_index + r]));
           return Status::ok();
         }));
       }

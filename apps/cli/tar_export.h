@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/commands.h"
 #include "zrec/status.h"
+
+#include "cli/commands.h"
 
 namespace zrec::cli {
 

@@ -8,11 +8,11 @@
 //                                  valid, a usage error naming ZREC_THREADS otherwise
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstddef>
 #include <string>
 #include <string_view>
+
+#include <CLI/CLI.hpp>
 
 #include "zrec/status.h"
 

@@ -1,22 +1,24 @@
 // recompress/concat/train-dict shared CLI logic (see transfer_command.h).
 #include "cli/transfer_command.h"
 
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <chrono>
-#include <fmt/format.h>
 
-#include "cli/report/byte_size.h"
-#include "cli/option_values.h"
-#include "cli/interrupt.h"
-#include "cli/level_option.h"
-#include "cli/report/progress.h"
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include "zrec/store.h"
 #include "zrec/transfer.h"
-#include "cli/output_guard.h"
+
 #include "cli/formats/printable.h"
+#include "cli/interrupt.h"
+#include "cli/level_option.h"
+#include "cli/option_values.h"
+#include "cli/output_guard.h"
+#include "cli/report/byte_size.h"
+#include "cli/report/progress.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -32,7 +34,9 @@ std::string mib(uint64_t bytes) { return format_bytes(static_cast<double>(bytes)
 
 }  // namespace
 
-std::string format_ratio(uint64_t a, uint64_t b) { return b == 0 ? "-" : fmt::format("{:.2f}x", double(a) / double(b)); }
+std::string format_ratio(uint64_t a, uint64_t b) {
+  return b == 0 ? "-" : fmt::format("{:.2f}x", double(a) / double(b));
+}
 
 void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size) {
   std::string tiers;
@@ -40,7 +44,8 @@ void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size) {
     const auto& p = dict_tier_preset(t);
     tiers += std::string("\n  ") + p.name + ": " + p.summary;
   }
-  auto* tier = cmd->add_option("--tier", args.tier, "Dictionary preset: small, balanced or max (default: balanced):" + tiers);
+  auto* tier =
+      cmd->add_option("--tier", args.tier, "Dictionary preset: small, balanced or max (default: balanced):" + tiers);
   if (with_size) {
     auto* size = cmd->add_option("--size", args.size,
                                  "Dictionary size in bytes (K, M suffixes allowed), instead of the tier's; "

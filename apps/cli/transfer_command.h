@@ -1,18 +1,20 @@
 // What `zrec recompress`, `zrec concat` and `zrec train-dict` share: the dictionary
-// training options (--tier, --size, --samples, --seed), the training summary, and the store-to-store copy that recompress and concat both are.
+// training options (--tier, --size, --samples, --seed), the training summary, and the store-to-store copy that
+// recompress and concat both are.
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "cli/report/command_report.h"
-#include "cli/commands.h"
+#include <CLI/CLI.hpp>
+
 #include "zrec/dict.h"
 #include "zrec/status.h"
+
+#include "cli/commands.h"
+#include "cli/report/command_report.h"
 
 namespace zrec::cli {
 
@@ -50,13 +52,13 @@ void training_facts(JsonFacts& facts, const TrainReport& r, uint64_t dict_bytes,
 struct TransferArgs {
   std::string dst;
   std::vector<std::string> sources;
-  std::string codec;       // "": the first source's codec
-  std::string dict;        // --dict FILE
-  uint32_t shards = 0;     // 0: the first source's
-  int level = 0;           // 0: the format's default, and frames may be copied
+  std::string codec;    // "": the first source's codec
+  std::string dict;     // --dict FILE
+  uint32_t shards = 0;  // 0: the first source's
+  int level = 0;        // 0: the format's default, and frames may be copied
   uint64_t window_mib = 64;
-  bool checksum = false;   // --checksum: every frame of DST carries a content checksum
-  bool json = false;       // --json: the outcome as one JSON object on stdout
+  bool checksum = false;  // --checksum: every frame of DST carries a content checksum
+  bool json = false;      // --json: the outcome as one JSON object on stdout
   TrainArgs train;
 };
 

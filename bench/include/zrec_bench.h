@@ -46,8 +46,8 @@ std::optional<Workload> parse_workload(std::string_view name);
 const char* describe(Workload w);
 
 struct WorkloadDefaults {
-  uint64_t records;      // the corpus size loaderx measures (2500 images, 200000 token records)
-  uint64_t batch;        // records per gather batch (256, as upstream)
+  uint64_t records;       // the corpus size loaderx measures (2500 images, 200000 token records)
+  uint64_t batch;         // records per gather batch (256, as upstream)
   uint64_t record_bytes;  // mean logical record size, to turn --bytes into a record count
 };
 WorkloadDefaults defaults(Workload w);
@@ -94,7 +94,7 @@ struct Throughput {
 
 struct RunOptions {
   std::vector<Codec> codecs = {Codec::kRaw, Codec::kZstd, Codec::kZstdDict};
-  uint64_t batch = 0;        // records per gather; 0: the workload's default (256)
+  uint64_t batch = 0;  // records per gather; 0: the workload's default (256)
   // The executors gathers and builds run on; null: pools of read_lane_budget() /
   // write_lane_budget() lanes (zrec/lanes.h).
   std::shared_ptr<Lanes> read_lanes = nullptr, write_lanes = nullptr;
@@ -114,11 +114,11 @@ struct RunOptions {
 // One codec's row: what the loaderx tables report, plus same-run baselines.
 struct CodecResult {
   Codec codec = Codec::kRaw;
-  std::string store_path;  // with RunOptions::keep; empty otherwise (the store is gone)
-  Throughput write;       // create + append (windows of 64 MiB) + close
-  Throughput gather;      // random IID batches through Store::gather
-  Throughput mem_encode;  // the same lanes encoding the same records in memory
-  Throughput mem_decode;  // the same lanes decoding the same stored frames from memory
+  std::string store_path;      // with RunOptions::keep; empty otherwise (the store is gone)
+  Throughput write;            // create + append (windows of 64 MiB) + close
+  Throughput gather;           // random IID batches through Store::gather
+  Throughput mem_encode;       // the same lanes encoding the same records in memory
+  Throughput mem_decode;       // the same lanes decoding the same stored frames from memory
   uint64_t disk_bytes = 0;     // every file of the store
   uint64_t payload_bytes = 0;  // sum of the shard tails
   uint64_t dict_bytes = 0;

@@ -37,11 +37,11 @@ enum class DictTier { kSmall, kBalanced, kMax };
 
 struct DictTierPreset {
   DictTier tier;
-  const char* name;          // "small", "balanced", "max"
-  uint64_t dict_bytes;       // dictionary capacity
-  uint64_t sample_bytes;     // budget of sampled bytes
-  uint64_t max_samples;      // records sampled at most
-  const char* summary;       // one line for --help and man pages
+  const char* name;       // "small", "balanced", "max"
+  uint64_t dict_bytes;    // dictionary capacity
+  uint64_t sample_bytes;  // budget of sampled bytes
+  uint64_t max_samples;   // records sampled at most
+  const char* summary;    // one line for --help and man pages
 };
 
 const DictTierPreset& dict_tier_preset(DictTier tier);
@@ -66,9 +66,9 @@ class RecordSource {
 std::unique_ptr<RecordSource> store_record_source(std::vector<Store*> stores);
 
 struct TrainOptions {
-  uint64_t dict_bytes = 112640;            // dictionary capacity (ZDICT's default, 110 KiB)
+  uint64_t dict_bytes = 112640;                // dictionary capacity (ZDICT's default, 110 KiB)
   uint64_t sample_bytes = uint64_t{16} << 20;  // budget of sampled bytes
-  uint64_t max_samples = 100000;           // records sampled at most
+  uint64_t max_samples = 100000;               // records sampled at most
   // Each sampled record contributes at most its first this-many bytes (as zstd --train
   // does with files): a dictionary helps the start of a frame; later bytes find their
   // matches in the record itself.
@@ -84,9 +84,9 @@ struct TrainOptions {
 TrainOptions train_options(DictTier tier);
 
 struct TrainReport {
-  uint64_t population = 0;     // records in the source
-  uint64_t samples = 0;        // records sampled (training + held out)
-  uint64_t sample_bytes = 0;   // their bytes (after the per-record cap)
+  uint64_t population = 0;    // records in the source
+  uint64_t samples = 0;       // records sampled (training + held out)
+  uint64_t sample_bytes = 0;  // their bytes (after the per-record cap)
   uint64_t heldout_samples = 0;
   uint64_t heldout_bytes = 0;
   // Held-out samples compressed one frame each: codec zstd (level 3), zstd at the
@@ -95,7 +95,7 @@ struct TrainReport {
   uint64_t heldout_nodict = 0;
   uint64_t heldout_dict = 0;
   uint32_t dict_id = 0;
-  unsigned k = 0, d = 0;        // fastCover parameters of the chosen candidate
+  unsigned k = 0, d = 0;  // fastCover parameters of the chosen candidate
   unsigned candidates = 0;
   std::vector<std::string> warnings;  // e.g. too few samples for the size, no gain
 };
@@ -108,8 +108,7 @@ struct TrainReport {
 // heldout_bytes is under dict_bytes) from the other errors and name its own remedy.
 // Warnings (in report->warnings): samples under 10x the dictionary size; a dictionary
 // that saves under 2% on held-out samples.
-Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options,
-                                              TrainReport* report);
+Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report);
 
 // Writes a trained dictionary to the file `path` (what `zrec train-dict -o` and
 // `create --dict` use): into a temporary next to it ("NAME.tmp-XXXXXX", locked, synced)

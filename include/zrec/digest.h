@@ -30,7 +30,7 @@ namespace zrec {
 using RecordHash = std::array<uint8_t, 32>;
 
 struct DigestOptions {
-  std::shared_ptr<Lanes> lanes = nullptr;  // hashing runs on it; null: the store's own lanes
+  std::shared_ptr<Lanes> lanes = nullptr;       // hashing runs on it; null: the store's own lanes
   uint64_t window_bytes = kDefaultWindowBytes;  // logical bytes read per window
   // Called with each record's hash R_i, in record order (from the calling thread).
   std::function<Status(uint64_t id, const RecordHash& hash)> per_record;

@@ -2,13 +2,13 @@
 // accessed with pread/pwrite). Every failure becomes a Status naming the path.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <sys/uio.h>
 
 #include "zrec/status.h"
 

@@ -82,15 +82,14 @@ class [[nodiscard]] Result {
 #define ZREC_CONCAT_(a, b) ZREC_CONCAT_INNER_(a, b)
 
 // Returns the Status from the enclosing function if `expr` is not ok.
-#define ZREC_RETURN_IF_ERROR(expr)                   \
-  do {                                               \
-    ::zrec::Status zrec_status_ = (expr);            \
-    if (!zrec_status_.is_ok()) return zrec_status_;  \
+#define ZREC_RETURN_IF_ERROR(expr)                  \
+  do {                                              \
+    ::zrec::Status zrec_status_ = (expr);           \
+    if (!zrec_status_.is_ok()) return zrec_status_; \
   } while (0)
 
 // `ZREC_ASSIGN_OR_RETURN(auto x, f());` binds the value or returns the Status.
-#define ZREC_ASSIGN_OR_RETURN(lhs, expr) \
-  ZREC_ASSIGN_OR_RETURN_IMPL_(ZREC_CONCAT_(zrec_result_, __LINE__), lhs, expr)
+#define ZREC_ASSIGN_OR_RETURN(lhs, expr) ZREC_ASSIGN_OR_RETURN_IMPL_(ZREC_CONCAT_(zrec_result_, __LINE__), lhs, expr)
 #define ZREC_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                \
   if (!tmp.is_ok()) return tmp.status();            \

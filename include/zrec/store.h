@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "zrec/codec.h"
+#include "zrec/lanes.h"
 #include "zrec/record_loc.h"
 #include "zrec/schema.h"
-#include "zrec/lanes.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -30,7 +30,7 @@ inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
 
 struct OpenOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this store
-  bool wait = false;   // block on a held lock instead of failing with kBusy
+  bool wait = false;                       // block on a held lock instead of failing with kBusy
   // When a writer holds the lock (and not `wait`), open its last published state without
   // the lock instead of failing (zrec info): the static page is read until two
   // consecutive copies agree. Records published then stay readable; records the writer
@@ -68,8 +68,8 @@ class Store {
   Codec codec() const;
   uint32_t data_shards() const;
   uint64_t tail(uint32_t shard) const;
-  uint64_t stored_bytes() const;  // the sum of the tails: every stored record's bytes
-  uint64_t dict_bytes() const;  // 0 unless zstd_dict
+  uint64_t stored_bytes() const;                // the sum of the tails: every stored record's bytes
+  uint64_t dict_bytes() const;                  // 0 unless zstd_dict
   const std::shared_ptr<Lanes>& lanes() const;  // the executor it runs on
   // Opened with snapshot_if_busy while a writer held the lock: this is a snapshot.
   bool writer_active() const;
@@ -98,8 +98,7 @@ class Store {
   // record larger than that is a window alone), whatever ids.size(). Stops at the
   // first error (from reading or from fn). fn must not use this Store's lanes (gather,
   // scan, read_stored, the id list form of read_locs) meanwhile.
-  Status scan(std::span<const uint64_t> ids, uint64_t window_bytes,
-              const std::function<Status(const Window&)>& fn);
+  Status scan(std::span<const uint64_t> ids, uint64_t window_bytes, const std::function<Status(const Window&)>& fn);
 
   // Reads the stored (still encoded) bytes of records `ids`, whose RecordLocs are `locs`
   // (from read_locs), so that frames can be copied verbatim into another store of the

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "zrec/codec.h"
-#include "zrec/schema.h"
 #include "zrec/lanes.h"
+#include "zrec/schema.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -85,21 +85,20 @@ struct EncodedRecord {
 
 struct WriterOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of write_lane_budget() lanes for this writer
-  bool wait = false;         // block on a held lock instead of failing with kBusy
-  int level = 0;             // zstd level; 0: the format's (3, or 15 with a dictionary)
+  bool wait = false;                       // block on a held lock instead of failing with kBusy
+  int level = 0;                           // zstd level; 0: the format's (3, or 15 with a dictionary)
   // zstd frame content checksum on the records this writer appends: true/false force
   // it; nullopt (the default) keeps the store's setting: on when record 0's frame has a
   // checksum, or, for an empty store, when it was created with CreateOptions::checksum.
   std::optional<bool> checksum = std::nullopt;
   uint64_t chunk_bytes = uint64_t{4} << 20;  // shard-local chunk budget per lane
-  bool sync = true;          // fsync before and after publication
+  bool sync = true;                          // fsync before and after publication
 };
 
 class StoreWriter {
  public:
   // Reopens the published store at `path` for appending (kBusy if locked).
-  static Result<std::unique_ptr<StoreWriter>> open(const std::string& path,
-                                                   const WriterOptions& options = {});
+  static Result<std::unique_ptr<StoreWriter>> open(const std::string& path, const WriterOptions& options = {});
   // An unclosed writer aborts: see abort().
   ~StoreWriter();
 
@@ -107,11 +106,11 @@ class StoreWriter {
   Codec codec() const;
   uint32_t data_shards() const;
   const std::shared_ptr<Lanes>& lanes() const;  // the executor it runs on
-  uint64_t length() const;            // records appended so far, published or not
-  uint64_t published_length() const;  // records readers see
+  uint64_t length() const;                      // records appended so far, published or not
+  uint64_t published_length() const;            // records readers see
   // Bytes of stored records in the data files (the sum of the tails), published or not.
   uint64_t stored_bytes() const;
-  bool checksum() const;              // whether appended frames carry a content checksum
+  bool checksum() const;  // whether appended frames carry a content checksum
   // The dictionary bytes (dict.zr) of a zstd_dict store; empty for raw and zstd.
   const std::vector<uint8_t>& dictionary() const;
 

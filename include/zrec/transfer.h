@@ -23,13 +23,13 @@
 namespace zrec {
 
 struct TransferStats {
-  uint64_t records = 0;             // records appended to the destination
-  uint64_t logical_bytes = 0;       // their logic_length total
-  uint64_t source_stored_bytes = 0; // their phys_length total in the sources
-  uint64_t frames_copied = 0;       // records whose stored bytes were copied verbatim
-  uint64_t records_recoded = 0;     // records decoded and encoded again
-  uint64_t sources_copied = 0;      // sources that took the frame-copy path
-  uint64_t stored_bytes = 0;        // the destination's stored bytes afterwards (build_from_stores)
+  uint64_t records = 0;              // records appended to the destination
+  uint64_t logical_bytes = 0;        // their logic_length total
+  uint64_t source_stored_bytes = 0;  // their phys_length total in the sources
+  uint64_t frames_copied = 0;        // records whose stored bytes were copied verbatim
+  uint64_t records_recoded = 0;      // records decoded and encoded again
+  uint64_t sources_copied = 0;       // sources that took the frame-copy path
+  uint64_t stored_bytes = 0;         // the destination's stored bytes afterwards (build_from_stores)
 };
 
 struct TransferOptions {

@@ -43,10 +43,10 @@ namespace zrec {
 struct VerifyProblem;
 
 struct VerifyOptions {
-  bool quick = false;       // check the structure (page, table, overlaps) without reading payloads
-  uint64_t max_errors = 100;  // stop after this many problems; 0: never stop early
+  bool quick = false;                      // check the structure (page, table, overlaps) without reading payloads
+  uint64_t max_errors = 100;               // stop after this many problems; 0: never stop early
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this call
-  bool wait = false;        // block on a held lock instead of failing with kBusy
+  bool wait = false;                       // block on a held lock instead of failing with kBusy
   // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
   // record ID; records at or past its size are not compared. Ignored with `quick`.
   const std::vector<std::array<uint8_t, 32>>* against = nullptr;
@@ -73,7 +73,7 @@ struct VerifyProblem {
   // "dense_width", "ragged_length", "overlap", "decode", "shape_prefix", "digest",
   // "digest_count", "stream_lengths".
   std::string rule;
-  std::string message;  // what is wrong, in words (without the store path)
+  std::string message;             // what is wrong, in words (without the store path)
   std::optional<uint64_t> id;      // the record
   std::optional<uint32_t> shard;   // its data file, data_{shard}.zr
   std::optional<uint64_t> offset;  // its offset in that file
@@ -103,18 +103,18 @@ struct VerifyReport {
   uint32_t data_shards = 0;
   Schema schema;
   // What was checked.
-  uint64_t records_checked = 0;      // RecordLocs checked against the table rules
-  uint64_t records_decoded = 0;      // payloads read and decoded (0 with quick)
-  uint64_t stored_bytes_read = 0;    // payload bytes read
-  uint64_t logical_bytes = 0;        // sum of logic_length over the records decoded
+  uint64_t records_checked = 0;        // RecordLocs checked against the table rules
+  uint64_t records_decoded = 0;        // payloads read and decoded (0 with quick)
+  uint64_t stored_bytes_read = 0;      // payload bytes read
+  uint64_t logical_bytes = 0;          // sum of logic_length over the records decoded
   uint64_t records_with_checksum = 0;  // zstd frames carrying a content checksum
-  uint64_t digests_compared = 0;     // records compared against `against`
-  bool overlap_checked = false;      // false only past 2^32 records in one shard
-  uint64_t overlap_passes = 0;       // passes over the table the overlap check took
-  uint64_t overlap_peak_bytes = 0;   // the most memory its entries took at once
+  uint64_t digests_compared = 0;       // records compared against `against`
+  bool overlap_checked = false;        // false only past 2^32 records in one shard
+  uint64_t overlap_passes = 0;         // passes over the table the overlap check took
+  uint64_t overlap_peak_bytes = 0;     // the most memory its entries took at once
   // Found.
-  uint64_t problem_count = 0;        // problems found (problems holds the first keep_problems)
-  bool stopped_early = false;        // max_errors reached: more problems may exist
+  uint64_t problem_count = 0;  // problems found (problems holds the first keep_problems)
+  bool stopped_early = false;  // max_errors reached: more problems may exist
   std::vector<VerifyProblem> problems;
   // Things that are allowed but worth saying: leftovers of an interrupted append past a
   // tail or past `length`, unreferenced gaps below a tail, files that are not the store's.

@@ -48,7 +48,7 @@ Result<Encoder> Encoder::create(const EncoderOptions& options) {
   Encoder e;
   e.codec_ = options.codec;
   if (options.codec == Codec::kRaw) return e;
-  const int level = options.level != 0 ? options.level
+  const int level = options.level != 0              ? options.level
                     : options.codec == Codec::kZstd ? format::kZstdLevel
                                                     : format::kZstdDictLevel;
   e.cctx_ = ZSTD_createCCtx();
@@ -133,8 +133,8 @@ Decoder::~Decoder() { ZSTD_freeDCtx(dctx_); }
 Status Decoder::decode(const uint8_t* src, size_t phys_length, uint8_t* dst, size_t logic_length) {
   if (codec_ == Codec::kRaw) {
     if (phys_length != logic_length)
-      return malformed("raw record has phys_length " + std::to_string(phys_length) +
-                       " != logic_length " + std::to_string(logic_length));
+      return malformed("raw record has phys_length " + std::to_string(phys_length) + " != logic_length " +
+                       std::to_string(logic_length));
     if (src != dst) std::memcpy(dst, src, logic_length);
     return Status::ok();
   }
@@ -150,8 +150,7 @@ Status Decoder::decode(const uint8_t* src, size_t phys_length, uint8_t* dst, siz
   return Status::ok();
 }
 
-Status Decoder::check(const uint8_t* src, size_t phys_length, size_t logic_length, uint8_t* head,
-                      size_t head_bytes) {
+Status Decoder::check(const uint8_t* src, size_t phys_length, size_t logic_length, uint8_t* head, size_t head_bytes) {
   head_bytes = std::min(head_bytes, logic_length);
   if (codec_ == Codec::kRaw || logic_length <= kCheckBufferBytes) {
     const uint8_t* decoded = src;

@@ -44,8 +44,8 @@ class Dictionary {
 
 struct EncoderOptions {
   Codec codec = Codec::kZstd;
-  int level = 0;          // 0: the format's level (3 for zstd, 15 for zstd_dict)
-  bool checksum = false;  // zstd frame content checksum
+  int level = 0;                           // 0: the format's level (3 for zstd, 15 for zstd_dict)
+  bool checksum = false;                   // zstd frame content checksum
   std::shared_ptr<Dictionary> dictionary;  // required for zstd_dict
 };
 

@@ -5,9 +5,12 @@ namespace zrec {
 
 const char* to_string(Codec codec) {
   switch (codec) {
-    case Codec::kRaw: return "raw";
-    case Codec::kZstd: return "zstd";
-    case Codec::kZstdDict: return "zstd_dict";
+    case Codec::kRaw:
+      return "raw";
+    case Codec::kZstd:
+      return "zstd";
+    case Codec::kZstdDict:
+      return "zstd_dict";
   }
   return "unknown";
 }

@@ -25,11 +25,10 @@ constexpr uint64_t kMaxInt32 = 0x7fffffff;
 
 // f12/f16 and c24/c32 are x87 or IEEE quad depending on the platform, so their bytes
 // mean different numbers to different readers.
-constexpr std::string_view kLongDoubleRule =
-    "platform-dependent long doubles (f12, f16, c24, c32) are not supported";
+constexpr std::string_view kLongDoubleRule = "platform-dependent long doubles (f12, f16, c24, c32) are not supported";
 
-constexpr std::array<std::string_view, 13> kDatetimeUnits = {
-    "Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as"};
+constexpr std::array<std::string_view, 13> kDatetimeUnits = {"Y",  "M",  "W",  "D",  "h",  "m", "s",
+                                                             "ms", "us", "ns", "ps", "fs", "as"};
 
 Status bad_dtype(std::string_view text, std::string_view rule) {
   return invalid_argument("dtype '" + std::string(text) + "': " + std::string(rule));
@@ -53,19 +52,17 @@ std::optional<uint64_t> parse_decimal(std::string_view s) {
 // itself dropped them in 1.20, but they read well on a command line.
 std::optional<std::string> name_to_letters(std::string_view name) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kFixed = {{
-      {"bool", "b1"},       {"int8", "i1"},       {"int16", "i2"},       {"int32", "i4"},
-      {"int64", "i8"},      {"uint8", "u1"},      {"uint16", "u2"},      {"uint32", "u4"},
-      {"uint64", "u8"},     {"float16", "f2"},    {"float32", "f4"},     {"float64", "f8"},
-      {"half", "f2"},       {"single", "f4"},     {"double", "f8"},      {"complex64", "c8"},
-      {"complex128", "c16"}, {"datetime64", "M8"}, {"timedelta64", "m8"},
+      {"bool", "b1"},      {"int8", "i1"},        {"int16", "i2"},      {"int32", "i4"},       {"int64", "i8"},
+      {"uint8", "u1"},     {"uint16", "u2"},      {"uint32", "u4"},     {"uint64", "u8"},      {"float16", "f2"},
+      {"float32", "f4"},   {"float64", "f8"},     {"half", "f2"},       {"single", "f4"},      {"double", "f8"},
+      {"complex64", "c8"}, {"complex128", "c16"}, {"datetime64", "M8"}, {"timedelta64", "m8"},
   }};
   for (const auto& [n, letters] : kFixed) {
     if (name == n) return std::string(letters);
   }
   // datetime64[unit] / timedelta64[unit]
   for (const auto& [prefix, letters] :
-       std::array<std::pair<std::string_view, std::string_view>, 2>{
-           {{"datetime64[", "M8"}, {"timedelta64[", "m8"}}}) {
+       std::array<std::pair<std::string_view, std::string_view>, 2>{{{"datetime64[", "M8"}, {"timedelta64[", "m8"}}}) {
     if (name.starts_with(prefix)) {
       return std::string(letters) + std::string(name.substr(prefix.size() - 1));
     }
@@ -83,17 +80,15 @@ std::optional<std::string> name_to_letters(std::string_view name) {
 }
 
 bool is_long_double_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 8> kNames = {
-      "longdouble", "clongdouble", "float96", "float128", "complex192", "complex256", "g", "G"};
+  static constexpr std::array<std::string_view, 8> kNames = {"longdouble", "clongdouble", "float96", "float128",
+                                                             "complex192", "complex256",  "g",       "G"};
   for (auto n : kNames) {
     if (name == n) return true;
   }
   return false;
 }
 
-bool is_object_name(std::string_view name) {
-  return name == "object" || name == "object_";
-}
+bool is_object_name(std::string_view name) { return name == "object" || name == "object_"; }
 
 // Parses the body of a datetime bracket, "25s" or "ns" or "generic", into the unit
 // string DType keeps ("25s", "ns", ""). A multiplier of 1 is dropped as NumPy does
@@ -142,17 +137,38 @@ Result<DType> parse_letters(std::string_view text, std::string_view s) {
 
   DType d;
   switch (letter) {
-    case 'b': d.kind = DTypeKind::kBool; break;
-    case 'i': d.kind = DTypeKind::kInt; break;
-    case 'u': d.kind = DTypeKind::kUInt; break;
-    case 'f': d.kind = DTypeKind::kFloat; break;
-    case 'c': d.kind = DTypeKind::kComplex; break;
-    case 'S': d.kind = DTypeKind::kBytes; break;
-    case 'U': d.kind = DTypeKind::kUnicode; break;
-    case 'V': d.kind = DTypeKind::kVoid; break;
-    case 'M': d.kind = DTypeKind::kDatetime; break;
-    case 'm': d.kind = DTypeKind::kTimedelta; break;
-    default: return bad_dtype(text, "not a supported dtype");
+    case 'b':
+      d.kind = DTypeKind::kBool;
+      break;
+    case 'i':
+      d.kind = DTypeKind::kInt;
+      break;
+    case 'u':
+      d.kind = DTypeKind::kUInt;
+      break;
+    case 'f':
+      d.kind = DTypeKind::kFloat;
+      break;
+    case 'c':
+      d.kind = DTypeKind::kComplex;
+      break;
+    case 'S':
+      d.kind = DTypeKind::kBytes;
+      break;
+    case 'U':
+      d.kind = DTypeKind::kUnicode;
+      break;
+    case 'V':
+      d.kind = DTypeKind::kVoid;
+      break;
+    case 'M':
+      d.kind = DTypeKind::kDatetime;
+      break;
+    case 'm':
+      d.kind = DTypeKind::kTimedelta;
+      break;
+    default:
+      return bad_dtype(text, "not a supported dtype");
   }
   const bool is_datetime = d.kind == DTypeKind::kDatetime || d.kind == DTypeKind::kTimedelta;
   if (!bracket.empty() && !is_datetime) return bad_dtype(text, "not a supported dtype");
@@ -186,8 +202,7 @@ Result<DType> parse_letters(std::string_view text, std::string_view s) {
       if (!size && !bracket.empty()) return bad_dtype(text, "not a supported dtype");  // as NumPy
       d.itemsize = 8;
       if (!bracket.empty()) {
-        if (bracket.size() < 2 || bracket.back() != ']' ||
-            bracket.find(']') != bracket.size() - 1) {
+        if (bracket.size() < 2 || bracket.back() != ']' || bracket.find(']') != bracket.size() - 1) {
           return bad_dtype(text, "malformed datetime unit");
         }
         ZREC_ASSIGN_OR_RETURN(d.unit, parse_datetime_unit(text, bracket.substr(1, bracket.size() - 2)));
@@ -198,9 +213,13 @@ Result<DType> parse_letters(std::string_view text, std::string_view s) {
       const uint64_t n = *size;
       bool ok = false;
       switch (d.kind) {
-        case DTypeKind::kBool: ok = n == 1; break;
+        case DTypeKind::kBool:
+          ok = n == 1;
+          break;
         case DTypeKind::kInt:
-        case DTypeKind::kUInt: ok = n == 1 || n == 2 || n == 4 || n == 8; break;
+        case DTypeKind::kUInt:
+          ok = n == 1 || n == 2 || n == 4 || n == 8;
+          break;
         case DTypeKind::kFloat:
           if (n == 12 || n == 16) {
             return bad_dtype(text, kLongDoubleRule);
@@ -213,7 +232,8 @@ Result<DType> parse_letters(std::string_view text, std::string_view s) {
           }
           ok = n == 8 || n == 16;
           break;
-        default: break;
+        default:
+          break;
       }
       if (!ok) return bad_dtype(text, "not a supported dtype");
       d.itemsize = static_cast<uint32_t>(n);
@@ -244,12 +264,16 @@ std::string DType::str() const {
 
 uint32_t DType::swap_unit() const {
   switch (kind) {
-    case DTypeKind::kComplex: return itemsize / 2;
-    case DTypeKind::kUnicode: return 4;
+    case DTypeKind::kComplex:
+      return itemsize / 2;
+    case DTypeKind::kUnicode:
+      return 4;
     case DTypeKind::kBool:
     case DTypeKind::kBytes:
-    case DTypeKind::kVoid: return 1;
-    default: return itemsize;
+    case DTypeKind::kVoid:
+      return 1;
+    default:
+      return itemsize;
   }
 }
 

@@ -11,13 +11,13 @@ namespace zrec::format {
 
 // §2: the static page is meta.zr bytes 0..4095.
 inline constexpr uint64_t kPageSize = 4096;
-inline constexpr uint64_t kLengthOffset = 0;         // u64
-inline constexpr uint64_t kSchemaLengthOffset = 8;   // u16
-inline constexpr uint64_t kDataShardsOffset = 10;    // u8
-inline constexpr uint64_t kCodecOffset = 11;         // u8
-inline constexpr uint64_t kReservedOffset = 12;      // 4 x u8, zero
+inline constexpr uint64_t kLengthOffset = 0;        // u64
+inline constexpr uint64_t kSchemaLengthOffset = 8;  // u16
+inline constexpr uint64_t kDataShardsOffset = 10;   // u8
+inline constexpr uint64_t kCodecOffset = 11;        // u8
+inline constexpr uint64_t kReservedOffset = 12;     // 4 x u8, zero
 inline constexpr uint64_t kReservedSize = 4;
-inline constexpr uint64_t kTailsOffset = 16;         // 255 x u64 = 2040 bytes
+inline constexpr uint64_t kTailsOffset = 16;  // 255 x u64 = 2040 bytes
 inline constexpr uint32_t kMaxShards = zrec::kMaxShards;
 inline constexpr uint64_t kSchemaOffset = kTailsOffset + 8 * kMaxShards;  // 2056
 inline constexpr uint32_t kMaxSchemaLength = kPageSize - kSchemaOffset;   // 2040

@@ -4,9 +4,10 @@
 
 #include <cstdint>
 
+#include "zrec/record_loc.h"
+
 #include "format/endian.h"
 #include "format/layout.h"
-#include "zrec/record_loc.h"
 
 namespace zrec::format {
 

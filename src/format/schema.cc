@@ -8,8 +8,8 @@ namespace zrec {
 Status Schema::validate() const {
   if (item_shape) {
     if (item_shape->size() != ndim)
-      return invalid_argument("item_shape has " + std::to_string(item_shape->size()) +
-                              " entries but ndim is " + std::to_string(ndim));
+      return invalid_argument("item_shape has " + std::to_string(item_shape->size()) + " entries but ndim is " +
+                              std::to_string(ndim));
     for (uint64_t d : *item_shape)
       if (d < 1) return invalid_argument("item_shape entries must be >= 1");
     auto width = checked_volume(*item_shape, dtype.itemsize);

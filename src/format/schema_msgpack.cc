@@ -2,10 +2,10 @@
 // 2040 bytes) and packs; its exceptions stop here and become kMalformed.
 #include "format/schema_msgpack.h"
 
-#include <msgpack.hpp>
-
 #include <limits>
 #include <set>
+
+#include <msgpack.hpp>
 
 #include "format/layout.h"
 
@@ -89,11 +89,9 @@ Result<Schema> decode_schema(std::string_view bytes) {
                                     /*ext=*/kMaxSchemaLength, /*depth=*/8);
   try {
     std::size_t off = 0;
-    msgpack::object_handle oh =
-        msgpack::unpack(bytes.data(), bytes.size(), off, nullptr, nullptr, limit);
+    msgpack::object_handle oh = msgpack::unpack(bytes.data(), bytes.size(), off, nullptr, nullptr, limit);
     if (off != bytes.size())
-      return malformed("schema has " + std::to_string(bytes.size() - off) +
-                       " trailing bytes after the MsgPack map");
+      return malformed("schema has " + std::to_string(bytes.size() - off) + " trailing bytes after the MsgPack map");
     return decode_object(oh.get());
   } catch (const std::exception& e) {
     return malformed(std::string("schema is not valid MsgPack (") + e.what() + ")");

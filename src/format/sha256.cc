@@ -3,10 +3,10 @@
 // more than hashing a 100-byte record).
 #include "format/sha256.h"
 
-#include <openssl/evp.h>
-
 #include <cstdio>
 #include <cstdlib>
+
+#include <openssl/evp.h>
 
 namespace zrec::format {
 

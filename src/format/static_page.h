@@ -7,18 +7,19 @@
 #include <span>
 #include <string>
 
-#include "format/layout.h"
 #include "zrec/codec.h"
 #include "zrec/status.h"
+
+#include "format/layout.h"
 
 namespace zrec::format {
 
 struct StaticPage {
-  uint64_t length = 0;                   // published records
+  uint64_t length = 0;                    // published records
   uint32_t data_shards = kDefaultShards;  // 1..255
   Codec codec = Codec::kZstd;
   std::array<uint64_t, kMaxShards> tails{};  // slots >= data_shards are 0
-  std::string schema;                     // MsgPack bytes, 1..2040
+  std::string schema;                        // MsgPack bytes, 1..2040
 
   friend bool operator==(const StaticPage&, const StaticPage&) = default;
 };

@@ -45,7 +45,8 @@ Status File::pread_exact(void* dst, size_t n, uint64_t offset) const {
       if (errno == EINTR) continue;
       return errno_status(errno, "cannot read", path_);
     }
-    if (r == 0) return io_error("cannot read '" + path_ + "': unexpected end of file at byte " + std::to_string(offset));
+    if (r == 0)
+      return io_error("cannot read '" + path_ + "': unexpected end of file at byte " + std::to_string(offset));
     p += r;
     n -= static_cast<size_t>(r);
     offset += static_cast<uint64_t>(r);
@@ -146,7 +147,6 @@ Status sync_directory(const std::string& dir) {
   if (!f.is_ok()) return f.status();
   return f->sync();
 }
-
 
 namespace {
 template <class Call>

@@ -2,8 +2,6 @@
 // Reads never seek, so the same code serves `append-npy -` on a pipe and on a file.
 #include "zrec/input_stream.h"
 
-#include "zrec/file.h"  // errno_status
-
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -13,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+
+#include "zrec/file.h"  // errno_status
 
 namespace zrec::io {
 namespace {

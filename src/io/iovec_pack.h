@@ -19,7 +19,6 @@ inline constexpr size_t kCopyBelowBytes = 4096;
 // Rewrites iov so that each run of adjacent buffers shorter than copy_below becomes one
 // iovec pointing into `scratch` (resized as needed; its previous contents are dropped).
 // The bytes iov describes, in order, are unchanged. scratch must outlive the write.
-void pack_small_iovecs(std::vector<iovec>& iov, std::vector<uint8_t>& scratch,
-                       size_t copy_below = kCopyBelowBytes);
+void pack_small_iovecs(std::vector<iovec>& iov, std::vector<uint8_t>& scratch, size_t copy_below = kCopyBelowBytes);
 
 }  // namespace zrec::io

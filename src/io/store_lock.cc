@@ -72,8 +72,7 @@ Status lock_store(const File& meta, LockMode mode, bool wait, const std::string&
   if (err == EWOULDBLOCK) {
     // A shared request can only be refused by a writer; an exclusive one by either.
     const char* holder = mode == LockMode::kShared ? "a writer" : "a reader or writer";
-    return Status(StatusCode::kBusy, "store '" + store_path + "' is locked by another process (" +
-                                         holder + ")");
+    return Status(StatusCode::kBusy, "store '" + store_path + "' is locked by another process (" + holder + ")");
   }
   return errno_status(err, "cannot lock", meta.path());
 }

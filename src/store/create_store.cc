@@ -9,24 +9,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>  // renameat2
-
 #include <cerrno>
 #include <climits>
+#include <cstdio>  // renameat2
 #include <cstdlib>
-#include <string>
-#include <vector>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
+
+#include "zrec/file.h"
+#include "zrec/store_writer.h"
 
 #include "codec/record_codec.h"
 #include "format/schema_msgpack.h"
 #include "format/static_page.h"
-#include "zrec/file.h"
 #include "store/store_files.h"
 #include "store/temp_files.h"
-#include "zrec/store_writer.h"
 
 namespace zrec {
 
@@ -81,8 +81,8 @@ Status populate(const std::string& dir, const CreateOptions& options, const std:
   for (uint32_t s = 0; s < options.data_shards; ++s)
     ZREC_RETURN_IF_ERROR(write_file(join_path(dir, format::data_file_name(s)), nullptr, 0));
   if (options.codec == Codec::kZstdDict)
-    ZREC_RETURN_IF_ERROR(write_file(join_path(dir, format::kDictFile), options.dictionary.data(),
-                                    options.dictionary.size()));
+    ZREC_RETURN_IF_ERROR(
+        write_file(join_path(dir, format::kDictFile), options.dictionary.data(), options.dictionary.size()));
   return io::sync_directory(dir);
 }
 
@@ -109,8 +109,7 @@ class TempSibling {
     const std::filesystem::path target(path);
     const std::string parent = parent_of(target);
     std::string tmpl = join_path(parent, temp_prefix(target) + "XXXXXX");
-    if (!io::make_temp_dir(tmpl))
-      return io::errno_status(errno, "cannot create a directory in", parent);
+    if (!io::make_temp_dir(tmpl)) return io::errno_status(errno, "cannot create a directory in", parent);
     std::unique_ptr<TempSibling> t(new TempSibling(tmpl));
     // mkdtemp makes 0700; a store is an ordinary directory, so apply the umask to 0777.
     const mode_t mask = ::umask(0);
@@ -146,10 +145,12 @@ class TempSibling {
   // with no_replace, renameat2(RENAME_NOREPLACE) fails if `path` exists at all.
   Status rename_to(const std::string& path, const std::string& user_path, bool no_replace) {
     const std::string marker = join_path(path_, store::kTempMarker);
-    if (io::retry_eintr([&] { return ::unlink(marker.c_str()); }) != 0) return io::errno_status(errno, "cannot remove", marker);
+    if (io::retry_eintr([&] { return ::unlink(marker.c_str()); }) != 0)
+      return io::errno_status(errno, "cannot remove", marker);
     int r = -1;
     if (no_replace) {
-      r = io::retry_eintr([&] { return ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE); });
+      r = io::retry_eintr(
+          [&] { return ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE); });
       if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
         // A file system without RENAME_NOREPLACE: check, then rename (a narrow race).
         struct stat st;
@@ -210,8 +211,9 @@ Result<std::string> validate_create(const CreateOptions& options) {
                             to_string(options.codec));
   }
   if (options.checksum && options.codec == Codec::kRaw)
-    return invalid_argument("checksums are zstd frame checksums; a raw store has no frames "
-                            "(per-record digests cover a raw store's payloads instead)");
+    return invalid_argument(
+        "checksums are zstd frame checksums; a raw store has no frames "
+        "(per-record digests cover a raw store's payloads instead)");
   const std::string schema_bytes = format::encode_schema(options.schema);
   if (schema_bytes.size() > format::kMaxSchemaLength)
     return invalid_argument("the schema needs " + std::to_string(schema_bytes.size()) +

@@ -7,9 +7,10 @@
 
 #include <filesystem>
 
-#include "store/temp_files.h"
 #include "zrec/dict.h"
 #include "zrec/file.h"
+
+#include "store/temp_files.h"
 
 namespace zrec {
 
@@ -28,7 +29,8 @@ Status save_dictionary_file(const std::string& path, std::span<const uint8_t> di
   // file, and leaves an empty one this young alone.
   Status s;
   if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
-  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0) s = io::errno_status(errno, "cannot chmod", tmpl);
+  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0)
+    s = io::errno_status(errno, "cannot chmod", tmpl);
   if (s.is_ok()) s = f.pwrite_all(dictionary.data(), dictionary.size(), 0);
   if (s.is_ok()) s = f.sync();
   if (s.is_ok() && io::retry_eintr([&] { return ::rename(tmpl.c_str(), path.c_str()); }) != 0)

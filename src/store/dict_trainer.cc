@@ -12,10 +12,11 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "format/layout.h"
-#include "store/sample_indices.h"
 #include "zrec/splitmix64.h"
 #include "zrec/store.h"
+
+#include "format/layout.h"
+#include "store/sample_indices.h"
 
 namespace zrec {
 
@@ -207,8 +208,7 @@ std::vector<uint64_t> store::sample_indices(uint64_t population, uint64_t count,
   return chosen;
 }
 
-Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options,
-                                              TrainReport* report) {
+Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report) {
   TrainReport local;
   if (report == nullptr) report = &local;
   *report = TrainReport{};
@@ -263,12 +263,10 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
     return invalid_argument("the sampled records hold " + std::to_string(report->sample_bytes) +
                             " bytes, too few for a " + std::to_string(options.dict_bytes) +
                             "-byte dictionary (one of at most about " +
-                            std::to_string(std::max<uint64_t>(256, report->sample_bytes / 10)) +
-                            " bytes is useful)");
+                            std::to_string(std::max<uint64_t>(256, report->sample_bytes / 10)) + " bytes is useful)");
   if (report->sample_bytes < 10 * options.dict_bytes)
     report->warnings.push_back("the samples (" + std::to_string(report->sample_bytes) +
-                               " bytes) are less than 10x the dictionary size (" +
-                               std::to_string(options.dict_bytes) +
+                               " bytes) are less than 10x the dictionary size (" + std::to_string(options.dict_bytes) +
                                "); the dictionary may overfit: a smaller dictionary or more records help");
 
   // 3. Candidates and the two baselines, on all lanes. Results are kept per index, so
@@ -314,8 +312,8 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
     const size_t r = ZDICT_trainFromBuffer_fastCover(out.dict.data(), out.dict.size(), train.bytes.data(),
                                                      train.sizes.data(), static_cast<unsigned>(train.sizes.size()), p);
     if (ZDICT_isError(r)) {
-      out.status = invalid_argument("zstd's dictionary builder rejected the samples (" + zdict_error(r) + ", k=" +
-                                    std::to_string(p.k) + " d=" + std::to_string(p.d) + ")");
+      out.status = invalid_argument("zstd's dictionary builder rejected the samples (" + zdict_error(r) +
+                                    ", k=" + std::to_string(p.k) + " d=" + std::to_string(p.d) + ")");
       return Status::ok();  // another candidate may still succeed
     }
     out.dict.resize(r);
@@ -341,10 +339,10 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
     else if (outcomes[i].compressed < outcomes[*same].compressed) *same = i;
   }
   if (finalists.empty())
-    return Status(outcomes[0].status.code(),
-                  outcomes[0].status.message() + "; the records may be too few, too small or too uniform " +
-                      "for a dictionary (" + std::to_string(report->samples) + " samples, " +
-                      std::to_string(report->sample_bytes) + " bytes)");
+    return Status(outcomes[0].status.code(), outcomes[0].status.message() +
+                                                 "; the records may be too few, too small or too uniform " +
+                                                 "for a dictionary (" + std::to_string(report->samples) + " samples, " +
+                                                 std::to_string(report->sample_bytes) + " bytes)");
 
   size_t best = grid.size();
   std::vector<uint8_t> dict;

@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "codec/record_codec.h"
-#include "io/mapped_file.h"
 #include "format/endian.h"
 #include "format/record_loc.h"
+#include "io/mapped_file.h"
 #include "store/store_files.h"
 
 namespace zrec {
@@ -63,7 +63,7 @@ struct Store::Impl {
   // fails (then every record is pread).
   static constexpr uint32_t kMappedRecordMax = 64 << 10;
   static constexpr uint32_t kResidentCheckMax = 16 << 20;  // larger records: always pread
-  std::vector<io::MappedFile> maps;  // per shard
+  std::vector<io::MappedFile> maps;                        // per shard
   // False during scan(): a sequential pass over a whole store through the mappings would
   // make every page it touched count in the process's RSS, and scans promise memory
   // bounded by their window. Random gathers (the loader's access pattern) use them.
@@ -71,7 +71,8 @@ struct Store::Impl {
   std::vector<std::vector<unsigned char>> residency;  // per lane: mincore's page vector
   const uintptr_t page_size = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
 
-  Impl(store::StoreFiles f, std::shared_ptr<Lanes> lanes, bool map_records) : files(std::move(f)), pool(std::move(lanes)) {
+  Impl(store::StoreFiles f, std::shared_ptr<Lanes> lanes, bool map_records)
+      : files(std::move(f)), pool(std::move(lanes)) {
     for (size_t i = 0; i < pool->count(); ++i) {
       decoders.emplace_back(files.page.codec, files.dictionary);
       scratch.emplace_back();
@@ -118,9 +119,9 @@ struct Store::Impl {
       }
       Status s = decoders[lane].decode(src, loc.phys_length, dst, loc.logic_length);
       if (!s.is_ok())
-        return store::malformed_store(files.path, format::data_file_name(id % files.page.data_shards) +
-                                                      ": record " + std::to_string(id) + " (offset " +
-                                                      std::to_string(loc.offset) + "): " + s.message());
+        return store::malformed_store(files.path, format::data_file_name(id % files.page.data_shards) + ": record " +
+                                                      std::to_string(id) + " (offset " + std::to_string(loc.offset) +
+                                                      "): " + s.message());
     }
     if (!files.schema.is_dense()) return store::check_ragged_prefix(files, id, dst, loc.logic_length);
     return Status::ok();
@@ -163,13 +164,15 @@ struct Store::Impl {
   }
 
   // Splits [0, n) into contiguous blocks for the lanes.
-  size_t block_size(size_t n) const { return std::max<size_t>(1, (n + pool->count() * kBlocksPerLane - 1) / (pool->count() * kBlocksPerLane)); }
+  size_t block_size(size_t n) const {
+    return std::max<size_t>(1, (n + pool->count() * kBlocksPerLane - 1) / (pool->count() * kBlocksPerLane));
+  }
 
   Status check_ids(std::span<const uint64_t> ids) const {
     for (uint64_t id : ids)
       if (id >= files.page.length)
-        return invalid_argument("record " + std::to_string(id) + " is out of range for store '" + files.path +
-                                "' of " + std::to_string(files.page.length) + " records");
+        return invalid_argument("record " + std::to_string(id) + " is out of range for store '" + files.path + "' of " +
+                                std::to_string(files.page.length) + " records");
     return Status::ok();
   }
 };
@@ -178,9 +181,11 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOptions& options) {
-  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kShared, options.wait,
-                                                                   options.snapshot_if_busy));
-  auto impl = std::make_unique<Impl>(std::move(files), options.lanes ? options.lanes : std::make_shared<Lanes>(read_lane_budget()), options.map_records);
+  ZREC_ASSIGN_OR_RETURN(auto files,
+                        store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy));
+  auto impl = std::make_unique<Impl>(std::move(files),
+                                     options.lanes ? options.lanes : std::make_shared<Lanes>(read_lane_budget()),
+                                     options.map_records);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -374,10 +379,10 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
       locs.resize(count);
       // A run of consecutive IDs (the common `cat` of a range) loads its table slice in
       // one read; any other selection reads each RecordLoc on the lanes.
-      const bool consecutive = chunk_ids.back() >= chunk_ids.front() &&
-                               chunk_ids.back() - chunk_ids.front() == count - 1 &&
-                               std::adjacent_find(chunk_ids.begin(), chunk_ids.end(),
-                                                  [](uint64_t a, uint64_t b) { return b != a + 1; }) == chunk_ids.end();
+      const bool consecutive =
+          chunk_ids.back() >= chunk_ids.front() && chunk_ids.back() - chunk_ids.front() == count - 1 &&
+          std::adjacent_find(chunk_ids.begin(), chunk_ids.end(), [](uint64_t a, uint64_t b) { return b != a + 1; }) ==
+              chunk_ids.end();
       if (consecutive) {
         ZREC_RETURN_IF_ERROR(read_locs(chunk_ids.front(), count, locs.data()));
       } else {
@@ -538,8 +543,8 @@ Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, 
       offsets[k] = r.pos + (loc.offset - r.offset);
       // Every record is checked as a read checks it (zstd: decoded in full, content
       // checksum included), so a copy never carries a record no read would return.
-      Status s = m.decoders[lane].check(buffer.data() + offsets[k], loc.phys_length, loc.logic_length, head.data(),
-                                        prefix);
+      Status s =
+          m.decoders[lane].check(buffer.data() + offsets[k], loc.phys_length, loc.logic_length, head.data(), prefix);
       if (!s.is_ok())
         return store::malformed_store(m.files.path, format::data_file_name(r.shard) + ": record " +
                                                         std::to_string(ids[k]) + " (offset " +

@@ -34,8 +34,7 @@ Result<io::File> open_store_file(const std::string& store, const std::string& na
   // a regular file (FIFO, device, directory, socket) is refused, then the flag is dropped.
   struct stat st;
   if (::fstat(file->fd(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
-  if (!S_ISREG(st.st_mode))
-    return malformed_store(store, name + " is not a regular file");
+  if (!S_ISREG(st.st_mode)) return malformed_store(store, name + " is not a regular file");
   // A hard link makes the same bytes a file outside the store too, which an append
   // would extend and an abort truncate; writers refuse it (readers change nothing).
   if ((flags & O_ACCMODE) != O_RDONLY && st.st_nlink > 1)
@@ -55,7 +54,6 @@ Result<std::vector<uint8_t>> read_whole(const io::File& f) {
   ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
   return bytes;
 }
-
 
 // Reads the static page; for a store a writer holds, until two consecutive reads agree
 // (a pread racing the writer's pwrite of the page could see a mix of two states).
@@ -100,8 +98,8 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
 
   ZREC_ASSIGN_OR_RETURN(uint64_t meta_size, s.meta.size());
   if (meta_size < format::kPageSize)
-    return malformed_store(path, "meta.zr is " + std::to_string(meta_size) +
-                                     " bytes, shorter than the 4096-byte static page");
+    return malformed_store(
+        path, "meta.zr is " + std::to_string(meta_size) + " bytes, shorter than the 4096-byte static page");
   format::PageBytes page_bytes;
   ZREC_RETURN_IF_ERROR(read_page(s, page_bytes));
   auto page = format::decode_static_page(page_bytes);
@@ -116,8 +114,7 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
   const uint64_t table_end = format::record_loc_offset(s.page.length);  // overflow checked by decode
   if (meta_size < table_end)
     return malformed_store(path, "meta.zr is " + std::to_string(meta_size) + " bytes but " +
-                                     std::to_string(s.page.length) + " records need " +
-                                     std::to_string(table_end));
+                                     std::to_string(s.page.length) + " records need " + std::to_string(table_end));
 
   for (uint32_t shard = 0; shard < s.page.data_shards; ++shard) {
     const std::string name = format::data_file_name(shard);
@@ -197,9 +194,9 @@ Status check_record_loc(const StoreFiles& files, const uint64_t* tails, uint64_t
   auto broken = record_loc_rule(files, tails, id, loc);
   if (!broken) return Status::ok();
   const uint32_t shard = static_cast<uint32_t>(id % files.page.data_shards);
-  return malformed_store(files.path, format::data_file_name(shard) + ": record " + std::to_string(id) +
-                                         " (offset " + std::to_string(loc.offset) + ", " +
-                                         std::to_string(loc.phys_length) + " bytes) " + broken->text);
+  return malformed_store(files.path, format::data_file_name(shard) + ": record " + std::to_string(id) + " (offset " +
+                                         std::to_string(loc.offset) + ", " + std::to_string(loc.phys_length) +
+                                         " bytes) " + broken->text);
 }
 
 std::optional<BrokenRule> ragged_prefix_rule(const StoreFiles& files, const uint8_t* record, uint64_t logic_length) {
@@ -215,8 +212,9 @@ std::optional<BrokenRule> ragged_prefix_rule(const StoreFiles& files, const uint
   }
   const uint64_t prefix = files.schema.shape_prefix_bytes();
   if (volume == 0 || logic_length < prefix || volume != logic_length - prefix)
-    return BrokenRule{"shape_prefix", "shape prefix does not match its " + std::to_string(logic_length) +
-                                          " bytes (dims must be >= 1 and 8*ndim + itemsize*prod(dims) == logic_length)"};
+    return BrokenRule{"shape_prefix",
+                      "shape prefix does not match its " + std::to_string(logic_length) +
+                          " bytes (dims must be >= 1 and 8*ndim + itemsize*prod(dims) == logic_length)"};
   return std::nullopt;
 }
 

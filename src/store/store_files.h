@@ -8,19 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "codec/record_codec.h"
-#include "format/static_page.h"
 #include "zrec/dataset.h"
 #include "zrec/file.h"
-#include "io/store_lock.h"
 #include "zrec/record_loc.h"
 #include "zrec/schema.h"
+
+#include "codec/record_codec.h"
+#include "format/static_page.h"
+#include "io/store_lock.h"
 
 namespace zrec::store {
 
 struct StoreFiles {
-  std::string path;  // as given by the user, for messages
-  io::File meta;     // holds the lifetime lock
+  std::string path;            // as given by the user, for messages
+  io::File meta;               // holds the lifetime lock
   std::vector<io::File> data;  // data_0.zr .. data_{S-1}.zr
   format::StaticPage page;
   Schema schema;

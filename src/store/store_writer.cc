@@ -63,12 +63,13 @@ struct StoreWriter::Impl {
   uint64_t meta_writeback_from = 0;
   bool failed = false;
   bool closed = false;
-  bool dirty = false;  // bytes were written past the published state
-  bool keep_sizes = false;  // a page write of unknown outcome: abort must not shorten any file
+  bool dirty = false;            // bytes were written past the published state
+  bool keep_sizes = false;       // a page write of unknown outcome: abort must not shorten any file
   bool checksum = false;         // frames get a zstd content checksum
   bool checksum_marker = false;  // the empty store holds the checksum marker (abort restores it)
 
-  Impl(store::StoreFiles f, const WriterOptions& o) : files(std::move(f)), options(o), pool(o.lanes ? o.lanes : std::make_shared<Lanes>(write_lane_budget())) {
+  Impl(store::StoreFiles f, const WriterOptions& o)
+      : files(std::move(f)), options(o), pool(o.lanes ? o.lanes : std::make_shared<Lanes>(write_lane_budget())) {
     tails = files.page.tails;
     length = files.page.length;
     writeback_from = tails;
@@ -179,7 +180,8 @@ struct StoreWriter::Impl {
         locs[k].offset += base;
         run += records[k].phys_length;
       }
-      ZREC_RETURN_IF_ERROR(io::copy_range(first.src_fd, "source data file", first.src_offset, files.data[c.shard], at, run));
+      ZREC_RETURN_IF_ERROR(
+          io::copy_range(first.src_fd, "source data file", first.src_offset, files.data[c.shard], at, run));
     }
     return Status::ok();
   }
@@ -449,8 +451,8 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
       return bad("has phys_length " + std::to_string(r.phys_length) + " != logic_length " +
                  std::to_string(r.logic_length) + " in a raw store");
     if (schema.is_dense() && r.logic_length != m.files.dense_width)
-      return bad("has logic_length " + std::to_string(r.logic_length) + "; a record of " + schema.describe() +
-                 " has " + std::to_string(m.files.dense_width));
+      return bad("has logic_length " + std::to_string(r.logic_length) + "; a record of " + schema.describe() + " has " +
+                 std::to_string(m.files.dense_width));
     if (!schema.is_dense() && r.logic_length < schema.shape_prefix_bytes() + schema.dtype.itemsize)
       return bad("has logic_length " + std::to_string(r.logic_length) + ", too short for " +
                  std::to_string(schema.ndim) + " dims and one element");

@@ -13,10 +13,11 @@
 #include <optional>
 #include <vector>
 
-#include "format/layout.h"
 #include "zrec/file.h"
-#include "store/store_files.h"
 #include "zrec/warning.h"
+
+#include "format/layout.h"
+#include "store/store_files.h"
 
 namespace zrec::store {
 namespace {
@@ -47,7 +48,8 @@ bool is_store_file_name(const std::string& name) {
 std::optional<std::string> not_ours(int dir, std::vector<std::string>& files) {
   struct stat st;
   if (::fstat(dir, &st) != 0) return std::string("cannot stat it: ") + std::strerror(errno);
-  if (st.st_uid != ::geteuid()) return std::string("it belongs to another user (uid ") + std::to_string(st.st_uid) + ")";
+  if (st.st_uid != ::geteuid())
+    return std::string("it belongs to another user (uid ") + std::to_string(st.st_uid) + ")";
   const int fd = ::dup(dir);
   DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
   if (d == nullptr) {
@@ -111,7 +113,8 @@ void for_each_unlocked(const std::string& parent, const std::string& prefix, int
     {
       auto f = io::File::open(p, flags);
       if (!f.is_ok()) {
-        if (f.status().code() != StatusCode::kNotFound) said = leave(p, std::string("cannot be opened as ") + opened_as);
+        if (f.status().code() != StatusCode::kNotFound)
+          said = leave(p, std::string("cannot be opened as ") + opened_as);
       } else if (io::retry_eintr([&] { return ::flock(f->fd(), LOCK_EX | LOCK_NB); }) == 0) {
         said = handle(p, *f);
       }
@@ -137,7 +140,8 @@ Warning remove_if_abandoned_store(const std::string& p, const io::File& dir) {
            " s after it was made removes it";
   }
   bool removed = true;
-  for (const auto& file : files) removed = io::retry_eintr([&] { return ::unlinkat(dir.fd(), file.c_str(), 0); }) == 0 && removed;
+  for (const auto& file : files)
+    removed = io::retry_eintr([&] { return ::unlinkat(dir.fd(), file.c_str(), 0); }) == 0 && removed;
   if (!removed || io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0)
     return leave(p, std::string("could not be removed: ") + std::strerror(errno));
   return std::nullopt;
@@ -147,12 +151,9 @@ Warning remove_if_abandoned_dict(const std::string& p, const io::File& f) {
   struct stat st;
   unsigned char head[sizeof kDictMagic] = {};
   std::optional<std::string> why;
-  if (::fstat(f.fd(), &st) != 0)
-    why = std::string("cannot stat it: ") + std::strerror(errno);
-  else if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
-    why = "it is not a regular file with one link";
-  else if (st.st_uid != ::geteuid())
-    why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+  if (::fstat(f.fd(), &st) != 0) why = std::string("cannot stat it: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode) || st.st_nlink != 1) why = "it is not a regular file with one link";
+  else if (st.st_uid != ::geteuid()) why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
   else if (st.st_size == 0 && !older_than(f.fd(), kUnmarkedGraceSeconds))
     why = "it is empty, which a dictionary save that is just starting also is (a run " +
           std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it)";

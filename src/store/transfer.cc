@@ -7,8 +7,9 @@
 #include <cstring>
 #include <numeric>
 
-#include "format/endian.h"
 #include "zrec/memory.h"
+
+#include "format/endian.h"
 
 namespace zrec {
 
@@ -78,8 +79,8 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
       uint64_t logical = 0;
       for (size_t k = 0; k < window_ids.size(); ++k) {
         const RecordLoc& loc = locs[begin + k];
-        records[k] = EncodedRecord{have_bytes ? buffer.data() + offsets[k] : nullptr, loc.phys_length,
-                                   loc.logic_length};
+        records[k] =
+            EncodedRecord{have_bytes ? buffer.data() + offsets[k] : nullptr, loc.phys_length, loc.logic_length};
         if (options.kernel_copy) {
           records[k].src_fd = src.data_fd(static_cast<uint32_t>(window_ids[k] % src.data_shards()));
           records[k].src_offset = loc.offset;
@@ -146,7 +147,8 @@ std::string schema_difference(const Schema& a, const Schema& b) {
   auto add = [&](const std::string& d) { diff += (diff.empty() ? "" : ", ") + d; };
   if (a.dtype != b.dtype) add("dtype '" + a.dtype.str() + "' vs '" + b.dtype.str() + "'");
   if (a.is_dense()) {
-    if (*a.item_shape != *b.item_shape) add("item_shape " + shape_text(*a.item_shape) + " vs " + shape_text(*b.item_shape));
+    if (*a.item_shape != *b.item_shape)
+      add("item_shape " + shape_text(*a.item_shape) + " vs " + shape_text(*b.item_shape));
   } else if (a.ndim != b.ndim) {
     add("ndim " + std::to_string(a.ndim) + " vs " + std::to_string(b.ndim));
   }
@@ -159,8 +161,7 @@ bool frames_compatible(const Store& src, const StoreWriter& dst) {
 
 Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
   const std::string diff = schema_difference(src.schema(), dst.schema());
-  if (!diff.empty())
-    return invalid_argument("schema of '" + src.path() + "' differs from the destination's: " + diff);
+  if (!diff.empty()) return invalid_argument("schema of '" + src.path() + "' differs from the destination's: " + diff);
   TransferStats local;
   if (stats == nullptr) stats = &local;
   if (options.frame_copy && frames_compatible(src, dst)) {

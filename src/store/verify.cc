@@ -102,8 +102,7 @@ class Verifier {
     const uint64_t n = files_.page.length;
     std::vector<uint64_t> per_shard(shards_);
     for (uint32_t s = 0; s < shards_; ++s) per_shard[s] = n / shards_ + (s < n % shards_ ? 1 : 0);
-    rep_.overlap_checked = std::all_of(per_shard.begin(), per_shard.end(),
-                                       [](uint64_t c) { return c <= UINT32_MAX; });
+    rep_.overlap_checked = std::all_of(per_shard.begin(), per_shard.end(), [](uint64_t c) { return c <= UINT32_MAX; });
     if (!rep_.overlap_checked)
       rep_.notes.push_back("the overlap check was skipped: a data file holds more than 2^32 records");
     // Groups of consecutive shards whose entries fit the budget (at least one shard each).
@@ -163,9 +162,10 @@ class Verifier {
         auto broken = loc_rule(id, loc);
         if (rules) {
           ++rep_.records_checked;
-          if (broken && !add({broken->key, where(id, shard, loc.offset) + ", " + std::to_string(loc.phys_length) +
-                                               " bytes: " + broken->text,
-                              id, shard, loc.offset}))
+          if (broken &&
+              !add({broken->key,
+                    where(id, shard, loc.offset) + ", " + std::to_string(loc.phys_length) + " bytes: " + broken->text,
+                    id, shard, loc.offset}))
             break;
         }
         if (!broken) take(shard, OverlapEntry{loc.offset, loc.phys_length, static_cast<uint32_t>(id / shards_)});
@@ -232,10 +232,9 @@ class Verifier {
           const uint64_t id = uint64_t{e.index} * v.shards_ + shard;
           const uint64_t other = uint64_t{o.index} * v.shards_ + shard;
           if (!v.add({"overlap",
-                      where(id, shard, e.offset) + ": bytes [" + std::to_string(e.offset) + ", " +
-                          std::to_string(end) + ") overlap record " + std::to_string(other) + " at [" +
-                          std::to_string(o.offset) + ", " + std::to_string(o.offset + o.phys_length) +
-                          ") (records of one data file must not overlap)",
+                      where(id, shard, e.offset) + ": bytes [" + std::to_string(e.offset) + ", " + std::to_string(end) +
+                          ") overlap record " + std::to_string(other) + " at [" + std::to_string(o.offset) + ", " +
+                          std::to_string(o.offset + o.phys_length) + ") (records of one data file must not overlap)",
                       id, shard, e.offset}))
             return;
         }
@@ -326,7 +325,7 @@ class Verifier {
       lanes.push_back(Lane{codec::Decoder(files_.page.codec, files_.dictionary)});
     std::vector<RecordLoc> locs;
     std::vector<uint8_t> bytes;
-    std::vector<uint64_t> batch;  // indices into locs
+    std::vector<uint64_t> batch;       // indices into locs
     std::vector<VerifyProblem> found;  // one batch's, at most kBatchBytes' worth of records
     progress("records", 0, n);
     for (uint64_t first = 0; first < n && !stopped(); first += kLocChunk) {
@@ -343,7 +342,8 @@ class Verifier {
           batch_bytes += locs[end].phys_length;
         }
         const size_t m = batch.size();
-        const size_t block = std::max<size_t>(1, (m + pool.count() * kBlocksPerLane - 1) / (pool.count() * kBlocksPerLane));
+        const size_t block =
+            std::max<size_t>(1, (m + pool.count() * kBlocksPerLane - 1) / (pool.count() * kBlocksPerLane));
         ZREC_RETURN_IF_ERROR(pool.run((m + block - 1) / block, [&](size_t lane, size_t b) -> Status {
           for (size_t i = b * block; i < std::min(m, (b + 1) * block); ++i)
             ZREC_RETURN_IF_ERROR(check_payload(lanes[lane], first + batch[i], locs[batch[i]]));
@@ -388,7 +388,8 @@ class Verifier {
     if (meta_size.is_ok() && meta_size.value() > table_end) {
       const store::ChecksumSetting setting = store::read_checksum_setting(files_);
       if (setting.marker && meta_size.value() == table_end + format::kRecordLocSize)
-        rep_.notes.push_back("meta.zr: the empty store is marked for zstd content checksums (it was created with them)");
+        rep_.notes.push_back(
+            "meta.zr: the empty store is marked for zstd content checksums (it was created with them)");
       else
         rep_.notes.push_back("meta.zr: " + std::to_string(meta_size.value() - table_end) +
                              " bytes past the record table (RecordLocs past length, left by an interrupted "
@@ -470,8 +471,9 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   if (!options.quick && !v.stopped()) {
     if (options.against != nullptr && options.against->size() > rep.length) {
       v.add({"digest_count",
-             "the per-record digests list " + std::to_string(options.against->size()) + " records but the store holds " +
-                 std::to_string(rep.length) + " (records were lost, or the digests belong to another store)",
+             "the per-record digests list " + std::to_string(options.against->size()) +
+                 " records but the store holds " + std::to_string(rep.length) +
+                 " (records were lost, or the digests belong to another store)",
              std::nullopt, std::nullopt, std::nullopt});
     }
     ZREC_RETURN_IF_ERROR(v.payload_pass());

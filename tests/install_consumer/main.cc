@@ -1,8 +1,8 @@
 // A program outside zrec that uses the installed package: opens a store, prints its
 // length. tests/cli/test_install.sh builds it with find_package(zrec) and with pkg-config.
-#include <zrec/store.h>
-
 #include <cstdio>
+
+#include <zrec/store.h>
 
 int main(int argc, char** argv) {
   if (argc != 2) {

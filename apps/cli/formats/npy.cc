@@ -77,8 +77,8 @@ class DictParser {
     }
     skip_ws();
     if (pos_ != text_.size()) return syntax("unexpected text after the dict");
-    for (auto [have, key] : {std::pair{have_descr, "descr"}, std::pair{have_fortran, "fortran_order"},
-                             std::pair{have_shape, "shape"}}) {
+    for (auto [have, key] :
+         {std::pair{have_descr, "descr"}, std::pair{have_fortran, "fortran_order"}, std::pair{have_shape, "shape"}}) {
       if (!have) return error(std::string(".npy header has no '") + key + "' key");
     }
 
@@ -86,8 +86,8 @@ class DictParser {
     if (!count) return error("element count of shape " + shape_text(header.shape) + " overflows 64 bits");
     auto bytes = checked_volume(header.shape, header.dtype.itemsize);
     if (!bytes) {
-      return error("byte size of shape " + shape_text(header.shape) + " with dtype " +
-                   header.dtype.str() + " overflows 64 bits");
+      return error("byte size of shape " + shape_text(header.shape) + " with dtype " + header.dtype.str() +
+                   " overflows 64 bits");
     }
     header.element_count = *count;
     header.data_bytes = *bytes;
@@ -155,8 +155,8 @@ class DictParser {
   }
 
   Result<bool> parse_bool() {
-    for (auto [word, value] : {std::pair{std::string_view("True"), true},
-                               std::pair{std::string_view("False"), false}}) {
+    for (auto [word, value] :
+         {std::pair{std::string_view("True"), true}, std::pair{std::string_view("False"), false}}) {
       if (text_.substr(pos_).starts_with(word) &&
           (pos_ + word.size() == text_.size() || !is_ident_char(text_[pos_ + word.size()]))) {
         pos_ += word.size();
@@ -197,8 +197,7 @@ class DictParser {
     while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
     std::string_view digits = text_.substr(start, pos_ - start);
     if (peek() == 'L') ++pos_;  // what numpy's _filter_header strips; repr() never wrote 'l'
-    if (digits.empty() || (digits.size() > 1 && digits[0] == '0') || is_ident_char(peek()) ||
-        peek() == '.') {
+    if (digits.empty() || (digits.size() > 1 && digits[0] == '0') || is_ident_char(peek()) || peek() == '.') {
       return error("'shape' entries must be integers");
     }
     uint64_t v = 0;
@@ -255,8 +254,8 @@ Result<std::optional<NpyHeader>> read_npy_header(io::InputStream& in) {
   uint64_t header_len = 0;
   for (size_t i = 0; i < len_bytes; ++i) header_len |= uint64_t{len_le[i]} << (8 * i);
   if (header_len > kMaxHeaderBytes) {
-    return header_error(where, ".npy header is too long (" + std::to_string(header_len) +
-                                   " bytes; the limit is " + std::to_string(kMaxHeaderBytes) + ")");
+    return header_error(where, ".npy header is too long (" + std::to_string(header_len) + " bytes; the limit is " +
+                                   std::to_string(kMaxHeaderBytes) + ")");
   }
 
   std::string text(header_len, '\0');

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "zrec/input_stream.h"
 #include "zrec/dtype.h"
+#include "zrec/input_stream.h"
 #include "zrec/status.h"
 
 namespace zrec::cli {

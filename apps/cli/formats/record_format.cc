@@ -165,13 +165,27 @@ void append_json_string(std::string& out, const std::vector<uint32_t>& chars, bo
   out += '"';
   for (uint32_t c : chars) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || (bytes && c >= 0x80)) fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
         else append_utf8(out, c);
@@ -232,10 +246,10 @@ TimeUnit split_unit(std::string_view unit) {
 // How a unit finer than a month is laid out: ticks per day and the clock fields shown.
 struct ClockUnit {
   std::string_view base;
-  int64_t days_per_tick;   // 7 for W, else 1
-  Int128 ticks_per_day;    // 1 for D and W
-  int clock_fields;        // 0 date only, 1 hours, 2 minutes, 3 seconds
-  int fraction_digits;     // digits after the seconds' decimal point
+  int64_t days_per_tick;  // 7 for W, else 1
+  Int128 ticks_per_day;   // 1 for D and W
+  int clock_fields;       // 0 date only, 1 hours, 2 minutes, 3 seconds
+  int fraction_digits;    // digits after the seconds' decimal point
 };
 
 const ClockUnit* find_clock_unit(std::string_view base) {
@@ -327,16 +341,23 @@ bool append_iso_datetime(std::string& out, int64_t count, std::string_view unit)
 bool decodable(const DType& dtype) {
   const uint32_t n = dtype.itemsize;
   switch (dtype.kind) {
-    case DTypeKind::kBool: return n == 1;
+    case DTypeKind::kBool:
+      return n == 1;
     case DTypeKind::kInt:
-    case DTypeKind::kUInt: return n == 1 || n == 2 || n == 4 || n == 8;
-    case DTypeKind::kFloat: return n == 2 || n == 4 || n == 8;
-    case DTypeKind::kComplex: return n == 8 || n == 16;
+    case DTypeKind::kUInt:
+      return n == 1 || n == 2 || n == 4 || n == 8;
+    case DTypeKind::kFloat:
+      return n == 2 || n == 4 || n == 8;
+    case DTypeKind::kComplex:
+      return n == 8 || n == 16;
     case DTypeKind::kDatetime:
-    case DTypeKind::kTimedelta: return n == 8;
-    case DTypeKind::kUnicode: return n % 4 == 0;
+    case DTypeKind::kTimedelta:
+      return n == 8;
+    case DTypeKind::kUnicode:
+      return n % 4 == 0;
     case DTypeKind::kBytes:
-    case DTypeKind::kVoid: return true;
+    case DTypeKind::kVoid:
+      return true;
   }
   return false;
 }
@@ -346,10 +367,18 @@ void append_json_element(std::string& out, const DType& dtype, const uint8_t* p)
   const uint32_t n = dtype.itemsize;
   auto it = std::back_inserter(out);
   switch (decodable(dtype) ? dtype.kind : DTypeKind::kVoid) {
-    case DTypeKind::kBool: out += p[0] ? "true" : "false"; break;
-    case DTypeKind::kInt: fmt::format_to(it, "{}", load_signed(p, n, big)); break;
-    case DTypeKind::kUInt: fmt::format_to(it, "{}", load_unsigned(p, n, big)); break;
-    case DTypeKind::kFloat: append_float_json(out, float_repr(p, n, big)); break;
+    case DTypeKind::kBool:
+      out += p[0] ? "true" : "false";
+      break;
+    case DTypeKind::kInt:
+      fmt::format_to(it, "{}", load_signed(p, n, big));
+      break;
+    case DTypeKind::kUInt:
+      fmt::format_to(it, "{}", load_unsigned(p, n, big));
+      break;
+    case DTypeKind::kFloat:
+      append_float_json(out, float_repr(p, n, big));
+      break;
     case DTypeKind::kComplex:
       out += '[';
       append_float_json(out, float_repr(p, n / 2, big));
@@ -357,8 +386,12 @@ void append_json_element(std::string& out, const DType& dtype, const uint8_t* p)
       append_float_json(out, float_repr(p + n / 2, n / 2, big));
       out += ']';
       break;
-    case DTypeKind::kBytes: append_json_string(out, load_chars(dtype, p), true); break;
-    case DTypeKind::kUnicode: append_json_string(out, load_chars(dtype, p), false); break;
+    case DTypeKind::kBytes:
+      append_json_string(out, load_chars(dtype, p), true);
+      break;
+    case DTypeKind::kUnicode:
+      append_json_string(out, load_chars(dtype, p), false);
+      break;
     case DTypeKind::kVoid:
       out += '"';
       append_hex(out, p, n);
@@ -379,10 +412,18 @@ void append_text_element(std::string& out, const DType& dtype, const uint8_t* p)
   const uint32_t n = dtype.itemsize;
   auto it = std::back_inserter(out);
   switch (decodable(dtype) ? dtype.kind : DTypeKind::kVoid) {
-    case DTypeKind::kBool: out += p[0] ? "True" : "False"; break;
-    case DTypeKind::kInt: fmt::format_to(it, "{}", load_signed(p, n, big)); break;
-    case DTypeKind::kUInt: fmt::format_to(it, "{}", load_unsigned(p, n, big)); break;
-    case DTypeKind::kFloat: append_float_text(out, float_repr(p, n, big)); break;
+    case DTypeKind::kBool:
+      out += p[0] ? "True" : "False";
+      break;
+    case DTypeKind::kInt:
+      fmt::format_to(it, "{}", load_signed(p, n, big));
+      break;
+    case DTypeKind::kUInt:
+      fmt::format_to(it, "{}", load_unsigned(p, n, big));
+      break;
+    case DTypeKind::kFloat:
+      append_float_text(out, float_repr(p, n, big));
+      break;
     case DTypeKind::kComplex: {
       const std::string imag = float_repr(p + n / 2, n / 2, big);
       out += float_repr(p, n / 2, big);
@@ -391,8 +432,12 @@ void append_text_element(std::string& out, const DType& dtype, const uint8_t* p)
       out += 'j';
       break;
     }
-    case DTypeKind::kBytes: append_python_string(out, load_chars(dtype, p), true); break;
-    case DTypeKind::kUnicode: append_python_string(out, load_chars(dtype, p), false); break;
+    case DTypeKind::kBytes:
+      append_python_string(out, load_chars(dtype, p), true);
+      break;
+    case DTypeKind::kUnicode:
+      append_python_string(out, load_chars(dtype, p), false);
+      break;
     case DTypeKind::kVoid:
       out += "0x";
       append_hex(out, p, n);
@@ -402,8 +447,7 @@ void append_text_element(std::string& out, const DType& dtype, const uint8_t* p)
       const int64_t count = load_signed(p, 8, big);
       if (count == kNaT) {
         out += "NaT";
-      } else if (dtype.kind == DTypeKind::kTimedelta ||
-                 !append_iso_datetime(out, count, dtype.unit)) {
+      } else if (dtype.kind == DTypeKind::kTimedelta || !append_iso_datetime(out, count, dtype.unit)) {
         fmt::format_to(it, "{}", count);
         if (!dtype.unit.empty()) fmt::format_to(it, " {}", dtype.unit);
       }
@@ -429,9 +473,8 @@ void append_separator(std::string& out, bool text, size_t axes_left, size_t dept
 }
 
 // Writes the sub-array starting at `p` at `depth` and returns the first byte after it.
-const uint8_t* append_nested(std::string& out, const DType& dtype,
-                             std::span<const uint64_t> shape, size_t depth, const uint8_t* p,
-                             bool text) {
+const uint8_t* append_nested(std::string& out, const DType& dtype, std::span<const uint64_t> shape, size_t depth,
+                             const uint8_t* p, bool text) {
   if (depth == shape.size()) {
     if (text) append_text_element(out, dtype, p);
     else append_json_element(out, dtype, p);
@@ -448,13 +491,11 @@ const uint8_t* append_nested(std::string& out, const DType& dtype,
 
 }  // namespace
 
-void append_json_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape,
-                        const uint8_t* data) {
+void append_json_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data) {
   append_nested(out, dtype, shape, 0, data, /*text=*/false);
 }
 
-void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape,
-                        const uint8_t* data) {
+void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data) {
   append_nested(out, dtype, shape, 0, data, /*text=*/true);
 }
 

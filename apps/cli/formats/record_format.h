@@ -18,15 +18,13 @@ namespace zrec::cli {
 //   stripped; invalid code points -> \uFFFD); V -> hex string; datetime64/timedelta64 ->
 //   integer count of the unit (NaT -> null).
 // Big-endian dtypes are byte-swapped for display. No trailing newline.
-void append_json_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape,
-                        const uint8_t* data);
+void append_json_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data);
 
 // Appends a NumPy-like readable rendering: nested brackets, space-separated values,
 // e.g. "[[1 2 3]\n [4 5 6]]"; floats shortest round-trip, nan/inf as numpy prints them;
 // complex as 1+2j; S as b'..' with Python escapes; U as '..'; V as hex;
 // datetime64 as ISO 8601 for units Y..as where representable (e.g. 2024-01-02T03:04:05),
 // NaT as NaT; timedelta64 as "<n> <unit>". No trailing newline.
-void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape,
-                        const uint8_t* data);
+void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data);
 
 }  // namespace zrec::cli

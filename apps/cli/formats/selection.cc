@@ -11,8 +11,9 @@ namespace zrec::cli {
 namespace {
 
 std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
-                                            c == '\f' || c == '\v'; };
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+  };
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
@@ -91,8 +92,7 @@ IdRun slice_run(const SelectionItem& item, int64_t length) {
 Result<uint64_t> resolve_index(int64_t index, int64_t length) {
   const int64_t id = index < 0 ? index + length : index;
   if (id < 0 || id >= length) {
-    return invalid_argument(
-        fmt::format("index {} is out of range for a store of {} records", index, length));
+    return invalid_argument(fmt::format("index {} is out of range for a store of {} records", index, length));
   }
   return uint64_t(id);
 }
@@ -140,8 +140,7 @@ Result<std::vector<IdRun>> resolve_runs(const std::vector<SelectionItem>& items,
   return runs;
 }
 
-Result<std::vector<uint64_t>> resolve_selection(const std::vector<SelectionItem>& items,
-                                                uint64_t length) {
+Result<std::vector<uint64_t>> resolve_selection(const std::vector<SelectionItem>& items, uint64_t length) {
   ZREC_ASSIGN_OR_RETURN(auto runs, resolve_runs(items, length));
   std::vector<uint64_t> ids;
   for (const IdRun& run : runs)
@@ -184,8 +183,8 @@ Result<std::vector<uint64_t>> read_indices(io::InputStream& in, uint64_t length)
     }
     pending.append(rest);
     if (pending.size() > kMaxIndexLineBytes)
-      return invalid_argument(fmt::format("'{}' line {} is longer than {} bytes: one record index per line",
-                                          in.name(), line_number + 1, kMaxIndexLineBytes));
+      return invalid_argument(fmt::format("'{}' line {} is longer than {} bytes: one record index per line", in.name(),
+                                          line_number + 1, kMaxIndexLineBytes));
   }
   if (!pending.empty()) ZREC_RETURN_IF_ERROR(take_line(pending));
   return ids;

@@ -16,8 +16,8 @@ namespace zrec::cli {
 // be absent (NumPy defaults) and indices may be negative (counted from the end).
 struct SelectionItem {
   bool is_slice = false;
-  int64_t index = 0;                                   // when !is_slice
-  std::optional<int64_t> start, stop, step;            // when is_slice; step != 0
+  int64_t index = 0;                         // when !is_slice
+  std::optional<int64_t> start, stop, step;  // when is_slice; step != 0
 };
 
 // Parses "7", "-1", "10:20", "::100", "3,5,8", "1:5,9,-3:" (comma-separated items,
@@ -44,8 +44,7 @@ Result<std::vector<IdRun>> resolve_runs(const std::vector<SelectionItem>& items,
 // Slices clamp like NumPy (never an error, may select nothing); a single index
 // outside [-length, length) is kInvalidArgument: "index 12 is out of range for a
 // store of 10 records".
-Result<std::vector<uint64_t>> resolve_selection(const std::vector<SelectionItem>& items,
-                                                uint64_t length);
+Result<std::vector<uint64_t>> resolve_selection(const std::vector<SelectionItem>& items, uint64_t length);
 
 // Reads one index per line (negative allowed; blank lines and surrounding whitespace
 // ignored) from `in`, resolved against `length`. Errors name the stream and line number.

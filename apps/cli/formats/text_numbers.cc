@@ -41,8 +41,8 @@ Status parse_int(std::string_view token, const DType& dtype, uint8_t* out) {
     if (end != digits.data() + digits.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
       return invalid_argument(quoted(token) + " is not an integer");
     if (ec == std::errc::result_out_of_range || v < lo || v > hi)
-      return invalid_argument(quoted(token) + " is out of range for " + dtype.str() + " (" + std::to_string(lo) +
-                              ".." + std::to_string(hi) + ")");
+      return invalid_argument(quoted(token) + " is out of range for " + dtype.str() + " (" + std::to_string(lo) + ".." +
+                              std::to_string(hi) + ")");
     store(out, static_cast<uint64_t>(v), dtype.itemsize, dtype.big_endian());
     return Status::ok();
   }
@@ -58,7 +58,8 @@ Status parse_int(std::string_view token, const DType& dtype, uint8_t* out) {
   if (digits.empty() || end != digits.data() + digits.size() ||
       (ec != std::errc() && ec != std::errc::result_out_of_range))
     return invalid_argument(quoted(token) + " is not an integer");
-  if (ec == std::errc::result_out_of_range || v > hi || (negative && v != 0)) return invalid_argument(quoted(token) + range);
+  if (ec == std::errc::result_out_of_range || v > hi || (negative && v != 0))
+    return invalid_argument(quoted(token) + range);
   store(out, v, dtype.itemsize, dtype.big_endian());
   return Status::ok();
 }
@@ -79,7 +80,8 @@ Status parse_float(std::string_view token, const DType& dtype, uint8_t* out) {
   switch (dtype.itemsize) {
     case 2: {
       const uint16_t h = double_to_half(v);
-      if ((h & 0x7fff) == 0x7c00 && !std::isinf(v)) return invalid_argument(quoted(token) + " overflows " + dtype.str());
+      if ((h & 0x7fff) == 0x7c00 && !std::isinf(v))
+        return invalid_argument(quoted(token) + " overflows " + dtype.str());
       store(out, h, 2, dtype.big_endian());
       break;
     }
@@ -103,8 +105,8 @@ Status check_number_dtype(NumberSyntax syntax, const DType& dtype) {
     if ((dtype.kind == DTypeKind::kInt || dtype.kind == DTypeKind::kUInt) &&
         (dtype.itemsize == 1 || dtype.itemsize == 2 || dtype.itemsize == 4 || dtype.itemsize == 8))
       return Status::ok();
-    return invalid_argument("--parse ints needs a store of an integer dtype (i1..i8 or u1..u8, e.g. <i4); this one is " +
-                            dtype.str());
+    return invalid_argument(
+        "--parse ints needs a store of an integer dtype (i1..i8 or u1..u8, e.g. <i4); this one is " + dtype.str());
   }
   if (dtype.kind == DTypeKind::kFloat && (dtype.itemsize == 2 || dtype.itemsize == 4 || dtype.itemsize == 8))
     return Status::ok();

@@ -1,13 +1,14 @@
 // The shared core of the append-* commands (see append_session.h).
 #include "cli/import/append_session.h"
-#include "cli/level_option.h"
-#include "cli/formats/printable.h"
-#include "cli/usage.h"
-
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/formats/printable.h"
+#include "cli/level_option.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -23,10 +24,12 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
                   "Skip the first N records of the input: to resume an interrupted run, N is the number "
                   "it published (its message says so)")
       ->capture_default_str();
-  auto* checksum = cmd->add_flag_callback("--checksum", [&args] { args.checksum = true; },
-                                          "zstd frames get a content checksum (default: as the store's records, "
-                                          "or as create --checksum set it)");
-  cmd->add_flag_callback("--no-checksum", [&args] { args.checksum = false; }, "zstd frames get no content checksum")
+  auto* checksum = cmd->add_flag_callback(
+      "--checksum", [&args] { args.checksum = true; },
+      "zstd frames get a content checksum (default: as the store's records, "
+      "or as create --checksum set it)");
+  cmd->add_flag_callback(
+         "--no-checksum", [&args] { args.checksum = false; }, "zstd frames get no content checksum")
       ->excludes(checksum);
   cmd->add_flag("--require-records", args.require_records,
                 "Fail (exit 1, the store unchanged) when the input holds no record to append");
@@ -136,9 +139,9 @@ Status AppendSession::finish(Status input) {
   // generator that failed): never let it pass silently.
   std::string nothing;
   if (s.is_ok() && added_ == 0)
-    nothing = skipped_ > 0 ? "appended 0 records: all " + std::to_string(skipped_) +
-                                 " input records were skipped (--skip-first)"
-                           : "appended 0 records: the input was empty";
+    nothing = skipped_ > 0
+                  ? "appended 0 records: all " + std::to_string(skipped_) + " input records were skipped (--skip-first)"
+                  : "appended 0 records: the input was empty";
   if (!nothing.empty() && require_records_) s = invalid_argument(nothing + " (--require-records)");
   if (s.is_ok() && listener_.prepare) s = listener_.prepare();
   const uint64_t before = writer_->published_length();

@@ -9,8 +9,6 @@
 // and says how many records the store holds, and how to resume.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -19,13 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/command_report.h"
-#include "cli/commands.h"
-#include "cli/interrupt.h"
-#include "cli/report/progress.h"
-#include "cli/import/record_window.h"
+#include <CLI/CLI.hpp>
+
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
+
+#include "cli/commands.h"
+#include "cli/import/record_window.h"
+#include "cli/interrupt.h"
+#include "cli/report/command_report.h"
+#include "cli/report/progress.h"
 
 namespace zrec::cli {
 

@@ -13,23 +13,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <future>
 #include <memory>
 
-#include "zrec/limits.h"
+#include <spdlog/spdlog.h>
+
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
+#include "zrec/limits.h"
+
+#include "cli/commands.h"
+#include "cli/file_list.h"
 #include "cli/import/append_session.h"
 #include "cli/option_values.h"
-#include "cli/commands.h"
-#include "cli/report/console.h"
-#include "cli/file_list.h"
 #include "cli/output_guard.h"
+#include "cli/report/console.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -271,11 +272,20 @@ class Manifest {
     buffer_ += '\t';
     for (char c : path) {
       switch (c) {
-        case '\\': buffer_ += "\\\\"; break;
-        case '\t': buffer_ += "\\t"; break;
-        case '\n': buffer_ += "\\n"; break;
-        case '\r': buffer_ += "\\r"; break;
-        default: buffer_ += c;
+        case '\\':
+          buffer_ += "\\\\";
+          break;
+        case '\t':
+          buffer_ += "\\t";
+          break;
+        case '\n':
+          buffer_ += "\\n";
+          break;
+        case '\r':
+          buffer_ += "\\r";
+          break;
+        default:
+          buffer_ += c;
       }
     }
     buffer_ += '\t';
@@ -364,7 +374,9 @@ class FilesAppender {
     BatchReader reader(names_, lanes, std::min(lanes->count(), kMaxReadLanes), session_.window_bytes() / 2);
     Batch batches[2];
     BackgroundTask ahead;
-    auto read_ahead = [&](Batch& b, size_t first) { ahead.start([&reader, &b, first] { return reader.fill(b, first); }); };
+    auto read_ahead = [&](Batch& b, size_t first) {
+      ahead.start([&reader, &b, first] { return reader.fill(b, first); });
+    };
     read_ahead(batches[0], k);
     for (int cur = 0; ahead.started(); cur ^= 1) {
       ZREC_RETURN_IF_ERROR(ahead.wait());
@@ -397,7 +409,8 @@ class FilesAppender {
     session_.count_non_record();
     if (missing_ <= kListedWarnings || g_.verbosity >= 1) {
       session_.warn("skipping: " + why.message());
-      if (missing_ == kListedWarnings && g_.verbosity < 1) session_.warn("further skipped files are counted, not listed (-v lists them)");
+      if (missing_ == kListedWarnings && g_.verbosity < 1)
+        session_.warn("further skipped files are counted, not listed (-v lists them)");
     }
   }
 
@@ -417,12 +430,9 @@ class FilesAppender {
       const int fd = open_retry(path.c_str());
       struct stat st {};
       Status why;
-      if (fd < 0)
-        why = io::errno_status(errno, "cannot open", path);
-      else if (::fstat(fd, &st) != 0)
-        why = io::errno_status(errno, "cannot read", path);
-      else if (!S_ISREG(st.st_mode))
-        why = not_regular(path, st);
+      if (fd < 0) why = io::errno_status(errno, "cannot open", path);
+      else if (::fstat(fd, &st) != 0) why = io::errno_status(errno, "cannot read", path);
+      else if (!S_ISREG(st.st_mode)) why = not_regular(path, st);
       if (fd >= 0) ::close(fd);
       if (!why.is_ok()) {
         if (!a_.skip_missing) return why;
@@ -507,7 +517,8 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     throw UsageError("no files: name FILEs, give --files-from LIST, or - to read the names from stdin");
   if (stdin_lists > 0 && stdin_is_terminal())
     throw UsageError("refusing to read a list of names from a terminal (pipe it in, or use --files-from LIST)");
-  if (a.manifest == "-") throw UsageError("--manifest needs a file name (it is truncated back when records are not published)");
+  if (a.manifest == "-")
+    throw UsageError("--manifest needs a file name (it is truncated back when records are not published)");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.manifest, "--manifest", {a.store}));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-files", a.store, a.append, g));
@@ -523,10 +534,8 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     const ListSeparator separator = a.null ? ListSeparator::kNul : ListSeparator::kNewline;
     std::vector<std::string> names;
     for (const auto& f : a.files) {
-      if (f == "-")
-        ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names));
-      else
-        names.push_back(f);
+      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names));
+      else names.push_back(f);
     }
     if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names));
     session->progress().set_total_records(names.size());
@@ -564,7 +573,8 @@ Command register_append_files(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("append-files", "Append files as records: each file's bytes become one record");
   cmd->add_option("store", args->store, "Store to append to (Ragged '|u1', ndim 1)")->required();
   cmd->add_option("files", args->files, "Files to append, in order; - reads a list of names from stdin");
-  cmd->add_option("--files-from", args->files_from, "Read the names of files to append from LIST (- for stdin), after any FILEs");
+  cmd->add_option("--files-from", args->files_from,
+                  "Read the names of files to append from LIST (- for stdin), after any FILEs");
   cmd->add_flag("-0,--null", args->null, "Names in lists are NUL-separated (find -print0), not newline-separated");
   cmd->add_flag("--skip-missing", args->skip_missing,
                 "Skip files that are missing or unreadable, with a warning, instead of failing");

@@ -11,23 +11,24 @@
 // buffer of the window's size and appended from there; variable-length rows are
 // appended from the memory HDF5 reads them into, window by window, the number of rows
 // per window following their mean size.
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "zrec/dataset.h"
 #include "zrec/limits.h"
 #include "zrec/transfer.h"
-#include "cli/import/append_session.h"
+
 #include "cli/commands.h"
+#include "cli/import/append_session.h"
 #include "cli/import/h5_dataset.h"
 #include "cli/import/new_store_options.h"
-#include "cli/usage.h"
 #include "cli/import/record_window.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -174,15 +175,16 @@ Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<AppendH5Args>();
   CLI::App* cmd =
       root.add_subcommand("append-h5", "Append the rows of an HDF5 dataset, along its first axis, as records");
-  cmd->add_option("store", args->store, "Store to append to (Dense of the dataset's dtype and row shape; Ragged "
-                                        "ndim 1 for variable-length sequences)")
+  cmd->add_option("store", args->store,
+                  "Store to append to (Dense of the dataset's dtype and row shape; Ragged "
+                  "ndim 1 for variable-length sequences)")
       ->required();
   cmd->add_option("file", args->file, "HDF5 file")->required();
   cmd->add_option("dataset", args->dataset, "Dataset in the file: 'images', '/train/x'")->required();
   cmd->add_option("--start", args->start, "First row to append (default 0)");
   cmd->add_option("--stop", args->stop, "Row to stop before (default: the end; past the end: the end)");
-  auto* create = cmd->add_flag("--create", args->create,
-                               "Create STORE from the dataset's type and shape when it does not exist");
+  auto* create =
+      cmd->add_flag("--create", args->create, "Create STORE from the dataset's type and shape when it does not exist");
   add_new_store_options(cmd, args->new_store, "With --create");
   for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
   add_append_options(cmd, args->append);

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "zrec/limits.h"
-#include "cli/import/append_session.h"
+
 #include "cli/commands.h"
+#include "cli/import/append_session.h"
 #include "cli/keys_file.h"
 #include "cli/usage.h"
 
@@ -125,9 +126,11 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
       width = schema.dtype.itemsize;
       for (uint64_t d : *schema.item_shape) width *= d;
     } else if (schema.is_dense() || schema.ndim != 1 || schema.dtype.str() != "|u1") {
-      return invalid_argument("the store must be Ragged '|u1' with ndim 1 (one record of bytes per value), or Dense "
-                              "with --dense, but '" + a.store + "' is " + schema.describe() +
-                              " (make one with: zrec create --ragged --dtype '|u1' --ndim 1 STORE)");
+      return invalid_argument(
+          "the store must be Ragged '|u1' with ndim 1 (one record of bytes per value), or Dense "
+          "with --dense, but '" +
+          a.store + "' is " + schema.describe() +
+          " (make one with: zrec create --ragged --dtype '|u1' --ndim 1 STORE)");
     }
     if (a.prefix.empty()) session->progress().set_total_records(reader.entries());
     if (!a.keys.empty()) {
@@ -185,7 +188,8 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
 
 Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<AppendLmdbArgs>();
-  CLI::App* cmd = root.add_subcommand("append-lmdb", "Append the values of an LMDB environment, in key order, as records");
+  CLI::App* cmd =
+      root.add_subcommand("append-lmdb", "Append the values of an LMDB environment, in key order, as records");
   cmd->add_option("store", args->store, "Store to append to (Ragged '|u1' ndim 1; Dense with --dense)")->required();
   cmd->add_option("env", args->env, "LMDB environment: its directory, or its data file (made with MDB_NOSUBDIR)")
       ->required();

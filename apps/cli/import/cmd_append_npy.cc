@@ -1,22 +1,23 @@
 // zrec append-npy: append the arrays of .npy files (or a stream of .npy on stdin) as
 // records, all or nothing (nothing is published unless every array was appended),
 // or in checkpoints with --checkpoint-every (see append_session.h).
-#include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 
-#include <sys/stat.h>
+#include <spdlog/spdlog.h>
 
-#include "cli/import/append_session.h"
-#include "cli/option_values.h"
-#include "cli/commands.h"
-#include "cli/report/console.h"
-#include "cli/formats/npy.h"
-#include "cli/import/record_window.h"
-#include "cli/usage.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
+
+#include "cli/commands.h"
+#include "cli/formats/npy.h"
+#include "cli/import/append_session.h"
+#include "cli/import/record_window.h"
+#include "cli/option_values.h"
+#include "cli/report/console.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -30,7 +31,7 @@ struct AppendNpyArgs {
   std::vector<std::string> inputs;
   bool split_axis0 = false;       // --split-axis0: axis 0 of each array indexes records
   bool deprecated_batch = false;  // --batch: the old spelling of --split-axis0 (hidden)
-  AppendArgs append;  // --window-mib, --checkpoint-every, --skip-first
+  AppendArgs append;              // --window-mib, --checkpoint-every, --skip-first
 };
 
 // How one array becomes records.
@@ -114,10 +115,8 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
       have += got;
       for (; session.pending().size() >= record_bytes; ++record) {
         // --skip-first: records are read into the window and dropped.
-        if (session.skip_record())
-          ZREC_RETURN_IF_ERROR(session.drop(record_bytes));
-        else
-          ZREC_RETURN_IF_ERROR(session.cut(record_bytes, 0, plan.dims.data()));
+        if (session.skip_record()) ZREC_RETURN_IF_ERROR(session.drop(record_bytes));
+        else ZREC_RETURN_IF_ERROR(session.cut(record_bytes, 0, plan.dims.data()));
       }
     }
   }

@@ -13,12 +13,13 @@
 #include <cstring>
 #include <optional>
 
-#include "zrec/limits.h"
 #include "zrec/input_stream.h"
-#include "cli/import/append_session.h"
+#include "zrec/limits.h"
+
 #include "cli/commands.h"
-#include "cli/report/console.h"
 #include "cli/formats/text_numbers.h"
+#include "cli/import/append_session.h"
+#include "cli/report/console.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -284,7 +285,8 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
 
 Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<AppendStreamArgs>();
-  CLI::App* cmd = root.add_subcommand("append-stream", "Append records read from a stream: lines, NUL-separated or length-prefixed");
+  CLI::App* cmd = root.add_subcommand("append-stream",
+                                      "Append records read from a stream: lines, NUL-separated or length-prefixed");
   cmd->add_option("store", args->store, "Store to append to")->required();
   cmd->add_option("-i,--input", args->input, "Read this file instead of stdin (- for stdin)")->capture_default_str();
   cmd->add_option("--framing", args->framing,
@@ -294,7 +296,8 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--parse", args->parse,
                   "ints or floats: each line is whitespace-separated numbers, stored as one 1-D record of the "
                   "store's dtype");
-  cmd->add_flag("--skip-empty", args->skip_empty, "Drop empty lines and frames instead of failing (records are nonempty)");
+  cmd->add_flag("--skip-empty", args->skip_empty,
+                "Drop empty lines and frames instead of failing (records are nonempty)");
   add_append_options(cmd, args->append);
   cmd->footer(
       "Without --parse the store must be Ragged '|u1' with ndim 1 and each record holds the\n"

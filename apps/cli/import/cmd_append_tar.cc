@@ -14,27 +14,28 @@
 // and millions of tiny members cost only the window.
 #include <sys/stat.h>
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
 
-#include "zrec/limits.h"
-#include "zrec/file.h"
-#include "cli/import/append_session.h"
-#include "cli/option_values.h"
-#include "cli/commands.h"
-#include "cli/report/console.h"
+#include <spdlog/spdlog.h>
+
 #include "zrec/cut_back.h"
-#include "cli/report/command_report.h"
-#include "cli/keys_file.h"
-#include "cli/import/new_store_options.h"
-#include "zrec/store.h"
 #include "zrec/dataset.h"
-#include "cli/import/tar_reader.h"
+#include "zrec/file.h"
+#include "zrec/limits.h"
+#include "zrec/store.h"
+
+#include "cli/commands.h"
 #include "cli/formats/text_numbers.h"
+#include "cli/import/append_session.h"
+#include "cli/import/new_store_options.h"
+#include "cli/import/tar_reader.h"
+#include "cli/keys_file.h"
+#include "cli/option_values.h"
+#include "cli/report/command_report.h"
+#include "cli/report/console.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -229,12 +230,14 @@ Status TarImport::prepare() {
   ZREC_RETURN_IF_ERROR(parse_options());
   struct stat st;
   if (::stat(a_.root.c_str(), &st) != 0) {
-    if (::mkdir(a_.root.c_str(), 0755) != 0 && errno != EEXIST) return io::errno_status(errno, "cannot create", a_.root);
+    if (::mkdir(a_.root.c_str(), 0755) != 0 && errno != EEXIST)
+      return io::errno_status(errno, "cannot create", a_.root);
   } else if (!S_ISDIR(st.st_mode)) {
     return invalid_argument("'" + a_.root + "' is not a directory");
   }
   if (is_store_dir(a_.root))
-    return invalid_argument("'" + a_.root + "' is a store; append-tar appends to a directory of named streams "
+    return invalid_argument("'" + a_.root +
+                            "' is a store; append-tar appends to a directory of named streams "
                             "(ROOT/<ext>), e.g. a new directory");
 
   // Streams at unequal lengths: a run was killed between two streams' publications.
@@ -249,9 +252,10 @@ Status TarImport::prepare() {
     if (lengths[i] == first_length_) continue;
     const std::string path = join_path(a_.root, found[i]);
     ZREC_RETURN_IF_ERROR(cut_back_store(path, first_length_, g_.wait));
-    spdlog::warn("cut stream '{}' back from {} to {} records, the length of the root's other streams (an earlier "
-                 "run stopped between the streams' publications)",
-                 path, lengths[i], first_length_);
+    spdlog::warn(
+        "cut stream '{}' back from {} to {} records, the length of the root's other streams (an earlier "
+        "run stopped between the streams' publications)",
+        path, lengths[i], first_length_);
   }
 
   if (!a_.ext.empty()) {
@@ -281,8 +285,8 @@ Status TarImport::prepare() {
       ZREC_RETURN_IF_ERROR(keys_->cut_to_lines(first_length_));
       spdlog::warn("cut keys file '{}' back from {} to {} lines, the streams' length", a_.keys, lines, first_length_);
     } else if (lines < first_length_) {
-      return invalid_argument("keys file '" + a_.keys + "' has " + std::to_string(lines) + " lines but the streams of '" +
-                              a_.root + "' hold " + std::to_string(first_length_) +
+      return invalid_argument("keys file '" + a_.keys + "' has " + std::to_string(lines) +
+                              " lines but the streams of '" + a_.root + "' hold " + std::to_string(first_length_) +
                               " samples (give the keys file of the earlier runs, or none)");
     }
   }
@@ -468,8 +472,7 @@ Status TarImport::finish(Status s) {
     if (ignored_ > 0)
       spdlog::warn("ignored {} member{} (extensions not selected, no extension, or not regular files)", ignored_,
                    ignored_ == 1 ? "" : "s");
-    if (incomplete_ > 0)
-      spdlog::warn("skipped {} incomplete sample{}", incomplete_, incomplete_ == 1 ? "" : "s");
+    if (incomplete_ > 0) spdlog::warn("skipped {} incomplete sample{}", incomplete_, incomplete_ == 1 ? "" : "s");
     const double secs = outcome_.elapsed_s();
     uint64_t stored = 0;
     for (const auto& st : streams_) stored += st.writer->stored_bytes() - st.first_stored;
@@ -483,8 +486,7 @@ Status TarImport::finish(Status s) {
     std::string line = "appended " + std::to_string(added_) + (added_ == 1 ? " sample (" : " samples (") +
                        format_bytes(static_cast<double>(bytes_in_)) + " in, " +
                        format_bytes(static_cast<double>(stored)) + " stored) to " + std::to_string(streams_.size()) +
-                       " stream" + (streams_.size() == 1 ? "" : "s") + " of '" + a_.root + "' (" + stream_list() +
-                       ")";
+                       " stream" + (streams_.size() == 1 ? "" : "s") + " of '" + a_.root + "' (" + stream_list() + ")";
     if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
     char tail[160];
     std::snprintf(tail, sizeof tail, " in %.2f s (%.0f samples/s, %s/s); it now holds %llu", secs,
@@ -501,7 +503,8 @@ Status TarImport::finish(Status s) {
   const uint64_t done = a_.append.skip_first + (held - first_length_);
   const std::string resume = done > 0 ? " (resume with --skip-first " + std::to_string(done) + ")" : "";
   if (s.code() == StatusCode::kCancelled || interrupted())
-    return cancelled("interrupted; the streams of '" + a_.root + "' hold " + std::to_string(held) + " samples" + resume);
+    return cancelled("interrupted; the streams of '" + a_.root + "' hold " + std::to_string(held) + " samples" +
+                     resume);
   if (held > first_length_)
     return Status(s.code(), s.message() + "; the streams of '" + a_.root + "' hold " + std::to_string(held) +
                                 " samples, as of the last checkpoint" + resume);
@@ -528,12 +531,14 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
       "append-tar", "Append WebDataset tar shards to named streams: one store ROOT/<ext> per extension");
   cmd->add_option("root", args->root, "Directory of named streams (created if missing)")->required();
   cmd->add_option("tars", args->tars, "Tar files (plain, gzip, zstd, xz: detected by content); - or none: stdin");
-  cmd->add_option("--ext", args->ext, "Extensions to import, e.g. jpg,cls (default: the root's streams, or those "
-                                      "of the first sample); others are ignored and counted")
+  cmd->add_option("--ext", args->ext,
+                  "Extensions to import, e.g. jpg,cls (default: the root's streams, or those "
+                  "of the first sample); others are ignored and counted")
       ->delimiter(',')
       ->allow_extra_args(false);
-  cmd->add_option("--parse", args->parse, "EXT=ints or EXT=floats: the member's text holds numbers (a new stream is "
-                                          "Ragged ndim 1 '<i8' or '<f8')")
+  cmd->add_option("--parse", args->parse,
+                  "EXT=ints or EXT=floats: the member's text holds numbers (a new stream is "
+                  "Ragged ndim 1 '<i8' or '<f8')")
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_flag("--skip-incomplete", args->skip_incomplete,

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "zrec/limits.h"
+
 #include "cli/option_values.h"
 
 namespace zrec::cli {
@@ -123,7 +124,8 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
     }
     at = slash + 1;
   }
-  if (!any) return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
+  if (!any)
+    return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
   d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), H5P_DEFAULT);
   if (d->dataset_ < 0) {
     const std::string error = h5_error();
@@ -144,7 +146,8 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   if (space.id < 0) return io_error("cannot read the shape of " + d->where_ + ": " + h5_error());
   d->rank_ = H5Sget_simple_extent_ndims(space.id);
   if (d->rank_ < 1)
-    return invalid_argument(d->where_ + " is a scalar (or empty) dataset; append-h5 appends the rows along the "
+    return invalid_argument(d->where_ +
+                            " is a scalar (or empty) dataset; append-h5 appends the rows along the "
                             "first axis of a dataset of rank 1 or more");
   d->dims_.resize(d->rank_);
   H5Sget_simple_extent_dims(space.id, d->dims_.data(), nullptr);
@@ -155,7 +158,8 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   if (d->element_.vlen) {
     if (d->rank_ != 1)
       return invalid_argument(d->where_ + " holds variable-length sequences in " + std::to_string(d->rank_) +
-                              " dimensions " + shape_to_string(std::vector<uint64_t>(d->dims_.begin(), d->dims_.end())) +
+                              " dimensions " +
+                              shape_to_string(std::vector<uint64_t>(d->dims_.begin(), d->dims_.end())) +
                               "; append-h5 takes them from a 1-D dataset (one Ragged record per row)");
     d->schema_.dtype = d->element_.dtype;
     d->schema_.ndim = 1;
@@ -223,7 +227,8 @@ Status H5Dataset::select_rows(uint64_t first, uint64_t count, hid_t& file_space,
   start[0] = first;
   counts[0] = count;
   file_space = H5Dget_space(dataset_);
-  if (file_space < 0 || H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, counts.data(), nullptr) < 0)
+  if (file_space < 0 ||
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, counts.data(), nullptr) < 0)
     return io_error("cannot select rows " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
                     where_ + ": " + h5_error());
   mem_space = H5Screate_simple(rank_, counts.data(), nullptr);

@@ -4,16 +4,17 @@
 // printing is turned off and its innermost error becomes the message instead.
 #pragma once
 
-#include <hdf5.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/import/h5_types.h"
+#include <hdf5.h>
+
 #include "zrec/schema.h"
 #include "zrec/status.h"
+
+#include "cli/import/h5_types.h"
 
 namespace zrec::cli {
 

@@ -32,9 +32,12 @@ std::string bytes_type(size_t size, const char* what) {
 // '<' or '>' for the type's byte order; '\0' for VAX, mixed or none.
 char byte_order(hid_t type) {
   switch (H5Tget_order(type)) {
-    case H5T_ORDER_LE: return '<';
-    case H5T_ORDER_BE: return '>';
-    default: return '\0';
+    case H5T_ORDER_LE:
+      return '<';
+    case H5T_ORDER_BE:
+      return '>';
+    default:
+      return '\0';
   }
 }
 
@@ -50,8 +53,8 @@ Result<DType> integer_dtype(hid_t type, const std::string& where) {
   const bool sized = size == 1 || size == 2 || size == 4 || size == 8;
   // An integer with padding bits (H5Tset_precision/offset) has no NumPy dtype.
   if (!sized || order == '\0' || H5Tget_precision(type) != 8 * size || H5Tget_offset(type) != 0)
-    return refuse(where, bytes_type(size, "integer") + " with " + std::to_string(H5Tget_precision(type)) +
-                             " bits of precision");
+    return refuse(
+        where, bytes_type(size, "integer") + " with " + std::to_string(H5Tget_precision(type)) + " bits of precision");
   const char kind = H5Tget_sign(type) == H5T_SGN_NONE ? 'u' : 'i';
   return dtype_of(std::string(1, order) + kind + std::to_string(size));
 }
@@ -95,22 +98,32 @@ bool is_h5py_bool(hid_t type) {
 // One value's dtype: integer, float, bool or fixed-length string.
 Result<DType> scalar_dtype(hid_t type, const std::string& where) {
   switch (H5Tget_class(type)) {
-    case H5T_INTEGER: return integer_dtype(type, where);
-    case H5T_FLOAT: return float_dtype(type, where);
+    case H5T_INTEGER:
+      return integer_dtype(type, where);
+    case H5T_FLOAT:
+      return float_dtype(type, where);
     case H5T_ENUM:
       if (!is_h5py_bool(type)) return refuse(where, "an enum type (not h5py's bool)");
       return dtype_of("|b1");
     case H5T_STRING:
       if (H5Tis_variable_str(type) > 0) return refuse(where, "a variable-length string type");
       return dtype_of("|S" + std::to_string(H5Tget_size(type)));
-    case H5T_COMPOUND: return refuse(where, "a compound type");
-    case H5T_REFERENCE: return refuse(where, "a reference type");
-    case H5T_OPAQUE: return refuse(where, "an opaque type");
-    case H5T_BITFIELD: return refuse(where, "a bitfield type");
-    case H5T_TIME: return refuse(where, "a time type");
-    case H5T_VLEN: return refuse(where, "a variable-length sequence inside another type");
-    case H5T_ARRAY: return refuse(where, "an array type inside another type");
-    default: return refuse(where, "a type of unknown class");
+    case H5T_COMPOUND:
+      return refuse(where, "a compound type");
+    case H5T_REFERENCE:
+      return refuse(where, "a reference type");
+    case H5T_OPAQUE:
+      return refuse(where, "an opaque type");
+    case H5T_BITFIELD:
+      return refuse(where, "a bitfield type");
+    case H5T_TIME:
+      return refuse(where, "a time type");
+    case H5T_VLEN:
+      return refuse(where, "a variable-length sequence inside another type");
+    case H5T_ARRAY:
+      return refuse(where, "an array type inside another type");
+    default:
+      return refuse(where, "a type of unknown class");
   }
 }
 
@@ -124,8 +137,7 @@ Result<H5Element> map_h5_type(hid_t type, const std::string& where) {
     if (base.id < 0) return invalid_argument(where + ": cannot read its datatype");
     ZREC_ASSIGN_OR_RETURN(e.dtype, scalar_dtype(base.id, where));
     if (cls == H5T_VLEN) {
-      if (e.dtype.kind == DTypeKind::kBytes)
-        return refuse(where, "a variable-length sequence of strings");
+      if (e.dtype.kind == DTypeKind::kBytes) return refuse(where, "a variable-length sequence of strings");
       e.vlen = true;
       return e;
     }

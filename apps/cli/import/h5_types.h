@@ -12,11 +12,11 @@
 // bitfield, time, integers with padding bits, non-IEEE floats) is refused.
 #pragma once
 
-#include <hdf5.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <hdf5.h>
 
 #include "zrec/dtype.h"
 #include "zrec/status.h"

@@ -4,10 +4,10 @@
 // (--level is every append's: append_session.h).
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "zrec/store_writer.h"
 

@@ -126,12 +126,12 @@ class RecordWindow {
   void reserve_budget();
 
   std::vector<uint8_t, UninitializedAllocator<uint8_t>> bytes_;
-  uint64_t used_ = 0;     // bytes_[0, used_) belongs to records (and dropped gaps)
-  uint64_t pending_ = 0;  // bytes_[used_, used_ + pending_): streamed, not yet cut
-  uint64_t window_payload_ = 0;  // payload bytes of the records in the window
+  uint64_t used_ = 0;              // bytes_[0, used_) belongs to records (and dropped gaps)
+  uint64_t pending_ = 0;           // bytes_[used_, used_ + pending_): streamed, not yet cut
+  uint64_t window_payload_ = 0;    // payload bytes of the records in the window
   std::vector<uint64_t> offsets_;  // payload offset of each record in bytes_
   std::vector<uint64_t> sizes_;
-  std::vector<uint64_t> dims_;     // ndim per record (Ragged)
+  std::vector<uint64_t> dims_;  // ndim per record (Ragged)
   std::vector<RecordRef> refs_;
   uint64_t appended_records_ = 0, appended_bytes_ = 0;
 };

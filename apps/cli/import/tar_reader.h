@@ -20,7 +20,7 @@ struct TarMember {
   uint64_t size = 0;     // data bytes
   bool regular = false;  // a regular file (directories, links and devices are not)
   bool directory = false;
-  std::string input;     // the tar it came from ("-" for stdin), for messages
+  std::string input;  // the tar it came from ("-" for stdin), for messages
 };
 
 class TarReader {

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "zrec/file.h"
+
 #include "cli/formats/npy.h"
 
 namespace zrec::cli {
@@ -22,7 +23,8 @@ Status write_npy(const std::string& path, const DType& dtype, const std::vector<
 }
 
 Status make_dir(const std::string& path) {
-  if (io::retry_eintr([&] { return ::mkdir(path.c_str(), 0755); }) != 0 && errno != EEXIST) return io::errno_status(errno, "cannot create", path);
+  if (io::retry_eintr([&] { return ::mkdir(path.c_str(), 0755); }) != 0 && errno != EEXIST)
+    return io::errno_status(errno, "cannot create", path);
   return Status::ok();
 }
 
@@ -40,8 +42,8 @@ Status export_corpus(const bench::Corpus& c, const std::string& dir) {
   }
   const DType u8{'<', DTypeKind::kUInt, 8, ""};
   const uint64_t itemsize = c.schema.dtype.itemsize;
-  ZREC_RETURN_IF_ERROR(write_npy(out + "/payload.npy", c.schema.dtype, {c.payload.size() / itemsize},
-                                 c.payload.data(), c.payload.size()));
+  ZREC_RETURN_IF_ERROR(write_npy(out + "/payload.npy", c.schema.dtype, {c.payload.size() / itemsize}, c.payload.data(),
+                                 c.payload.size()));
   std::vector<uint64_t> elements(n + 1);
   for (uint64_t k = 0; k <= n; ++k) elements[k] = c.offsets[k] / itemsize;
   ZREC_RETURN_IF_ERROR(write_npy(out + "/offsets.npy", u8, {n + 1}, elements.data(), elements.size() * 8));

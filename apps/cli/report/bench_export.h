@@ -8,8 +8,9 @@
 
 #include <string>
 
-#include "zrec_bench.h"
 #include "zrec/status.h"
+
+#include "zrec_bench.h"
 
 namespace zrec::cli {
 

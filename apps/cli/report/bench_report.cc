@@ -5,13 +5,14 @@
 #include <sys/utsname.h>
 #include <zstd.h>
 
-#include <fmt/format.h>
-
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "zrec/lanes.h"
-#include "cli/report/byte_size.h"
+
 #include "cli/option_values.h"
+#include "cli/report/byte_size.h"
 
 namespace zrec::cli {
 
@@ -19,9 +20,15 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-std::string mib_s(const bench::Throughput& t) { return t.measured ? fmt::format("{:.0f} MiB/s", t.bytes_per_s() / kMiB) : "-"; }
-std::string krec_s(const bench::Throughput& t) { return t.measured ? fmt::format("{:.1f}", t.records_per_s() / 1e3) : "-"; }
-std::string ms(const bench::Throughput& t, double v) { return t.measured && t.batches > 0 ? fmt::format("{:.2f} ms", v) : "-"; }
+std::string mib_s(const bench::Throughput& t) {
+  return t.measured ? fmt::format("{:.0f} MiB/s", t.bytes_per_s() / kMiB) : "-";
+}
+std::string krec_s(const bench::Throughput& t) {
+  return t.measured ? fmt::format("{:.1f}", t.records_per_s() / 1e3) : "-";
+}
+std::string ms(const bench::Throughput& t, double v) {
+  return t.measured && t.batches > 0 ? fmt::format("{:.2f} ms", v) : "-";
+}
 std::string mib(uint64_t bytes) { return format_bytes(double(bytes), ByteUnit::kMiB); }
 // a / b as a percentage, "-" when either is missing.
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
@@ -79,11 +86,15 @@ BenchEnvironment collect_environment(size_t threads) {
   e.assertions = true;
 #endif
   e.build = std::string(e.optimized ? "optimized" : "NOT optimized") + (e.assertions ? ", assertions on" : "");
-  if (!e.optimized) e.warnings.push_back("this zrec is not an optimized build: figures are meaningless (build with -DCMAKE_BUILD_TYPE=Release)");
+  if (!e.optimized)
+    e.warnings.push_back(
+        "this zrec is not an optimized build: figures are meaningless (build with -DCMAKE_BUILD_TYPE=Release)");
   if (e.assertions) e.warnings.push_back("assertions are enabled: figures are pessimistic");
   if (e.load1 > double(e.cpus))
-    e.warnings.push_back(fmt::format("load average {:.2f} exceeds the {} CPUs: absolute figures are noisy, "
-                                     "use the same-run ratios", e.load1, e.cpus));
+    e.warnings.push_back(
+        fmt::format("load average {:.2f} exceeds the {} CPUs: absolute figures are noisy, "
+                    "use the same-run ratios",
+                    e.load1, e.cpus));
   return e;
 }
 
@@ -117,17 +128,19 @@ void environment_json(JsonWriter& j, const BenchEnvironment& e) {
 
 std::string workload_text(const bench::WorkloadResult& r) {
   std::string t = fmt::format("\n### {}: {}\n\n", bench::to_string(r.workload), bench::describe(r.workload));
-  t += fmt::format("{} records, {} logical ({:.1f} KiB per record), batch {}, lanes {} read / {} write, {} page cache\n\n",
-                   r.records, mib(r.logical_bytes), double(r.logical_bytes) / double(r.records) / 1024, r.batch,
-                   r.read_lanes, r.write_lanes, r.cold ? "cold" : "warm");
+  t += fmt::format(
+      "{} records, {} logical ({:.1f} KiB per record), batch {}, lanes {} read / {} write, {} page cache\n\n",
+      r.records, mib(r.logical_bytes), double(r.logical_bytes) / double(r.records) / 1024, r.batch, r.read_lanes,
+      r.write_lanes, r.cold ? "cold" : "warm");
   t += kHeader;
   for (const auto& c : r.codecs) {
-    t += fmt::format("| zrecord-{} | {} | {} | {} | {} | {} | {} | {} | {:.2f}x | {} | {} | {} |\n", to_string(c.codec),
-                     mib_s(c.write), mib_s(c.gather), krec_s(c.gather), ms(c.gather, c.gather.p50_ms),
-                     ms(c.gather, c.gather.p95_ms), ms(c.gather, c.gather.p99_ms), mib(c.disk_bytes),
-                     ratio(double(r.logical_bytes), double(c.disk_bytes)), pct(gather_vs_limit(c.gather, r.pread_limit)),
-                     pct(ratio(c.gather.records_per_s(), c.mem_decode.records_per_s())),
-                     pct(ratio(c.write.bytes_per_s(), c.mem_encode.bytes_per_s())));
+    t +=
+        fmt::format("| zrecord-{} | {} | {} | {} | {} | {} | {} | {} | {:.2f}x | {} | {} | {} |\n", to_string(c.codec),
+                    mib_s(c.write), mib_s(c.gather), krec_s(c.gather), ms(c.gather, c.gather.p50_ms),
+                    ms(c.gather, c.gather.p95_ms), ms(c.gather, c.gather.p99_ms), mib(c.disk_bytes),
+                    ratio(double(r.logical_bytes), double(c.disk_bytes)), pct(gather_vs_limit(c.gather, r.pread_limit)),
+                    pct(ratio(c.gather.records_per_s(), c.mem_decode.records_per_s())),
+                    pct(ratio(c.write.bytes_per_s(), c.mem_encode.bytes_per_s())));
   }
   const auto& l = r.pread_limit;
   t += fmt::format("| pread limit | - | {} | {} | {} | {} | {} | - | - | 100% | - | - |\n", mib_s(l), krec_s(l),
@@ -200,7 +213,8 @@ std::string store_text(const bench::StoreBenchResult& r) {
   row("pread limit", r.pread_limit, false);
   row(std::string("in-memory ") + to_string(r.codec), r.mem_decode, true);
   if (r.mem_decode.measured)
-    t += fmt::format("\ngather / in-memory decode: {}\n", pct(ratio(r.gather.records_per_s(), r.mem_decode.records_per_s())));
+    t += fmt::format("\ngather / in-memory decode: {}\n",
+                     pct(ratio(r.gather.records_per_s(), r.mem_decode.records_per_s())));
   return t;
 }
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "zrec_bench.h"
 #include "cli/report/json.h"
+#include "zrec_bench.h"
 
 namespace zrec::cli {
 

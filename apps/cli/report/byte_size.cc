@@ -16,11 +16,21 @@ Result<uint64_t> parse_byte_size(std::string_view text, const std::string& what)
   int shift = 0;
   if (!unit.empty() && unit != "B") {
     switch (unit.front()) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      default: shift = -1;
+      case 'K':
+      case 'k':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        shift = -1;
     }
     unit.remove_prefix(1);
     if (!unit.empty() && unit != "B" && unit != "i" && unit != "iB") shift = -1;
@@ -29,7 +39,7 @@ Result<uint64_t> parse_byte_size(std::string_view text, const std::string& what)
     throw UsageError(what + " '" + std::string(text) + "' is too large (at most 2^64 - 1 bytes)");
   if (ec != std::errc() || end == text.data() || shift < 0)
     throw UsageError("invalid " + what + " '" + std::string(text) +
-                       "' (bytes, or with K, M, G or T, powers of 1024: 4096, 64K, 1GiB)");
+                     "' (bytes, or with K, M, G or T, powers of 1024: 4096, 64K, 1GiB)");
   return value << shift;
 }
 
@@ -46,10 +56,8 @@ std::string format_bytes(double bytes, ByteUnit unit) {
     }
   }
   char buf[48];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
+  if (u == 0) std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
   return buf;
 }
 

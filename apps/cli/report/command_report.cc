@@ -1,9 +1,9 @@
 // A command's outcome: a summary line or one JSON object (see command_report.h).
 #include "cli/report/command_report.h"
 
-#include <spdlog/spdlog.h>
-
 #include <cstdio>
+
+#include <spdlog/spdlog.h>
 
 #include "cli/report/console.h"
 

@@ -23,10 +23,11 @@
 #include <utility>
 #include <vector>
 
-#include "cli/commands.h"
-#include "cli/report/json.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
+
+#include "cli/commands.h"
+#include "cli/report/json.h"
 
 namespace zrec::cli {
 

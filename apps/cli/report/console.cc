@@ -5,17 +5,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <spdlog/sinks/base_sink.h>
-#include <spdlog/details/null_mutex.h>
-#include <spdlog/spdlog.h>
-
 #include <cstdio>
 #include <memory>
 
-#include "cli/interrupt.h"
-#include "cli/formats/printable.h"
-#include "cli/usage.h"
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
+
 #include "zrec/warning.h"
+
+#include "cli/formats/printable.h"
+#include "cli/interrupt.h"
+#include "cli/usage.h"
 
 namespace zrec::cli {
 

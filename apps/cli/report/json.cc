@@ -1,9 +1,9 @@
 // JSON writer for machine-readable reports.
 #include "cli/report/json.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "cli/formats/printable.h"
 
@@ -21,11 +21,21 @@ void append_json_string(std::string& out, std::string_view text) {
     }
     text.remove_prefix(1);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (n == 0) {
           out += "\\ufffd";  // not UTF-8: JSON cannot carry the byte; U+FFFD stands for it

@@ -6,9 +6,10 @@
 
 #include <cstdio>
 
-#include "cli/report/console.h"
-#include "cli/interrupt.h"
 #include "zrec/lanes.h"
+
+#include "cli/interrupt.h"
+#include "cli/report/console.h"
 
 namespace zrec::cli {
 
@@ -90,10 +91,8 @@ void ProgressMeter::draw_locked() {
   line += " records, " + format_bytes(static_cast<double>(bytes));
   if (total_records == 0 && total_bytes > 0) line += "/" + format_bytes(static_cast<double>(total_bytes));
   double fraction = -1;
-  if (total_records > 0)
-    fraction = static_cast<double>(records) / static_cast<double>(total_records);
-  else if (total_bytes > 0)
-    fraction = static_cast<double>(bytes) / static_cast<double>(total_bytes);
+  if (total_records > 0) fraction = static_cast<double>(records) / static_cast<double>(total_records);
+  else if (total_bytes > 0) fraction = static_cast<double>(bytes) / static_cast<double>(total_bytes);
   if (fraction >= 0) {
     char pct[16];
     std::snprintf(pct, sizeof pct, " (%.0f%%)", fraction > 1 ? 100.0 : fraction * 100);

@@ -18,8 +18,8 @@
 #include <string>
 #include <thread>
 
-#include "cli/report/byte_size.h"  // format_bytes, for the meter and the summaries
 #include "cli/commands.h"
+#include "cli/report/byte_size.h"  // format_bytes, for the meter and the summaries
 
 namespace zrec::cli {
 

@@ -8,9 +8,9 @@
 namespace zrec::cli {
 
 namespace {
-constexpr int kSubBits = 10;                        // 1024 buckets per power of two
+constexpr int kSubBits = 10;                               // 1024 buckets per power of two
 constexpr uint64_t kExactBelow = uint64_t{2} << kSubBits;  // 2048: one bucket per value
-constexpr int kOctaves = 64 - (kSubBits + 1);       // powers of two from 2^11 to 2^63
+constexpr int kOctaves = 64 - (kSubBits + 1);              // powers of two from 2^11 to 2^63
 
 // The power of two of v >= kExactBelow, counted from 2^11, and its sub-bucket there.
 int octave_of(uint64_t v) { return 63 - std::countl_zero(v) - (kSubBits + 1); }
