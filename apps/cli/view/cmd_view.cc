@@ -111,7 +111,8 @@ Command register_view(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--port", args->port, "TCP port to listen on; 0 picks a free one")->capture_default_str();
   cmd->add_option("--keys", args->keys,
                   "Sample keys of the i-th PATH for the i-th --keys: a file with one key per line, as append-tar "
-                  "--keys writes");
+                  "--keys writes")
+      ->allow_extra_args(false);  // one FILE per --keys: PATHs may follow
   cmd->footer(
       "Prints the page's URL (with a random token every request needs) on stdout, then serves until Ctrl-C.\n"
       "Examples:\n"

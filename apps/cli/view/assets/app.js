@@ -159,8 +159,10 @@ async function overview(path) {
   const o = await api('overview', {path});
   const cards = o.streams.map((s, i) => {
     const sizes = s.record_sizes;
-    return el('section', {class: 'store'},
-              el('h3', {}, s.name),
+    const shape = s.item_shape ? '(' + s.item_shape.join(', ') + ')' : 'ndim=' + s.ndim;
+    // A root's streams start folded, so that its records are in view.
+    return el('details', {class: 'store', open: !o.root},
+              el('summary', {}, el('h3', {}, s.name), ` ${s.kind} ${s.dtype} ${shape}, ${s.codec}, ${s.length} records`),
               s.writer_active ? el('p', {class: 'warning'}, 'a writer is appending: this is the last published state (reload for newer)') : null,
               el('div', {class: 'store-body'},
                  facts(s),
@@ -200,7 +202,7 @@ function look(cell, path, id, full) {
     case 'image':
     case 'pixels':
       return el('img', {class: full ? 'full' : 'thumb', src: pictureUrl(path, cell.stream, id, full ? 'full' : 'thumb'),
-                        alt: `record ${id}`, loading: full ? null : 'lazy'});
+                        alt: `record ${id}`});
     case 'json':
     case 'text':
       return el('pre', {class: 'cell-text ' + cell.look}, cell.text);
@@ -332,10 +334,10 @@ async function render() {
         el('a', {href: '#' + query({p: p.index}), class: p.index === path ? 'tab active' : 'tab'}, p.path)));
     if (st.id !== undefined) {
       main.replaceChildren(await recordPage(path, st, paths[path]));
-      return;
+    } else {
+      const [ov, rec] = await Promise.all([overview(path).catch(errorBox), records(path, st)]);
+      main.replaceChildren(el('h2', {}, 'Overview'), ov, el('h2', {}, 'Records'), rec);
     }
-    const [ov, rec] = await Promise.all([overview(path).catch(errorBox), records(path, st)]);
-    main.replaceChildren(el('h2', {}, 'Overview'), ov, el('h2', {}, 'Records'), rec);
   } catch (e) {
     main.replaceChildren(errorBox(e));
   }
