@@ -64,8 +64,13 @@ void serve_with(ViewHttpServer& server, const ServeConfig& config) {
     for (auto& [key, value] : response.headers) res.set_header(key, value);
     res.set_content(std::move(response.body), response.content_type);
   };
+  // Every method reaches the handler, which answers the ones it does not take with 405.
   server.Get(".*", handle);
   server.Post(".*", handle);
+  server.Put(".*", handle);
+  server.Patch(".*", handle);
+  server.Delete(".*", handle);
+  server.Options(".*", handle);
   // The server's own refusals (a malformed request, a body too large, no such method).
   server.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;  // the handler's own message
