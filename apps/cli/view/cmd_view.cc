@@ -107,11 +107,12 @@ Command register_view(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--bind", args->bind,
                   "Numeric address to listen on; another than a loopback one (127.0.0.1, ::1) is reachable from "
                   "elsewhere and warned about")
+      ->type_name("ADDRESS")
       ->capture_default_str();
   cmd->add_option("--port", args->port, "TCP port to listen on; 0 picks a free one")->capture_default_str();
   cmd->add_option("--keys", args->keys,
-                  "Sample keys of the i-th PATH for the i-th --keys: a file with one key per line, as append-tar "
-                  "--keys writes")
+                  "Sample keys of the i-th PATH for the i-th --keys (an empty FILE skips a PATH): one key per line, as "
+                  "append-tar --keys writes")
       ->allow_extra_args(false);  // one FILE per --keys: PATHs may follow
   cmd->footer(
       "Prints the page's URL (with a random token every request needs) on stdout, then serves until Ctrl-C.\n"
