@@ -29,7 +29,7 @@ using namespace view;
 struct ViewArgs {
   std::vector<std::string> paths;
   std::string bind = "127.0.0.1";
-  uint16_t port = 0;
+  uint32_t port = 0;  // 0..65535
   std::vector<std::string> keys;
 };
 
@@ -85,7 +85,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   Listening listening{&guard, a.paths.size()};
   ServeConfig config;
   config.address = a.bind;
-  config.port = a.port;
+  config.port = static_cast<uint16_t>(a.port);
   config.limits.workers = kWorkers;
   config.default_headers = AccessGuard::security_headers();
   config.handler = &routes;
@@ -109,7 +109,9 @@ Command register_view(CLI::App& root, const GlobalOptions& global) {
                   "elsewhere and warned about")
       ->type_name("ADDRESS")
       ->capture_default_str();
-  cmd->add_option("--port", args->port, "TCP port to listen on; 0 picks a free one")->capture_default_str();
+  cmd->add_option("--port", args->port, "TCP port to listen on, 0..65535; 0 picks a free one")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
   cmd->add_option("--keys", args->keys,
                   "Sample keys of the i-th PATH for the i-th --keys (an empty FILE skips a PATH): one key per line, as "
                   "append-tar --keys writes")
