@@ -89,6 +89,24 @@ def test_overview_is_info():
             expect(sum(h["counts"]) == info["length"] and h["first"] == st["min"] and len(h["counts"]) <= 60,
                    "%s %s histogram %s" % (path, name, h))
             expect(h["first"] + h["bin_width"] * len(h["counts"]) > st["max"], "%s histogram ends early" % name)
+    # Per-dimension statistics as info --dims: ndim 1 from the table, ndim 3 on demand.
+    tokens = SERVER.json("api/overview", {"path": 1})["streams"][0]["record_sizes"]["dims"]
+    info = json.loads(must_out(["info", "--json", S["tokens"]]))["record_sizes"]["dims"]
+    expect([{k: d[k] for k in ("min", "p50", "p99", "max")} for d in tokens] == info, "tokens dims %s" % tokens)
+    import numpy as np
+    rag = os.path.join(ROOT, "rag3")
+    must(["create", "--ragged", "--dtype", "|u1", "--ndim", "3", rag])
+    must(["append-npy", rag, "-"], stdin=b"".join(npy_bytes(np.zeros((3, 10 + i, 20 + 2 * i), np.uint8))
+                                                  for i in range(20)))
+    v = ViewServer([rag])
+    try:
+        expect("dims" not in v.json("api/overview", {"path": 0})["streams"][0]["record_sizes"], "dims unasked")
+        got = v.json("api/overview", {"path": 0, "dims": 1})["streams"][0]["record_sizes"]["dims"]
+        want = json.loads(must_out(["info", "--dims", "--json", rag]))["record_sizes"]["dims"]
+        expect([{k: d[k] for k in ("min", "p50", "p99", "max")} for d in got] == want, "dims %s, info %s" % (got, want))
+        expect(all(sum(d["histogram"]["counts"]) == 20 for d in got), "dims histograms %s" % got)
+    finally:
+        v.stop()
     root = SERVER.json("api/overview", {"path": 3})
     expect([s["name"] for s in root["streams"]] == ["cls", "json", "png"] and root["lengths_agree"], "root %s" % root)
 

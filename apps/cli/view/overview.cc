@@ -6,14 +6,17 @@
 #include <algorithm>
 #include <vector>
 
+#include "cli/interrupt.h"
 #include "cli/report/record_stats.h"
 
 namespace zrec::cli::view {
 
 namespace {
 
+// `name`: the key of the object, or nullptr for an element of an array.
 void write_stats(JsonWriter& j, const char* name, const SizeStats& st) {
-  j.key(name).begin_object();
+  if (name != nullptr) j.key(name);
+  j.begin_object();
   j.key("min").value(st.min()).key("p50").value(st.percentile(50)).key("p99").value(st.percentile(99));
   j.key("max").value(st.max());
   j.key("histogram").begin_object();
@@ -24,9 +27,31 @@ void write_stats(JsonWriter& j, const char* name, const SizeStats& st) {
   j.end_object();
 }
 
+// Each dimension's statistics of a Ragged store of ndim > 1: its records' shape
+// prefixes, which only the (possibly compressed) payloads hold.
+Status scan_dims(Store& store, std::vector<SizeStats>& dims) {
+  const Schema& schema = store.schema();
+  dims.resize(schema.ndim);
+  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  std::vector<uint64_t> ids;
+  for (uint64_t first = 0; first < store.length(); first += kIdsPerScan) {
+    ids.clear();
+    for (uint64_t id = first; id < std::min(store.length(), first + kIdsPerScan); ++id) ids.push_back(id);
+    ZREC_RETURN_IF_ERROR(store.scan(ids, kDimsWindowBytes, [&](const Window& w) -> Status {
+      if (interrupted()) return cancelled("stopped");
+      for (size_t k = 0; k < w.ids.size(); ++k) {
+        const std::vector<uint64_t> d = ragged_dims(schema, w.data + w.offsets[k]);
+        for (uint32_t i = 0; i < schema.ndim; ++i) dims[i].add(d[i]);
+      }
+      return Status::ok();
+    }));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
-Status write_store_overview(JsonWriter& j, const std::string& name, Store& store) {
+Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims) {
   const Schema& schema = store.schema();
   SizeStats stored, logical, elements;
   const uint64_t length = store.length();
@@ -42,6 +67,8 @@ Status write_store_overview(JsonWriter& j, const std::string& name, Store& store
       if (!schema.is_dense()) elements.add((locs[k].logic_length - prefix) / schema.dtype.itemsize);
     }
   }
+  std::vector<SizeStats> dim_stats;
+  if (!schema.is_dense() && schema.ndim > 1 && dims) ZREC_RETURN_IF_ERROR(scan_dims(store, dim_stats));
   uint64_t disk = 0;
   for (const auto& f : store.file_sizes()) disk += f.second;
   const uint64_t payload = store.stored_bytes();
@@ -67,6 +94,12 @@ Status write_store_overview(JsonWriter& j, const std::string& name, Store& store
   write_stats(j, "stored", stored);
   write_stats(j, "logical", logical);
   if (!schema.is_dense()) write_stats(j, "elements", elements);
+  if (!schema.is_dense() && (schema.ndim == 1 || !dim_stats.empty())) {
+    j.key("dims").begin_array();
+    if (schema.ndim == 1) write_stats(j, nullptr, elements);
+    for (const SizeStats& d : dim_stats) write_stats(j, nullptr, d);
+    j.end_array();
+  }
   j.end_object();
   j.end_object();
   return Status::ok();

@@ -130,6 +130,7 @@ Status ViewRoutes::api(std::string_view route, const HttpRequest& request, HttpR
     j.end_array().key("version").value(ZREC_VERSION).end_object();
   } else if (route == "overview") {
     ZREC_ASSIGN_OR_RETURN(size_t path, path_index(request, catalog_));
+    ZREC_ASSIGN_OR_RETURN(uint64_t dims, uint_param(request, "dims", 0, 0, 1));
     catalog_.refresh(path);  // a reload shows what was published since
     const ViewPath& p = catalog_.paths()[path];
     j.begin_object().key("path").value(uint64_t{path}).key("root").value(p.root).key("streams").begin_array();
@@ -139,7 +140,7 @@ Status ViewRoutes::api(std::string_view route, const HttpRequest& request, HttpR
       ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog_.lease(path, s));
       if (s == 0) first_length = store->length();
       agree = agree && store->length() == first_length;
-      ZREC_RETURN_IF_ERROR(write_store_overview(j, p.streams[s].name, *store));
+      ZREC_RETURN_IF_ERROR(write_store_overview(j, p.streams[s].name, *store, dims == 1));
     }
     j.end_array().key("lengths_agree").value(agree).end_object();
   } else if (route == "records") {

@@ -155,10 +155,17 @@ function verifyPanel(path, stream) {
   return el('div', {}, button, out);
 }
 
-async function overview(path) {
-  const o = await api('overview', {path});
+async function overview(path, dims) {
+  const o = await api('overview', {path, dims: dims ? 1 : null});
   const cards = o.streams.map((s, i) => {
-    const sizes = s.record_sizes;
+    const {dims: perDim, ...sizes} = s.record_sizes;
+    // A Ragged store's dimensions: from the table for ndim 1 (the element count); for
+    // more, on demand, since every record's shape prefix must be read.
+    if (perDim && s.ndim > 1) perDim.forEach((st, d) => { sizes['dim ' + d] = st; });
+    const dimsButton = s.kind === 'ragged' && s.ndim > 1 && !perDim
+        ? el('button', {type: 'button', class: 'dims-button', onclick: () => go({...state(), p: path, dims: 1})},
+             'Histograms per dimension (reads every record)')
+        : null;
     const shape = s.item_shape ? '(' + s.item_shape.join(', ') + ')' : 'ndim=' + s.ndim;
     // A root's streams start folded, so that its records are in view.
     return el('details', {class: 'store', open: !o.root},
@@ -168,7 +175,7 @@ async function overview(path) {
                  facts(s),
                  el('div', {},
                     el('div', {class: 'hists'}, Object.entries(sizes).map(([name, st]) => histogram(name, st))),
-                    statsTable(sizes))),
+                    statsTable(sizes), dimsButton)),
               verifyPanel(path, i));
   });
   return el('div', {class: 'overview'},
@@ -335,7 +342,7 @@ async function render() {
     if (st.id !== undefined) {
       main.replaceChildren(await recordPage(path, st, paths[path]));
     } else {
-      const [ov, rec] = await Promise.all([overview(path).catch(errorBox), records(path, st)]);
+      const [ov, rec] = await Promise.all([overview(path, st.dims === '1').catch(errorBox), records(path, st)]);
       main.replaceChildren(el('h2', {}, 'Overview'), ov, el('h2', {}, 'Records'), rec);
     }
   } catch (e) {
