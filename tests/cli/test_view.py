@@ -278,6 +278,11 @@ def test_token_and_host():
     for host in ("evil.example:%d" % SERVER.port, "127.0.0.1:1", "localhost", "127.0.0.1.nip.io:%d" % SERVER.port):
         status, _, body = SERVER.get("api/paths", headers={"Host": host})
         expect(status == 403 and b"Host" in body, "Host %r: %d" % (host, status))
+    for host in ("localhost:%d" % SERVER.port, "[::1]:%d" % SERVER.port, "10.1.2.3:%d" % SERVER.port):
+        expect(SERVER.get("api/paths", headers={"Host": host})[0] == 200, "Host %r refused" % host)
+    reply = SERVER.raw(("GET /%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (SERVER.token, SERVER.host)).encode())
+    expect(reply.startswith(b"HTTP/1.1 301") and ("Location: /%s/\r\n" % SERVER.token).encode() in reply,
+           "/TOKEN: %r" % reply[:120])
     wrong = SERVER.token[:-1] + ("0" if SERVER.token[-1] != "0" else "1")
     reply = SERVER.raw(("GET /%s/api/paths HTTP/1.1\r\nHost: %s\r\n\r\n" % (wrong, SERVER.host)).encode())
     expect(reply.startswith(b"HTTP/1.1 403"), "wrong token: %r" % reply[:40])

@@ -1,6 +1,7 @@
 // AccessGuard (see access_guard.h).
 #include "cli/view/access_guard.h"
 
+#include <arpa/inet.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -53,17 +54,22 @@ Result<std::string> AccessGuard::new_token() {
   return token;
 }
 
-void AccessGuard::set_port(uint16_t port) {
-  const std::string p = ":" + std::to_string(port);
-  hosts_ = {"127.0.0.1" + p, "localhost" + p, "[::1]" + p};
-  if (!is_wildcard(bind_address_))
-    hosts_.push_back(lowercase(is_ipv6(bind_address_) ? "[" + bind_address_ + "]" + p : bind_address_ + p));
-}
+void AccessGuard::set_port(uint16_t port) { port_ = port; }
 
 bool AccessGuard::host_allowed(const std::string* host) const {
   if (host == nullptr) return false;
   const std::string h = lowercase(*host);
-  return std::find(hosts_.begin(), hosts_.end(), h) != hosts_.end();
+  const size_t colon = h.rfind(':');
+  if (colon == std::string::npos || h.substr(colon + 1) != std::to_string(port_)) return false;
+  const std::string name = h.substr(0, colon);
+  if (name == "localhost") return true;
+  // A numeric address cannot be rebound: a page that reaches us by one has that address
+  // as its origin, not a name its author controls.
+  in_addr v4;
+  in6_addr v6;
+  if (::inet_pton(AF_INET, name.c_str(), &v4) == 1) return true;
+  return name.size() > 2 && name.front() == '[' && name.back() == ']' &&
+         ::inet_pton(AF_INET6, name.substr(1, name.size() - 2).c_str(), &v6) == 1;
 }
 
 std::optional<std::string_view> AccessGuard::strip_token(std::string_view path) const {
@@ -80,9 +86,7 @@ std::string AccessGuard::url() const {
   const std::string host = is_wildcard(bind_address_) ? (is_ipv6(bind_address_) ? "[::1]" : "127.0.0.1")
                            : is_ipv6(bind_address_)   ? "[" + bind_address_ + "]"
                                                       : bind_address_;
-  const std::string& first = hosts_.empty() ? std::string() : hosts_.front();
-  const std::string port = first.substr(first.rfind(':'));
-  return "http://" + host + port + "/" + token_ + "/";
+  return "http://" + host + ":" + std::to_string(port_) + "/" + token_ + "/";
 }
 
 HeaderList AccessGuard::security_headers() {

@@ -1,11 +1,11 @@
 // Who may use a running `zrec view`: a request must carry the run's random token as the
 // first segment of its path (/TOKEN/...: the URL printed at start, as Jupyter prints one),
-// and its Host header must name this server as the browser reached it (127.0.0.1:PORT,
-// localhost:PORT, [::1]:PORT, or the --bind address), which a DNS-rebinding page cannot
-// forge. Every response carries security_headers(): a Content-Security-Policy that lets
-// the page load its own files only (no inline script, nothing from elsewhere), nosniff so
-// that no response is ever read as another type than it says (record bytes as HTML),
-// no-referrer so the token never leaves in a Referer header, and no caching.
+// and its Host header must be a numeric address or localhost with this server's port
+// (127.0.0.1:PORT, [::1]:PORT, 192.168.1.5:PORT with --bind 0.0.0.0): a DNS-rebinding
+// page reaches the server under a name of its author's, which is refused. Every response carries security_headers(): a
+// Content-Security-Policy that lets the page load its own files only (no inline script, nothing from elsewhere),
+// nosniff so that no response is ever read as another type than it says (record bytes as HTML), no-referrer so the
+// token never leaves in a Referer header, and no caching.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +34,8 @@ class AccessGuard {
 
   const std::string& token() const { return token_; }
 
-  // True when `host` (the Host header's value) names this server; nullptr (no Host
-  // header) is refused.
+  // True when `host` (the Host header's value) is "localhost", a numeric IPv4 address or
+  // a bracketed IPv6 one, with this server's port; nullptr (no Host header) is refused.
   bool host_allowed(const std::string* host) const;
 
   // The rest of `path` after "/TOKEN" ("/" for "/TOKEN" itself), or nullopt when the
@@ -52,7 +52,7 @@ class AccessGuard {
  private:
   std::string token_;
   std::string bind_address_;
-  std::vector<std::string> hosts_;  // lowercase "host:port" values accepted
+  uint16_t port_ = 0;
 };
 
 }  // namespace zrec::cli::view

@@ -79,6 +79,11 @@ void ViewRoutes::handle(const HttpRequest& request, HttpResponse& response) noex
       text_response(response, 403, "zrec view: missing or wrong token; open the URL zrec view printed");
       return;
     }
+    if (!request.path.ends_with('/') && *route == "/") {  // /TOKEN: the page's relative links need /TOKEN/
+      text_response(response, 301, "zrec view: the page is at /" + guard_.token() + "/");
+      response.headers.emplace_back("Location", "/" + guard_.token() + "/");
+      return;
+    }
     if (route->starts_with("/api/")) {
       const std::string_view name = route->substr(5);
       // POST starts a verify; everything else is read with GET (or HEAD).
