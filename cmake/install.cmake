@@ -3,6 +3,8 @@
 include(CMakePackageConfigHelpers)
 
 install(TARGETS zrec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# zrec view's HTTP server module, where zrec looks for it (ZREC_VIEW_MODULE_DIR).
+install(TARGETS zrec_view_http LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/zrec)
 # Every man/*.1 page: zrec.1 and one zrec-<cmd>.1 per subcommand.
 install(DIRECTORY man/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 FILES_MATCHING PATTERN "*.1")
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/completions/zrec

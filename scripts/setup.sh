@@ -17,6 +17,8 @@ packages=(
   zsh  # tests/cli/test_install.sh: the installed zsh completion parses
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
   slurmd slurmctld slurm-client munge procps  # tests/cli/test_slurm.sh: a live single-node Slurm cluster (pgrep, ps)
+  libcpp-httplib-dev libpng-dev  # zrec view: its HTTP server module (cpp-httplib) and PNG pictures (libpng, linked statically)
+  chromium chromium-driver python3-selenium  # tests/cli/test_view_browser.py: zrec view's page in headless Chromium
 )
 
 missing=()

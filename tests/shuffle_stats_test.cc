@@ -85,4 +85,23 @@ TEST_CASE("SizeStats: nearest-rank percentiles, exact below 2048, within 0.1% ab
   CHECK(hundred.percentile(50) == 50);
 }
 
+TEST_CASE("SizeStats::histogram: equal bins over [min, max] that count every value") {
+  SizeStats s;
+  for (uint64_t v : {10, 10, 11, 15, 19, 70}) s.add(v);
+  CHECK(s.histogram_bin_width(6) == 11);  // ceil(61 / 6)
+  CHECK(s.histogram(6) == std::vector<uint64_t>{5, 0, 0, 0, 0, 1});
+  CHECK(s.histogram(100) == [] {
+    std::vector<uint64_t> h(61, 0);
+    h[0] = 2, h[1] = 1, h[5] = 1, h[9] = 1, h[60] = 1;
+    return h;
+  }());
+  SizeStats big;  // above 2048 a value counts at its bucket's floor, never below min
+  for (uint64_t v = 0; v < 1000; ++v) big.add((uint64_t{1} << 30) + v * 4096);
+  const std::vector<uint64_t> h = big.histogram(60);
+  uint64_t total = 0;
+  for (uint64_t c : h) total += c;
+  CHECK((total == 1000 && h.size() <= 60));
+  CHECK(SizeStats().histogram(10).empty());
+}
+
 }  // namespace zrec::cli

@@ -97,7 +97,7 @@ int run_cli(int argc, char** argv) {
       register_append_h5(app, global),     register_cat(app, global),        register_info(app, global),
       register_train_dict(app, global),    register_recompress(app, global), register_concat(app, global),
       register_digest(app, global),        register_verify(app, global),     register_bench(app, global),
-      register_completion(app, global),
+      register_view(app, global),          register_completion(app, global),
   };
 
   refuse_negative_unsigned(app);

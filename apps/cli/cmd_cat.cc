@@ -35,29 +35,6 @@ struct CatArgs {
   std::string keys;                // --format tar: sample keys
 };
 
-// The selection's k-th ID, for k < total: runs are walked by their cumulative counts
-// (a handful of runs, so this is a short binary search, no ID list).
-class SelectionIndex {
- public:
-  SelectionIndex(const std::vector<IdRun>& runs, const std::vector<uint64_t>& list) : runs_(runs), list_(list) {
-    uint64_t sum = 0;
-    for (const IdRun& r : runs_) {
-      ends_.push_back(sum += r.count);
-    }
-  }
-  uint64_t total() const { return ends_.empty() ? 0 : ends_.back(); }
-  uint64_t at(uint64_t k) const {
-    const size_t r = std::upper_bound(ends_.begin(), ends_.end(), k) - ends_.begin();
-    const uint64_t pos = runs_[r].at(k - (ends_[r] - runs_[r].count));
-    return list_.empty() ? pos : list_[pos];
-  }
-
- private:
-  const std::vector<IdRun>& runs_;
-  const std::vector<uint64_t>& list_;
-  std::vector<uint64_t> ends_;
-};
-
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
 // store with billions of records stays within its window budget), or an explicit
 // list from --indices-from.

@@ -57,6 +57,7 @@ Command register_concat(CLI::App& root, const GlobalOptions& global);
 Command register_digest(CLI::App& root, const GlobalOptions& global);
 Command register_verify(CLI::App& root, const GlobalOptions& global);
 Command register_bench(CLI::App& root, const GlobalOptions& global);
+Command register_view(CLI::App& root, const GlobalOptions& global);  // view/cmd_view.cc
 // Hidden: prints the bash or zsh completion script generated from `root` (cmd_completion.cc).
 Command register_completion(CLI::App& root, const GlobalOptions& global);
 

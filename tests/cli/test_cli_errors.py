@@ -22,7 +22,7 @@ require_zrec("test_cli_errors")
 CASES, case = case_runner.case_registry()
 FIGURES = []
 COMMANDS = ["create", "append-npy", "append-files", "append-stream", "append-tar", "append-lmdb", "cat", "info",
-            "train-dict", "recompress", "concat", "digest", "verify", "bench"]
+            "train-dict", "recompress", "concat", "digest", "verify", "bench", "view"]
 GLOBAL_OPTIONS = ["--threads", "--quiet", "--verbose", "--wait", "--progress", "--no-progress"]
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix, then use what was installed as a user would:
 # - the layout: bin/zrec, a man page per subcommand (from `zrec --help`), bash and zsh
-#   completion, headers, libzrec.a, the CMake package and zrec.pc;
+#   completion, headers, libzrec.a, the CMake package and zrec.pc; zrec view's server
+#   module in lib*/zrec/, where the installed zrec view finds it;
 # - every installed header compiles on its own with only the prefix's include/;
 # - tests/install_consumer (opens a store, prints its length) builds with
 #   find_package(zrec) and with `pkg-config --cflags --libs --static zrec`, and both
@@ -63,6 +64,18 @@ done
 # --- a store made by the installed zrec ------------------------------------------------
 "$izrec" create --ragged --dtype '<i4' --ndim 1 "$tmp/store" || fail "create"
 printf '1 2\n3\n4 5 6\n7\n8 9\n' | "$izrec" append-stream --parse ints "$tmp/store" || fail "append-stream"
+
+# --- zrec view finds its HTTP server module under the prefix ----------------------------
+check "installed lib*/zrec/zrec-view-http.so" test -n "$(cd "$prefix" && ls lib*/zrec/zrec-view-http.so 2>/dev/null)"
+"$izrec" view "$tmp/store" >"$tmp/view.url" 2>"$tmp/view.err" &
+view_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/view.url" ] && break; sleep 0.1; done
+kill -INT "$view_pid" 2>/dev/null
+wait "$view_pid"
+view_rc=$?
+if [ "$view_rc" -eq 130 ] && grep -qE '^http://127\.0\.0\.1:[0-9]+/[0-9a-f]{48}/$' "$tmp/view.url"; then ok; else
+  fail "installed zrec view: exit $view_rc, printed '$(cat "$tmp/view.url")' ($(head -n 2 "$tmp/view.err"))"
+fi
 
 # --- consumer through find_package(zrec) -----------------------------------------------
 consumer=$root/tests/install_consumer

@@ -9,6 +9,8 @@
 - The CLI's floors (apps/cli/): formats/ (pure byte formats) includes only formats/ and
   the public API, never import/, report/ or the commands; no command (cmd_*.cc)
   includes another command.
+- zrec view's HTTP server module (apps/cli/view/transport/) is the only place that
+  includes <httplib.h>, and it includes of the CLI only cli/view/http_transport.h.
 - Every public header compiles on its own (`c++ -std=c++20 -fsyntax-only -Iinclude`,
   warnings as errors), so a user's first include never needs another before it.
 
@@ -101,6 +103,19 @@ def main():
             if kind == '"' and target.startswith("cli/") and os.path.basename(target).startswith("cmd_"):
                 problems.append("%s:%d includes \"%s\": one command never includes another"
                                 % (rel(path), number, target))
+    # 3c. zrec view's HTTP server stays in its module: httplib.h only under view/transport/,
+    # which includes nothing of the CLI but the seam header and itself (docs/architecture.md).
+    transport = os.path.join("apps", "cli", "view", "transport")
+    for path in sources("apps"):
+        inside = rel(path).startswith(transport + os.sep)
+        for number, kind, target in includes(path):
+            if target == "httplib.h" and not inside:
+                problems.append("%s:%d includes <httplib.h>: only %s/ may (zrec view's server module, which "
+                                "only zrec view loads)" % (rel(path), number, transport))
+            if inside and kind == '"' and target.startswith("cli/") and not (
+                    target == "cli/view/http_transport.h" or target.startswith("cli/view/transport/")):
+                problems.append("%s:%d includes \"%s\": the server module sees the CLI through "
+                                "cli/view/http_transport.h only" % (rel(path), number, target))
     cli_files = sum(1 for _ in sources(os.path.join("apps", "cli")))
 
     # 4. Each public header compiles alone.

@@ -55,6 +55,8 @@ SKIPPED = [
                          "tests/install_consumer with pkg-config"),
     ("Two commands", 1, None, "installs packages and runs the whole test suite (CI runs scripts/test.sh)"),
     ("Scaling out: Slurm, GNU parallel", 1, None, "needs a Slurm cluster; tests/cli/test_slurm.sh runs it on one"),
+    ("Looking at a dataset: view", 1, None, "serves until Ctrl-C; tests/cli/test_view.py and test_view_browser.py "
+                                            "run it on these kinds of stores"),
     ("Benchmarks", 1, "zrec bench  ", "minutes of CPU on loaderx-sized workloads; test_bench_smoke.sh runs bench small"),
     ("Benchmarks", 1, "zrec bench -w vision", "builds 1 GiB stores; test_bench_smoke.sh runs bench small"),
     ("Benchmarks", 1, "/usr/bin/python3 scripts/bench_peers.py", "minutes of CPU (NumPy, HDF5, LMDB peers)"),

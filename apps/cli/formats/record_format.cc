@@ -499,4 +499,23 @@ void append_text_record(std::string& out, const DType& dtype, std::span<const ui
   append_nested(out, dtype, shape, 0, data, /*text=*/true);
 }
 
+std::optional<double> element_as_double(const DType& dtype, const uint8_t* data) {
+  const bool big = dtype.big_endian();
+  switch (dtype.kind) {
+    case DTypeKind::kBool:
+      return data[0] != 0 ? 1.0 : 0.0;
+    case DTypeKind::kInt:
+      return double(load_signed(data, dtype.itemsize, big));
+    case DTypeKind::kUInt:
+      return double(load_unsigned(data, dtype.itemsize, big));
+    case DTypeKind::kFloat:
+      if (dtype.itemsize == 2) return half_to_double(uint16_t(load_unsigned(data, 2, big)));
+      if (dtype.itemsize == 4) return double(std::bit_cast<float>(uint32_t(load_unsigned(data, 4, big))));
+      if (dtype.itemsize == 8) return std::bit_cast<double>(load_unsigned(data, 8, big));
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace zrec::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -26,5 +27,10 @@ void append_json_record(std::string& out, const DType& dtype, std::span<const ui
 // datetime64 as ISO 8601 for units Y..as where representable (e.g. 2024-01-02T03:04:05),
 // NaT as NaT; timedelta64 as "<n> <unit>". No trailing newline.
 void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data);
+
+// The value of one element at `data` as a double, for bool, integer and float dtypes in
+// either byte order (float16 included; integers beyond 2^53 rounded); nullopt for every
+// other kind. `zrec view` summarises numeric records with it (min, max, mean, sparkline).
+std::optional<double> element_as_double(const DType& dtype, const uint8_t* data);
 
 }  // namespace zrec::cli

@@ -2,6 +2,7 @@
 // to record IDs exactly as Python's slice.indices(length) + range() would.
 #include "cli/formats/selection.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -188,6 +189,18 @@ Result<std::vector<uint64_t>> read_indices(io::InputStream& in, uint64_t length)
   }
   if (!pending.empty()) ZREC_RETURN_IF_ERROR(take_line(pending));
   return ids;
+}
+
+SelectionIndex::SelectionIndex(const std::vector<IdRun>& runs, const std::vector<uint64_t>& list)
+    : runs_(runs), list_(list) {
+  uint64_t sum = 0;
+  for (const IdRun& r : runs_) ends_.push_back(sum += r.count);
+}
+
+uint64_t SelectionIndex::at(uint64_t k) const {
+  const size_t r = std::upper_bound(ends_.begin(), ends_.end(), k) - ends_.begin();
+  const uint64_t pos = runs_[r].at(k - (ends_[r] - runs_[r].count));
+  return list_.empty() ? pos : list_[pos];
 }
 
 }  // namespace zrec::cli

@@ -40,6 +40,22 @@ struct IdRun {
 // Resolves items to runs, with the same rules and errors as resolve_selection().
 Result<std::vector<IdRun>> resolve_runs(const std::vector<SelectionItem>& items, uint64_t length);
 
+// The k-th ID of a resolved selection (`cat`, and `zrec view`'s pages and samples), for
+// k < total(): runs are walked by their cumulative counts (a handful of runs, so this is
+// a short binary search, no ID list). With a non-empty `list` (cat --indices-from), the
+// runs select positions in it. Keeps references to runs and list.
+class SelectionIndex {
+ public:
+  SelectionIndex(const std::vector<IdRun>& runs, const std::vector<uint64_t>& list);
+  uint64_t total() const { return ends_.empty() ? 0 : ends_.back(); }
+  uint64_t at(uint64_t k) const;
+
+ private:
+  const std::vector<IdRun>& runs_;
+  const std::vector<uint64_t>& list_;
+  std::vector<uint64_t> ends_;
+};
+
 // Resolves items against a store of `length` records, in order, to record IDs.
 // Slices clamp like NumPy (never an error, may select nothing); a single index
 // outside [-length, length) is kInvalidArgument: "index 12 is out of range for a

@@ -64,4 +64,23 @@ uint64_t SizeStats::percentile(double p) const {
   return max_;
 }
 
+uint64_t SizeStats::histogram_bin_width(size_t bins) const {
+  if (count_ == 0 || bins == 0) return 1;
+  // ceil((span + 1) / bins) without overflowing at span = 2^64 - 1.
+  return (max_ - min_) / bins + 1;
+}
+
+std::vector<uint64_t> SizeStats::histogram(size_t bins) const {
+  if (count_ == 0 || bins == 0) return {};
+  const uint64_t width = histogram_bin_width(bins);
+  std::vector<uint64_t> out((max_ - min_) / width + 1, 0);
+  const auto add = [&](uint64_t value, uint64_t n) {
+    if (n != 0) out[(std::clamp(value, min(), max_) - min_) / width] += n;
+  };
+  for (size_t v = 0; v < exact_.size(); ++v) add(v, exact_[v]);
+  for (int octave = 0; octave < kOctaves; ++octave)
+    for (size_t sub = 0; sub < octaves_[octave].size(); ++sub) add(bucket_floor(octave, sub), octaves_[octave][sub]);
+  return out;
+}
+
 }  // namespace zrec::cli

@@ -10,6 +10,7 @@
 // sees; a power of two's 1024 counters are allocated when a value first falls in it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -25,6 +26,14 @@ class SizeStats {
   uint64_t total() const { return total_; }
   // Nearest-rank percentile, p in (0, 100]; 0 for no values.
   uint64_t percentile(double p) const;
+  // Counts of the values in `bins` equal-width bins over [min, max] (`zrec view`'s drawn
+  // histograms): bin b holds values from min + b * w to min + (b + 1) * w - 1, where
+  // w = ceil((max - min + 1) / bins); fewer bins when the range has fewer values. A value
+  // above 2047 is counted at its bucket's smallest value (at most 0.1% below it). Empty
+  // for no values.
+  std::vector<uint64_t> histogram(size_t bins) const;
+  // The width w of histogram(bins)'s bins.
+  uint64_t histogram_bin_width(size_t bins) const;
 
  private:
   // Performance note: record sizes cluster in a few powers of two, and zeroing all 53

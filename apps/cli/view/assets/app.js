@@ -1,0 +1,358 @@
+// zrec view's page: plain JavaScript and SVG, no library. Everything it shows comes from
+// the JSON API next to it (docs/json.md, "zrec view's API"); text from the stores is only
+// ever set as textContent, never parsed as HTML.
+//
+// The state lives in the URL's fragment, so reload and the back button work:
+//   #p=0                                   PATH 0: overview and records grid
+//   #p=0&sel=10:20&sample=8&seed=1&offset=0&limit=48
+//   #p=0&stream=1&id=17                    one record
+'use strict';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// An element with attributes and children (strings become text nodes).
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'onclick' || k === 'onsubmit' || k === 'onchange') node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  return node;
+}
+
+function svg(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  for (const c of children) node.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  return node;
+}
+
+function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') q.set(k, String(v));
+  return q.toString();
+}
+
+async function api(route, params, method) {
+  const response = await fetch('api/' + route + '?' + query(params || {}), {method: method || 'GET'});
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || ('HTTP ' + response.status));
+  return body;
+}
+
+function bytes(n) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let u = 0;
+  let v = n;
+  while (v >= 1024 && u + 1 < units.length) {
+    v /= 1024;
+    u += 1;
+  }
+  return u === 0 ? n + ' B' : v.toFixed(1) + ' ' + units[u];
+}
+
+function state() {
+  return Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
+}
+
+function go(params) {
+  location.hash = query(params);
+}
+
+function errorBox(e) {
+  return el('p', {class: 'error'}, String(e.message || e));
+}
+
+// ---- the overview ------------------------------------------------------------------
+
+// A histogram of counts over [first, first + width * counts.length), with the
+// percentiles info prints marked on it.
+function histogram(title, st) {
+  const W = 360, H = 120, left = 4, bottom = 18;
+  const counts = st.histogram.counts;
+  const top = Math.max(1, ...counts);
+  const plot = svg('svg', {class: 'histogram', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img'});
+  plot.append(svg('title', {}, `${title}: record counts by size`));
+  const bw = (W - 2 * left) / Math.max(1, counts.length);
+  counts.forEach((c, i) => {
+    if (c === 0) return;
+    const h = Math.max(1, (H - bottom - 4) * c / top);
+    const bar = svg('rect', {class: 'bar', x: left + i * bw, y: H - bottom - h, width: Math.max(1, bw - 1), height: h});
+    const lo = st.histogram.first + i * st.histogram.bin_width;
+    const hi = lo + st.histogram.bin_width - 1;
+    bar.append(svg('title', {}, `${lo === hi ? lo : lo + '..' + hi}: ${c} records`));
+    plot.append(bar);
+  });
+  const span = Math.max(1, st.histogram.bin_width * counts.length);
+  const at = v => left + (W - 2 * left) * (v - st.histogram.first) / span;
+  for (const [name, v] of [['p50', st.p50], ['p99', st.p99]]) {
+    const x = at(v + 0.5);
+    plot.append(svg('line', {class: 'marker', x1: x, x2: x, y1: 0, y2: H - bottom}));
+    plot.append(svg('text', {class: 'marker-label', x: x + 2, y: 10}, name));
+  }
+  plot.append(svg('text', {class: 'axis', x: left, y: H - 4}, String(st.min)));
+  plot.append(svg('text', {class: 'axis', x: W - left, y: H - 4, 'text-anchor': 'end'}, String(st.max)));
+  return el('figure', {class: 'hist'}, plot, el('figcaption', {}, title));
+}
+
+function statsTable(sizes) {
+  const rows = Object.entries(sizes).map(([name, st]) =>
+      el('tr', {}, el('th', {}, name), ...['min', 'p50', 'p99', 'max'].map(k => el('td', {}, String(st[k])))));
+  return el('table', {class: 'stats'},
+            el('thead', {}, el('tr', {}, el('th', {}, 'record sizes'), ...['min', 'p50', 'p99', 'max'].map(k => el('th', {}, k)))),
+            el('tbody', {}, rows));
+}
+
+function facts(s) {
+  const shape = s.item_shape ? '(' + s.item_shape.join(', ') + (s.item_shape.length === 1 ? ',)' : ')') : 'ndim=' + s.ndim;
+  const rows = [
+    ['kind', s.kind], ['dtype', s.dtype], ['shape', shape], ['codec', s.codec], ['length', String(s.length)],
+    ['logical', bytes(s.logical_bytes)], ['stored', bytes(s.payload_bytes)], ['on disk', bytes(s.disk_bytes)],
+    ['ratio', s.compression_ratio.toFixed(2) + 'x'], ['shards', String(s.shards)],
+    ['checksum', s.codec === 'raw' ? '-' : s.checksum ? 'yes' : 'no'],
+    ['dictionary', s.dict_bytes ? bytes(s.dict_bytes) + ', id ' + s.dict_id : '-'],
+  ];
+  return el('table', {class: 'facts'}, el('tbody', {}, rows.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v)))));
+}
+
+function verifyPanel(path, stream) {
+  const out = el('div', {class: 'verify'});
+  const button = el('button', {type: 'button', class: 'verify-button'}, 'Verify');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    out.replaceChildren(el('progress', {max: 1, value: 0}), el('span', {class: 'note'}, ' starting'));
+    try {
+      const {job} = await api('verify', {path, stream}, 'POST');
+      for (;;) {
+        const st = await api('verify', {job});
+        const bar = el('progress', {max: Math.max(1, st.total), value: st.done});
+        const words = `${st.phase}: ${st.done} / ${st.total} records, ${bytes(st.bytes)}`;
+        const problems = el('ul', {class: 'problems'}, st.problems.map(p => el('li', {},
+            p.id === null ? '' : el('a', {href: '#' + query({p: path, stream, id: p.id})}, 'record ' + p.id + ': '),
+            `${p.rule}: ${p.message}`)));
+        if (!st.finished) {
+          out.replaceChildren(bar, el('span', {class: 'note'}, ' ' + words), problems);
+          await new Promise(r => setTimeout(r, 300));
+          continue;
+        }
+        const verdict = st.error ? el('p', {class: 'error'}, st.error)
+            : st.valid ? el('p', {class: 'ok'}, `valid: ${st.records_decoded} records decoded`)
+                       : el('p', {class: 'error'}, `${st.problem_count} problem${st.problem_count === 1 ? '' : 's'}`);
+        out.replaceChildren(verdict, problems, el('ul', {class: 'notes'}, (st.notes || []).map(n => el('li', {}, n))));
+        break;
+      }
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+    button.disabled = false;
+  });
+  return el('div', {}, button, out);
+}
+
+async function overview(path, dims) {
+  const o = await api('overview', {path, dims: dims ? 1 : null});
+  const cards = o.streams.map((s, i) => {
+    const {dims: perDim, ...sizes} = s.record_sizes;
+    // A Ragged store's dimensions: from the table for ndim 1 (the element count); for
+    // more, on demand, since every record's shape prefix must be read.
+    if (perDim && s.ndim > 1) perDim.forEach((st, d) => { sizes['dim ' + d] = st; });
+    const dimsButton = s.kind === 'ragged' && s.ndim > 1 && !perDim
+        ? el('button', {type: 'button', class: 'dims-button', onclick: () => go({...state(), p: path, dims: 1})},
+             'Histograms per dimension (reads every record)')
+        : null;
+    const shape = s.item_shape ? '(' + s.item_shape.join(', ') + ')' : 'ndim=' + s.ndim;
+    // A root's streams start folded, so that its records are in view.
+    return el('details', {class: 'store', open: !o.root},
+              el('summary', {}, el('h3', {}, s.name), ` ${s.kind} ${s.dtype} ${shape}, ${s.codec}, ${s.length} records`),
+              s.writer_active ? el('p', {class: 'warning'}, 'a writer is appending: this is the last published state (reload for newer)') : null,
+              el('div', {class: 'store-body'},
+                 facts(s),
+                 el('div', {},
+                    el('div', {class: 'hists'}, Object.entries(sizes).map(([name, st]) => histogram(name, st))),
+                    statsTable(sizes), dimsButton)),
+              verifyPanel(path, i));
+  });
+  return el('div', {class: 'overview'},
+            o.lengths_agree ? null : el('p', {class: 'warning'}, 'the streams hold different numbers of records'),
+            cards);
+}
+
+// ---- records -----------------------------------------------------------------------
+
+function sparkline(values) {
+  const W = 240, H = 40;
+  const nums = values.filter(v => v !== null);
+  if (nums.length < 2) return null;
+  const lo = Math.min(...nums), hi = Math.max(...nums);
+  const y = v => H - 2 - (H - 4) * (hi === lo ? 0.5 : (v - lo) / (hi - lo));
+  const points = [];
+  values.forEach((v, i) => {
+    if (v !== null) points.push(`${(W * i / (values.length - 1)).toFixed(1)},${y(v).toFixed(1)}`);
+  });
+  return svg('svg', {class: 'sparkline', viewBox: `0 0 ${W} ${H}`, width: W, height: H},
+             svg('polyline', {points: points.join(' ')}));
+}
+
+function pictureUrl(path, stream, id, size) {
+  return 'api/picture?' + query({path, stream, id, size});
+}
+
+function look(cell, path, id, full) {
+  const where = {path, stream: cell.stream, id};
+  switch (cell.look) {
+    case 'image':
+    case 'pixels':
+      return el('img', {class: full ? 'full' : 'thumb', src: pictureUrl(path, cell.stream, id, full ? 'full' : 'thumb'),
+                        alt: `record ${id}`});
+    case 'json':
+    case 'text':
+      return el('pre', {class: 'cell-text ' + cell.look}, cell.text);
+    case 'numbers': {
+      const stats = cell.min === null ? null
+          : el('div', {class: 'note'}, `min ${cell.min}  max ${cell.max}  mean ${Number(cell.mean).toPrecision(6)}` +
+               (cell.nan_count ? `  nan ${cell.nan_count}` : ''));
+      return el('div', {class: 'numbers'}, el('pre', {class: 'cell-text'}, cell.text), stats, sparkline(cell.sparkline));
+    }
+    case 'bytes':
+      return el('code', {class: 'hex'}, cell.hex);
+    case 'empty':
+      return el('span', {class: 'note'}, '(empty)');
+    case 'large':
+      return el('a', {href: '#' + query({p: path, stream: cell.stream, id})}, 'large record: open it');
+    default:
+      return el('span', {class: 'note'}, '?');
+  }
+}
+
+function cellView(cell, path, id) {
+  const shape = cell.shape ? '(' + cell.shape.join(', ') + ')' : '';
+  return el('div', {class: 'cell'},
+            cell.error ? el('p', {class: 'error'}, cell.error) : look(cell, path, id, false),
+            el('div', {class: 'cell-meta'},
+               el('a', {href: '#' + query({p: path, stream: cell.stream, id})}, shape || 'open'),
+               cell.logical_bytes === undefined ? '' : ' ' + bytes(cell.logical_bytes)));
+}
+
+function controls(path, st, page) {
+  const sel = el('input', {name: 'sel', value: st.sel || '', placeholder: 'all (e.g. 0:100, ::10, -5:)', size: 18});
+  const sample = el('input', {name: 'sample', value: st.sample || '', placeholder: 'N', size: 5, inputmode: 'numeric'});
+  const seed = el('input', {name: 'seed', value: st.seed || '', placeholder: '0', size: 5, inputmode: 'numeric'});
+  const limit = el('input', {name: 'limit', value: st.limit || '48', size: 4, inputmode: 'numeric'});
+  const form = el('form', {class: 'controls'},
+                  el('label', {}, 'selection ', sel), el('label', {}, 'sample ', sample),
+                  el('label', {}, 'seed ', seed), el('label', {}, 'per page ', limit),
+                  el('button', {type: 'submit'}, 'Show'));
+  form.addEventListener('submit', e => {
+    e.preventDefault();
+    go({p: path, sel: sel.value.trim(), sample: sample.value.trim(), seed: seed.value.trim(), limit: limit.value.trim()});
+  });
+  const jump = el('input', {name: 'id', placeholder: 'ID', size: 8});
+  const jumpForm = el('form', {class: 'controls'}, el('label', {}, 'jump to record ', jump), el('button', {type: 'submit'}, 'Go'));
+  jumpForm.addEventListener('submit', e => {
+    e.preventDefault();
+    if (jump.value.trim() !== '') go({p: path, stream: 0, id: jump.value.trim()});
+  });
+  const offset = Number(st.offset || 0), size = page.limit;
+  const nav = el('div', {class: 'pager'},
+                 el('button', {type: 'button', disabled: offset === 0, onclick: () => go({...st, offset: Math.max(0, offset - size)})}, 'previous'),
+                 el('span', {class: 'note'}, ` rows ${page.total === 0 ? 0 : offset + 1}-${Math.min(page.total, offset + size)} of ${page.total}` +
+                    (page.sample === null ? ` (${page.selected} selected of ${page.length})` : ` drawn from ${page.selected} (seed ${page.seed})`) + ' '),
+                 el('button', {type: 'button', disabled: offset + size >= page.total, onclick: () => go({...st, offset: offset + size})}, 'next'));
+  return el('div', {}, form, jumpForm, nav);
+}
+
+async function records(path, st) {
+  let page;
+  try {
+    page = await api('records', {path, sel: st.sel, sample: st.sample, seed: st.seed, offset: st.offset, limit: st.limit});
+  } catch (e) {
+    return el('div', {}, controls(path, st, {limit: Number(st.limit || 48), total: 0, selected: 0, length: 0, sample: null}), errorBox(e));
+  }
+  const multi = page.streams.length > 1;
+  const head = multi ? el('div', {class: 'row head'}, el('div', {class: 'row-id'}, 'sample'),
+                          page.streams.map(name => el('div', {class: 'cell'}, name))) : null;
+  const rows = page.rows.map(row =>
+      el('div', {class: 'row', 'data-id': row.id},
+         el('div', {class: 'row-id'}, el('a', {href: '#' + query({p: path, stream: 0, id: row.id})}, '#' + row.id),
+            row.key === undefined ? null : el('div', {class: 'key'}, row.key === null ? '' : row.key)),
+         row.cells.map(cell => cellView(cell, path, row.id))));
+  return el('div', {}, controls(path, st, page),
+            el('div', {class: multi ? 'rows table' : 'rows grid', id: 'rows'}, head, rows));
+}
+
+// ---- one record --------------------------------------------------------------------
+
+async function recordPage(path, st, info) {
+  const stream = Number(st.stream || 0);
+  const names = info.streams;
+  const r = await api('record', {path, stream, id: st.id});
+  const facts = [
+    ['record', String(r.id)], ['stream', names[stream]], ['shape', r.shape ? '(' + r.shape.join(', ') + ')' : '-'],
+    ['stored', bytes(r.stored_bytes) + ` (${r.stored_bytes} bytes)`], ['logical', bytes(r.logical_bytes) + ` (${r.logical_bytes} bytes)`],
+    ['shard', `${r.shard} (data_${r.shard}.zr)`], ['offset', String(r.offset)], ['codec', r.codec],
+    ['decoded', r.decoded ? 'yes' : 'no: ' + r.error],
+  ];
+  const hex = el('pre', {class: 'hexdump'});
+  const hexButton = el('button', {type: 'button'}, 'Show stored bytes (hex)');
+  hexButton.addEventListener('click', async () => {
+    try {
+      const h = await api('hex', {path, stream, id: r.id, offset: 0, length: 4096});
+      hex.textContent = h.hex.join('\n') + (h.length < h.stored_bytes ? `\n... ${h.stored_bytes - h.length} more bytes` : '');
+    } catch (e) {
+      hex.textContent = String(e.message);
+    }
+  });
+  const streamLinks = names.length > 1
+      ? el('p', {}, 'streams: ', names.map((n, i) => i === stream ? el('b', {}, n + ' ') : el('a', {href: '#' + query({p: path, stream: i, id: r.id})}, n + ' ')))
+      : null;
+  return el('div', {class: 'record'},
+            el('p', {}, el('a', {href: '#' + query({p: path})}, 'back to the records'), ' ',
+               el('a', {href: '#' + query({p: path, stream, id: Math.max(0, r.id - 1)})}, 'previous'), ' ',
+               el('a', {href: '#' + query({p: path, stream, id: r.id + 1})}, 'next')),
+            streamLinks,
+            el('table', {class: 'facts'}, el('tbody', {}, facts.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v))))),
+            el('p', {}, el('a', {class: 'download', href: 'api/npy?' + query({path, stream, id: r.id}), download: `record-${r.id}.npy`}, 'Download .npy'),
+               r.npy_bytes === undefined ? '' : ` (${bytes(r.npy_bytes)})`),
+            r.decoded ? el('div', {class: 'full'}, look({...r, stream}, path, r.id, true)) : null,
+            hexButton, hex);
+}
+
+// ---- the page ----------------------------------------------------------------------
+
+let paths = null;
+
+async function render() {
+  const main = document.getElementById('main');
+  try {
+    if (paths === null) {
+      const p = await api('paths');
+      paths = p.paths;
+      document.getElementById('footer').textContent = 'zrec ' + p.version + ': read-only';
+    }
+    const st = state();
+    const path = Math.min(paths.length - 1, Math.max(0, Number(st.p || 0)));
+    document.getElementById('tabs').replaceChildren(...paths.map(p =>
+        el('a', {href: '#' + query({p: p.index}), class: p.index === path ? 'tab active' : 'tab'}, p.path)));
+    if (st.id !== undefined) {
+      main.replaceChildren(await recordPage(path, st, paths[path]));
+    } else {
+      const [ov, rec] = await Promise.all([overview(path, st.dims === '1').catch(errorBox), records(path, st)]);
+      main.replaceChildren(el('h2', {}, 'Overview'), ov, el('h2', {}, 'Records'), rec);
+    }
+  } catch (e) {
+    main.replaceChildren(errorBox(e));
+  }
+  document.body.dataset.ready = 'yes';
+}
+
+window.addEventListener('hashchange', () => {
+  document.body.dataset.ready = 'no';
+  render();
+});
+render();

@@ -1,0 +1,129 @@
+// zrec view: a local, read-only web page of stores and roots of named streams. Opens the
+// PATHs (view_catalog.h), draws a random token (access_guard.h), loads the HTTP server
+// module (http_module.h), prints the URL, and serves (view_routes.h) until SIGINT or
+// SIGTERM, then exits 130 or 143 like every command.
+#include <arpa/inet.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "cli/formats/printable.h"
+#include "cli/interrupt.h"
+#include "cli/usage.h"
+#include "cli/view/access_guard.h"
+#include "cli/view/byte_budget.h"
+#include "cli/view/http_module.h"
+#include "cli/view/verify_jobs.h"
+#include "cli/view/view_catalog.h"
+#include "cli/view/view_routes.h"
+
+namespace zrec::cli {
+
+namespace {
+
+using namespace view;
+
+struct ViewArgs {
+  std::vector<std::string> paths;
+  std::string bind = "127.0.0.1";
+  uint32_t port = 0;  // 0..65535
+  std::vector<std::string> keys;
+};
+
+// Requests handled at once; each also may hold one open Store per stream it reads.
+constexpr unsigned kWorkers = 8;
+// Record bytes held in memory by all requests together (byte_budget.h).
+constexpr uint64_t kRecordBudgetBytes = uint64_t{512} << 20;
+
+bool is_loopback(const std::string& address) {
+  in_addr v4;
+  if (::inet_pton(AF_INET, address.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  return address == "::1";
+}
+
+struct Listening {
+  AccessGuard* guard;
+  size_t paths;
+};
+
+void on_listening(void* context, uint16_t port) {
+  auto* l = static_cast<Listening*>(context);
+  l->guard->set_port(port);
+  // The URL is the command's output (stdout); how to stop it is a note (stderr).
+  std::printf("%s\n", l->guard->url().c_str());
+  std::fflush(stdout);
+  spdlog::info("serving {} PATH{} read-only; Ctrl-C stops", l->paths, l->paths == 1 ? "" : "s");
+  std::fprintf(stderr, "zrec view: open %s in a browser; Ctrl-C stops\n", l->guard->url().c_str());
+}
+
+Status run_view(const ViewArgs& a, const GlobalOptions& g) {
+  if (a.keys.size() > a.paths.size())
+    throw UsageError(fmt::format("{} --keys for {} PATH{}: give at most one --keys per PATH, in the same order",
+                                 a.keys.size(), a.paths.size(), a.paths.size() == 1 ? "" : "s"));
+  in_addr v4;
+  in6_addr v6;
+  if (::inet_pton(AF_INET, a.bind.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, a.bind.c_str(), &v6) != 1)
+    throw UsageError("--bind '" + printable(a.bind) + "' is not a numeric IPv4 or IPv6 address");
+
+  InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
+  ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead)));
+  ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
+  ZREC_ASSIGN_OR_RETURN(ServeFunction serve, load_http_module());
+  if (!is_loopback(a.bind))
+    spdlog::warn(
+        "listening on {}, not on this machine alone: whoever can reach it and has the URL (its token) can read "
+        "these stores",
+        printable(a.bind));
+
+  AccessGuard guard(token, a.bind);
+  ByteBudget budget(kRecordBudgetBytes);
+  VerifyJobs jobs(g.lanes(Work::kRead));
+  ViewRoutes routes(*catalog, guard, jobs, budget);
+  Listening listening{&guard, a.paths.size()};
+  ServeConfig config;
+  config.address = a.bind;
+  config.port = static_cast<uint16_t>(a.port);
+  config.limits.workers = kWorkers;
+  config.default_headers = AccessGuard::security_headers();
+  config.handler = &routes;
+  config.stop_fd = interrupt_token().wake_fd;
+  config.on_listening = on_listening;
+  config.on_listening_context = &listening;
+  std::string error;
+  if (serve(&config, &error) != 0) return io_error(error);
+  return cancelled("stopped");
+}
+
+}  // namespace
+
+Command register_view(CLI::App& root, const GlobalOptions& global) {
+  auto args = std::make_shared<ViewArgs>();
+  CLI::App* cmd = root.add_subcommand("view", "Look at stores in a web browser (a local, read-only page)");
+  cmd->add_option("path", args->paths, "Stores, or directories of named streams, to show (each is one tab)")
+      ->required();
+  cmd->add_option("--bind", args->bind,
+                  "Numeric address to listen on; another than a loopback one (127.0.0.1, ::1) is reachable from "
+                  "elsewhere and warned about")
+      ->type_name("ADDRESS")
+      ->capture_default_str();
+  cmd->add_option("--port", args->port, "TCP port to listen on, 0..65535; 0 picks a free one")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--keys", args->keys,
+                  "Sample keys of the i-th PATH for the i-th --keys (an empty FILE skips a PATH): one key per line, as "
+                  "append-tar --keys writes")
+      ->allow_extra_args(false);  // one FILE per --keys: PATHs may follow
+  cmd->footer(
+      "Prints the page's URL (with a random token every request needs) on stdout, then serves until Ctrl-C.\n"
+      "Examples:\n"
+      "  zrec view images/\n"
+      "  zrec view dataset/ --keys dataset.keys      # a root of named streams: image, label, json side by side\n"
+      "  zrec view --port 8765 train/ val/\n"
+      "  ssh -L 8765:127.0.0.1:8765 host zrec view --port 8765 ds/   # from another machine, through ssh");
+  return Command{cmd, [args, &global]() { return run_view(*args, global); }};
+}
+
+}  // namespace zrec::cli

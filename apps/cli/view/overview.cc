@@ -1,0 +1,108 @@
+// write_store_overview (see overview.h).
+#include "cli/view/overview.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "cli/interrupt.h"
+#include "cli/report/record_stats.h"
+
+namespace zrec::cli::view {
+
+namespace {
+
+// `name`: the key of the object, or nullptr for an element of an array.
+void write_stats(JsonWriter& j, const char* name, const SizeStats& st) {
+  if (name != nullptr) j.key(name);
+  j.begin_object();
+  j.key("min").value(st.min()).key("p50").value(st.percentile(50)).key("p99").value(st.percentile(99));
+  j.key("max").value(st.max());
+  j.key("histogram").begin_object();
+  j.key("first").value(st.min()).key("bin_width").value(st.histogram_bin_width(kHistogramBins));
+  j.key("counts").begin_array();
+  for (uint64_t c : st.histogram(kHistogramBins)) j.value(c);
+  j.end_array().end_object();
+  j.end_object();
+}
+
+// Each dimension's statistics of a Ragged store of ndim > 1: its records' shape
+// prefixes, which only the (possibly compressed) payloads hold.
+Status scan_dims(Store& store, std::vector<SizeStats>& dims) {
+  const Schema& schema = store.schema();
+  dims.resize(schema.ndim);
+  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  std::vector<uint64_t> ids;
+  for (uint64_t first = 0; first < store.length(); first += kIdsPerScan) {
+    ids.clear();
+    for (uint64_t id = first; id < std::min(store.length(), first + kIdsPerScan); ++id) ids.push_back(id);
+    ZREC_RETURN_IF_ERROR(store.scan(ids, kDimsWindowBytes, [&](const Window& w) -> Status {
+      if (interrupted()) return cancelled("stopped");
+      for (size_t k = 0; k < w.ids.size(); ++k) {
+        const std::vector<uint64_t> d = ragged_dims(schema, w.data + w.offsets[k]);
+        for (uint32_t i = 0; i < schema.ndim; ++i) dims[i].add(d[i]);
+      }
+      return Status::ok();
+    }));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims) {
+  const Schema& schema = store.schema();
+  SizeStats stored, logical, elements;
+  const uint64_t length = store.length();
+  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  constexpr uint64_t kChunk = 65536;  // RecordLocs per read: 1 MiB
+  std::vector<RecordLoc> locs(std::min(kChunk, length));
+  for (uint64_t first = 0; first < length; first += kChunk) {
+    const uint64_t n = std::min(kChunk, length - first);
+    ZREC_RETURN_IF_ERROR(store.read_locs(first, n, locs.data()));
+    for (uint64_t k = 0; k < n; ++k) {
+      stored.add(locs[k].phys_length);
+      logical.add(locs[k].logic_length);
+      if (!schema.is_dense()) elements.add((locs[k].logic_length - prefix) / schema.dtype.itemsize);
+    }
+  }
+  std::vector<SizeStats> dim_stats;
+  if (!schema.is_dense() && schema.ndim > 1 && dims) ZREC_RETURN_IF_ERROR(scan_dims(store, dim_stats));
+  uint64_t disk = 0;
+  for (const auto& f : store.file_sizes()) disk += f.second;
+  const uint64_t payload = store.stored_bytes();
+  const auto& dict = store.dictionary();
+
+  j.begin_object();
+  j.key("name").value(name);
+  write_schema(j, schema);
+  j.key("codec").value(to_string(store.codec()));
+  j.key("shards").value(uint64_t{store.data_shards()});
+  j.key("length").value(length);
+  j.key("logical_bytes").value(logical.total());
+  j.key("payload_bytes").value(payload);
+  j.key("disk_bytes").value(disk);
+  j.key("compression_ratio").value(payload ? double(logical.total()) / double(payload) : 1.0);
+  j.key("dict_bytes").value(store.dict_bytes());
+  j.key("dict_id");
+  if (dict.empty()) j.null();
+  else j.value(uint64_t{ZSTD_getDictID_fromDict(dict.data(), dict.size())});
+  j.key("checksum").value(store.checksum());
+  j.key("writer_active").value(store.writer_active());
+  j.key("record_sizes").begin_object();
+  write_stats(j, "stored", stored);
+  write_stats(j, "logical", logical);
+  if (!schema.is_dense()) write_stats(j, "elements", elements);
+  if (!schema.is_dense() && (schema.ndim == 1 || !dim_stats.empty())) {
+    j.key("dims").begin_array();
+    if (schema.ndim == 1) write_stats(j, nullptr, elements);
+    for (const SizeStats& d : dim_stats) write_stats(j, nullptr, d);
+    j.end_array();
+  }
+  j.end_object();
+  j.end_object();
+  return Status::ok();
+}
+
+}  // namespace zrec::cli::view

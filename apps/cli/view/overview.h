@@ -1,0 +1,30 @@
+// The overview of one store for `zrec view`: what `zrec info --json` says of it (the same
+// keys, docs/json.md), and with each record-size statistic the bins of a histogram to
+// draw. Everything comes from the RecordLoc table, read 1 MiB at a time: no payload is
+// read, so a store of a million records opens in the time its table takes to read.
+#pragma once
+
+#include <cstddef>
+
+#include "zrec/status.h"
+#include "zrec/store.h"
+
+#include "cli/report/json.h"
+
+namespace zrec::cli::view {
+
+// Bins of each drawn histogram (fewer when the sizes span fewer values).
+inline constexpr size_t kHistogramBins = 60;
+
+// Writes one JSON object: "name", the schema keys, "codec", "shards", "length",
+// "logical_bytes", "payload_bytes", "disk_bytes", "compression_ratio", "dict_bytes",
+// "dict_id", "checksum", "writer_active", and "record_sizes" with "stored", "logical"
+// (and "elements" for Ragged), each {"min", "p50", "p99", "max", "histogram": {"first",
+// "bin_width", "counts"}}; for Ragged also "dims", one such object per dimension, as
+// `info --dims`: from the table for ndim 1 (the one dimension is the element count), and
+// for ndim > 1 only with `dims`, which reads every record's shape prefix (a scan in
+// windows of kDimsWindowBytes; a signal to the command stops it, kCancelled).
+inline constexpr uint64_t kDimsWindowBytes = uint64_t{16} << 20;
+Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims);
+
+}  // namespace zrec::cli::view

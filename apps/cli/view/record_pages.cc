@@ -1,0 +1,109 @@
+// write_page (see record_pages.h).
+#include "cli/view/record_pages.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "cli/formats/selection.h"
+#include "cli/formats/shuffle.h"
+#include "cli/view/record_look.h"
+#include "cli/view/record_reader.h"
+
+namespace zrec::cli::view {
+
+namespace {
+
+void write_shape(JsonWriter& j, const std::vector<uint64_t>& dims) {
+  j.key("shape").begin_array();
+  for (uint64_t d : dims) j.value(d);
+  j.end_array();
+}
+
+}  // namespace
+
+Result<uint64_t> path_length(Catalog& catalog, size_t path) {
+  uint64_t length = UINT64_MAX;
+  for (size_t s = 0; s < catalog.paths()[path].streams.size(); ++s) {
+    ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog.lease(path, s));
+    length = std::min(length, store->length());
+  }
+  return length;
+}
+
+Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const PageQuery& q) {
+  const ViewPath& vp = catalog.paths()[q.path];
+  ZREC_ASSIGN_OR_RETURN(uint64_t length, path_length(catalog, q.path));
+  std::vector<IdRun> runs{IdRun{0, 1, false, length}};
+  if (!q.selection.empty()) {
+    ZREC_ASSIGN_OR_RETURN(auto items, parse_selection(q.selection));
+    ZREC_ASSIGN_OR_RETURN(runs, resolve_runs(items, length));
+  }
+  const std::vector<uint64_t> no_list;
+  const SelectionIndex selection(runs, no_list);
+  const uint64_t selected = selection.total();
+  if (q.sample && *q.sample > 0 && selected == 0) return invalid_argument("sample: the selection is empty");
+  const uint64_t total = q.sample ? *q.sample : selected;
+  std::vector<uint64_t> ids;
+  for (uint64_t i = q.offset; i < total && i - q.offset < q.limit; ++i)
+    ids.push_back(q.sample ? selection.at(sample_index(q.seed, i, selected)) : selection.at(i));
+
+  j.begin_object();
+  j.key("path").value(uint64_t{q.path}).key("length").value(length).key("selected").value(selected);
+  j.key("total").value(total).key("offset").value(q.offset).key("limit").value(q.limit);
+  j.key("sample");
+  if (q.sample) j.value(*q.sample);
+  else j.null();
+  j.key("seed").value(q.seed);
+  j.key("streams").begin_array();
+  for (const ViewStream& s : vp.streams) j.value(s.name);
+  j.end_array();
+
+  // Read stream by stream (one lease at a time), then write row by row.
+  std::vector<std::string> cells(vp.streams.size() * ids.size());
+  for (size_t s = 0; s < vp.streams.size(); ++s) {
+    ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog.lease(q.path, s));
+    const Schema& schema = store->schema();
+    // A Dense picture store's cells need no payload: the browser asks for each picture.
+    const std::optional<ImageLayout> pictures = dense_image_layout(schema);
+    RecordBatch batch;
+    ZREC_RETURN_IF_ERROR(batch.read(*store, ids, budget, !pictures.has_value()));
+    for (size_t r = 0; r < ids.size(); ++r) {
+      const ReadRecord& rec = batch.records()[r];
+      JsonWriter c;
+      c.begin_object().key("stream").value(uint64_t{s});
+      if (rec.loc_ok) {
+        c.key("stored_bytes").value(uint64_t{rec.loc.phys_length});
+        c.key("logical_bytes").value(uint64_t{rec.loc.logic_length});
+      }
+      if (pictures) {
+        write_shape(c, rec.dims);
+        if (rec.status.is_ok()) write_look(c, schema, rec.dims, nullptr, rec.loc.logic_length, kGridCell);
+      } else if (rec.read) {
+        write_shape(c, rec.dims);
+        write_look(c, schema, rec.dims, rec.payload, rec.payload_bytes, kGridCell);
+      } else if (rec.status.is_ok()) {
+        c.key("look").value("large");  // past kMaxShownRecordBytes: open the record
+      }
+      if (!rec.status.is_ok()) c.key("error").value(rec.status.message());
+      c.end_object();
+      cells[r * vp.streams.size() + s] = c.str();
+    }
+  }
+  j.key("rows").begin_array();
+  for (size_t r = 0; r < ids.size(); ++r) {
+    j.begin_object().key("id").value(ids[r]);
+    if (vp.keys) {
+      ZREC_ASSIGN_OR_RETURN(auto key, vp.keys->key(ids[r]));
+      j.key("key");
+      if (key) j.value(*key);
+      else j.null();
+    }
+    j.key("cells").begin_array();
+    for (size_t s = 0; s < vp.streams.size(); ++s) j.raw(cells[r * vp.streams.size() + s]);
+    j.end_array().end_object();
+  }
+  j.end_array().end_object();
+  return Status::ok();
+}
+
+}  // namespace zrec::cli::view

@@ -1,0 +1,32 @@
+// The requests a `zrec view` answers (docs/json.md, "zrec view's API"): the guard's checks
+// first (Host header, token; access_guard.h), then the page's static files or the JSON
+// API. API errors are JSON objects {"error": "..."} with status 400 (a bad parameter or
+// selection), 404 (no such PATH, stream, record or job), 405 (wrong method), 409 (a verify
+// is running) or 500 (the store could not be read).
+#pragma once
+
+#include "cli/view/access_guard.h"
+#include "cli/view/byte_budget.h"
+#include "cli/view/http_transport.h"
+#include "cli/view/verify_jobs.h"
+#include "cli/view/view_catalog.h"
+
+namespace zrec::cli::view {
+
+class ViewRoutes : public HttpHandler {
+ public:
+  ViewRoutes(Catalog& catalog, const AccessGuard& guard, VerifyJobs& jobs, ByteBudget& budget)
+      : catalog_(catalog), guard_(guard), jobs_(jobs), budget_(budget) {}
+
+  void handle(const HttpRequest& request, HttpResponse& response) noexcept override;
+
+ private:
+  Status api(std::string_view route, const HttpRequest& request, HttpResponse& response);
+
+  Catalog& catalog_;
+  const AccessGuard& guard_;
+  VerifyJobs& jobs_;
+  ByteBudget& budget_;
+};
+
+}  // namespace zrec::cli::view

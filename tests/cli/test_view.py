@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""zrec view's server and API, against what the other commands say of the same stores.
+
+What the API returns:
+- overview: the keys `zrec info --json` has, equal to its values; histograms whose counts
+  add up to the length;
+- pages: rows in selection order (cat's parser: a bad selection is 400 with cat's own
+  message), a seeded sample exactly `zrec cat --sample N --seed K`'s IDs, keys from
+  --keys, renderings (text, pretty JSON, NumPy-style numbers, encoded images, pictures);
+- pictures: PNGs decoded here equal to the record's pixels (full size) and box-filtered
+  down for thumbnails; encoded images byte for byte as stored, with their type;
+- one record: shard, offset and sizes; its hex view is the stored bytes; its .npy equals
+  `zrec cat`'s record;
+- verify: valid on a sound store, problems with record IDs on a damaged copy.
+Safety (the issue's "Safe by default", one check each):
+- zrec links no HTTP, TLS, brotli or PNG library (readelf NEEDED): nothing at process
+  start for other commands;
+- the token on every request, the Host header (DNS rebinding), CSP and nosniff on every
+  response (errors and static files too), no record bytes as HTML, no path from a URL;
+- bounded: a head over 16 KiB or with too many header lines gets 431, a slow head 408 at
+  its deadline, connections past the limit 503, and the server serves on after all of it;
+- a 1M-record store's overview reads its table, not its payloads (rchar), and peak RSS
+  stays far below the store's size;
+- nothing written: the stores and the working directory are byte-identical after;
+- exits 130 on SIGINT, 143 on SIGTERM; --bind elsewhere warns; usage errors exit 2.
+
+Usage: ZREC=build/zrec /usr/bin/python3 tests/cli/test_view.py
+"""
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_helpers import (SANITIZED, expect, fails, must, must_out, npy_bytes, records, require_zrec, run_all,  # noqa: E402
+                         tree_hash)
+from view_helpers import ViewServer, make_stores, png_pixels  # noqa: E402
+
+ZREC = require_zrec("test_view")
+ROOT = tempfile.mkdtemp(prefix="zrec-view-test.")
+S = None       # the stores (make_stores)
+SERVER = None  # one server over all four
+
+
+def setup():
+    global S, SERVER
+    S = make_stores(ROOT)
+    SERVER = ViewServer([S["images"], S["tokens"], S["text"], S["root"]],
+                        ["--keys", "", "--keys", "", "--keys", "", "--keys", S["keys"]])
+
+
+def test_links_no_server_library():
+    out = subprocess.run(["readelf", "-d", ZREC], capture_output=True, text=True, check=True).stdout
+    needed = [line.split("[")[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line]
+    bad = [n for n in needed if any(w in n for w in ("httplib", "libssl", "brotli", "png"))]
+    expect(needed and not bad, "zrec loads %s at every start (NEEDED %s)" % (bad, needed))
+    module = os.path.join(os.path.dirname(ZREC), "zrec-view-http.so")
+    expect(os.path.exists(module), "no %s next to zrec" % module)
+
+
+def test_paths():
+    p = SERVER.json("api/paths")
+    expect([x["path"] for x in p["paths"]] == [S["images"], S["tokens"], S["text"], S["root"]], "paths %s" % p)
+    expect(p["paths"][3]["root"] and p["paths"][3]["streams"] == ["cls", "json", "png"], "root %s" % p["paths"][3])
+    expect(p["paths"][3]["keys"] and not p["paths"][0]["keys"], "keys flags %s" % p)
+
+
+def test_overview_is_info():
+    for index, path in enumerate([S["images"], S["tokens"], S["text"]]):
+        info = json.loads(must_out(["info", "--json", path]))
+        o = SERVER.json("api/overview", {"path": index})["streams"][0]
+        for key in ("kind", "dtype", "ndim", "item_shape", "codec", "shards", "length", "logical_bytes",
+                    "payload_bytes", "disk_bytes", "compression_ratio", "dict_bytes", "dict_id", "checksum",
+                    "writer_active"):
+            expect(o[key] == info[key], "%s: overview %s = %r, info says %r" % (path, key, o[key], info[key]))
+        for name, st in info["record_sizes"].items():
+            if name == "dims":
+                continue
+            got = o["record_sizes"][name]
+            for k in ("min", "p50", "p99", "max"):
+                expect(got[k] == st[k], "%s %s %s: %r, info %r" % (path, name, k, got[k], st[k]))
+            h = got["histogram"]
+            expect(sum(h["counts"]) == info["length"] and h["first"] == st["min"] and len(h["counts"]) <= 60,
+                   "%s %s histogram %s" % (path, name, h))
+            expect(h["first"] + h["bin_width"] * len(h["counts"]) > st["max"], "%s histogram ends early" % name)
+    # Per-dimension statistics as info --dims: ndim 1 from the table, ndim 3 on demand.
+    tokens = SERVER.json("api/overview", {"path": 1})["streams"][0]["record_sizes"]["dims"]
+    info = json.loads(must_out(["info", "--json", S["tokens"]]))["record_sizes"]["dims"]
+    expect([{k: d[k] for k in ("min", "p50", "p99", "max")} for d in tokens] == info, "tokens dims %s" % tokens)
+    import numpy as np
+    rag = os.path.join(ROOT, "rag3")
+    must(["create", "--ragged", "--dtype", "|u1", "--ndim", "3", rag])
+    must(["append-npy", rag, "-"], stdin=b"".join(npy_bytes(np.zeros((3, 10 + i, 20 + 2 * i), np.uint8))
+                                                  for i in range(20)))
+    v = ViewServer([rag])
+    try:
+        expect("dims" not in v.json("api/overview", {"path": 0})["streams"][0]["record_sizes"], "dims unasked")
+        got = v.json("api/overview", {"path": 0, "dims": 1})["streams"][0]["record_sizes"]["dims"]
+        want = json.loads(must_out(["info", "--dims", "--json", rag]))["record_sizes"]["dims"]
+        expect([{k: d[k] for k in ("min", "p50", "p99", "max")} for d in got] == want, "dims %s, info %s" % (got, want))
+        expect(all(sum(d["histogram"]["counts"]) == 20 for d in got), "dims histograms %s" % got)
+    finally:
+        v.stop()
+    root = SERVER.json("api/overview", {"path": 3})
+    expect([s["name"] for s in root["streams"]] == ["cls", "json", "png"] and root["lengths_agree"], "root %s" % root)
+
+
+def test_pages_follow_selection():
+    page = SERVER.json("api/records", {"path": 1, "sel": "-5:,3,::-17", "limit": 100})
+    want = [35, 36, 37, 38, 39, 3, 39, 22, 5]
+    expect([r["id"] for r in page["rows"]] == want, "ids %s" % [r["id"] for r in page["rows"]])
+    page = SERVER.json("api/records", {"path": 1, "sel": "10:", "offset": 5, "limit": 7})
+    expect([r["id"] for r in page["rows"]] == list(range(15, 22)) and page["total"] == 30, "paging %s" % page)
+
+
+def test_sample_is_cats():
+    for sel, n, seed in (("", 25, 0), ("", 7, 12345), ("5:30", 40, 3), ("::-3", 11, 99)):
+        params = {"path": 1, "sample": n, "seed": seed, "limit": 100}
+        if sel:
+            params["sel"] = sel
+        got = [r["id"] for r in SERVER.json("api/records", params)["rows"]]
+        args = ["cat", S["tokens"]] + ([sel] if sel else []) + ["--sample", str(n), "--seed", str(seed),
+                                                                "--format", "jsonl", "--with-ids"]
+        want = [json.loads(line)["id"] for line in must_out(args).decode().splitlines()]
+        expect(got == want, "sample %s n=%d seed=%d: %s, cat says %s" % (sel, n, seed, got, want))
+
+
+def test_bad_input_is_400_with_cats_message():
+    for sel in ("5:x", "1,,2", "::0", "99999999999999999999"):
+        status, _, body = SERVER.get("api/records", {"path": 1, "sel": sel})
+        rc, _, err = (lambda p: (p.returncode, p.stdout, p.stderr.decode()))(
+            subprocess.run([ZREC, "cat", S["tokens"], sel], capture_output=True))
+        cat_message = err.splitlines()[0].split("zrec cat: ", 1)[1]
+        expect(status == 400 and json.loads(body)["error"] == cat_message,
+               "sel %r: %d %s, cat says %r" % (sel, status, body, cat_message))
+    for params, want in (({"path": 1, "id": "40"}, "index 40 is out of range for a store of 40 records"),
+                         ({"path": 1, "id": "0:3"}, "parameter 'id': '0:3' is not one record index"),
+                         ({"path": 1, "id": "-41"}, "index -41 is out of range for a store of 40 records")):
+        status, _, body = SERVER.get("api/record", params)
+        expect(status == 400 and json.loads(body)["error"] == want, "%s: %d %s" % (params, status, body))
+    for route, params, code in (("api/records", {"path": 9}, 404), ("api/record", {"path": 3, "stream": 3, "id": 0}, 404),
+                                ("api/records", {"path": "0x1"}, 400), ("api/records", {"path": 0, "limit": 101}, 400),
+                                ("api/records", {"path": 0, "limit": 0}, 400), ("api/nothing", {}, 404),
+                                ("api/verify", {"job": 77}, 404)):
+        status, hdrs, body = SERVER.get(route, params)
+        expect(status == code and hdrs["content-type"] == "application/json" and "error" in json.loads(body),
+               "%s %s: %d %s" % (route, params, status, body))
+    status, hdrs, _ = SERVER.get("api/records", {"path": 0}, method="PUT")
+    expect(status == 405, "PUT: %d" % status)
+    status, hdrs, _ = SERVER.get("api/verify", {"path": 0}, method="GET")
+    expect(status == 405 and hdrs.get("allow") == "POST", "GET api/verify without job: %d %s" % (status, hdrs))
+
+
+def test_renderings():
+    import numpy as np
+    text = SERVER.json("api/records", {"path": 2, "limit": 3})["rows"]
+    expect(text[0]["cells"][0]["look"] == "text" and text[0]["cells"][0]["text"] == S["text_data"][0], "text %s" % text[0])
+    pretty = json.dumps(json.loads(S["text_data"][1]), indent=2)
+    expect(text[1]["cells"][0]["look"] == "json" and text[1]["cells"][0]["text"] == pretty, "json %s" % text[1])
+    tok = SERVER.json("api/record", {"path": 1, "id": 0})
+    a = S["tokens_data"][0]
+    numpy_text = np.array2string(a, separator=" ", threshold=1000, edgeitems=3)
+    words = lambda t: t.replace("[", "[ ").split()  # NumPy pads columns; zrec does not
+    expect(tok["look"] == "numbers" and tok["summarised"] and words(tok["text"]) == words(numpy_text),
+           "numbers %r, numpy %r" % (tok["text"], numpy_text))
+    expect((tok["min"], tok["max"], tok["mean"]) == (0.0, 1999.0, 999.5), "stats %s" % tok)
+    expect(len(tok["sparkline"]) == 400 and tok["sparkline"][0] == 2.0, "sparkline %s" % tok["sparkline"][:3])
+    small = SERVER.json("api/record", {"path": 1, "id": 1})
+    b = S["tokens_data"][1]
+    want = np.array2string(b, separator=" ", threshold=1000, edgeitems=3)
+    expect(words(small["text"]) == words(want), "record 1 %r, numpy %r" % (small["text"][:80], want[:80]))
+    row = SERVER.json("api/records", {"path": 3, "limit": 2})["rows"][1]
+    expect(row["key"] == "sample_001" and [c["look"] for c in row["cells"]] == ["text", "json", "image"],
+           "root row %s" % row)
+    expect(row["cells"][2]["mime"] == "image/png", "png member %s" % row["cells"][2])
+    page = SERVER.json("api/records", {"path": 0, "limit": 2})
+    cell = page["rows"][0]["cells"][0]
+    expect(cell["look"] == "pixels" and (cell["width"], cell["height"], cell["channels"]) == (32, 24, 3), "%s" % cell)
+
+
+def test_pictures():
+    import numpy as np
+    for id_ in (0, 7):
+        status, hdrs, body = SERVER.get("api/picture", {"path": 0, "id": id_, "size": "full"})
+        w, h, c, px = png_pixels(body)
+        want = np.transpose(S["images_data"][id_], (1, 2, 0))
+        expect(status == 200 and hdrs["content-type"] == "image/png" and (w, h, c) == (32, 24, 3)
+               and px == want.tobytes(), "record %d: PNG %dx%dx%d differs from the record" % (id_, w, h, c))
+    # A thumbnail of a larger picture: box-filtered to 160 on its long side.
+    big = np.random.default_rng(1).integers(0, 256, size=(400, 320), dtype=np.uint8)
+    store = os.path.join(ROOT, "big")
+    must(["create", "--dense", "--dtype", "|u1", "--shape", "400,320", store])
+    must(["append-npy", store, "-"], stdin=npy_bytes(big[None]))
+    v = ViewServer([store])
+    try:
+        _, hdrs, body = v.get("api/picture", {"path": 0, "id": 0})
+        w, h, c, px = png_pixels(body)
+        expect((w, h, c) == (128, 160, 1), "thumbnail %dx%dx%d, want 128x160x1" % (w, h, c))
+        got = np.frombuffer(px, dtype=np.uint8).reshape(160, 128)
+        # Output pixel (y, x) averages rows [y*400//160, (y+1)*400//160) and columns likewise, rounded.
+        ys = [(y * 400 // 160, (y + 1) * 400 // 160) for y in range(160)]
+        xs = [(x * 320 // 128, (x + 1) * 320 // 128) for x in range(128)]
+        want = np.array([[int(big[y0:y1, x0:x1].sum() + (y1 - y0) * (x1 - x0) // 2) // ((y1 - y0) * (x1 - x0))
+                          for x0, x1 in xs] for y0, y1 in ys], dtype=np.uint8)
+        expect(np.array_equal(got, want), "thumbnail pixels differ from the box filter")
+    finally:
+        v.stop()
+    # Encoded images go out as stored, with their type.
+    for i in (0, 9):
+        status, hdrs, body = SERVER.get("api/picture", {"path": 3, "stream": 2, "id": i})
+        expect(status == 200 and hdrs["content-type"] == "image/png" and body == S["root_data"][i]["png"],
+               "tar member %d: %d %s, %d bytes" % (i, status, hdrs["content-type"], len(body)))
+    status, hdrs, body = SERVER.get("api/picture", {"path": 2, "id": 1})
+    expect(status == 400 and hdrs["content-type"] == "application/json", "text as picture: %d" % status)
+
+
+def test_record_hex_npy():
+    import numpy as np
+    info = json.loads(must_out(["info", "--json", S["tokens"]]))
+    r = SERVER.json("api/record", {"path": 1, "id": 13})
+    expect(r["shard"] == 13 % info["shards"] and r["codec"] == "zstd" and r["decoded"], "record %s" % r)
+    data = open(os.path.join(S["tokens"], "data_%d.zr" % r["shard"]), "rb").read()
+    stored = data[r["offset"]:r["offset"] + r["stored_bytes"]]
+    h = SERVER.json("api/hex", {"path": 1, "id": 13, "offset": 16, "length": 40})
+    got = bytes.fromhex("".join(line[10:58] for line in h["hex"]))
+    expect(h["length"] == 40 and got == stored[16:56], "hex %s vs stored bytes" % h["hex"])
+    status, hdrs, body = SERVER.get("api/npy", {"path": 1, "id": 13})
+    a = np.load(io.BytesIO(body))
+    expect(status == 200 and hdrs["content-type"] == "application/octet-stream"
+           and hdrs["content-disposition"] == 'attachment; filename="record-13.npy"'
+           and a.dtype == np.dtype("<i4") and np.array_equal(a, records(S["tokens"])[13]), "npy download")
+    expect(r["npy_bytes"] == len(body), "npy_bytes %d, download %d" % (r["npy_bytes"], len(body)))
+
+
+def test_verify():
+    job = SERVER.json("api/verify", {"path": 1}, method="POST")["job"]
+    st = {}
+    for _ in range(400):
+        st = SERVER.json("api/verify", {"job": job})
+        if st["finished"]:
+            break
+        time.sleep(0.05)
+    expect(st["finished"] and st["valid"] and st["records_decoded"] == 40 and st["problems"] == [], "verify %s" % st)
+    # A damaged copy: record 0's zstd frame no longer starts with the magic number.
+    bad = os.path.join(ROOT, "tokens_bad")
+    must(["recompress", "--codec", "zstd", "--shards", "1", S["tokens"], bad])
+    with open(os.path.join(bad, "data_0.zr"), "r+b") as f:
+        f.write(b"\0")  # record 0's frame magic
+    v = ViewServer([bad])
+    try:
+        job = v.json("api/verify", {"path": 0}, method="POST")["job"]
+        for _ in range(400):
+            st = v.json("api/verify", {"job": job})
+            if st["finished"]:
+                break
+            time.sleep(0.05)
+        expect(st["finished"] and not st["valid"] and st["problems"] and st["problems"][0]["id"] == 0
+               and st["problems"][0]["rule"] == "decode", "damaged verify %s" % st)
+        page = v.json("api/records", {"path": 0, "limit": 2})
+        expect("error" in page["rows"][0]["cells"][0] and "error" not in page["rows"][1]["cells"][0],
+               "a broken record shows its error, its neighbour renders: %s" % page["rows"])
+    finally:
+        v.stop()
+
+
+def test_token_and_host():
+    for route in ("", "app.js", "api/paths", "api/records?path=0"):
+        status, hdrs, body = SERVER.get(route, token=False)
+        expect(status == 403 and b"token" in body, "/%s without token: %d" % (route, status))
+    status, _, _ = SERVER.get("api/paths", headers={"Host": "127.0.0.1:%d" % SERVER.port})
+    expect(status == 200, "good Host refused")
+    for host in ("evil.example:%d" % SERVER.port, "127.0.0.1:1", "localhost", "127.0.0.1.nip.io:%d" % SERVER.port):
+        status, _, body = SERVER.get("api/paths", headers={"Host": host})
+        expect(status == 403 and b"Host" in body, "Host %r: %d" % (host, status))
+    for host in ("localhost:%d" % SERVER.port, "[::1]:%d" % SERVER.port, "10.1.2.3:%d" % SERVER.port):
+        expect(SERVER.get("api/paths", headers={"Host": host})[0] == 200, "Host %r refused" % host)
+    reply = SERVER.raw(("GET /%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (SERVER.token, SERVER.host)).encode())
+    expect(reply.startswith(b"HTTP/1.1 301") and ("Location: /%s/\r\n" % SERVER.token).encode() in reply,
+           "/TOKEN: %r" % reply[:120])
+    wrong = SERVER.token[:-1] + ("0" if SERVER.token[-1] != "0" else "1")
+    reply = SERVER.raw(("GET /%s/api/paths HTTP/1.1\r\nHost: %s\r\n\r\n" % (wrong, SERVER.host)).encode())
+    expect(reply.startswith(b"HTTP/1.1 403"), "wrong token: %r" % reply[:40])
+    reply = SERVER.raw(("GET /%s/api/paths HTTP/1.0\r\n\r\n" % SERVER.token).encode())
+    expect(reply.startswith(b"HTTP/1.1 403"), "no Host header: %r" % reply[:40])
+    for path in ("/%s/../../etc/passwd" % SERVER.token, "/%s/%%2e%%2e/%%2e%%2e/etc/passwd" % SERVER.token,
+                 "/%s/api/../../etc/passwd" % SERVER.token, "/%s/style.css/../index.html" % SERVER.token):
+        reply = SERVER.raw(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (path, SERVER.host)).encode())
+        expect(reply.split(b" ")[1] in (b"403", b"404") and b"root:" not in reply, "%s: %r" % (path, reply[:60]))
+
+
+def test_security_headers_everywhere():
+    cases = [("", {}), ("app.js", {}), ("style.css", {}), ("favicon.svg", {}), ("api/paths", {}),
+             ("api/picture", {"path": 0, "id": 0}), ("api/npy", {"path": 1, "id": 0}), ("api/records", {"path": 9}),
+             ("nothing", {}), ("api/records", {"path": 1, "sel": "x"})]
+    for route, params in cases:
+        status, hdrs, body = SERVER.get(route, params)
+        csp = hdrs.get("content-security-policy", "")
+        expect("default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe" not in csp
+               and hdrs.get("x-content-type-options") == "nosniff" and hdrs.get("referrer-policy") == "no-referrer",
+               "/%s: headers %s" % (route, hdrs))
+        ctype = hdrs.get("content-type", "")
+        expect(ctype.startswith("text/html") == (route == ""), "/%s served as %s" % (route, ctype))
+    for token in (True, False):
+        status, hdrs, _ = SERVER.get("x", token=token)
+        expect(hdrs.get("x-content-type-options") == "nosniff", "refusal without nosniff")
+    # A record holding HTML comes out inside JSON, never as a document.
+    status, hdrs, body = SERVER.get("api/record", {"path": 2, "id": 1})
+    expect(hdrs["content-type"] == "application/json" and b"<script>" in body, "record 1: %s" % hdrs)
+
+
+def test_limits():
+    big = "X-Filler: " + "a" * 17000
+    reply = SERVER.raw(("GET /%s/api/paths HTTP/1.1\r\nHost: %s\r\n%s\r\n\r\n" % (SERVER.token, SERVER.host, big)).encode())
+    expect(reply.startswith(b"HTTP/1.1 431"), "17 KB header: %r" % reply[:50])
+    many = "".join("X-%d: y\r\n" % i for i in range(3000))
+    reply = SERVER.raw(("GET /%s/api/paths HTTP/1.1\r\nHost: %s\r\n%s\r\n" % (SERVER.token, SERVER.host, many)).encode())
+    expect(reply.startswith(b"HTTP/1.1 431"), "3000 header lines: %r" % reply[:50])
+    reply = SERVER.raw(("POST /%s/api/verify?path=0 HTTP/1.1\r\nHost: %s\r\nContent-Length: 100000\r\n\r\n"
+                        % (SERVER.token, SERVER.host)).encode() + b"z" * 100000)
+    expect(reply.startswith(b"HTTP/1.1 413"), "100 KB body: %r" % reply[:50])
+    long_uri = "/%s/api/records?path=0&sel=%s" % (SERVER.token, "1," * 5000)
+    reply = SERVER.raw(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (long_uri, SERVER.host)).encode())
+    expect(reply.split(b" ")[1] in (b"414", b"431"), "10 KB URI: %r" % reply[:50])
+
+
+def test_slow_clients():
+    # A head that trickles in: closed with 408 at its 10 s deadline, while others are served.
+    slow = socket.create_connection(("127.0.0.1", SERVER.port), timeout=30)
+    slow.sendall(b"GET /")
+    start = time.monotonic()
+    served = 0
+    while time.monotonic() - start < 3:
+        slow.sendall(b"a")
+        served += SERVER.get("api/paths")[0] == 200
+        time.sleep(0.5)
+    slow.settimeout(15)
+    reply = b""
+    try:
+        while True:
+            c = slow.recv(4096)
+            if not c:
+                break
+            reply += c
+    except (ConnectionResetError, socket.timeout):
+        pass
+    took = time.monotonic() - start
+    slow.close()
+    expect(reply.startswith(b"HTTP/1.1 408") and 9.5 <= took <= 20 and served >= 3,
+           "slow head: %r after %.1f s (%d served meanwhile)" % (reply[:30], took, served))
+    # Connections past the limit get 503; once the idle ones time out, service resumes.
+    idle = [socket.create_connection(("127.0.0.1", SERVER.port), timeout=10) for _ in range(128)]
+    time.sleep(0.3)
+    reply = SERVER.raw(b"GET / HTTP/1.1\r\n\r\n")
+    expect(reply.startswith(b"HTTP/1.1 503"), "connection 129: %r" % reply[:40])
+    for s in idle:
+        s.settimeout(10)
+    closed = sum(1 for s in idle if s.recv(1) == b"")  # the server closes each after its idle timeout
+    for s in idle:
+        s.close()
+    expect(closed == 128, "%d of 128 idle connections closed by the server" % closed)
+    SERVER.conn = None
+    expect(SERVER.get("api/paths")[0] == 200, "no service after the idle connections")
+
+
+def test_million_record_overview_reads_no_payload():
+    import numpy as np
+    n = 200000 if SANITIZED else 1000000
+    store = os.path.join(ROOT, "million")
+    must(["create", "--dense", "--dtype", "<u8", "--shape", "16", "--codec", "raw", store])
+    must(["append-npy", store, "-"], stdin=npy_bytes(np.arange(n * 16, dtype=np.uint64).reshape(n, 16)))
+    v = ViewServer([store])
+    try:
+        before = v.read_bytes()
+        start = time.monotonic()
+        o = v.json("api/overview", {"path": 0})["streams"][0]
+        took = time.monotonic() - start
+        read = v.read_bytes() - before
+        payload = n * 128
+        expect(o["length"] == n and o["record_sizes"]["logical"]["p50"] == 128, "overview %s" % o["length"])
+        expect(read < n * 16 + (4 << 20), "overview read %d bytes: more than the %d-byte table (payload %d)"
+               % (read, n * 16, payload))
+        rss = v.peak_rss_mib()
+        expect(SANITIZED or rss < 100, "peak RSS %.0f MiB for a %d MiB store" % (rss, payload >> 20))
+        print("figure: view overview of %d records: %.2f s, %.1f MiB read (payload %d MiB), peak RSS %.0f MiB"
+              % (n, took, read / 2**20, payload >> 20, rss))
+    finally:
+        v.stop()
+
+
+def test_nothing_written_and_exit_codes():
+    cwd = tempfile.mkdtemp(dir=ROOT)
+    stores = [S["images"], S["tokens"], S["text"]] + [os.path.join(S["root"], x) for x in ("cls", "json", "png")]
+    before = [tree_hash(p) for p in stores]
+    for sig, rc_want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+        v = ViewServer([S["images"], S["tokens"], S["text"], S["root"]], cwd=cwd)
+        v.json("api/records", {"path": 3})
+        v.get("api/picture", {"path": 0, "id": 1})
+        v.json("api/overview", {"path": 2})
+        rc = v.stop(sig)
+        expect(rc == rc_want, "signal %d: exit %d, want %d (%s)" % (sig, rc, rc_want, v.stderr))
+    expect([tree_hash(p) for p in stores] == before, "a store changed")
+    expect(os.listdir(cwd) == [], "zrec view wrote %s" % os.listdir(cwd))
+
+
+def test_bind_and_usage():
+    v = ViewServer([S["images"]], ["--bind", "0.0.0.0"])
+    try:
+        expect(v.get("api/paths")[0] == 200, "0.0.0.0: 127.0.0.1 not served")
+    finally:
+        v.stop()
+    expect("warning: listening on 0.0.0.0, not on this machine alone" in v.stderr, "no warning: %s" % v.stderr)
+    v = ViewServer([S["images"]])
+    v.stop()
+    expect("warning" not in v.stderr, "loopback warned: %s" % v.stderr)
+    fails(["view", "--bind", "localhost", S["images"]], 2, ["--bind 'localhost' is not a numeric IPv4 or IPv6 address"])
+    fails(["view", "--keys", "a", "--keys", "b", S["images"]], 2, ["2 --keys for 1 PATH"])
+    fails(["view", "--port", "70000", S["images"]], 2, ["--port: Value 70000 not in range 0 to 65535"])
+    fails(["view", os.path.join(ROOT, "nothing")], 1, ["does not exist"])
+    fails(["view", ROOT + "/tokens/data_0.zr"], 1, ["is not a zrecord store and holds none"])
+    fails(["view", "--keys", os.path.join(ROOT, "no.keys"), S["images"]], 1, ["no.keys"])
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    fails(["view", "--port", str(busy.getsockname()[1]), S["images"]], 1, ["cannot listen on 127.0.0.1 port"])
+    busy.close()
+
+
+def main():
+    setup()
+    tests = [test_links_no_server_library, test_paths, test_overview_is_info, test_pages_follow_selection,
+             test_sample_is_cats, test_bad_input_is_400_with_cats_message, test_renderings, test_pictures,
+             test_record_hex_npy, test_verify, test_token_and_host, test_security_headers_everywhere, test_limits,
+             test_slow_clients, test_million_record_overview_reads_no_payload, test_nothing_written_and_exit_codes,
+             test_bind_and_usage]
+    try:
+        rc = run_all(tests, ROOT, "view:")
+    finally:
+        rc_server = SERVER.stop()
+        if rc_server != 130:
+            print("FAIL the shared server exited %d: %s" % (rc_server, SERVER.stderr))
+            rc = 1
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()
