@@ -25,7 +25,7 @@ std::string join_path(const std::string& dir, const std::string& name) {
 
 bool is_store_dir(const std::string& path) {
   struct stat st;
-  return ::stat(join_path(path, kMetaFile).c_str(), &st) == 0;
+  return ::stat(join_path(path, kMetaFile).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 std::vector<std::string> child_stores(const std::string& root) {
