@@ -28,8 +28,8 @@ BAD_EXTENSIONS = [
 ]
 
 
-def tar_bytes(members, compress=None):
-    """A tar of (name, bytes) members, in order; compress: None or "gz"."""
+def tar_bytes(members, compress=None, level=9):
+    """A tar of (name, bytes) members, in order; compress: None or "gz" (at `level`)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, data in members:
@@ -38,7 +38,7 @@ def tar_bytes(members, compress=None):
             info.mtime = 0
             tar.addfile(info, io.BytesIO(data))
     raw = buf.getvalue()
-    return gzip.compress(raw, 9, mtime=0) if compress == "gz" else raw
+    return gzip.compress(raw, level, mtime=0) if compress == "gz" else raw
 
 
 def samples(n, exts=("jpg", "cls"), prefix="s"):
@@ -51,11 +51,11 @@ def samples(n, exts=("jpg", "cls"), prefix="s"):
     return out
 
 
-def parse_bomb(text_bytes, key="0", ext="cls"):
+def parse_bomb(text_bytes, key="0", ext="cls", level=9):
     """A gzipped tar of one member holding text_bytes of "1 1 1 ...": each 2-byte token
-    is 8 bytes once parsed as <i8, a 1000:1 compressed input."""
+    is 8 bytes once parsed as <i8, from a 1000:1 compressed input (at level 9)."""
     text = b"1 " * (text_bytes // 2)
-    return tar_bytes([("%s.%s" % (key, ext), text)], compress="gz")
+    return tar_bytes([("%s.%s" % (key, ext), text)], compress="gz", level=level)
 
 
 def claimed_size_tar(claim, sent, name="0.jpg"):
