@@ -156,6 +156,7 @@ def names_printed_through_the_escaper(d):
     expect(rc == 0 and b"\x1b" not in out and b"a\nb" not in out and b"a\\x0ab" in out, "verify: %r" % out)
     rc, out, err = run_zrec(["digest", os.path.join(root, "a\nb")])
     expect(rc == 0 and out.decode().endswith("  %s/a\\x0ab\n" % root) and out.count(b"\n") == 1, "digest: %r" % out)
+
     # An append's summary quotes the root: one line.
     weird = os.path.join(d, "r\n\x1b[31mfake")
     _, err = must(["append-tar", weird, write(os.path.join(d, "t.tar"), hostile.tar_bytes(hostile.samples(1)))])
