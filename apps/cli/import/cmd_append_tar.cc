@@ -10,8 +10,9 @@
 //
 // Memory: each stream has its own window (--window-mib each). A member's bytes are
 // read from libarchive straight into its stream's window as pending bytes and cut into
-// a record when the sample is known complete, so a huge member costs its own size once
-// and millions of tiny members cost only the window. A --parse member's text is parsed
+// a record when the sample is known complete, so a huge member costs its own size (up
+// to twice that while the window doubles to it: its header's size is a claim, never
+// allocated on trust) and millions of tiny members cost only the window. A --parse member's text is parsed
 // as it is read, a chunk at a time, into the window: its text is never held whole, and
 // its numbers (up to 4x the text: "1 " is 8 bytes of <i8) stop at the most a record holds.
 #include <sys/stat.h>
@@ -485,10 +486,11 @@ Status TarImport::run() {
       if (interrupted()) return cancelled("interrupted");
       uint64_t got = 0;
       if (!s->parse) {
-        // Room for the whole rest of the member at once: a member larger than the
-        // window grows it to its size in one step, not by doubling past it. (Address
-        // space only: memory is used as the bytes arrive, whatever the header claims.)
-        ZREC_ASSIGN_OR_RETURN(auto space, s->window->input_space(left));
+        // Room for the rest of the member, but never more than it has brought so far
+        // (or 1 MiB): a member larger than the window grows it by doubling with the
+        // bytes that arrive, so no header's claimed size is ever allocated on trust.
+        const uint64_t room = std::min(left, std::max(kReadChunk, s->pending_bytes));
+        ZREC_ASSIGN_OR_RETURN(auto space, s->window->input_space(room));
         ZREC_ASSIGN_OR_RETURN(got, reader.read(space.data(), std::min<uint64_t>(left, space.size())));
         s->window->input_written(got);
         s->pending_bytes += got;
