@@ -196,6 +196,7 @@ def lmdb_import_seeds(tmp):
     env("value_beyond_file", big, lambda p: hostile.lmdb_value_beyond_file(p, b"big"))
     env("pages_beyond_file", big, hostile.lmdb_pages_beyond_file)
     env("node_outside_page", small, hostile.lmdb_node_outside_page)
+    env("page_size_zero", small, lambda p: hostile.lmdb_page_size(p, 0))
 
 
 SEEDERS = {

@@ -173,12 +173,15 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
                               "' holds " + std::to_string(length) + " records");
     // Before the output is opened: a refused key leaves no partial tar behind.
     for (uint64_t id = 0; id < length; ++id) {
-      const std::string line = "keys file '" + a.keys + "' line " + std::to_string(id + 1) + ": the key '";
-      if (keys[id].find('\0') != std::string::npos)
-        return invalid_argument(line + keys[id] + "' holds a NUL byte, which no tar member name can");
-      if (const std::string why = unsafe_member_name(keys[id]); !why.empty() && !a.absolute_names)
-        return invalid_argument(line + keys[id] + "' would be a member name that extracts outside the directory (" +
-                                why + "); --absolute-names keeps such names");
+      const auto refuse = [&](const std::string& why) {
+        return invalid_argument("keys file '" + a.keys + "' line " + std::to_string(id + 1) + ": the key '" + keys[id] +
+                                "' " + why);
+      };
+      if (keys[id].find('\0') != std::string::npos) return refuse("holds a NUL byte, which no tar member name can");
+      if (a.absolute_names) continue;
+      if (const std::string why = unsafe_member_name(keys[id]); !why.empty())
+        return refuse("would be a member name that extracts outside the directory (" + why +
+                      "); --absolute-names keeps such names");
     }
   }
   const size_t width = std::max<size_t>(6, std::to_string(length > 0 ? length - 1 : 0).size());

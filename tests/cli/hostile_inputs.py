@@ -128,6 +128,14 @@ def lmdb_pages_beyond_file(path):
         f.truncate(size - 4096)
 
 
+def lmdb_page_size(path, size, meta=0):
+    """Sets the page size meta page 0 (or 1) claims (mdb_env_open divided by a 0 one:
+    SIGFPE)."""
+    data = bytearray(open(path, "rb").read())
+    struct.pack_into("<I", data, meta * 4096 + 16 + 24, size)
+    open(path, "wb").write(bytes(data))
+
+
 def lmdb_node_outside_page(path):
     """Points the root leaf's first node 65520 bytes into its page, past the end of a
     small file: LMDB's own cursor code reads it (SIGBUS inside mdb_cursor_get)."""

@@ -21,7 +21,8 @@ the code before the fix; each refusal is one line naming the input and the rule,
 - HDF5: external raw data, external links and virtual datasets are refused unless
   --allow-external; a band of chunks larger than the window is refused.
 - LMDB: a value larger than the file, a meta page claiming more pages than the file, a
-  node offset past its page: an error naming the entry, not SIGBUS.
+  node offset past its page, a page size of 0 (mdb_env_open divided by it) or two that
+  differ: an error naming the entry, not SIGBUS or SIGFPE.
 
 Needs: ZREC, /usr/bin/python3 with numpy, h5py, lmdb.
 """
@@ -351,6 +352,10 @@ def lmdb_damaged_files_are_errors(d):
          "is damaged: its meta page claims 5 pages of 4096 bytes, but its data file holds 16384 bytes"),
         ("node", hostile.lmdb_node_outside_page,
          "is damaged: reading its entries went outside its data file (before its first entry)"),
+        ("psize", lambda p: hostile.lmdb_page_size(p, 0),
+         "is damaged: its meta page claims pages of 0 bytes (a power of two, 512 to 65536)"),
+        ("psize2", lambda p: hostile.lmdb_page_size(p, 8192, meta=1),
+         "is damaged: its meta pages claim pages of 4096 and 8192 bytes"),
     ]:
         env = os.path.join(d, name + ".mdb")
         hostile.lmdb_env(env, items if name != "node" else items[:3])

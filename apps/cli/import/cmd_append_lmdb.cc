@@ -4,17 +4,21 @@
 // a live environment (a writer at work) can be converted; the values are appended
 // straight from LMDB's memory map, without a copy. --prefix selects the keys that
 // start with a prefix, so that many processes can convert parts and `concat` them.
+#include <fcntl.h>
 #include <lmdb.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
 
+#include "zrec/dataset.h"
 #include "zrec/file.h"
 #include "zrec/limits.h"
 
@@ -112,6 +116,7 @@ class LmdbReader {
     if (rc != 0) return lmdb_error(rc, "open", path);
     // A file is an environment made with MDB_NOSUBDIR (data file, lock file beside it).
     const unsigned flags = MDB_RDONLY | (S_ISDIR(st.st_mode) ? 0u : unsigned{MDB_NOSUBDIR});
+    ZREC_RETURN_IF_ERROR(check_meta_pages(S_ISDIR(st.st_mode) ? join_path(path, "data.mdb") : path));
     if ((rc = mdb_env_open(env_, path.c_str(), flags, 0644)) != 0) return lmdb_error(rc, "open", path);
     ZREC_RETURN_IF_ERROR(check_map());
     if ((rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_)) != 0) return lmdb_error(rc, "read", path);
@@ -175,6 +180,41 @@ class LmdbReader {
                : " (after " + std::to_string(read_) + " entries; the last key read: '" + printable(last_key_) + "')";
   }
 
+  // mdb_env_open takes the page size from the meta pages unchecked: it divides by it and
+  // maps the second meta page by it. So, read as LMDB reads them (meta page 0 at offset
+  // 0, meta page 1 at its page size): an LMDB data file's page size (a power of two,
+  // 512 to 64 KiB, the same in both) and two whole meta pages in the file. A file whose
+  // first page is no LMDB meta page is left to LMDB, which says so.
+  Status check_meta_pages(const std::string& data_file) const {
+    constexpr uint32_t kMagic = 0xBEEFC0DE;
+    constexpr size_t kMagicAt = 16, kPageSizeAt = 16 + 24;  // page header, then MDB_meta
+    const int fd = ::open(data_file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::ok();  // mdb_env_open reports it
+    struct stat st;
+    uint8_t meta[2][64] = {};
+    uint32_t magic[2] = {}, page_size[2] = {};
+    bool read = ::fstat(fd, &st) == 0 && ::pread(fd, meta[0], sizeof meta[0], 0) == sizeof meta[0];
+    if (read) {
+      std::memcpy(&magic[0], meta[0] + kMagicAt, 4);
+      std::memcpy(&page_size[0], meta[0] + kPageSizeAt, 4);
+      read = magic[0] == kMagic && ::pread(fd, meta[1], sizeof meta[1], page_size[0]) == sizeof meta[1];
+    }
+    ::close(fd);
+    if (!read) return Status::ok();
+    std::memcpy(&magic[1], meta[1] + kMagicAt, 4);
+    std::memcpy(&page_size[1], meta[1] + kPageSizeAt, 4);
+    const uint32_t p = page_size[0];
+    if (p < 512 || p > 65536 || (p & (p - 1)) != 0)
+      return damaged("its meta page claims pages of " + std::to_string(p) + " bytes (a power of two, 512 to 65536)");
+    if (magic[1] == kMagic && page_size[1] != p)
+      return damaged("its meta pages claim pages of " + std::to_string(p) + " and " + std::to_string(page_size[1]) +
+                     " bytes");
+    if (static_cast<uint64_t>(st.st_size) < 2 * uint64_t{p})
+      return damaged("its data file holds " + std::to_string(st.st_size) + " bytes, less than its two meta pages of " +
+                     std::to_string(p) + " bytes");
+    return Status::ok();
+  }
+
   // The data file's size, and where it is mapped; the pages the meta page claims must
   // fit in the file.
   Status check_map() {
@@ -188,7 +228,7 @@ class LmdbReader {
     mdb_env_stat(env_, &env_stat);
     mdb_env_info(env_, &info);
     const uint64_t pages = uint64_t{info.me_last_pgno} + 1;
-    if (env_stat.ms_psize == 0 || pages > file_bytes_ / env_stat.ms_psize)
+    if (env_stat.ms_psize == 0 || pages < 2 || pages > file_bytes_ / env_stat.ms_psize)
       return damaged("its meta page claims " + std::to_string(pages) + " pages of " +
                      std::to_string(env_stat.ms_psize) + " bytes, but its data file holds " +
                      std::to_string(file_bytes_) + " bytes");

@@ -22,13 +22,12 @@ namespace zrec::cli {
 
 namespace {
 constexpr size_t kOutputBuffer = size_t{1} << 20;
-}
-
-namespace {
-bool stdout_closed_at_start = false;
-}
+bool stdout_closed_at_start = false;  // set once by main(), before any thread starts
+}  // namespace
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+bool stdin_is_terminal() { return ::isatty(STDIN_FILENO) == 1; }
 
 void note_stdout_closed_at_start() { stdout_closed_at_start = true; }
 
@@ -37,8 +36,6 @@ Status check_stdout_open(const std::string& what) {
   return io_error("stdout was closed when zrec started (>&-): " + what +
                   " would be lost; give -o FILE, or leave stdout open");
 }
-bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
-bool stdin_is_terminal() { return ::isatty(STDIN_FILENO) == 1; }
 
 namespace {
 
