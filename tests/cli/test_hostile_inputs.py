@@ -292,6 +292,7 @@ def hdf5_external_data_refused(d):
     with h5py.File(h5, "w") as f:
         f.create_dataset("raw", shape=(8, 128), dtype="u1", external=[(ext, 0, 1024)])
         f["link"] = h5py.ExternalLink(other, "/x")
+        f["soft"] = h5py.SoftLink("/link")
         layout = h5py.VirtualLayout(shape=(6, 4), dtype="<i4")
         layout[:] = h5py.VirtualSource(other, "x", shape=(6, 4))
         f.create_virtual_dataset("virtual", layout)
@@ -301,6 +302,8 @@ def hdf5_external_data_refused(d):
         ("raw", "dataset 'raw' of '%s' keeps its values in 1 external file ('%s')" % (h5, ext), ext_bytes := open(
             ext, "rb").read()),
         ("link", "'link' in '%s' is an external link (into another file)" % h5, np.arange(24, dtype="<i4").tobytes()),
+        ("soft", "'soft' in '%s' leads through an external link (into another file)" % h5,
+         np.arange(24, dtype="<i4").tobytes()),
         ("virtual", "dataset 'virtual' of '%s' is a virtual dataset (its values come from other datasets, of this or "
                     "other files)" % h5, np.arange(24, dtype="<i4").tobytes()),
     ]
@@ -312,7 +315,8 @@ def hdf5_external_data_refused(d):
         must(["append-h5", "--create", "--allow-external", s, h5, name])
         expect(b"".join(byte_records(s)) == want, "%s with --allow-external: the values differ" % name)
     must(["append-h5", "--create", os.path.join(d, "plain"), h5, "plain"])
-    FIGURES.append("HDF5 external raw data, external link, virtual dataset: refused, read with --allow-external")
+    FIGURES.append("HDF5 external raw data, external link (direct, through a soft link), virtual dataset: refused, "
+                   "read with --allow-external")
     del ext_bytes
 
 

@@ -56,13 +56,17 @@ struct Space {
 };
 
 // An external link's traversal, refused (H5Pset_elink_cb): without --allow-external a
-// dataset's path must not lead into another file.
-herr_t refuse_external_link(const char*, const char*, const char*, const char*, unsigned*, hid_t, void*) { return -1; }
+// dataset's path must not lead into another file. Notes the refusal in *refused.
+herr_t refuse_external_link(const char*, const char*, const char*, const char*, unsigned*, hid_t, void* refused) {
+  *static_cast<bool*>(refused) = true;
+  return -1;
+}
 
-// A link or dataset access list that refuses external links unless `allow_external`.
-hid_t access_list(hid_t cls, bool allow_external) {
+// A link, group or dataset access list that refuses external links (setting *refused)
+// unless `allow_external`.
+hid_t access_list(hid_t cls, bool allow_external, bool* refused) {
   const hid_t list = H5Pcreate(cls);
-  if (list >= 0 && !allow_external) H5Pset_elink_cb(list, refuse_external_link, nullptr);
+  if (list >= 0 && !allow_external) H5Pset_elink_cb(list, refuse_external_link, refused);
   return list;
 }
 
@@ -126,7 +130,8 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   // Each component of the path must exist (H5Lexists fails on a missing intermediate),
   // and be a link inside this file unless allow_external: each is checked before the
   // next one is looked up through it.
-  Plist lapl(access_list(H5P_LINK_ACCESS, allow_external));
+  bool refused = false;  // an external link was met (through a soft link) and not followed
+  Plist lapl(access_list(H5P_LINK_ACCESS, allow_external, &refused));
   std::string path = name.starts_with("/") ? "/" : "";
   bool any = false;
   for (size_t at = 0; at <= name.size();) {
@@ -158,11 +163,14 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   }
   if (!any)
     return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
-  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external));
+  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external, &refused));
   d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), dapl.id);
   if (d->dataset_ < 0) {
     const std::string error = h5_error();
-    Plist gapl(access_list(H5P_GROUP_ACCESS, allow_external));
+    if (refused)
+      return invalid_argument("'" + name + "' in '" + file + "' leads through an external link (into another file)" +
+                              kAllowExternal);
+    Plist gapl(access_list(H5P_GROUP_ACCESS, allow_external, &refused));
     const hid_t group = H5Gopen2(d->file_id_, name.c_str(), gapl.id);
     if (group >= 0) {
       H5Gclose(group);
@@ -254,7 +262,8 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
 }
 
 Status H5Dataset::use_chunk_cache(uint64_t bytes) {
-  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external_));
+  bool refused = false;
+  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external_, &refused));
   uint64_t chunks = 1;  // chunks in one band: consecutive in HDF5's chunk index, so as many slots never collide
   if (chunk_rows_ > 0) {
     Plist dcpl(H5Dget_create_plist(dataset_));
