@@ -18,9 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string parse = mode & 1 ? "--parse=cls=ints" : "--parse=cls=floats";
   const std::string ext = mode & 2 ? "--ext=jpg,cls" : "--skip-incomplete";
   const std::string keys_option = "--keys=" + keys;
+  // New streams raw with one data file: the import path, not the codec, is under test.
   int rc;
-  if (mode & 4) rc = zrec_cli({"append-tar", "--window-mib", "1", parse, ext, keys_option, root, tar});
-  else rc = zrec_cli({"append-tar", "--window-mib", "1", ext, root, tar});
+  if (mode & 4)
+    rc = zrec_cli(
+        {"append-tar", "--codec", "raw", "--shards", "1", "--window-mib", "1", parse, ext, keys_option, root, tar});
+  else rc = zrec_cli({"append-tar", "--codec", "raw", "--shards", "1", "--window-mib", "1", ext, root, tar});
   if (rc == 0) require_valid(root, true);
   return 0;
 }
