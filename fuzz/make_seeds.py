@@ -4,9 +4,10 @@
 The seeds are committed; rerun this (with ZREC set to a zrec binary) only to change
 them. Store seeds are small stores zrec wrote, of every codec, both geometries and a
 few shard counts, packed in fuzz_store's layout (u32 LE length + bytes per file:
-meta.zr, dict.zr, data_0.zr, ...).
+meta.zr, dict.zr, data_0.zr, ...). The import targets' seeds include every hostile
+input of tests/cli/hostile_inputs.py.
 
-Usage: ZREC=build/zrec /usr/bin/python3 fuzz/make_seeds.py
+Usage: ZREC=build/zrec /usr/bin/python3 fuzz/make_seeds.py [TARGET...]   (default: all)
 """
 import io
 import os
@@ -14,6 +15,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 import msgpack
@@ -24,6 +26,8 @@ if not ZREC:
     sys.exit("set ZREC to the zrec binary")
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "cli"))
+import hostile_inputs as hostile  # noqa: E402
 
 
 def put(target, name, data):
@@ -148,16 +152,71 @@ def record_format_seeds():
                                                                                   dtype=np.uint8).tobytes())
 
 
+def tar_import_seeds(tmp):
+    """fuzz_tar_import: a mode byte (bit 0: --parse cls=ints, else floats; bit 1: --ext
+    jpg,cls, else --skip-incomplete; bit 2: --parse and --keys) then a tar."""
+    good = hostile.samples(4)
+    put("fuzz_tar_import", "plain", bytes([0]) + hostile.tar_bytes(good))
+    put("fuzz_tar_import", "gz_parse_keys", bytes([5]) + hostile.tar_bytes(good, compress="gz"))
+    put("fuzz_tar_import", "ext_floats", bytes([6]) + hostile.tar_bytes(good + [("s9999.f", b"1.5 -2e3 nan")]))
+    put("fuzz_tar_import", "incomplete", bytes([4]) + hostile.tar_bytes(good[:3] + [("x/y.jpg", b"")]))
+    for i, (_, name) in enumerate(hostile.BAD_EXTENSIONS):
+        put("fuzz_tar_import", "bad_ext_%d" % i, bytes([i & 2]) + hostile.tar_bytes(good[:2] + [(name, b"x")]))
+        put("fuzz_tar_import", "bad_ext_first_%d" % i, bytes([0]) + hostile.tar_bytes([(name, b"x")] + good[:2]))
+    # Text that expands 4x when parsed (1 MiB of "1 " is 4 MiB of <i8, in a 1 MiB window).
+    put("fuzz_tar_import", "parse_bomb", bytes([5]) + hostile.parse_bomb(1 << 20))
+    put("fuzz_tar_import", "claims_2gib", bytes([0]) + hostile.claimed_size_tar((1 << 31) - 9, 4096))
+    put("fuzz_tar_import", "claims_too_big", bytes([0]) + hostile.claimed_size_tar(1 << 33, 512))
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, kind in (("d", tarfile.DIRTYPE), ("d/0.jpg", tarfile.SYMTYPE), ("d/1.jpg", tarfile.LNKTYPE)):
+            info = tarfile.TarInfo(name)
+            info.type = kind
+            info.linkname = "s0000.jpg" if kind != tarfile.DIRTYPE else ""
+            tar.addfile(info)
+        for name, data in good:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    put("fuzz_tar_import", "links", bytes([0]) + buf.getvalue())
+
+
+def lmdb_import_seeds(tmp):
+    """fuzz_lmdb_import: data files of environments made with MDB_NOSUBDIR."""
+    def env(name, items, damage=None):
+        path = os.path.join(tmp, name)
+        hostile.lmdb_env(path, items)
+        if damage:
+            damage(path)
+        put("fuzz_lmdb_import", name, open(path, "rb").read())
+    small = [(b"k%03d" % i, bytes([i]) * (1 + i * 13 % 300)) for i in range(20)]
+    big = small[:3] + [(b"big", bytes(range(256)) * 24)]  # 6 KiB: overflow pages
+    env("small", small)
+    env("overflow", big)
+    env("value_beyond_file", big, lambda p: hostile.lmdb_value_beyond_file(p, b"big"))
+    env("pages_beyond_file", big, hostile.lmdb_pages_beyond_file)
+    env("node_outside_page", small, hostile.lmdb_node_outside_page)
+    env("page_size_zero", small, lambda p: hostile.lmdb_page_size(p, 0))
+
+
+SEEDERS = {
+    "fuzz_store": store_seeds,
+    "fuzz_npy": lambda tmp: npy_seeds(),
+    "fuzz_schema": lambda tmp: schema_seeds(),
+    "fuzz_selection": lambda tmp: selection_seeds(),
+    "fuzz_record_format": lambda tmp: record_format_seeds(),
+    "fuzz_tar_import": tar_import_seeds,
+    "fuzz_lmdb_import": lmdb_import_seeds,
+}
+
+
 def main():
+    targets = sys.argv[1:] or list(SEEDERS)
     tmp = tempfile.mkdtemp()
     try:
-        for t in ("fuzz_store", "fuzz_npy", "fuzz_schema", "fuzz_selection", "fuzz_record_format"):
+        for t in targets:
             shutil.rmtree(os.path.join(CORPUS, t), ignore_errors=True)
-        store_seeds(tmp)
-        npy_seeds()
-        schema_seeds()
-        selection_seeds()
-        record_format_seeds()
+            SEEDERS[t](tmp)
     finally:
         shutil.rmtree(tmp)
     for t in sorted(os.listdir(CORPUS)):

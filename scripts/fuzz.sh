@@ -7,7 +7,8 @@
 #
 # New inputs the fuzzer finds go to a scratch corpus (build-fuzz/corpus/<target>/), not
 # into fuzz/corpus/, so a run never changes the tree. A crash, leak, sanitizer report,
-# timeout (10 s per input) or RSS over 2.5 GiB fails the run; its input is saved as
+# timeout (10 s per input) or RSS over 2.5 GiB (512 MiB for the import targets) fails
+# the run; its input is saved as
 # build-fuzz/crash-<target>-*. To keep it as a regression test (replayed by CTest in
 # every build): copy it into fuzz/regressions/<target>/ with a name saying what it found.
 # Prints one "figure:" line per target with the executions and the corpus size.
@@ -16,7 +17,8 @@ cd "$(dirname "$0")/.."
 secs=${1:-${ZREC_FUZZ_SECONDS:-20}}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_store fuzz_npy fuzz_schema fuzz_selection fuzz_record_format)
+[ ${#targets[@]} -gt 0 ] ||
+  targets=(fuzz_store fuzz_npy fuzz_schema fuzz_selection fuzz_record_format fuzz_tar_import fuzz_lmdb_import)
 dir=build-fuzz
 
 # -g1: line tables are all a crash report needs; full debug info (-g) made each file
@@ -32,9 +34,15 @@ for t in "${targets[@]}"; do
   log="$dir/$t.log"
   corpora=("$work" "fuzz/corpus/$t")
   [ -d "fuzz/regressions/$t" ] && corpora+=("fuzz/regressions/$t")
+  # The import targets read inputs that claim sizes (tar members, LMDB values) or expand
+  # (compressed tars, parsed text) with a 1 MiB window: an input whose memory is not
+  # bounded by that fails them at 512 MiB. A single allocation may still reserve up to a
+  # record's 2 GiB of address space (a member's claimed size, never touched unless read).
+  limits=(-rss_limit_mb=2560)
+  case $t in fuzz_tar_import | fuzz_lmdb_import) limits=(-rss_limit_mb=512 -malloc_limit_mb=2560) ;; esac
   # detect_leaks: a fuzz input must not leak either. -timeout: a hang is a bug.
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     "$dir/fuzz/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+     "$dir/fuzz/$t" -max_total_time="$secs" -timeout=10 "${limits[@]}" -print_final_stats=1 \
        -artifact_prefix="$dir/crash-$t-" "${corpora[@]}" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     size=$(find "$work" -type f | wc -l)

@@ -131,6 +131,21 @@ TEST_SUITE("text_numbers") {
     CHECK_FALSE(check_number_dtype(NumberSyntax::kFloats, parse_dtype("<c8").value()).is_ok());
     CHECK(check_number_dtype(NumberSyntax::kFloats, parse_dtype(">f2").value()).is_ok());
   }
+
+  TEST_CASE("a parsed record's size is checked against a record's limit, not the text's") {
+    const DType i8 = parse_dtype("<i8").value(), u1 = parse_dtype("|u1").value();
+    CHECK(parsed_record_bytes(3, i8).value() == 24);
+    // The most a Ragged 1-D record holds: 2^31 - 9 bytes.
+    CHECK(parsed_record_bytes((uint64_t{1} << 31) - 9, u1).value() == (uint64_t{1} << 31) - 9);
+    CHECK_FALSE(parsed_record_bytes((uint64_t{1} << 31) - 8, u1).is_ok());
+    // 2^28 tokens of "1 " are 512 MiB of text and 2 GiB of <i8: one byte too many.
+    const Status s = parsed_record_bytes(uint64_t{1} << 28, i8).status();
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK(s.message() == "268435456 numbers of <i8 are 2147483648 bytes; a record holds at most 2147483639");
+    // No overflow, however many numbers are claimed.
+    CHECK(parsed_record_bytes(UINT64_MAX, i8).status().message() ==
+          "18446744073709551615 numbers of <i8 are more than 2^64 bytes; a record holds at most 2147483639");
+  }
 }
 
 }  // namespace zrec::cli

@@ -148,6 +148,14 @@ int run_cli(int argc, char** argv) {
     setup_logging(c.app->get_name(), global.verbosity);
     const char* name = c.app->get_name().c_str();
     Status s;
+    // Data or --json's object for stdout: a closed one fails the command before its work.
+    if (c.writes_stdout && c.writes_stdout()) s = check_stdout_open("the output");
+    const CLI::Option* json = c.app->get_option_no_throw("--json");
+    if (s.is_ok() && json != nullptr && json->count() > 0) s = check_stdout_open("the --json object");
+    if (!s.is_ok()) {
+      std::fprintf(stderr, "zrec %s: %s\n", name, printable(s.message()).c_str());
+      return kExitFailure;
+    }
     try {
       s = c.run();
     } catch (const UsageError& e) {

@@ -211,7 +211,7 @@ Command register_bench(CLI::App& root, const GlobalOptions& global) {
       "  zrec bench -w vision -c raw,zstd --bytes 1GiB --threads 2\n"
       "  zrec bench -w tokens --cold --json\n"
       "  zrec bench --batch 256 train/               # gathers on an existing store");
-  return Command{cmd, [a, &global]() { return run_bench(*a, global); }, nullptr};
+  return Command{cmd, [a, &global]() { return run_bench(*a, global); }, nullptr, [] { return true; }};
 }
 
 }  // namespace zrec::cli

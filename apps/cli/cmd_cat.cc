@@ -33,6 +33,7 @@ struct CatArgs {
   std::optional<uint64_t> seed;    // --seed K (default 0)
   bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
   std::string keys;                // --format tar: sample keys
+  bool absolute_names = false;     // --format tar: keep keys that are absolute or hold '..'
 };
 
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
@@ -70,15 +71,17 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (name == "tar" && (a.sample || a.shuffle || a.with_ids))
     throw UsageError("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
   else if (name == "tar")
-    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib}, g);
+    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names},
+                   g);
   else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
+  if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
 
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
   if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl");
 
-  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store}));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   std::unique_ptr<Store> store;
   {
@@ -185,6 +188,9 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
                   "(default: npy, or text when stdout is a terminal)");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
+  cmd->add_flag("--absolute-names", args->absolute_names,
+                "--format tar: keep keys that are absolute or have a '..' component as member names (refused by "
+                "default: tar would extract them outside the directory)");
   cmd->add_flag("-f,--force", args->force,
                 "Overwrite an existing -o file, and write binary formats even to a terminal");
   auto* sample = cmd->add_option("--sample", args->sample,
@@ -203,12 +209,15 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
       "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
-      "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar");
-  return Command{cmd, [args, selection, &global]() {
+      "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar\n"
+      "  zrec cat --format tar --keys abs.keys --absolute-names ds/ -o restore.tar");
+  return Command{cmd,
+                 [args, selection, &global]() {
                    if (selection->count() > 0 && args->selection.empty())
                      throw UsageError("invalid selection '': empty selection");
                    return run_cat(*args, global);
-                 }};
+                 },
+                 nullptr, [args] { return args->output == "-"; }};
 }
 
 }  // namespace zrec::cli

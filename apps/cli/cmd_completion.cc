@@ -19,6 +19,7 @@
 #include "zrec/codec.h"
 
 #include "cli/commands.h"
+#include "cli/report/console.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -349,14 +350,17 @@ Command register_completion(CLI::App& root, const GlobalOptions&) {
   CLI::App* cmd = root.add_subcommand("completion", "Print a bash or zsh completion script for zrec");
   cmd->group("");  // hidden: the installed scripts are generated from it at build time
   cmd->add_option("shell", *shell, "bash or zsh")->required();
-  return Command{cmd, [shell, &root]() {
+  return Command{cmd,
+                 [shell, &root]() -> Status {
                    std::string script;
                    if (*shell == "bash") script = bash_script(root, ZREC_VERSION);
                    else if (*shell == "zsh") script = zsh_script(root, ZREC_VERSION);
                    else throw UsageError("unknown shell '" + *shell + "' (bash or zsh)");
-                   std::fwrite(script.data(), 1, script.size(), stdout);
-                   return Status::ok();
-                 }};
+                   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
+                   ZREC_RETURN_IF_ERROR(out.write(script));
+                   return out.flush();
+                 },
+                 nullptr, [] { return true; }};
 }
 
 }  // namespace zrec::cli

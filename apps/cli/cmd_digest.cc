@@ -6,6 +6,7 @@
 #include "zrec/store.h"
 
 #include "cli/commands.h"
+#include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
 #include "cli/report/command_report.h"
@@ -69,7 +70,9 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     };
     ZREC_ASSIGN_OR_RETURN(RecordHash digest, digest_store(*store, options));
     meter.finish();
-    if (!a.per_record && text_lines) ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(digest) + "  " + path + "\n"));
+    // The path as every message shows it: a newline in it must not forge a second line.
+    if (!a.per_record && text_lines)
+      ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(digest) + "  " + printable(path) + "\n"));
     digests.begin_object().key("path").value(path).key("length").value(store->length());
     digests.key("digest").value(hash_to_hex(digest)).end_object();
     spdlog::info("'{}': {} records, digest {}", path, store->length(), hash_to_hex(digest));
@@ -106,7 +109,8 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
       "  zrec digest tokens/\n"
       "  [ \"$(zrec digest a/ | cut -d' ' -f1)\" = \"$(zrec digest b/ | cut -d' ' -f1)\" ] && echo same\n"
       "  zrec digest --per-record tokens/ > tokens.sums");
-  return Command{cmd, [args, &global]() { return run_digest(*args, global); }};
+  return Command{cmd, [args, &global]() { return run_digest(*args, global); }, nullptr,
+                 [args] { return args->output == "-"; }};
 }
 
 }  // namespace zrec::cli

@@ -5,11 +5,14 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
 #include "zrec/store.h"
 
 #include "cli/commands.h"
+#include "cli/formats/printable.h"
+#include "cli/formats/stream_name.h"
 #include "cli/interrupt.h"
 #include "cli/option_values.h"
 #include "cli/report/byte_size.h"
@@ -194,7 +197,7 @@ std::string stats_row(const char* name, const SizeStats& st) {
 std::string to_text(const StoreSummary& s, bool shard_table) {
   std::string t;
   auto line = [&](const char* k, const std::string& v) { t += fmt::format("{:<14}{}\n", k, v); };
-  line("store", s.path);
+  line("store", printable(s.path));
   line("kind", schema_kind(s.schema));
   line("dtype", s.schema.dtype.str());
   line("ndim", std::to_string(s.schema.ndim));
@@ -255,6 +258,12 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   if (::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
   const auto names = child_stores(a.path);
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
+  // A directory of stores need not be a root of named streams; but if it is one, a name
+  // outside the rule is what append-tar and cat --format tar will refuse: say so here.
+  for (const auto& name : names)
+    if (const std::string why = stream_name_problem(name); !why.empty())
+      spdlog::warn("'{}' cannot be a stream of '{}': {}; append-tar and cat --format tar refuse this directory", name,
+                   a.path, why);
   std::vector<StoreSummary> streams;
   for (const auto& name : names) {
     ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(join_path(a.path, name), g, a.dims));
@@ -279,12 +288,12 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     const auto& s = streams[i];
     const std::string shape =
         s.schema.item_shape ? shape_to_string(*s.schema.item_shape) : "ndim=" + std::to_string(s.schema.ndim);
-    t += fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>8.2f}x\n", names[i], schema_kind(s.schema),
+    t += fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>8.2f}x\n", printable(names[i]), schema_kind(s.schema),
                      s.schema.dtype.str(), shape, s.codec, s.length, s.payload_bytes, s.ratio());
   }
   for (size_t i = 0; i < names.size(); ++i)
     if (streams[i].writer_active)
-      t += fmt::format("{}: a writer is appending; this is the last published state\n", names[i]);
+      t += fmt::format("{}: a writer is appending; this is the last published state\n", printable(names[i]));
   t += agree ? fmt::format("lengths agree: all {} streams hold {} records\n", names.size(), streams.front().length)
              : fmt::format(
                    "lengths DISAGREE across streams (shortest {}): a run stopped between the streams' "
@@ -310,7 +319,7 @@ Command register_info(CLI::App& root, const GlobalOptions& global) {
       "  zrec info --shards tokens/\n"
       "  zrec info --json tokens/ | python3 -m json.tool\n"
       "  zrec info dataset/        # dataset/joint, dataset/label, dataset/token");
-  return Command{cmd, [args, &global]() { return run_info(*args, global); }};
+  return Command{cmd, [args, &global]() { return run_info(*args, global); }, nullptr, [] { return true; }};
 }
 
 }  // namespace zrec::cli

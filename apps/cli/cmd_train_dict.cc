@@ -226,6 +226,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
     throw UsageError("--json prints its object on stdout: give -o FILE for the dictionary");
   ZREC_ASSIGN_OR_RETURN(TrainOptions options, make_train_options(a.train, g, a.level));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));  // usage errors first
+  if (a.output == "-") ZREC_RETURN_IF_ERROR(check_stdout_open("the dictionary"));
 
   CommandReport report("train-dict", g, a.json);
   std::vector<std::unique_ptr<Store>> opened;
@@ -301,7 +302,8 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
       "  zrec train-dict --for-ragged --size 64K part-*.npy -o dict.zr\n"
       "  find shards -name '*.npy' | zrec train-dict --for-dense --files-from - -o dict.zr\n"
       "  find shards -name '*.npy' -print0 | zrec train-dict --for-dense --null --files-from - -o dict.zr");
-  return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }};
+  return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }, nullptr,
+                 [args] { return args->output == "-"; }};
 }
 
 }  // namespace zrec::cli

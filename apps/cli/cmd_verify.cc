@@ -19,6 +19,7 @@
 
 #include "cli/app.h"
 #include "cli/commands.h"
+#include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/option_values.h"
 #include "cli/report/console.h"
@@ -210,19 +211,21 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
   j.end_object();
 }
 
-// One problem in the human report.
-std::string problem_text(const VerifyProblem& p, const std::string& name) {
-  return fmt::format("{}: problem: {} [{}]\n", name, p.message, p.rule);
+// One problem in the human report. Paths and messages are escaped as every message is
+// (printable.h): a store named with a newline must not forge a line of the report.
+std::string problem_text(const VerifyProblem& p, const std::string& path) {
+  return fmt::format("{}: problem: {} [{}]\n", printable(path), printable(p.message), p.rule);
 }
 
 // The end of the human report of one store (its problems went out as found): notes,
 // then one summary line.
-std::string to_text(const VerifyReport& r, const std::string& name, const GlobalOptions& g) {
+std::string to_text(const VerifyReport& r, const std::string& path, const GlobalOptions& g) {
+  const std::string name = printable(path);
   std::string t;
   if (r.stopped_early)
     t += fmt::format("{}: stopped after {} problems (--max-errors); more may exist\n", name, r.problem_count);
   if (g.verbosity >= 0)
-    for (const auto& n : r.notes) t += fmt::format("{}: note: {}\n", name, n);
+    for (const auto& n : r.notes) t += fmt::format("{}: note: {}\n", name, printable(n));
   const std::string what = r.opened ? describe(r) : "store-level check";
   if (!r.valid()) {
     t += fmt::format("{}: CORRUPT: {}{} problem{} ({}{})\n", name, r.stopped_early ? "at least " : "", r.problem_count,
@@ -345,7 +348,9 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
       if (r.status().code() == StatusCode::kCancelled) return r.status();
       if (unreadable.is_ok()) unreadable = r.status();
       if (a.json) j.end_array().key("error").value(r.status().message()).end_object();
-      else ZREC_RETURN_IF_ERROR(out.write(fmt::format("{}: cannot check: {}\n", path, r.status().message())));
+      else
+        ZREC_RETURN_IF_ERROR(
+            out.write(fmt::format("{}: cannot check: {}\n", printable(path), printable(r.status().message()))));
       continue;
     }
     if (a.json) json_end(j, r.value());
@@ -363,9 +368,10 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
       std::all_of(lengths.begin(), lengths.end(), [&](const auto& l) { return l.second == lengths.front().second; });
   if (!agree) {
     std::string list;
-    for (const auto& [path, length] : lengths) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", path, length);
-    text +=
-        fmt::format("{}: problem: the streams hold different numbers of records ({}) [stream_lengths]\n", a.path, list);
+    for (const auto& [path, length] : lengths)
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", printable(path), length);
+    text += fmt::format("{}: problem: the streams hold different numbers of records ({}) [stream_lengths]\n",
+                        printable(a.path), list);
   }
   const bool valid = corrupt == 0 && agree && unreadable.is_ok();
   j.key("lengths_agree").value(agree).key("valid").value(valid).end_object();
@@ -373,7 +379,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
   } else {
     if (valid && g.verbosity >= 0)
-      text += fmt::format("{}: OK: {} streams of {} records each\n", a.path, names.size(), lengths.front().second);
+      text += fmt::format("{}: OK: {} streams of {} records each\n", printable(a.path), names.size(),
+                          lengths.front().second);
     ZREC_RETURN_IF_ERROR(out.write(text));
   }
   ZREC_RETURN_IF_ERROR(out.flush());
@@ -421,7 +428,7 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
       "  zrec verify images/\n"
       "  zrec verify --quick --json dataset/      # every stream of dataset/, lengths agree\n"
       "  zrec digest --per-record raw/ > raw.sums && zrec verify raw/ --against raw.sums");
-  return Command{cmd, [args, &global]() { return run_verify(*args, global); }, verify_exit_code};
+  return Command{cmd, [args, &global]() { return run_verify(*args, global); }, verify_exit_code, [] { return true; }};
 }
 
 }  // namespace zrec::cli

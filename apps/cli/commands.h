@@ -40,6 +40,10 @@ struct Command {
   // Optional: the exit code for run()'s Status, where a command's codes differ from
   // app.cc's default (verify: 2 when the store could not be checked).
   std::function<int(const Status&)> exit_code = nullptr;
+  // Optional: true when the command's data goes to stdout (cat, digest and train-dict
+  // without -o FILE; info, verify, bench). Such a command, and any given --json, fails
+  // before its work (exit 1, one line) when stdout was closed at start (console.h).
+  std::function<bool()> writes_stdout = nullptr;
 };
 
 Command register_create(CLI::App& root, const GlobalOptions& global);

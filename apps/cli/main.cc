@@ -9,16 +9,19 @@
 #include <initializer_list>
 
 #include "cli/app.h"
+#include "cli/report/console.h"
 
 namespace {
 
 // A descriptor 0-2 that the caller left closed (`2>&-`, `<&-`) would be the next one
 // open(2) returns: meta.zr would become "stderr" and receive warnings and progress lines,
 // or "stdin" and be appended as a record. Each closed one is reopened on /dev/null before
-// anything else is opened; when even that fails, zrec refuses to run.
+// anything else is opened; when even that fails, zrec refuses to run. A closed stdout is
+// noted: a command whose output goes there fails rather than write into /dev/null.
 bool reopen_closed_standard_fds() {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == STDOUT_FILENO) zrec::cli::note_stdout_closed_at_start();
     const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (got == fd) continue;
     if (got >= 0) ::close(got);

@@ -15,6 +15,8 @@
 
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
+#include "cli/formats/stream_name.h"
+#include "cli/output_guard.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
@@ -26,17 +28,24 @@ namespace {
 // Samples per chunk: each stream holds a chunk's records at once.
 constexpr uint64_t kChunkSamples = 1024;
 
-// The root's streams less hidden ones (".NAME"), which are not exported.
-std::vector<std::string> exported_streams(const std::string& root) {
-  std::vector<std::string> out = child_stores(root);
-  std::erase_if(out, [](const std::string& name) { return name.starts_with('.'); });
-  return out;
-}
-
 std::string base_name(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A member name that tar would extract outside the directory it is extracted in: an
+// absolute name, or one with a ".." component. GNU tar's rule: it strips or refuses
+// such names unless --absolute-names.
+std::string unsafe_member_name(const std::string& name) {
+  if (name.starts_with('/')) return "it is absolute";
+  for (size_t at = 0; at <= name.size();) {
+    size_t slash = name.find('/', at);
+    if (slash == std::string::npos) slash = name.size();
+    if (name.compare(at, slash - at, "..") == 0) return "it has a '..' component";
+    at = slash + 1;
+  }
+  return {};
 }
 
 // Lines of a keys file, unescaped (\\, \n, \r), as append-tar writes them.
@@ -106,11 +115,22 @@ Status member_bytes(const Stream& s, const uint8_t* record, uint64_t size, std::
 }  // namespace
 
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
+  // The stores (a root: all of it), the keys and the index list are read: -o must be
+  // none of them (and is refused before anything is opened for writing).
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.path, a.keys, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   std::vector<Stream> streams;
   const bool single = is_store_dir(a.path);
-  const std::vector<std::string> names = single ? std::vector<std::string>{""} : exported_streams(a.path);
+  const std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path);
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
+  if (single) {
+    if (const std::string why = stream_name_problem(base_name(a.path)); !why.empty())
+      return invalid_argument("store '" + a.path + "': its name '" + base_name(a.path) +
+                              "' would be the members' extension, and cannot name a stream: " + why + " (" +
+                              kStreamNameRule + ")");
+  } else {
+    ZREC_RETURN_IF_ERROR(check_root_streams(a.path, names));
+  }
   for (const auto& name : names) {
     Stream s;
     s.ext = single ? base_name(a.path) : name;
@@ -151,6 +171,18 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     if (keys.size() < length)
       return invalid_argument("keys file '" + a.keys + "' has " + std::to_string(keys.size()) + " lines; '" + a.path +
                               "' holds " + std::to_string(length) + " records");
+    // Before the output is opened: a refused key leaves no partial tar behind.
+    for (uint64_t id = 0; id < length; ++id) {
+      const auto refuse = [&](const std::string& why) {
+        return invalid_argument("keys file '" + a.keys + "' line " + std::to_string(id + 1) + ": the key '" + keys[id] +
+                                "' " + why);
+      };
+      if (keys[id].find('\0') != std::string::npos) return refuse("holds a NUL byte, which no tar member name can");
+      if (a.absolute_names) continue;
+      if (const std::string why = unsafe_member_name(keys[id]); !why.empty())
+        return refuse("would be a member name that extracts outside the directory (" + why +
+                      "); --absolute-names keeps such names");
+    }
   }
   const size_t width = std::max<size_t>(6, std::to_string(length > 0 ? length - 1 : 0).size());
   const auto key_of = [&](uint64_t id) {

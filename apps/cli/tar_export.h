@@ -19,6 +19,7 @@ struct CatTarArgs {
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = 0;
+  bool absolute_names = false;  // --absolute-names: keep keys that are absolute or hold '..'
 };
 
 // Writes members "<key>.<ext>" per sample, in selection order: one per stream of the
@@ -26,6 +27,9 @@ struct CatTarArgs {
 // store's directory name). key: the record ID zero-padded to max(6, digits of the
 // length), or the --keys file's line. '|u1' records are written as their bytes;
 // integer and float records as their numbers, space-separated (what --parse reads).
+// Keys that are absolute or have a ".." component are refused (as GNU tar refuses to
+// extract them) unless absolute_names. The stream names follow the rule of
+// cli/formats/stream_name.h; a root holding a store whose name breaks it is refused.
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g);
 
 }  // namespace zrec::cli

@@ -20,7 +20,10 @@ inline std::string data_file_name(uint32_t shard) { return "data_" + std::to_str
 std::string join_path(const std::string& dir, const std::string& name);
 
 // True when `path` holds a meta.zr. stat(2) follows links, so a linked store (or a
-// store whose meta.zr is a link, which opening it then refuses) counts as one.
+// store whose meta.zr is a link, a FIFO or a directory, which opening it then refuses
+// naming the problem) counts as one. Except: a meta.zr that is itself a store (a stream
+// named meta.zr in a root of named streams, as an older append-tar could make) does not
+// make `path` a store; `path` is then a root.
 bool is_store_dir(const std::string& path);
 
 // The names of `root`'s subdirectories that are stores, sorted by name. Leaves out

@@ -24,8 +24,11 @@ std::string join_path(const std::string& dir, const std::string& name) {
 }
 
 bool is_store_dir(const std::string& path) {
+  const std::string meta = join_path(path, kMetaFile);
   struct stat st;
-  return ::stat(join_path(path, kMetaFile).c_str(), &st) == 0;
+  if (::stat(meta.c_str(), &st) != 0) return false;
+  // A meta.zr that is a store itself is a stream of that name in a root, not a file.
+  return !S_ISDIR(st.st_mode) || ::stat(join_path(meta, kMetaFile).c_str(), &st) != 0;
 }
 
 std::vector<std::string> child_stores(const std::string& root) {

@@ -16,8 +16,9 @@ Every imported record is compared byte for byte with the array h5py reads back.
   variable-length string, scalar dataset, group, missing dataset/file, not HDF5, an
   unavailable filter, 2-D variable-length, rows of no values): nothing created, an
   existing store unchanged byte for byte.
-- A gzip+shuffle chunked 64 MiB dataset, 16x the window (chunks inside one window, and
-  a band of chunks larger than the window, and contiguous): byte-exact, bounded peak RSS.
+- A gzip+shuffle chunked 64 MiB dataset, 16x the window (chunks inside one window, a
+  band of chunks as large as the window, and contiguous): byte-exact, bounded peak RSS;
+  a band larger than the window is refused, naming the window that fits.
 - SIGTERM mid-run: exit 143, the store holds the checkpointed prefix; resuming with
   --skip-first completes it. --json: one object with append-tar's key names.
 
@@ -351,8 +352,13 @@ def big_chunked_bounded_memory(tmp):
         dcpl = f["x"]
         assert (dcpl.compression, dcpl.shuffle, dcpl.chunks) == ("gzip", True, (64, 1024))
     figures = []
-    # Window 4 MiB (the dataset is 16x that); window 1 MiB with 2 MiB bands of chunks.
-    for name, window in (("x", 4), ("band", 1), ("flat", 4)):
+    # Window 4 MiB (the dataset is 16x that); 2 MiB bands of chunks need a window of 2 MiB:
+    # a band is decompressed whole, so a smaller window is refused before anything is read.
+    fails(["append-h5", "--create", "--window-mib", "1", os.path.join(tmp, "b1"), h5, "band"], says=[
+        "dataset 'band' of '%s' is stored in chunks of 512 rows, and the chunks of those rows (all other axes) are "
+        "2097152 bytes decompressed, more than the window (1048576 bytes): give --window-mib 2 or more" % h5])
+    assert not os.path.exists(os.path.join(tmp, "b1"))
+    for name, window in (("x", 4), ("band", 2), ("flat", 4)):
         s = os.path.join(tmp, name)
         rss = run_rss(["append-h5", "-q", "--create", "--window-mib", str(window), s, os.path.abspath(h5), name])
         with h5py.File(h5, "r") as f:

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include "zrec/limits.h"
+
 namespace zrec::cli {
 
 namespace {
@@ -123,6 +125,16 @@ uint64_t count_number_tokens(std::string_view text) {
     in_token = !space;
   }
   return n;
+}
+
+Result<uint64_t> parsed_record_bytes(uint64_t count, const DType& dtype) {
+  // count <= 2^64 / 8 for any text that fits in memory, but refuse before multiplying.
+  if (count > kMaxRagged1dPayloadBytes / dtype.itemsize)
+    return invalid_argument(
+        std::to_string(count) + " numbers of " + dtype.str() + " are " +
+        (count > UINT64_MAX / dtype.itemsize ? "more than 2^64" : std::to_string(count * dtype.itemsize)) +
+        " bytes; a record holds at most " + std::to_string(kMaxRagged1dPayloadBytes));
+  return count * dtype.itemsize;
 }
 
 Status parse_numbers(std::string_view text, NumberSyntax syntax, const DType& dtype, uint8_t* out) {

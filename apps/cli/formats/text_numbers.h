@@ -21,6 +21,13 @@ Status check_number_dtype(NumberSyntax syntax, const DType& dtype);
 // Number of whitespace-separated tokens (space, tab, CR, LF, VT, FF separate them).
 uint64_t count_number_tokens(std::string_view text);
 
+// The payload bytes of a 1-D record of `count` numbers of `dtype`; kInvalidArgument
+// "COUNT numbers of DTYPE are BYTES bytes; a record holds at most MAX" beyond what a
+// Ragged 1-D record holds. Text parsed into numbers grows (a 2-byte token "1 " is 8
+// bytes of <i8): every --parse checks its record's parsed size here before it makes
+// room for it, not only the size of the text.
+Result<uint64_t> parsed_record_bytes(uint64_t count, const DType& dtype);
+
 // Parses the tokens of `text` into `out` (count_number_tokens(text) * itemsize bytes),
 // each as one `dtype` value in its byte order. Integers: optional sign, decimal digits.
 // Floats: what strtod reads in the C locale, minus hex floats: 1, -2.5, 1e-3, inf, nan.

@@ -39,6 +39,7 @@ struct AppendH5Args {
   uint64_t start = 0;
   std::optional<uint64_t> stop;
   bool create = false;
+  bool allow_external = false;
   NewStoreArgs new_store;
   AppendArgs append;
 };
@@ -136,8 +137,18 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(create, new_store_options(a.new_store, a.append.checksum.value_or(false), a.append.level));
   }
   // The source first: a refused dataset leaves the store untouched (and uncreated).
-  ZREC_ASSIGN_OR_RETURN(auto ds, H5Dataset::open(a.file, a.dataset));
+  ZREC_ASSIGN_OR_RETURN(auto ds, H5Dataset::open(a.file, a.dataset, a.allow_external));
   const Schema& schema = ds->schema();
+  // A band of chunks (chunk rows x every other axis) is decompressed whole and, when a
+  // window holds fewer rows, cached: it must fit the window, or a small file of highly
+  // compressed chunks would cost gigabytes.
+  const uint64_t window = a.append.window_mib << 20;
+  if (ds->band_bytes() > window)
+    return invalid_argument(ds->where() + " is stored in chunks of " + std::to_string(ds->chunk_rows()) +
+                            " rows, and the chunks of those rows (all other axes) are " +
+                            std::to_string(ds->band_bytes()) + " bytes decompressed, more than the window (" +
+                            std::to_string(window) + " bytes): give --window-mib " +
+                            std::to_string((ds->band_bytes() + (uint64_t{1} << 20) - 1) >> 20) + " or more");
   // Python slice rules: a --start or --stop past the end stops at the end.
   const uint64_t stop = std::min(a.stop.value_or(ds->rows()), ds->rows());
   const uint64_t start = std::min(a.start, stop);
@@ -186,17 +197,24 @@ Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
   auto* create =
       cmd->add_flag("--create", args->create, "Create STORE from the dataset's type and shape when it does not exist");
   add_new_store_options(cmd, args->new_store, "With --create");
+  cmd->add_flag("--allow-external", args->allow_external,
+                "Read a dataset whose values come from other files (external links, external raw data, virtual "
+                "datasets): only for HDF5 files you trust, since they may name any file");
   for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
   add_append_options(cmd, args->append);
   cmd->footer(
       "HDF5 types map to NumPy dtypes in the file's byte order: integers, IEEE floats (f2, f4, f8),\n"
       "h5py's bool (|b1), fixed-length strings (|S<n>), arrays of these (their dims extend the row\n"
       "shape); a 1-D dataset of variable-length sequences of numbers gives Ragged ndim-1 records.\n"
-      "Compound, reference, enum (other than bool) and variable-length string types are refused.\n\n"
+      "Compound, reference, enum (other than bool) and variable-length string types are refused.\n"
+      "A dataset whose values come from other files (an external link on its path, external raw\n"
+      "data files, a virtual dataset) is refused unless --allow-external. A band of chunks (the\n"
+      "chunk's rows across all other axes) must fit in the window (--window-mib).\n\n"
       "Examples:\n"
       "  zrec append-h5 --create imgs/ train.h5 images\n"
       "  zrec append-h5 --create --codec zstd --shards 8 --level 9 emb/ data.h5 /embeddings\n"
-      "  zrec append-h5 --start 100000 --stop 200000 --create part-1/ train.h5 images");
+      "  zrec append-h5 --start 100000 --stop 200000 --create part-1/ train.h5 images\n"
+      "  zrec append-h5 --allow-external --create all/ index.h5 /virtual/images");
   return Command{cmd, [args, &global]() { return run_append_h5(*args, global); }, nullptr};
 }
 

@@ -166,9 +166,9 @@ Status read_numbers(io::InputStream& in, AppendSession& s, Framing framing, Numb
       return invalid_argument(where() + " has no numbers (records are nonempty; --skip-empty drops such lines)");
     }
     if (s.skip_record()) continue;
-    const uint64_t bytes = count * dtype.itemsize;
-    if (bytes + 8 > kMaxRecordBytes)
-      return invalid_argument(where() + " has " + std::to_string(count) + " numbers; a record is at most 2 GiB");
+    const Result<uint64_t> parsed = parsed_record_bytes(count, dtype);
+    if (!parsed.is_ok()) return parsed.status().with_context(where());
+    const uint64_t bytes = parsed.value();
     ZREC_RETURN_IF_ERROR(s.reserve(1, bytes).status());
     ZREC_RETURN_IF_ERROR(parse_numbers(text, syntax, dtype, s.next_payload()).with_context(where()));
     ZREC_RETURN_IF_ERROR(s.add(bytes, &count));

@@ -10,8 +10,11 @@
 //
 // Memory: each stream has its own window (--window-mib each). A member's bytes are
 // read from libarchive straight into its stream's window as pending bytes and cut into
-// a record when the sample is known complete, so a huge member costs its own size once
-// and millions of tiny members cost only the window.
+// a record when the sample is known complete, so a huge member costs its own size (up
+// to twice that while the window doubles to it: its header's size is a claim, never
+// allocated on trust) and millions of tiny members cost only the window. A --parse member's text is parsed
+// as it is read, a chunk at a time, into the window: its text is never held whole, and
+// its numbers (up to 4x the text: "1 " is 8 bytes of <i8) stop at the most a record holds.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -28,6 +31,7 @@
 #include "zrec/store.h"
 
 #include "cli/commands.h"
+#include "cli/formats/stream_name.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
 #include "cli/import/new_store_options.h"
@@ -56,6 +60,11 @@ struct AppendTarArgs {
 // A |u1 record's payload is at most 2^31 - 1 bytes minus its 8-byte shape prefix.
 // Bytes asked of the window per read of a member's data.
 constexpr uint64_t kReadChunk = uint64_t{1} << 20;
+// --parse: the longest number a member's text may hold (the text is parsed a chunk at
+// a time, and a number cut by a chunk's end waits for the rest).
+constexpr size_t kMaxNumberText = 4096;
+// The separators of numbers in text (as count_number_tokens).
+constexpr const char* kNumberSeparators = " \t\r\n\v\f";
 
 // WebDataset's split of a member path: "a/0001.seg.png" -> key "a/0001", ext "seg.png".
 // A basename without a dot has no extension (such members are ignored).
@@ -83,8 +92,11 @@ struct Stream {
   // The current sample's member of this extension.
   bool has_member = false;
   std::string member_path;
-  uint64_t member_bytes = 0;
-  std::string text;  // --parse: the member's text
+  uint64_t member_bytes = 0;   // read from the tar
+  uint64_t pending_bytes = 0;  // in the window for its record: the bytes, or (--parse) the numbers parsed
+  uint64_t numbers = 0;        // --parse: numbers parsed
+  std::string text;            // --parse: text read but not parsed yet (a number cut by the chunk's end)
+  Status parse_problem;        // --parse: why the member's text is no record
 };
 
 class TarImport {
@@ -106,6 +118,7 @@ class TarImport {
   Status open_stream(const std::string& ext, bool exists);
   Status check_schema(const Stream& s) const;
   Status read_member(Stream& s, const TarMember& m);
+  Status parse_text(Stream& s, bool member_end);
   Status close_sample();
   Status checkpoint();
   void drop_sample();
@@ -159,12 +172,14 @@ Status TarImport::parse_options() {
     const std::string how = eq == std::string::npos ? "" : spec.substr(eq + 1);
     if (ext.empty() || (how != "ints" && how != "floats"))
       throw UsageError("--parse '" + spec + "': expected EXT=ints or EXT=floats (e.g. --parse cls=ints)");
+    if (const std::string why = stream_name_problem(ext); !why.empty())
+      throw UsageError("--parse '" + spec + "': '" + ext + "' cannot name a stream: " + why + " (" + kStreamNameRule +
+                       ")");
     parse_[ext] = how == "ints" ? NumberSyntax::kInts : NumberSyntax::kFloats;
   }
-  for (const auto& ext : a_.ext) {
-    if (ext.empty() || ext.find('/') != std::string::npos || ext == "." || ext == "..")
-      throw UsageError("--ext '" + ext + "' is not an extension");
-  }
+  for (const auto& ext : a_.ext)
+    if (const std::string why = stream_name_problem(ext); !why.empty())
+      throw UsageError("--ext '" + ext + "' cannot name a stream: " + why + " (" + kStreamNameRule + ")");
   ZREC_ASSIGN_OR_RETURN(create_, new_store_options(a_.create, a_.append.checksum.value_or(false), a_.append.level));
   return Status::ok();
 }
@@ -242,6 +257,7 @@ Status TarImport::prepare() {
 
   // Streams at unequal lengths: a run was killed between two streams' publications.
   const std::vector<std::string> found = child_stores(a_.root);
+  ZREC_RETURN_IF_ERROR(check_root_streams(a_.root, found));
   std::vector<uint64_t> lengths;
   for (const auto& name : found) {
     ZREC_ASSIGN_OR_RETURN(auto store, Store::open(join_path(a_.root, name)));
@@ -300,16 +316,53 @@ Status TarImport::read_member(Stream& s, const TarMember& m) {
   s.has_member = true;
   s.member_path = m.path;
   s.member_bytes = 0;
+  s.pending_bytes = 0;
+  s.numbers = 0;
   s.text.clear();
+  s.parse_problem = Status::ok();
+  return Status::ok();
+}
+
+// --parse: the numbers of s.text up to its last separator (all of it at the member's
+// end) go into the window; a number the chunk cut stays in s.text for the next one.
+Status TarImport::parse_text(Stream& s, bool member_end) {
+  const std::string_view text = s.text;
+  size_t complete = text.size();
+  if (!member_end) {
+    const size_t last = text.find_last_of(kNumberSeparators);
+    complete = last == std::string_view::npos ? 0 : last + 1;
+  }
+  const std::string_view body = text.substr(0, complete);
+  const std::string where = "member '" + s.member_path + "'";
+  if (const uint64_t n = count_number_tokens(body); n > 0) {
+    if (s.scalar && s.numbers + n > 1)
+      return invalid_argument(where + " holds more than one number; stream '" + s.path +
+                              "' is a Dense scalar store (one number per record)");
+    const DType& dtype = s.writer->schema().dtype;
+    const Result<uint64_t> total = parsed_record_bytes(s.numbers + n, dtype);
+    if (!total.is_ok()) return total.status().with_context(where + " (--parse " + s.ext + ")");
+    const uint64_t bytes = n * dtype.itemsize;
+    ZREC_ASSIGN_OR_RETURN(auto space, s.window->input_space(bytes));
+    ZREC_RETURN_IF_ERROR(parse_numbers(body, *s.parse, dtype, space.data()).with_context(where));
+    s.window->input_written(bytes);
+    s.numbers += n;
+    s.pending_bytes += bytes;
+  }
+  s.text.erase(0, complete);
+  if (s.text.size() > kMaxNumberText)
+    return invalid_argument(where + " holds a number of more than " + std::to_string(kMaxNumberText) +
+                            " characters (--parse " + s.ext + ")");
   return Status::ok();
 }
 
 void TarImport::drop_sample() {
   for (auto& s : streams_) {
-    if (s.has_member && !s.parse && s.member_bytes > 0) (void)s.window->cut(0, s.member_bytes, false, nullptr);
+    if (s.has_member && s.pending_bytes > 0) (void)s.window->cut(0, s.pending_bytes, false, nullptr);
     s.has_member = false;
     s.member_bytes = 0;
+    s.pending_bytes = 0;
     s.text.clear();
+    s.parse_problem = Status::ok();
   }
   members_.clear();
   in_sample_ = false;
@@ -345,25 +398,18 @@ Status TarImport::close_sample() {
     report();
     return Status::ok();
   }
+  for (const auto& s : streams_) {
+    if (!s.parse_problem.is_ok()) return s.parse_problem;
+    if (s.parse && s.numbers == 0)
+      return invalid_argument("member '" + s.member_path + "' holds no numbers (--parse " + s.ext + ")");
+  }
   for (auto& s : streams_) {
-    if (!s.parse) {
-      const uint64_t dims = s.member_bytes;
-      ZREC_RETURN_IF_ERROR(s.window->cut(s.member_bytes, 0, true, &dims));
-    } else {
-      const DType& dtype = s.writer->schema().dtype;
-      const uint64_t n = count_number_tokens(s.text);
-      if (n == 0) return invalid_argument("member '" + s.member_path + "' holds no numbers (--parse " + s.ext + ")");
-      if (s.scalar && n != 1)
-        return invalid_argument("member '" + s.member_path + "' holds " + std::to_string(n) + " numbers; stream '" +
-                                s.path + "' is a Dense scalar store (one number per record)");
-      const uint64_t bytes = n * dtype.itemsize;
-      ZREC_RETURN_IF_ERROR(s.window->reserve(1, bytes).status());
-      ZREC_RETURN_IF_ERROR(parse_numbers(s.text, *s.parse, dtype, s.window->next_payload())
-                               .with_context("member '" + s.member_path + "'"));
-      s.window->add(bytes, s.scalar ? nullptr : &n);
-    }
+    // Dims of a Ragged 1-D record: its bytes, or (--parse) its numbers.
+    const uint64_t dims = s.parse ? s.numbers : s.pending_bytes;
+    ZREC_RETURN_IF_ERROR(s.window->cut(s.pending_bytes, 0, true, s.scalar ? nullptr : &dims));
     s.has_member = false;
     s.member_bytes = 0;
+    s.pending_bytes = 0;
     s.text.clear();
   }
   if (keys_) {
@@ -421,6 +467,11 @@ Status TarImport::run() {
         ++ignored_;
         continue;
       }
+      // The extension becomes a directory ROOT/<ext>: checked before anything is made.
+      if (const std::string why = stream_name_problem(ext); !why.empty())
+        return invalid_argument("member '" + m.path + "' has the extension '" + ext +
+                                "', which cannot name a stream: " + why + " (" + kStreamNameRule +
+                                "); --ext selects the extensions to import, and others are ignored");
       ZREC_RETURN_IF_ERROR(open_stream(ext, false));
       s = find(ext);
     }
@@ -430,16 +481,19 @@ Status TarImport::run() {
     members_.push_back(m.path);
     ZREC_RETURN_IF_ERROR(read_member(*s, m));
     // The member's bytes: into the stream's window (pending until the sample closes),
-    // or, for --parse, into its text.
+    // or, for --parse, parsed a chunk at a time into it.
     for (uint64_t left = m.size; left > 0;) {
       if (interrupted()) return cancelled("interrupted");
       uint64_t got = 0;
       if (!s->parse) {
-        // Room for the whole rest of the member at once: a member larger than the
-        // window grows it to its size in one step, not by doubling past it.
-        ZREC_ASSIGN_OR_RETURN(auto space, s->window->input_space(left));
+        // Room for the rest of the member, but never more than it has brought so far
+        // (or 1 MiB): a member larger than the window grows it by doubling with the
+        // bytes that arrive, so no header's claimed size is ever allocated on trust.
+        const uint64_t room = std::min(left, std::max(kReadChunk, s->pending_bytes));
+        ZREC_ASSIGN_OR_RETURN(auto space, s->window->input_space(room));
         ZREC_ASSIGN_OR_RETURN(got, reader.read(space.data(), std::min<uint64_t>(left, space.size())));
         s->window->input_written(got);
+        s->pending_bytes += got;
       } else {
         const size_t at = s->text.size();
         s->text.resize(at + std::min(left, kReadChunk));
@@ -450,6 +504,12 @@ Status TarImport::run() {
       left -= got;
       s->member_bytes += got;
       bytes_in_ += got;
+      if (s->parse) {
+        // The first problem is kept for close_sample (an incomplete or skipped sample is
+        // dropped without it) and the rest of the member's text is skipped.
+        if (s->parse_problem.is_ok()) s->parse_problem = parse_text(*s, left == 0);
+        if (!s->parse_problem.is_ok()) s->text.clear();
+      }
       report();
     }
   }

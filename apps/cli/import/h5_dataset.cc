@@ -55,6 +55,24 @@ struct Space {
   }
 };
 
+// An external link's traversal, refused (H5Pset_elink_cb): without --allow-external a
+// dataset's path must not lead into another file. Notes the refusal in *refused.
+herr_t refuse_external_link(const char*, const char*, const char*, const char*, unsigned*, hid_t, void* refused) {
+  *static_cast<bool*>(refused) = true;
+  return -1;
+}
+
+// A link, group or dataset access list that refuses external links (setting *refused)
+// unless `allow_external`.
+hid_t access_list(hid_t cls, bool allow_external, bool* refused) {
+  const hid_t list = H5Pcreate(cls);
+  if (list >= 0 && !allow_external) H5Pset_elink_cb(list, refuse_external_link, refused);
+  return list;
+}
+
+constexpr const char* kAllowExternal =
+    "; --allow-external reads it (only for files you trust: it reads whatever file the HDF5 file names)";
+
 // The name of a filter for messages: the one recorded in the file, or its ID.
 std::string filter_name(H5Z_filter_t id, const char* recorded) {
   std::string name = recorded[0] != '\0' ? std::string(recorded) + " " : "";
@@ -85,11 +103,13 @@ H5Dataset::~H5Dataset() {
   if (file_id_ >= 0) H5Fclose(file_id_);
 }
 
-Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, const std::string& name) {
+Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, const std::string& name,
+                                                   bool allow_external) {
   silence_hdf5();
   std::unique_ptr<H5Dataset> d(new H5Dataset());
   d->file_ = file;
   d->name_ = name;
+  d->allow_external_ = allow_external;
   d->where_ = "dataset '" + name + "' of '" + file + "'";
   struct stat st;
   if (::stat(file.c_str(), &st) != 0) return not_found("HDF5 file '" + file + "' does not exist");
@@ -107,7 +127,11 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   d->file_id_ = H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl.id);
   if (d->file_id_ < 0) return io_error("cannot open HDF5 file '" + file + "': " + h5_error());
 
-  // Each component of the path must exist (H5Lexists fails on a missing intermediate).
+  // Each component of the path must exist (H5Lexists fails on a missing intermediate),
+  // and be a link inside this file unless allow_external: each is checked before the
+  // next one is looked up through it.
+  bool refused = false;  // an external link was met (through a soft link) and not followed
+  Plist lapl(access_list(H5P_LINK_ACCESS, allow_external, &refused));
   std::string path = name.starts_with("/") ? "/" : "";
   bool any = false;
   for (size_t at = 0; at <= name.size();) {
@@ -116,20 +140,38 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
     if (slash > at) {
       path += (path.empty() || path.back() == '/' ? "" : "/") + name.substr(at, slash - at);
       any = true;
-      if (H5Lexists(d->file_id_, path.c_str(), H5P_DEFAULT) <= 0) {
+      if (H5Lexists(d->file_id_, path.c_str(), lapl.id) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         return not_found("'" + file + "' has no dataset '" + name + "'" +
                          (path.size() < name.size() && path != name ? " (no '" + path + "')" : ""));
       }
+#if H5_VERSION_GE(1, 12, 0)
+      H5L_info2_t link{};
+      const herr_t got = H5Lget_info2(d->file_id_, path.c_str(), &link, lapl.id);
+#else
+      H5L_info_t link{};
+      const herr_t got = H5Lget_info(d->file_id_, path.c_str(), &link, lapl.id);
+#endif
+      if (got < 0) return io_error("cannot read the link '" + path + "' of '" + file + "': " + h5_error());
+      if (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT && !allow_external)
+        return invalid_argument(
+            "'" + path + "' in '" + file + "' is " +
+            (link.type == H5L_TYPE_EXTERNAL ? "an external link (into another file)" : "a user-defined link") +
+            kAllowExternal);
     }
     at = slash + 1;
   }
   if (!any)
     return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
-  d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), H5P_DEFAULT);
+  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external, &refused));
+  d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), dapl.id);
   if (d->dataset_ < 0) {
     const std::string error = h5_error();
-    const hid_t group = H5Gopen2(d->file_id_, name.c_str(), H5P_DEFAULT);
+    if (refused)
+      return invalid_argument("'" + name + "' in '" + file + "' leads through an external link (into another file)" +
+                              kAllowExternal);
+    Plist gapl(access_list(H5P_GROUP_ACCESS, allow_external, &refused));
+    const hid_t group = H5Gopen2(d->file_id_, name.c_str(), gapl.id);
     if (group >= 0) {
       H5Gclose(group);
       return invalid_argument("'" + name + "' in '" + file + "' is a group, not a dataset");
@@ -179,6 +221,21 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
 
   Plist dcpl(H5Dget_create_plist(d->dataset_));
   if (dcpl.id < 0) return io_error("cannot read the storage of " + d->where_ + ": " + h5_error());
+  // Values kept outside this file: raw data in external files (which may name any file,
+  // /etc/hostname as well as data), or a virtual dataset's sources.
+  if (const int external = H5Pget_external_count(dcpl.id); external > 0 && !allow_external) {
+    char first[256] = {};
+    off_t offset = 0;
+    hsize_t size = 0;
+    H5Pget_external(dcpl.id, 0, sizeof first, first, &offset, &size);
+    return invalid_argument(d->where_ + " keeps its values in " + std::to_string(external) + " external file" +
+                            (external == 1 ? "" : "s") + " ('" + first + "'" + (external > 1 ? ", ..." : "") + ")" +
+                            kAllowExternal);
+  }
+  if (H5Pget_layout(dcpl.id) == H5D_VIRTUAL && !allow_external)
+    return invalid_argument(d->where_ +
+                            " is a virtual dataset (its values come from other datasets, of this or other files)" +
+                            std::string(kAllowExternal));
   const int filters = H5Pget_nfilters(dcpl.id);
   for (int i = 0; i < filters; ++i) {
     unsigned flags = 0, config = 0;
@@ -205,7 +262,8 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
 }
 
 Status H5Dataset::use_chunk_cache(uint64_t bytes) {
-  Plist dapl(H5Pcreate(H5P_DATASET_ACCESS));
+  bool refused = false;
+  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external_, &refused));
   uint64_t chunks = 1;  // chunks in one band: consecutive in HDF5's chunk index, so as many slots never collide
   if (chunk_rows_ > 0) {
     Plist dcpl(H5Dget_create_plist(dataset_));

@@ -46,7 +46,12 @@ class H5Dataset {
   // or the name is a group, the type is refused (h5_types.h), the dataset is a scalar
   // (no first axis), a row has a dimension of 0, a variable-length dataset is not 1-D,
   // or it needs a filter this libhdf5 lacks (lzf, blosc, ... without their plugins).
-  static Result<std::unique_ptr<H5Dataset>> open(const std::string& file, const std::string& name);
+  // Unless `allow_external`, a dataset whose values come from outside `file` is refused
+  // before anything is read: a path through an external (or user-defined) link, raw
+  // data in external files, or a virtual dataset; such a file can make zrec read any
+  // file the user can (an external file named /etc/hostname is read as rows).
+  static Result<std::unique_ptr<H5Dataset>> open(const std::string& file, const std::string& name,
+                                                 bool allow_external = false);
   ~H5Dataset();
   H5Dataset(const H5Dataset&) = delete;
   H5Dataset& operator=(const H5Dataset&) = delete;
@@ -80,6 +85,7 @@ class H5Dataset {
   Status select_rows(uint64_t first, uint64_t count, hid_t& file_space, hid_t& mem_space) const;
 
   std::string file_, name_, where_;
+  bool allow_external_ = false;
   hid_t file_id_ = -1, dataset_ = -1, type_ = -1;
   int rank_ = 0;
   std::vector<hsize_t> dims_;

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/formats/printable.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {
@@ -74,7 +75,8 @@ std::string JsonFacts::object() const {
 
 void CommandReport::note(std::string_view text) const {
   if (json_ || verbosity_ < 0) return;
-  const std::string line = "zrec " + command_ + ": " + std::string(text) + "\n";
+  // Summaries quote paths and stream names: escaped as every message is (printable.h).
+  const std::string line = "zrec " + command_ + ": " + printable(text) + "\n";
   std::fputs(line.c_str(), stderr);
 }
 

@@ -22,11 +22,20 @@ namespace zrec::cli {
 
 namespace {
 constexpr size_t kOutputBuffer = size_t{1} << 20;
-}
+bool stdout_closed_at_start = false;  // set once by main(), before any thread starts
+}  // namespace
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 bool stdin_is_terminal() { return ::isatty(STDIN_FILENO) == 1; }
+
+void note_stdout_closed_at_start() { stdout_closed_at_start = true; }
+
+Status check_stdout_open(const std::string& what) {
+  if (!stdout_closed_at_start) return Status::ok();
+  return io_error("stdout was closed when zrec started (>&-): " + what +
+                  " would be lost; give -o FILE, or leave stdout open");
+}
 
 namespace {
 
@@ -69,7 +78,10 @@ Status refuse_existing_output(const std::string& path, const std::string& option
 }
 
 Result<Output> Output::open(const std::string& path, const std::string& option, bool force) {
-  if (path == "-") return Output(io::File(STDOUT_FILENO, "<stdout>"), false);
+  if (path == "-") {
+    ZREC_RETURN_IF_ERROR(check_stdout_open("the output"));
+    return Output(io::File(STDOUT_FILENO, "<stdout>"), false);
+  }
   if (!force) {
     // Create it only if it is new; an existing device or FIFO is opened below.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

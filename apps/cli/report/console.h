@@ -11,6 +11,15 @@
 namespace zrec::cli {
 
 bool stdout_is_terminal();
+
+// main() notes that descriptor 1 was closed when zrec started (`>&-`): it reopens it on
+// /dev/null, so that no store file opened later can take its number, and whatever a
+// command writes to stdout would then vanish without an error.
+void note_stdout_closed_at_start();
+// kIoError "stdout was closed when zrec started (>&-): WHAT would be lost; give -o FILE,
+// or leave stdout open" when it was. Output::open("-") checks it, and so does every
+// command whose data or --json object goes to stdout, before it starts its work.
+Status check_stdout_open(const std::string& what);
 bool stderr_is_terminal();
 bool stdin_is_terminal();
 

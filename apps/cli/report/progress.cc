@@ -8,6 +8,7 @@
 
 #include "zrec/lanes.h"
 
+#include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/report/console.h"
 
@@ -66,7 +67,9 @@ bool ProgressMeter::wanted(const GlobalOptions& g) {
 }
 
 ProgressMeter::ProgressMeter(const GlobalOptions& g, std::string label)
-    : enabled_(wanted(g)), label_(std::move(label)), started_(std::chrono::steady_clock::now()) {
+    : enabled_(wanted(g)),
+      label_(printable(label)),  // "verify PATH": a path on the terminal, escaped as in messages
+      started_(std::chrono::steady_clock::now()) {
   if (enabled_) {
     thread_ = start_background_thread([this] { loop(); });  // never takes SIGINT/SIGTERM
   }
