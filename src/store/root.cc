@@ -78,6 +78,9 @@ Status lock_marker(const io::File& marker, bool wait, const std::string& root) {
   if (s.is_ok()) return s;
   if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "' is locked"))
     return Status(StatusCode::kBusy, "root '" + root + "' is locked by another process (a writer of its streams)");
+  // Why a --wait can never end (zrec/lock_wait.h), said of the root.
+  if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "'"))
+    return Status(StatusCode::kBusy, "root" + s.message().substr(5));
   if (s.code() == StatusCode::kCancelled)
     return Status(StatusCode::kCancelled,
                   "interrupted while waiting for the lock on root '" + root + "'; nothing was changed");
