@@ -152,7 +152,7 @@ def tar_kind(inputs):
     rng = random.Random(4)
     first, rest, short = (os.path.join(inputs, n + ".tar") for n in ("first", "input", "short"))
     write_tar(first, ["p/%05d" % i for i in range(7)], rng)
-    write_tar(rest, ["q/%05d" % i for i in range(300 if not SANITIZED else 120)], rng)
+    write_tar(rest, ["q/%05d" % i for i in range(200 if not SANITIZED else 120)], rng)
     write_tar(short, ["q/%05d" % i for i in range(40)], rng)
     cmd = ["append-tar", "--parse", "cls=ints", "--checkpoint-every", "20", "--keys", "s.keys", "--from-length", "7",
            "s"]
@@ -165,13 +165,13 @@ def tar_kind(inputs):
 def h5_kind(inputs):
     import h5py
     path = os.path.join(inputs, "rows.h5")
-    n = 7 + (20000 if not SANITIZED else 6000)
+    n = 7 + (10000 if not SANITIZED else 6000)
     rows = np.random.default_rng(5).integers(0, 1 << 20, size=(n, 16)).astype("<i4")
     with h5py.File(path, "w") as f:
         f.create_dataset("x", data=rows, chunks=(256, 16), compression="gzip")
-    cmd = ["append-h5", "--checkpoint-every", "2000", "--window-mib", "1", "--start", "7", "--from-length", "7"]
+    cmd = ["append-h5", "--checkpoint-every", "1000", "--window-mib", "1", "--start", "7", "--from-length", "7"]
     return {"setup": [["append-h5", "--create", "--shards", "2", "--stop", "7", "s", path, "x"]],
-            "argv": cmd + ["s", path, "x"], "sweep": cmd + ["--stop", "6007", "s", path, "x"], "stores": ["s"]}
+            "argv": cmd + ["s", path, "x"], "sweep": cmd + ["--stop", "3007", "s", path, "x"], "stores": ["s"]}
 
 
 def lmdb_kind(inputs):
