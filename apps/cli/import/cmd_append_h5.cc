@@ -172,7 +172,8 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
       return invalid_argument("'" + a.store + "' is " + session->schema().describe() + " but the rows of " +
                               ds->where() + " are " + schema.describe() + " records (" + diff + ")");
     session->progress().set_total_records(stop - start);
-    // --skip-first: the first rows of the selection are skipped without being read.
+    // --skip-first, and the rows already in the store (--from-length): the first rows of
+    // the selection are skipped without being read.
     const uint64_t skip = std::min(session->to_skip(), stop - start);
     session->skip_records(skip);
     if (schema.is_dense()) return append_dense(*session, *ds, start + skip, stop);
