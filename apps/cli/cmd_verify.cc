@@ -437,7 +437,7 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
       "be checked (missing, locked by a writer, unreadable).\n\n"
       "Examples:\n"
       "  zrec verify images/\n"
-      "  zrec verify --quick --json dataset/      # every stream of dataset/, lengths agree\n"
+      "  zrec verify --quick --json dataset/      # every store of dataset/; a root: its commit\n"
       "  zrec digest --per-record raw/ > raw.sums && zrec verify raw/ --against raw.sums");
   return Command{cmd, [args, &global]() { return run_verify(*args, global); }, verify_exit_code};
 }
