@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 import zrecord_ref  # noqa: E402  (tests/cli/zrecord_ref.py)
 from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
-    byte_records, expect, expect_failure, must, npy_bytes, require_zrec, run_zrec)
+    byte_records, expect, expect_failure, must, require_zrec, run_zrec, wait_blocked_in_pipe_read)
 
 ZREC = require_zrec("test_append_roots")
 CASES, case = case_runner.case_registry()
@@ -417,7 +417,8 @@ def wait_for_a_held_root(d):
     data = open(t, "rb").read()
     holder.stdin.write(data[:2048])
     holder.stdin.flush()
-    time.sleep(1.0)  # the holder takes its locks before it reads any input
+    # The holder takes its locks before it reads any input: once it waits for more, it holds them.
+    expect(wait_blocked_in_pipe_read(holder.pid), "the holder never waited for its input")
     # Without --wait: busy at once, nothing changed.
     args = ["append-tar", "--keys", kf, root, u]
     rc, _, err = run_zrec(args)
