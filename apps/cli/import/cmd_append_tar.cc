@@ -87,6 +87,14 @@ void split_member_path(const std::string& path, std::string& key, std::string& e
   ext = path.substr(dot + 1);
 }
 
+// The directory `path` lies in ("ds/" -> ".", "a/b" -> "a").
+std::string parent_directory(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
 // "a, b, c", each name made printable.
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;
@@ -356,6 +364,8 @@ Status TarImport::lock_root() {
     if (created.is_ok()) {
       root_ = std::move(created).value();
       marker_created_ = true;
+      // A directory this run made is durable in its parent before anything lands in it.
+      if (root_dir_created_) return io::sync_directory(parent_directory(a_.root));
       return Status::ok();
     }
     // Marked meanwhile (open that one), or the directory went away (make it again).
