@@ -3,8 +3,11 @@
 // new tails, a later append continues at the cut, and bad lengths are refused.
 #include "zrec/cut_back.h"
 
+#include <unistd.h>
+
 #include <numeric>
 
+#include "zrec/dataset.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
@@ -123,6 +126,87 @@ TEST_SUITE("cut_back") {
     auto w = StoreWriter::open(path);
     REQUIRE_OK(w);
     CHECK(w.value()->checksum());
+    w.value()->abort();
+  }
+
+  TEST_CASE("a writer cuts back under its own lock and appends after the cut, in one session") {
+    for (Codec codec : {Codec::kRaw, Codec::kZstd}) {
+      test::TempDir dir;
+      const std::string path = dir / "s";
+      REQUIRE_OK(create_store(path, bytes_store(codec, 3)));
+      append_range(path, 0, 120, 3);
+      auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2), .chunk_bytes = 256});
+      REQUIRE_OK(w);
+      StoreWriter& writer = *w.value();
+      // Held for the whole cut: nothing else can open the store meanwhile.
+      CHECK(Store::open(path).status().code() == StatusCode::kBusy);
+      REQUIRE_OK(writer.cut_back(77));
+      CHECK(writer.length() == 77);
+      CHECK(writer.published_length() == 77);
+      std::vector<std::vector<uint8_t>> data;
+      std::vector<uint64_t> dims(30);
+      std::vector<RecordRef> refs;
+      for (uint64_t k = 0; k < 30; ++k) data.push_back(payload(77 + k));
+      for (uint64_t k = 0; k < 30; ++k) {
+        dims[k] = data[k].size();
+        refs.push_back({data[k].data(), data[k].size(), &dims[k]});
+      }
+      REQUIRE_OK(writer.append(refs));
+      REQUIRE_OK(writer.close());
+      require_first_records(path, 107);
+    }
+  }
+
+  TEST_CASE("cut_back refuses a longer length and unpublished records; an abort after a cut keeps the cut") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, bytes_store(Codec::kZstd, 2, true)));
+    append_range(path, 0, 20, 1);
+    auto w = StoreWriter::open(path);
+    REQUIRE_OK(w);
+    CHECK(w.value()->cut_back(21).message() == "cannot cut '" + path + "' back to 21 records: it holds 20");
+    // (A failed cut leaves the writer able only to abort.)
+    w.value()->abort();
+    w = StoreWriter::open(path);
+    REQUIRE_OK(w);
+    const auto one = payload(99);
+    const uint64_t dim = one.size();
+    const RecordRef ref{one.data(), one.size(), &dim};
+    REQUIRE_OK(w.value()->append({&ref, 1}));
+    CHECK(w.value()->cut_back(5).message() == "cannot cut back a store with unpublished records");
+    w.value()->abort();
+    w = StoreWriter::open(path);
+    REQUIRE_OK(w);
+    REQUIRE_OK(w.value()->cut_back(0));
+    CHECK(w.value()->checksum());
+    w.value()->abort();
+    require_first_records(path, 0);
+    auto again = StoreWriter::open(path);
+    REQUIRE_OK(again);
+    CHECK(again.value()->checksum());  // the empty store kept its checksum setting
+    again.value()->abort();
+  }
+
+  TEST_CASE("remove_empty_store takes back an empty store, and keeps one with records or other files") {
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    REQUIRE_OK(create_store(path, bytes_store(Codec::kZstd, 3)));
+    REQUIRE_OK(remove_empty_store(path));
+    CHECK(!is_store_dir(path));
+    CHECK(::access(path.c_str(), F_OK) != 0);
+    REQUIRE_OK(create_store(path, bytes_store()));
+    append_range(path, 0, 3, 1);
+    CHECK(remove_empty_store(path).message() == "'" + path + "' holds 3 records; it is kept");
+    require_first_records(path, 3);
+    const std::string other = dir / "o";
+    REQUIRE_OK(create_store(other, bytes_store()));
+    test::write_file(other + "/notes.txt", {'x'});
+    CHECK(remove_empty_store(other).message() ==
+          "'" + other + "' holds 'notes.txt', which is not a store file; it is kept");
+    CHECK(is_store_dir(other));
+    auto w = StoreWriter::open(other);
+    REQUIRE_OK(w);
+    CHECK(remove_empty_store(other).code() == StatusCode::kBusy);
     w.value()->abort();
   }
 }

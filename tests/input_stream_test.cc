@@ -257,6 +257,41 @@ TEST_SUITE("input_stream") {
     REQUIRE(b.read_full(buf, 50).value() == 50);
     CHECK(std::string(buf, 50) == data);
   }
+
+  TEST_CASE("skip seeks in a file (buffered bytes first), reads and drops from a pipe, and stops at the end") {
+    ScratchDir dir;
+    const std::string data = pattern(100000);
+    const std::string path = dir.write("s.bin", data);
+    auto opened = InputStream::open(path);
+    REQUIRE(opened.is_ok());
+    InputStream in(opened.value().fd(), path, 64);
+    char buf[16];
+    REQUIRE(in.read_full(buf, 10).value() == 10);  // the buffer holds bytes 10..63 now
+    CHECK(in.skip(20).value() == 20);              // from the buffer
+    CHECK(in.position() == 30);
+    CHECK(in.skip(50000).value() == 50000);  // the rest of the buffer, then a seek
+    CHECK(in.position() == 50030);
+    CHECK(::lseek(in.fd(), 0, SEEK_CUR) == 50030);  // seeked, not read
+    REQUIRE(in.read_full(buf, 16).value() == 16);
+    CHECK(std::string(buf, 16) == data.substr(50030, 16));
+    CHECK(in.skip(1000000).value() == 100000 - 50046);  // short at the end
+    CHECK(in.at_eof().value());
+
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::thread writer([&] {
+      size_t done = 0;
+      while (done < data.size()) done += static_cast<size_t>(::write(fds[1], data.data() + done, data.size() - done));
+      ::close(fds[1]);
+    });
+    InputStream pipe_in(fds[0], "-", 4096);
+    CHECK(pipe_in.skip(70000).value() == 70000);
+    REQUIRE(pipe_in.read_full(buf, 16).value() == 16);
+    CHECK(std::string(buf, 16) == data.substr(70000, 16));
+    CHECK(pipe_in.skip(50000).value() == 100000 - 70016);
+    writer.join();
+    ::close(fds[0]);
+  }
 }
 
 }  // namespace zrec::io

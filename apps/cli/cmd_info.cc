@@ -3,11 +3,13 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
+#include "zrec/root.h"
 #include "zrec/store.h"
 
 #include "cli/commands.h"
@@ -19,6 +21,7 @@
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/record_stats.h"
+#include "cli/root_alignment.h"
 
 namespace zrec::cli {
 
@@ -235,12 +238,6 @@ std::string to_text(const StoreSummary& s, bool shard_table) {
   return t;
 }
 
-uint64_t shortest_length(const std::vector<StoreSummary>& streams) {
-  uint64_t n = UINT64_MAX;
-  for (const auto& s : streams) n = std::min(n, s.length);
-  return n;
-}
-
 Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
   if (is_store_dir(a.path)) {
@@ -257,20 +254,26 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   struct stat st;
   if (::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
   const auto names = child_stores(a.path);
-  if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
-  // A directory of stores need not be a root of named streams; but if it is one, a name
-  // outside the rule is what append-tar and cat --format tar will refuse: say so here.
-  for (const auto& name : names)
-    if (const std::string why = stream_name_problem(name); !why.empty())
-      spdlog::warn("'{}' cannot be a stream of '{}': {}; append-tar and cat --format tar refuse this directory", name,
-                   a.path, why);
+  ZREC_ASSIGN_OR_RETURN(std::optional<RootState> root, read_root_marker(a.path));
+  if (names.empty() && !root) return not_found("'" + a.path + "' is not a zrecord store and holds none");
+  // In a root append-tar marked, a name outside the stream name rule is one append-tar and
+  // cat --format tar will refuse: say so here. (A directory of unrelated stores may name
+  // its stores as it likes.)
+  if (root)
+    for (const auto& name : names)
+      if (const std::string why = stream_name_problem(name); !why.empty())
+        spdlog::warn("'{}' cannot be a stream of '{}': {}; append-tar and cat --format tar refuse this root", name,
+                     a.path, why);
   std::vector<StoreSummary> streams;
+  std::map<std::string, uint64_t> lengths;
   for (const auto& name : names) {
     ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(join_path(a.path, name), g, a.dims));
+    lengths[name] = s.length;
     streams.push_back(std::move(s));
   }
-  const bool agree = std::all_of(streams.begin(), streams.end(),
-                                 [&](const StoreSummary& s) { return s.length == streams.front().length; });
+  // Lengths are compared only in a root append-tar marked: elsewhere the stores are unrelated.
+  std::vector<RootProblem> problems;
+  if (root) problems = root_problems(*root, names, lengths);
   if (a.json) {
     JsonWriter j;
     j.begin_object().key("path").value(a.path).key("streams").begin_object();
@@ -278,12 +281,19 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
       j.key(names[i]);
       to_json(j, streams[i]);
     }
-    j.end_object().key("lengths_agree").value(agree).end_object();
+    j.end_object().key("marked").value(root.has_value());
+    if (root) {
+      j.key("committed_length").value(root->length).key("lengths_agree").value(problems.empty());
+      j.key("problems").begin_array();
+      for (const auto& p : problems) j.begin_object().key("rule").value(p.key).key("text").value(p.text).end_object();
+      j.end_array();
+    }
+    j.end_object();
     ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
     return out.flush();
   }
-  std::string t = fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>9}\n", "stream", "kind", "dtype", "shape",
-                              "codec", "length", "payload", "ratio");
+  std::string t = fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>9}\n", root ? "stream" : "store", "kind",
+                              "dtype", "shape", "codec", "length", "payload", "ratio");
   for (size_t i = 0; i < names.size(); ++i) {
     const auto& s = streams[i];
     const std::string shape =
@@ -294,11 +304,14 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   for (size_t i = 0; i < names.size(); ++i)
     if (streams[i].writer_active)
       t += fmt::format("{}: a writer is appending; this is the last published state\n", printable(names[i]));
-  t += agree ? fmt::format("lengths agree: all {} streams hold {} records\n", names.size(), streams.front().length)
-             : fmt::format(
-                   "lengths DISAGREE across streams (shortest {}): a run stopped between the streams' "
-                   "publications; the next append-tar into this root cuts the longer ones back to {}\n",
-                   shortest_length(streams), shortest_length(streams));
+  if (!root) {
+    t += unmarked_note(names.size()) + "\n";
+  } else {
+    t += fmt::format("root ({}): {} stream{}, {} samples committed", kRootMarkerFile, root->streams.size(),
+                     root->streams.size() == 1 ? "" : "s", root->length);
+    t += problems.empty() ? "; lengths agree\n" : "\n";
+    for (const auto& p : problems) t += "problem: " + p.text + "\n";
+  }
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();
 }
@@ -308,7 +321,10 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
 Command register_info(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = root.add_subcommand("info", "Describe a store, or each store in a directory of named streams");
-  cmd->add_option("store", args->path, "A store, or a directory whose subdirectories are stores")->required();
+  cmd->add_option("store", args->path,
+                  "A store, or a directory whose subdirectories are stores (in a root append-tar built, "
+                  "marked by zrec-root, their lengths are checked against its committed samples)")
+      ->required();
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout");
   cmd->add_flag("--dims", args->dims,
                 "Ragged, ndim > 1: statistics of each dimension (reads and decodes every record)");

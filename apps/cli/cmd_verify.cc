@@ -10,11 +10,14 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "zrec/dataset.h"
 #include "zrec/input_stream.h"
+#include "zrec/root.h"
 #include "zrec/verify.h"
 
 #include "cli/app.h"
@@ -25,6 +28,7 @@
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
+#include "cli/root_alignment.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -286,11 +290,16 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   if (::stat(a.path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", a.path);
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
 
-  // A directory without meta.zr whose subdirectories are stores holds named streams;
-  // anything else is checked as one store (which may have lost its meta.zr).
-  const std::vector<std::string> names =
-      S_ISDIR(st.st_mode) && !is_store_dir(a.path) ? child_stores(a.path) : std::vector<std::string>{};
-  if (names.empty()) {
+  // A directory without meta.zr whose subdirectories are stores holds named streams (a
+  // root, when append-tar marked it) or unrelated stores; anything else is checked as
+  // one store (which may have lost its meta.zr).
+  std::vector<std::string> names;
+  std::optional<RootState> root;
+  if (S_ISDIR(st.st_mode) && !is_store_dir(a.path)) {
+    names = child_stores(a.path);
+    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path));
+  }
+  if (names.empty() && !root) {
     std::vector<Hash> digests;
     if (!a.against.empty()) {
       ZREC_ASSIGN_OR_RETURN(digests, read_record_digests(a.against));
@@ -326,9 +335,10 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
                                  r->problem_count, r->problem_count == 1 ? "" : "s"));
   }
 
-  // A directory of named streams: verify each, then check that their lengths agree.
+  // A directory of stores: verify each; in a root, check them against its commit.
   if (!a.against.empty()) throw UsageError("--against takes one store, not a directory of streams");
   std::vector<VerifyReport> reports;
+  std::map<std::string, uint64_t> lengths;
   Status unreadable;  // the first stream that could not be checked
   JsonWriter j;
   j.begin_object().key("path").value(a.path).key("streams").begin_object();
@@ -355,38 +365,46 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     }
     if (a.json) json_end(j, r.value());
     else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), path, g)));
+    if (r->opened) lengths[name] = r->length;
     reports.push_back(std::move(r).value());
   }
   j.end_object();
   uint64_t corrupt = 0;
   for (const auto& r : reports) corrupt += r.valid() ? 0 : 1;
-  // Streams are aligned by record ID: every stream must hold the same number of records.
-  std::vector<std::pair<std::string, uint64_t>> lengths;
-  for (const auto& r : reports)
-    if (r.opened) lengths.emplace_back(r.path, r.length);
-  const bool agree =
-      std::all_of(lengths.begin(), lengths.end(), [&](const auto& l) { return l.second == lengths.front().second; });
-  if (!agree) {
-    std::string list;
-    for (const auto& [path, length] : lengths)
-      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", printable(path), length);
-    text += fmt::format("{}: problem: the streams hold different numbers of records ({}) [stream_lengths]\n",
-                        printable(a.path), list);
+  // Lengths are compared only in a root append-tar marked, against what it committed:
+  // the stores of any other directory are unrelated.
+  std::vector<RootProblem> problems;
+  if (root) problems = root_problems(*root, names, lengths);
+  for (const auto& p : problems) text += fmt::format("{}: problem: {} [{}]\n", printable(a.path), p.text, p.key);
+  const bool valid = corrupt == 0 && problems.empty() && unreadable.is_ok();
+  j.key("marked").value(root.has_value());
+  if (root) {
+    j.key("committed_length").value(root->length).key("lengths_agree").value(problems.empty());
+    j.key("root_problems").begin_array();
+    for (const auto& p : problems) j.begin_object().key("rule").value(p.key).key("text").value(p.text).end_object();
+    j.end_array();
   }
-  const bool valid = corrupt == 0 && agree && unreadable.is_ok();
-  j.key("lengths_agree").value(agree).key("valid").value(valid).end_object();
+  j.key("valid").value(valid);
+  if (root) j.key("length").value(root->length);  // the root's samples, last (scripts read the last "length")
+  j.end_object();
+  const std::string kind = root ? "stream" : "store";
   if (a.json) {
     ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
   } else {
     if (valid && g.verbosity >= 0)
-      text += fmt::format("{}: OK: {} streams of {} records each\n", printable(a.path), names.size(),
-                          lengths.front().second);
+      text +=
+          root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(a.path), names.size(), root->length)
+               : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(a.path), names.size(),
+                             unmarked_note(names.size()));
+    if (!root && g.verbosity >= 0 && !valid)
+      text += fmt::format("{}: {}\n", printable(a.path), unmarked_note(names.size()));
     ZREC_RETURN_IF_ERROR(out.write(text));
   }
   ZREC_RETURN_IF_ERROR(out.flush());
-  if (corrupt > 0 || !agree)
-    return malformed(fmt::format("'{}' is corrupt: {} of {} streams have problems{}", a.path, corrupt, names.size(),
-                                 agree ? "" : ", and their lengths disagree"));
+  if (corrupt > 0 || !problems.empty())
+    return malformed(
+        fmt::format("'{}' is corrupt: {} of {} {}s have problems{}", a.path, corrupt, names.size(), kind,
+                    problems.empty() ? "" : ", and the streams do not match the root's committed samples"));
   return unreadable;
 }
 
@@ -426,7 +444,7 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
       "be checked (missing, locked by a writer, unreadable).\n\n"
       "Examples:\n"
       "  zrec verify images/\n"
-      "  zrec verify --quick --json dataset/      # every stream of dataset/, lengths agree\n"
+      "  zrec verify --quick --json dataset/      # every store of dataset/; a root: its commit\n"
       "  zrec digest --per-record raw/ > raw.sums && zrec verify raw/ --against raw.sums");
   return Command{cmd, [args, &global]() { return run_verify(*args, global); }, verify_exit_code, [] { return true; }};
 }

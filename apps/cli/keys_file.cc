@@ -55,6 +55,16 @@ Status KeysFile::cut_to_lines(uint64_t n) {
   return Status::ok();
 }
 
+Result<uint64_t> KeysFile::align(uint64_t length, const std::string& store) {
+  ZREC_ASSIGN_OR_RETURN(uint64_t lines, count_lines());
+  if (lines < length)
+    return invalid_argument("keys file '" + path_ + "' has " + std::to_string(lines) + " lines but '" + store +
+                            "' holds " + std::to_string(length) +
+                            " records (give the keys file of the earlier runs, or none)");
+  if (lines > length) ZREC_RETURN_IF_ERROR(cut_to_lines(length));
+  return lines - length;
+}
+
 void KeysFile::add(std::string_view key) {
   for (char c : key) {
     switch (c) {

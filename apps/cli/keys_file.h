@@ -23,6 +23,11 @@ class KeysFile {
 
   // Lines in the file (newline-terminated).
   Result<uint64_t> count_lines() const;
+  // Puts the file in step with a store that holds `length` records, line i being record
+  // i's key: lines past `length` (written by a run that was killed before it published
+  // them) are cut away, and how many is returned; fewer lines than `length` fail, naming
+  // `store` (the file is not the one of the earlier runs), the file unchanged.
+  Result<uint64_t> align(uint64_t length, const std::string& store);
   // Truncates the file to its first n lines.
   Status cut_to_lines(uint64_t n);
 

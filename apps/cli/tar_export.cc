@@ -11,6 +11,7 @@
 
 #include "zrec/dataset.h"
 #include "zrec/input_stream.h"
+#include "zrec/root.h"
 #include "zrec/store.h"
 
 #include "cli/formats/record_format.h"
@@ -121,7 +122,13 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   std::vector<Stream> streams;
   const bool single = is_store_dir(a.path);
-  const std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path);
+  // A root append-tar marked: its streams, up to its committed samples.
+  std::optional<RootState> root;
+  if (!single) {
+    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path));
+  }
+  std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path);
+  if (root) std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   if (single) {
     if (const std::string why = stream_name_problem(base_name(a.path)); !why.empty())
@@ -142,14 +149,18 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     if (!s.bytes && kind != 'i' && kind != 'u' && kind != 'f')
       return invalid_argument("stream '" + s.ext + "' is " + schema.describe() +
                               "; a tar member holds bytes ('|u1') or numbers (integer or float dtypes)");
-    if (!streams.empty() && s.store->length() != streams.front().store->length())
+    if (root && s.store->length() < root->length)
+      return invalid_argument("stream '" + s.ext + "' holds " + std::to_string(s.store->length()) +
+                              " records, fewer than the " + std::to_string(root->length) + " samples root '" + a.path +
+                              "' committed");
+    if (!root && !streams.empty() && s.store->length() != streams.front().store->length())
       return invalid_argument("the streams of '" + a.path + "' hold different numbers of records ('" +
                               streams.front().ext + "' " + std::to_string(streams.front().store->length()) + ", '" +
                               s.ext + "' " + std::to_string(s.store->length()) +
-                              "); append-tar into the root cuts them back to one length");
+                              "), and it is no root append-tar built (no zrec-root marker) to say which are samples");
     streams.push_back(std::move(s));
   }
-  const uint64_t length = streams.front().store->length();
+  const uint64_t length = root ? root->length : streams.front().store->length();
 
   std::vector<uint64_t> list;
   std::vector<IdRun> runs;

@@ -36,6 +36,10 @@ class InputStream {
   // the smaller count read so far (the caller decides whether that is "truncated").
   Result<size_t> read_full(void* dst, size_t n);
 
+  // Skips n bytes: returns how many were skipped (fewer only at the end of input).
+  // In a regular file it seeks (up to the file's end) instead of reading them.
+  Result<uint64_t> skip(uint64_t n);
+
   // True when no byte is left (may block on a pipe until one arrives or EOF).
   Result<bool> at_eof();
 

@@ -41,6 +41,14 @@ struct CreateOptions {
 // directory and renamed into place, so a failed create leaves nothing behind.
 Status create_store(const std::string& path, const CreateOptions& options);
 
+// Removes the store at `path` when it holds no record, for a command that created it
+// and then failed before publishing anything into it, so that it leaves nothing
+// behind. Takes the store's exclusive lock (kBusy when held), checks that `length` is
+// 0 and that the directory holds only the store's own files, then removes meta.zr
+// first (from then on it is no store), the other files and the directory. A store with
+// records, or a directory with anything else in it, is left whole (kInvalidArgument).
+Status remove_empty_store(const std::string& path);
+
 class StoreWriter;
 struct WriterOptions;
 
@@ -144,6 +152,13 @@ class StoreWriter {
 
   // publish(), then releases the lock. The writer is unusable afterwards.
   Status close();
+
+  // Publishes only the first `length` records (<= published_length(); equal is a no-op)
+  // and appends continue after them: the cut of zrec/cut_back.h, made under this
+  // writer's lock, so nothing else runs between reading the store and cutting it. Only
+  // with nothing appended since the last publication. After a failure the writer can
+  // only abort.
+  Status cut_back(uint64_t length);
 
   // Drops unpublished records: truncates data files and the table back to the last
   // published state (so the store is byte-for-byte as published) and releases the lock.

@@ -8,6 +8,7 @@
 #   dict.zr         the dictionary every part is compressed with (codec zstd_dict)
 #   parts/part-NNNNN  part N: an ordinary store, built by array task N
 #   parts/part-NNNNN.done  written by task N after its part passed `zrec verify`; holds its length
+#   parts/part-NNNNN.from-K  (lmdb, h5) where input K of part N begins in it: a rerun's --from-length
 #   result/         the concatenated store, verified and digested before the rename to DEST
 #   logs/           one file per job (task)
 #   jobs            the job IDs of every submission, one line each
@@ -61,9 +62,44 @@ zs_part_ok() {
   [ "$got" = "$want" ]
 }
 
+# zs_length STORE: the store's published length (the root's committed samples), from
+# `zrec info` (which reads a store a writer holds without waiting); fails on an error.
+zs_length() {
+  local json
+  json=$("$zs_zrec" info --json "$1" 2>/dev/null) || return 1
+  sed -n 's/.*"committed_length": *\([0-9]*\).*/\1/p; t; s/.*"length": *\([0-9]*\).*/\1/p' <<<"$json" | head -n 1 | grep .
+}
+
+# zs_part_start N: before task N appends to its part. A part that was done once but
+# fails `zrec verify` now is removed with what belongs to it, so it is built again from
+# nothing; any other leftover (a killed, failed or requeued run of this task) is kept:
+# the task's appends take --from-length, so they add exactly what the part lacks and
+# never a record twice.
+zs_part_start() {
+  local part
+  part=$zs_work/parts/$(zs_part_name "$1")
+  if [ -f "$part.done" ]; then
+    rm -rf -- "$part" "$part.stage" "$part.keys" "$part.done"
+    rm -f -- "$part".from-*
+  fi
+}
+
+# zs_from_length PART K TARGET: where input K of a part that appends several inputs in
+# order (key prefixes, row ranges) begins: recorded in PART.from-K when input K first
+# starts (TARGET's length then, all of input K-1 being in), and read back by a rerun.
+zs_from_length() {
+  local file=$1.from-$2 n
+  if [ ! -f "$file" ]; then
+    if [ -e "$3" ]; then n=$(zs_length "$3") || return 1; else n=0; fi
+    echo "$n" >"$file.tmp" && mv -- "$file.tmp" "$file" || return 1
+  fi
+  cat -- "$file"
+}
+
 # zs_verified_length [--quick] STORE: prints the store's length if `zrec verify` finds it
-# valid; fails (and prints nothing) otherwise. STORE may be a root of named streams,
-# which verify finds valid only when their lengths agree: that length.
+# valid; fails (and prints nothing) otherwise. STORE may be a root append-tar built,
+# which verify finds valid only when every stream holds its committed samples: that
+# count (the last "length" of the JSON).
 zs_verified_length() {
   local json
   json=$("$zs_zrec" verify --json "$@" 2>/dev/null) || return 1

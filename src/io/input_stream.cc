@@ -161,6 +161,36 @@ Result<size_t> InputStream::read_full(void* dst, size_t n) {
   return done;
 }
 
+Result<uint64_t> InputStream::skip(uint64_t n) {
+  uint64_t done = std::min<uint64_t>(n, end_ - begin_);
+  begin_ += done;
+  position_ += done;
+  struct stat st;
+  if (done < n && !eof_ && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    if (at >= 0) {
+      const uint64_t left = st.st_size > at ? static_cast<uint64_t>(st.st_size - at) : 0;
+      const uint64_t step = std::min(n - done, left);
+      if (::lseek(fd_, at + static_cast<off_t>(step), SEEK_SET) >= 0) {
+        done += step;
+        position_ += step;
+      }
+    }
+  }
+  // A pipe (or a file that grew): read and drop.
+  while (done < n) {
+    if (begin_ == end_) {
+      ZREC_RETURN_IF_ERROR(fill());
+      if (begin_ == end_) break;
+    }
+    const uint64_t take = std::min<uint64_t>(n - done, end_ - begin_);
+    begin_ += take;
+    position_ += take;
+    done += take;
+  }
+  return done;
+}
+
 Result<bool> InputStream::at_eof() {
   if (begin_ != end_) return false;
   ZREC_RETURN_IF_ERROR(fill());

@@ -11,9 +11,11 @@
 
 namespace zrec {
 
-Status cut_back_store(const std::string& path, uint64_t length, bool wait) {
-  ZREC_ASSIGN_OR_RETURN(store::StoreFiles files, store::load_store_files(path, io::LockMode::kExclusive, wait));
-  const format::StaticPage& old = files.page;
+namespace store {
+
+Status cut_back_files(StoreFiles& files, uint64_t length) {
+  const std::string& path = files.path;
+  const format::StaticPage old = files.page;
   if (length > old.length)
     return invalid_argument("cannot cut '" + path + "' back to " + std::to_string(length) + " records: it holds " +
                             std::to_string(old.length));
@@ -46,6 +48,7 @@ Status cut_back_store(const std::string& path, uint64_t length, bool wait) {
   const auto bytes = format::encode_static_page(page);
   ZREC_RETURN_IF_ERROR(files.meta.pwrite_all(bytes.data(), bytes.size(), 0));
   ZREC_RETURN_IF_ERROR(files.meta.sync());
+  files.page = page;
   // Then the leftovers go, as a writer's publish() leaves files: data files end at
   // their tails and the table at `length` entries.
   for (uint32_t s = 0; s < old.data_shards; ++s) {
@@ -56,6 +59,13 @@ Status cut_back_store(const std::string& path, uint64_t length, bool wait) {
   // An empty store keeps its zstd checksum setting as the marker in RecordLoc[0].
   if (length == 0 && setting.checksum) ZREC_RETURN_IF_ERROR(store::write_checksum_marker(files.meta));
   return files.meta.sync();
+}
+
+}  // namespace store
+
+Status cut_back_store(const std::string& path, uint64_t length, bool wait) {
+  ZREC_ASSIGN_OR_RETURN(store::StoreFiles files, store::load_store_files(path, io::LockMode::kExclusive, wait));
+  return store::cut_back_files(files, length);
 }
 
 }  // namespace zrec

@@ -57,6 +57,11 @@ ChecksumSetting read_checksum_setting(const StoreFiles& files);
 // Writes the empty-store checksum marker into the RecordLoc[0] slot of meta.zr.
 Status write_checksum_marker(const io::File& meta);
 
+// Publishes only the first `length` records (<= the published length) of the store
+// open as `files`, which holds its exclusive lock: zrec/cut_back.h says how. Once the
+// cut page is written and synced, files.page is that page.
+Status cut_back_files(StoreFiles& files, uint64_t length);
+
 // kMalformed Status "malformed store '<path>': <what>".
 Status malformed_store(const std::string& path, const std::string& what);
 

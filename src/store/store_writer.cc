@@ -508,6 +508,26 @@ Status StoreWriter::close() {
   return Status::ok();
 }
 
+Status StoreWriter::cut_back(uint64_t length) {
+  Impl& m = *impl_;
+  if (m.closed) return invalid_argument("the writer is closed");
+  if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
+  if (m.length != m.files.page.length) return invalid_argument("cannot cut back a store with unpublished records");
+  Status s = store::cut_back_files(m.files, length);
+  if (!s.is_ok()) {
+    // The page may be the cut one already: abort() puts the files at its sizes.
+    m.failed = true;
+    m.dirty = true;
+    return s;
+  }
+  m.tails = m.files.page.tails;
+  m.length = m.files.page.length;
+  m.writeback_from = m.tails;
+  m.meta_writeback_from = format::record_loc_offset(m.length);
+  m.checksum_marker = store::read_checksum_setting(m.files).marker;
+  return Status::ok();
+}
+
 void StoreWriter::abort() {
   Impl& m = *impl_;
   if (m.closed) return;

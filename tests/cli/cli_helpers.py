@@ -22,6 +22,8 @@ What it offers:
   show a refused command left it unchanged byte for byte).
 - wait_peak_rss_mib(popen): waits for a started process; returns (exit status, its
   peak RSS in MiB).
+- wait_blocked_in_pipe_write(pid) / wait_blocked_in_pipe_read(pid): whether a process
+  came to sleep writing to / reading from a pipe.
 - run_all(fns, root, label): the pass/fail loop of the tests whose cases take no
   arguments (see case_runner.run_cases for cases that get a directory each).
 """
@@ -70,6 +72,20 @@ def wait_blocked_in_pipe_write(pid, timeout=20):
     while time.monotonic() < deadline:
         try:
             if "pipe_write" in open("/proc/%d/wchan" % pid).read():
+                return True
+        except OSError:
+            return False
+        time.sleep(0.01)
+    return False
+
+
+def wait_blocked_in_pipe_read(pid, timeout=20):
+    """True once process `pid` sleeps in a pipe read (/proc/PID/wchan: pipe_read); False if
+    it exits or `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if "pipe_read" in open("/proc/%d/wchan" % pid).read():
                 return True
         except OSError:
             return False

@@ -120,10 +120,11 @@ def _run_traced(strace_args, argv, cwd, stdin, timeout, env):
         os.remove(log)
 
 
-def enumerate_sites(argv, work, cwd, stdin=None, timeout=120, env=None):
+def enumerate_sites(argv, work, cwd, stdin=None, timeout=120, env=None, syscalls=WRITE_PATH_SYSCALLS):
     """Runs argv once under `strace -f -y`, uninjected; returns (sites, rc, stderr).
-    cwd should lie outside `work`, so relative lookups do not all look relevant."""
-    rc, err, text = _run_traced(["-y", "-e", _trace_set(WRITE_PATH_SYSCALLS)], argv, cwd, stdin, timeout, env)
+    cwd should lie outside `work`, so relative lookups do not all look relevant.
+    `syscalls` narrows the calls traced (e.g. ("fsync", "fdatasync"))."""
+    rc, err, text = _run_traced(["-y", "-e", _trace_set(syscalls)], argv, cwd, stdin, timeout, env)
     return parse_sites(text, work, cwd), rc, err
 
 

@@ -157,7 +157,7 @@ new_store f
 check "a failed run fails" [ $? = 1 ]
 check "a failed run leaves no manifest lines" [ ! -s f.tsv ]
 "$zrec" append-files --null --manifest f.tsv --checkpoint-every 2 f - <bad0 2>err
-check "with checkpoints, the failure says what the store holds" grep -q "holds 2 records, as of the last checkpoint (resume with --skip-first 2)" err
+check "with checkpoints, the failure says what the store holds" grep -q "holds 2 records, as of the last checkpoint (resume: the same command with --from-length 0)" err
 check "the checkpointed records are published" [ "$(length f)" = 2 ]
 check "the manifest lists exactly the published records" [ "$(cut -f1 f.tsv | tr '\n' ' ')" = "0 1 " ]
 

@@ -181,11 +181,12 @@ def empty_sequence_and_resume(tmp):
     assert tree_hash(s) == before
     err = fails(["append-h5", "--checkpoint-every", "10", s, h5, "v"])
     assert err == ("zrec append-h5: row 37 of dataset 'v' of '%s' is an empty sequence (records are nonempty); "
-                   "'%s' holds 30 records, as of the last checkpoint (resume with --skip-first 30)\n" % (h5, s)), err
+                   "'%s' holds 30 records, as of the last checkpoint (resume: the same command with --from-length 0)\n"
+                   % (h5, s)), err
     expect_ragged(s, rs[:30], "checkpointed")
     with h5py.File(h5, "a") as f:
         f["v"][37] = rs[37]
-    must(["append-h5", "--skip-first", "30", s, h5, "v"])
+    must(["append-h5", "--from-length", "0", s, h5, "v"])
     expect_ragged(s, rs, "resumed")
 
 
@@ -391,14 +392,14 @@ def sigterm_and_json(tmp):
     assert p.returncode == 143, (p.returncode, err)
     held = info(s)["length"]
     assert 0 < held < 16384 and held % 256 == 0, held
-    assert err.splitlines()[-1] == ("zrec append-h5: interrupted; '%s' holds %d records (resume with --skip-first %d)"
-                                    % (s, held, held)), err
+    assert err.splitlines()[-1] == ("zrec append-h5: interrupted; '%s' holds %d records (resume: the same command "
+                                    "with --from-length 0)" % (s, held)), err
     assert raw_bytes(s) == a[:held].tobytes()
     rc, out, err = run_zrec(["append-h5", "--json", "--skip-first", str(held), s, h5, "x"])
     assert rc == 0, err
     j = json.loads(out)
-    assert list(j) == ["path", "records_appended", "records_skipped", "bytes_in", "stored_bytes", "length",
-                       "elapsed_s"], j
+    assert list(j) == ["path", "records_appended", "records_skipped", "records_present", "bytes_in", "stored_bytes",
+                       "length", "elapsed_s"], j
     assert (j["path"], j["records_appended"], j["records_skipped"], j["bytes_in"], j["length"]) == \
         (s, 16384 - held, held, (16384 - held) * 4096, 16384), j
     assert j["stored_bytes"] > 0 and j["elapsed_s"] >= 0

@@ -131,8 +131,8 @@ def json_summary(tmp):
     out, err = must(["append-lmdb", "--json", "--skip-first", "5", s, envp])
     assert "appended 15 records" not in err, err  # --json replaces the summary line
     j = json.loads(out)
-    assert list(j) == ["path", "records_appended", "records_skipped", "bytes_in", "stored_bytes", "length",
-                       "elapsed_s"], j
+    assert list(j) == ["path", "records_appended", "records_skipped", "records_present", "bytes_in", "stored_bytes",
+                       "length", "elapsed_s"], j
     assert (j["path"], j["records_appended"], j["records_skipped"], j["bytes_in"], j["length"]) == \
         (s, 15, 5, sum(range(6, 21)), 15), j
     assert j["stored_bytes"] > 0 and j["elapsed_s"] >= 0
@@ -163,7 +163,7 @@ def errors_checkpoints_resume(tmp):
     keys = os.path.join(tmp, "keys")
     fails(["append-lmdb", "--checkpoint-every", "10", "--keys", keys, s, envp],
           says=["the value of key '0037' is empty (records are nonempty)",
-                "holds 30 records, as of the last checkpoint (resume with --skip-first 30)"])
+                "holds 30 records, as of the last checkpoint (resume: the same command with --from-length 0)"])
     assert byte_records(s) == [items[b"%04d" % i] for i in range(30)]
     assert open(keys).read().splitlines() == ["%04d" % i for i in range(30)]
     make_env(envp, {b"0037": b"fixed"}).close()

@@ -156,7 +156,7 @@ def cut_short_mid_frame(tmp):
     # With checkpoints, the store holds the checkpointed prefix, and says so.
     err = fails(["append-stream", "--framing", "u32le", "--checkpoint-every", "500", s],
                 shell_input="/usr/bin/python3 %s | head -c %d" % (quote(gen), len(full) // 2 + 3),
-                says=["truncated", "holds 1001 records", "--skip-first 1000"])
+                says=["truncated", "holds 1001 records", "(resume: the same command with --from-length 1)"])
     assert length(s) == 1001
     verify(s)
 

@@ -254,14 +254,14 @@ class AppendScenario(Scenario):
 
     def check_failure(self, err, label, where):
         holds = [int(x) for x in re.findall(r"holds (\d+) records", err)]
-        skips = [int(x) for x in re.findall(r"--skip-first (\d+)", err)]
+        froms = [int(x) for x in re.findall(r"--from-length (\d+)", err)]
         if label != self.old:
             expect(holds, "%s: the store now holds %d records but the message does not say so: %r" %
                    (where, label, err))
         expect(all(h == label for h in holds), "%s: the message says the store holds %r, it holds %d: %r" %
                (where, holds, label, err))
-        expect(all(k == label - self.old for k in skips), "%s: the message says --skip-first %r, the store "
-               "holds %d of this input: %r" % (where, skips, label - self.old, err))
+        expect(all(k == self.old for k in froms), "%s: the message says --from-length %r, the input began at "
+               "record %d: %r" % (where, froms, self.old, err))
 
     def recovery(self, work, label):
         return self.argv(work, skip=label - self.old)

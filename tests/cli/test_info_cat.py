@@ -52,19 +52,39 @@ def info_text_lists_fields():
 
 
 def info_directory_of_streams_checks_lengths():
+    # Without a zrec-root marker the stores are unrelated: no lengths compared.
     out = run("info", root).stdout.decode()
-    assert "lengths agree: all 3 streams hold 100 records" in out, out
+    assert out.splitlines()[0].startswith("store ") and out.splitlines()[-1] == (
+        "not a root (no zrec-root marker): its 3 stores are unrelated, and their lengths are not compared"), out
     j = json.loads(run("info", "--json", root).stdout)
-    assert sorted(j["streams"]) == ["joint", "label", "token"] and j["lengths_agree"] is True, j
+    assert sorted(j["streams"]) == ["joint", "label", "token"] and j["marked"] is False and "lengths_agree" not in j, j
+    # A root (the marker as docs/format.md section 12 describes it): checked against its commit.
+    marker = os.path.join(root, "zrec-root")
+    with open(marker, "w") as f:
+        f.write("zrec-root 1\nlength 100\nstream joint\nstream label\nstream token\n")
     run("append-npy", f"{root}/label", "-", stdin=npy_bytes(label[:1]))
     try:
+        out = run("info", root).stdout.decode()
+        assert "root (zrec-root): 3 streams, 100 samples committed\nproblem: stream 'label' holds 101 records, more " \
+            "than the 100 samples the root committed" in out, out
         j = json.loads(run("info", "--json", root).stdout)
-        assert j["lengths_agree"] is False, j
-        assert "DISAGREE" in run("info", root).stdout.decode()
+        assert j["marked"] is True and j["committed_length"] == 100 and j["lengths_agree"] is False, j
+        assert [p["rule"] for p in j["problems"]] == ["root_length"], j
+        os.remove(marker)
+        assert "DISAGREE" not in run("info", root).stdout.decode()
     finally:
+        if os.path.exists(marker):
+            os.remove(marker)
         shutil.rmtree(f"{root}/label")
         run("create", "--dense", "--dtype", "int64", "--shape", "scalar", f"{root}/label")
         run("append-npy", f"{root}/label", "-", stdin=npy_bytes(label))
+    with open(marker, "w") as f:
+        f.write("zrec-root 1\nlength 100\nstream joint\nstream label\nstream token\n")
+    try:
+        out = run("info", root).stdout.decode()
+        assert out.splitlines()[-1] == "root (zrec-root): 3 streams, 100 samples committed; lengths agree", out
+    finally:
+        os.remove(marker)
 
 
 def info_on_nothing_is_an_error():

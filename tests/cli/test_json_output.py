@@ -35,7 +35,8 @@ CASES, case = case_runner.case_registry()
 # The summary lines --json replaces (warnings, "zrec CMD: warning: ...", stay on stderr).
 SUMMARY = re.compile(r"^zrec [a-z-]+: (appended \d+ (record|sample)|wrote '|trained a dictionary)", re.M)
 
-APPEND_KEYS = {"path", "records_appended", "records_skipped", "bytes_in", "stored_bytes", "length", "elapsed_s"}
+APPEND_KEYS = {"path", "records_appended", "records_skipped", "records_present", "bytes_in", "stored_bytes", "length",
+               "elapsed_s"}
 TRAINING_KEYS = {"dict_bytes", "dict_id", "fastcover_k", "fastcover_d", "candidates", "source_records",
                  "records_sampled", "records_held_out", "sample_bytes", "seed", "held_out_bytes",
                  "held_out_ratio_zstd", "held_out_ratio_dict"}
@@ -226,8 +227,8 @@ def append_tar(tmp):
     samples = [("s%03d" % i, {"txt": b"text %d" % i, "bin": bytes([i]) * (i + 1)}) for i in range(12)]
     tar = os.path.join(tmp, "a.tar")
     open(tar, "wb").write(tar_bytes(samples))
-    keys = {"path", "samples_appended", "samples_skipped", "incomplete_skipped", "members_ignored", "bytes_in",
-            "stored_bytes", "length", "streams", "elapsed_s"}
+    keys = {"path", "samples_appended", "samples_skipped", "samples_present", "incomplete_skipped", "members_ignored",
+            "bytes_in", "stored_bytes", "length", "streams", "elapsed_s"}
     j, err = json_run(["append-tar", "--json", root, tar], keys=keys)
     assert err == "", err
     i = info(root)

@@ -5,9 +5,9 @@ A producer writes some records into a pipe and then stalls with the pipe open, s
 is blocked in read(2) when the signal comes (the case a plain SA_RESTART handler would
 never get out of). Then:
 - with --checkpoint-every N: exit 130 (SIGINT) / 143 (SIGTERM), stderr says
-  "interrupted; 'S' holds K records (resume with --skip-first M)", and the store verifies
-  and holds exactly the published prefix; rerunning the producer with --skip-first M
-  completes the store with no record twice;
+  "interrupted; 'S' holds K records (resume: the same command with --from-length N)", and
+  the store verifies and holds exactly the published prefix; rerunning the producer with
+  --from-length N completes the store with no record twice;
 - without checkpoints: the store is byte-for-byte as it was before the run;
 - the same for append-npy (a stream of .npy arrays) and append-files (blocked reading
   its list of names, and interrupted between checkpoints of a long run).
@@ -147,12 +147,14 @@ def sigint_with_checkpoints_then_resume(tmp):
     wait_for(lambda: published_length(s) == 2000, "the second checkpoint")
     time.sleep(0.3)  # the last 500 lines sit in the unpublished window, zrec blocked in read
     err = stop(z, p, signal.SIGINT, 130)
-    assert "zrec append-stream: interrupted; '%s' holds 2000 records (resume with --skip-first 2000)" % s in err, err
+    assert ("zrec append-stream: interrupted; '%s' holds 2000 records (resume: the same command with "
+            "--from-length 0)" % s) in err, err
     must(["verify", s])
     assert byte_records(s) == [b"line %d" % i for i in range(2000)]
-    # Resume: the same producer, the first 2000 skipped.
-    must(["append-stream", "--checkpoint-every", "1000", "--skip-first", "2000", s],
-         producer_output(tmp, "lines", 0, 3000))
+    # Resume: the same command, with --from-length 0: the first 2000 are found present.
+    _, err = must(["append-stream", "--checkpoint-every", "1000", "--from-length", "0", s],
+                  producer_output(tmp, "lines", 0, 3000))
+    assert "appended 1000 records" in err and "after skipping 2000 already present" in err, err
     assert byte_records(s) == [b"line %d" % i for i in range(3000)]
 
 
@@ -187,7 +189,7 @@ def sigterm_with_checkpoints_second_signal_kind(tmp):
     wait_for(lambda: published_length(s) == 200, "two checkpoints")
     time.sleep(0.2)
     err = stop(z, p, signal.SIGTERM, 143)
-    assert "holds 200 records (resume with --skip-first 200)" in err, err
+    assert "holds 200 records (resume: the same command with --from-length 0)" in err, err
     assert byte_records(s) == [b"line %d" % i for i in range(200)]
 
 
@@ -198,10 +200,11 @@ def append_npy_interrupted(tmp):
     wait_for(lambda: published_length(s) == 20, "two append-npy checkpoints")
     time.sleep(0.2)
     err = stop(z, p, signal.SIGINT, 130)
-    assert "zrec append-npy: interrupted; '%s' holds 20 records (resume with --skip-first 20)" % s in err, err
+    assert ("zrec append-npy: interrupted; '%s' holds 20 records (resume: the same command with --from-length 0)"
+            % s) in err, err
     must(["verify", s])
     # Resume from the full stream.
-    must(["append-npy", "--skip-first", "20", s, "-"], producer_output(tmp, "npy", 0, 30))
+    must(["append-npy", "--from-length", "0", s, "-"], producer_output(tmp, "npy", 0, 30))
     data = must(["cat", "--format", "jsonl", s])[0].decode().splitlines()
     assert [json.loads(x) for x in data] == [list(range(i, i + i % 7 + 1)) for i in range(30)]
 
@@ -246,14 +249,14 @@ def append_files_interrupted(tmp):
     else:
         assert z.returncode == 130, (z.returncode, err)
         assert n % 20 == 0 and 100 <= n < 4000, n
-        assert "holds %d records (resume with --skip-first %d)" % (n, n) in err, err
+        assert "holds %d records (resume: the same command with --from-length 0)" % n in err, err
     must(["verify", s])
     got = byte_records(s)
     assert got == [open(x, "rb").read() for x in names[:n]]
     lines = open(manifest).read().splitlines()
     assert lines == ["%d\t%s\t%d" % (i, names[i], len(got[i])) for i in range(n)], "manifest != published records"
     # Resume.
-    must(["append-files", "--skip-first", str(n), "--manifest", manifest, s, "--files-from", "-"],
+    must(["append-files", "--from-length", "0", "--manifest", manifest, s, "--files-from", "-"],
          ("\n".join(names) + "\n").encode())
     assert published_length(s) == 4000
     assert len(open(manifest).read().splitlines()) == 4000

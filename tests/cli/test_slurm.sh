@@ -6,6 +6,8 @@
 #   zstd_dict  NUL list, one train-dict job, 3 parts: concat copies every frame
 #   tar, lmdb  WebDataset shards into named streams; LMDB key prefixes (Ragged, Dense)
 #   h5         row ranges of a gzip-chunked HDF5 dataset, two in one task
+#   requeue    a tar part task requeued (scontrol requeue) after it committed samples:
+#              the rerun continues the part (--from-length), DEST equals the one-machine build
 #   failure    a task fails (a missing file): the concat job is cancelled, no DEST, the
 #              other parts stay; --resume rebuilds that part alone and finishes
 # and that --dry-run submits and writes nothing. The cluster is stopped and its directory
@@ -189,6 +191,60 @@ if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" tars.txt "$tmp/ta
   check "tar: 120 keys" [ "$(wc -l <"$tmp/tar.keys")" = 120 ]
   check "tar: the root verifies (streams of equal length)" "$zrec" verify -q "$tmp/tarroot"
   echo "figure: tar (6 shards, 120 samples, 2 streams, 3 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
+fi
+
+# --- requeue: a tar part task requeued (scontrol requeue) in the middle of its run --------------
+# Its first run goes through a wrapper that checkpoints every 2 samples and makes each
+# fsync 0.1 s slower (strace), so the test sees the part root commit samples and requeues
+# the task then; the requeued run (SLURM_RESTART_COUNT 1) is plain zrec, continues the
+# part with --from-length 0, and the joined root must equal the one-machine build.
+cat >"$tmp/zrec-requeue" <<WRAPPER
+#!/usr/bin/env bash
+if [ "\${SLURM_RESTART_COUNT:-0}" = 0 ] && [ "\${SLURM_ARRAY_TASK_ID:-}" = 1 ] && [ "\$2" = append-tar ]; then
+  exec strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_exit=100000 "$zrec" "\$1" "\$2" --checkpoint-every 2 "\${@:3}"
+fi
+exec "$zrec" "\$@"
+WRAPPER
+chmod +x "$tmp/zrec-requeue"
+requeue_part=$tmp/requeue.zrec-build/parts/part-00001
+if "$build" tar --zrec "$tmp/zrec-requeue" -n 3 --shards 1 --ext txt,cls --keys "$tmp/requeue.keys" tars.txt \
+  "$tmp/requeue" >requeue.submit 2>&1; then
+  parts_id=$(awk '$2 == "parts" { print $3 }' requeue.submit)
+  concat_id=$(awk '$2 == "concat" { print $3 }' requeue.submit)
+  committed=""
+  for _ in $(seq 600); do   # at most 60 s for part 1 to commit 4 samples
+    committed=$(sed -n 's/^length //p' "$requeue_part/zrec-root" 2>/dev/null)
+    [ "${committed:-0}" -ge 4 ] && break
+    sleep 0.1
+  done
+  if [ "${committed:-0}" -ge 4 ] && [ "${committed:-0}" -lt 40 ]; then ok; else
+    fail "requeue: part 1 committed '${committed}' samples before the requeue (want 4..39): $(squeue 2>&1)"
+  fi
+  if scontrol requeue "${parts_id}_1" >requeue.out 2>&1; then ok; else fail "scontrol requeue: $(cat requeue.out)"; fi
+  # Slurm holds a requeued job back for two minutes (BeginTime); once its first run has
+  # ended and it is pending again, let it start at once.
+  for _ in $(seq 300); do
+    scontrol show job "${parts_id}_1" 2>/dev/null | grep -q "JobState=PENDING Reason=BeginTime" && break
+    sleep 0.1
+  done
+  scontrol update JobId="${parts_id}_1" StartTime=now >>requeue.out 2>&1 || fail "scontrol update: $(cat requeue.out)"
+  if cluster_wait_jobs 120 "$parts_id" "$concat_id"; then
+    check "requeue: concat COMPLETED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+    log=$tmp/requeue.zrec-build/logs/zrec-part-${parts_id}_1.out
+    present=$(sed -n 's/.* after skipping \([0-9]*\) already present.*/\1/p' "$log")
+    check "requeue: the requeued run skipped the ${present:-no} samples already present (committed ${committed} at the requeue)" \
+      [ -n "$present" ] && [ "$present" -ge "$committed" ] && [ "$present" -lt 40 ]
+    for stream in txt cls; do
+      d=$(digest_of "$tmp/requeue/$stream")
+      check "requeue: stream $stream digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/tar-one/$stream")" ]
+    done
+    check "requeue: keys equal the one-machine build's" cmp -s "$tmp/requeue.keys" "$tmp/tar-one.keys"
+    echo "figure: requeue: part 1 requeued after committing $committed of 40 samples; its rerun skipped $present, the join equals the one-machine build"
+  else
+    fail "requeue: jobs still queued after 120 s: $(squeue 2>&1)"
+  fi
+else
+  fail "requeue: zrec-slurm-build failed: $(cat requeue.submit)"
 fi
 
 # --- lmdb: key prefixes, several per task, in key order -----------------------------------------

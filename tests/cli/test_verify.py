@@ -361,15 +361,26 @@ def test_named_streams(root):
     os.makedirs(d)
     a = small_store(d, "image")
     small_store(d, "label", kind="ragged", codec="zstd")
+    # A root: the marker of docs/format.md section 12 lists both, with their length.
+    marker = os.path.join(d, "zrec-root")
+    with open(marker, "w") as f:
+        f.write("zrec-root 1\nlength %d\nstream image\nstream label\n" % M.N_RECORDS)
     rc, out, err = verify(d)
     expect(rc == 0 and "OK: 2 streams of %d records" % M.N_RECORDS in out, out + err)
     rc, doc, _ = verify_json(d, "--quick")
-    expect(rc == 0 and doc["lengths_agree"] and set(doc["streams"]) == {"image", "label"}, "%r" % doc)
+    expect(rc == 0 and doc["marked"] and doc["lengths_agree"] and set(doc["streams"]) == {"image", "label"} and
+           doc["length"] == M.N_RECORDS, "%r" % doc)
     must(["-q", "append-npy", a, "-"], stdin=M.npy_stream([M.dense_arrays()[0][:1]]))
     rc, out, err = verify(d)
-    expect(rc == 1 and "[stream_lengths]" in out and "disagree" in err, out + err)
+    expect(rc == 1 and "[root_length]" in out and "do not match the root's committed samples" in err, out + err)
     rc, doc, _ = verify_json(d)
     expect(rc == 1 and not doc["lengths_agree"] and not doc["valid"], "%r" % doc)
+    # Without the marker the stores are unrelated: each valid, lengths not compared.
+    os.remove(marker)
+    rc, out, err = verify(d)
+    expect(rc == 0 and "OK: 2 stores, each valid (not a root" in out, out + err)
+    rc, doc, _ = verify_json(d)
+    expect(rc == 0 and doc["valid"] and doc["marked"] is False and "lengths_agree" not in doc, "%r" % doc)
     rc, out, err = verify(d, "--against", "x")
     expect(rc == 2, err)
 

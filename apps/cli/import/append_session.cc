@@ -12,7 +12,7 @@
 
 namespace zrec::cli {
 
-void add_append_options(CLI::App* cmd, AppendArgs& args) {
+void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit) {
   cmd->add_option("--window-mib", args.window_mib, "Memory budget of one append window, MiB")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
       ->capture_default_str();
@@ -21,9 +21,17 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
                   "after the last checkpoint; 0 publishes once, at the end")
       ->capture_default_str();
   cmd->add_option("--skip-first", args.skip_first,
-                  "Skip the first N records of the input: to resume an interrupted run, N is the number "
-                  "it published (its message says so)")
+                  "Skip the first N " + unit +
+                      " of the input, whatever the store holds (to resume, --from-length is the safer choice)")
       ->capture_default_str();
+  cmd->add_option("--from-length", args.from_length,
+                  "The input begins at " +
+                      std::string(unit == "samples" ? "sample N of the root" : "record N of the store") + ": the " +
+                      unit +
+                      " the store holds past N are skipped, not appended again, so the same "
+                      "command run again after a failure or kill appends each once (fails if it holds fewer than N)");
+  cmd->add_option("--expect-length", args.expect_length,
+                  "Fail (exit 1, nothing changed) unless the store holds exactly N " + unit + " before appending");
   auto* checksum = cmd->add_flag_callback(
       "--checksum", [&args] { args.checksum = true; },
       "zstd frames get a content checksum (default: as the store's records, "
@@ -40,6 +48,52 @@ void add_append_options(CLI::App* cmd, AppendArgs& args) {
                    "the format's: 3, or 15 with a dictionary");
 }
 
+Status check_start_length(const AppendArgs& args, uint64_t length, const std::string& where, const std::string& unit) {
+  if (args.expect_length && length != *args.expect_length)
+    return invalid_argument(where + " holds " + std::to_string(length) + " " + unit + ", not the " +
+                            std::to_string(*args.expect_length) +
+                            " that --expect-length expects; nothing was appended");
+  if (args.from_length && length < *args.from_length)
+    return invalid_argument(where + " holds " + std::to_string(length) + " " + unit + ", fewer than --from-length " +
+                            std::to_string(*args.from_length) + ": " + unit +
+                            " before this input's first are missing, or it is not the store this input belongs "
+                            "to; nothing was appended");
+  return Status::ok();
+}
+
+uint64_t records_to_skip(const AppendArgs& args, uint64_t length) {
+  const uint64_t present = args.from_length ? length - *args.from_length : 0;
+  return args.skip_first > UINT64_MAX - present ? UINT64_MAX : args.skip_first + present;
+}
+
+std::string resume_hint(const AppendArgs& args, uint64_t first_length, uint64_t holds) {
+  // Where this input begins in the store: what the command line said, or the length
+  // the store had when this run took its lock.
+  const uint64_t origin = args.from_length.value_or(first_length);
+  if (holds <= origin && args.skip_first == 0) return "";
+  return " (resume: the same command with --from-length " + std::to_string(origin) + ")";
+}
+
+std::string skipped_words(uint64_t by_skip_first, uint64_t present) {
+  if (by_skip_first > 0 && present > 0)
+    return " after skipping " + std::to_string(by_skip_first) + " (--skip-first) and " + std::to_string(present) +
+           " already present";
+  if (present > 0) return " after skipping " + std::to_string(present) + " already present";
+  if (by_skip_first > 0) return " after skipping " + std::to_string(by_skip_first);
+  return "";
+}
+
+Status input_too_short(const AppendArgs& args, uint64_t first_length, uint64_t skipped, const std::string& where,
+                       const std::string& unit) {
+  const uint64_t present = first_length - *args.from_length;
+  const uint64_t got = skipped - std::min(skipped, args.skip_first);
+  return invalid_argument("the input holds " + std::to_string(got) + " " + unit +
+                          (args.skip_first > 0 ? " after --skip-first" : "") + ", but " + where + " holds " +
+                          std::to_string(present) + " past --from-length " + std::to_string(*args.from_length) +
+                          ": this is not the input it holds, or not the store this input belongs to; nothing was "
+                          "appended");
+}
+
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
                                                            const AppendArgs& args, const GlobalOptions& global,
                                                            WriterOptions options) {
@@ -54,15 +108,18 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
   }
   if (options.level != 0 && writer->codec() == Codec::kRaw)
     throw UsageError("--level is for zstd and zstd_dict; '" + store + "' is a raw store");
+  // The length, read under the lock: nothing can change it before this run publishes.
+  ZREC_RETURN_IF_ERROR(check_start_length(args, writer->length(), "'" + store + "'", "records"));
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
 }
 
 AppendSession::AppendSession(const std::string& command, const std::string& store, const AppendArgs& args,
                              const GlobalOptions& global, std::unique_ptr<StoreWriter> writer)
     : store_(store),
+      args_(args),
       window_bytes_(args.window_mib << 20),
       checkpoint_every_(args.checkpoint_every),
-      skip_first_(args.skip_first),
+      skip_option_(args.skip_first),
       require_records_(args.require_records),
       report_(command, global, args.json),
       writer_(std::move(writer)),
@@ -70,8 +127,10 @@ AppendSession::AppendSession(const std::string& command, const std::string& stor
       meter_(global, command) {
   first_id_ = writer_->length();
   first_stored_ = writer_->stored_bytes();
+  skip_first_ = records_to_skip(args, first_id_);
   // The common keys first, in this order; finish() fills in their values.
   report_.set("path", store_).set("records_appended", uint64_t{0}).set("records_skipped", uint64_t{0});
+  report_.set("records_present", uint64_t{0});
   report_.set("bytes_in", uint64_t{0}).set("stored_bytes", uint64_t{0}).set("length", first_id_);
 }
 
@@ -135,10 +194,14 @@ Status AppendSession::finish(Status input) {
   if (s.is_ok()) s = check_interrupt();
   if (s.is_ok()) s = window_.flush();
   if (s.is_ok()) s = check_interrupt();
+  // --from-length said the store holds records of this input that it does not have.
+  if (s.is_ok() && args_.from_length && skipped_ < skip_first_)
+    s = input_too_short(args_, first_id_, skipped_, "'" + store_ + "'", "records");
   // An empty input is almost always a mistake upstream (a glob that matched nothing, a
-  // generator that failed): never let it pass silently.
+  // generator that failed): never let it pass silently. Records found already present
+  // (a rerun) are no such mistake.
   std::string nothing;
-  if (s.is_ok() && added_ == 0)
+  if (s.is_ok() && added_ == 0 && found_present() == 0)
     nothing = skipped_ > 0
                   ? "appended 0 records: all " + std::to_string(skipped_) + " input records were skipped (--skip-first)"
                   : "appended 0 records: the input was empty";
@@ -156,7 +219,8 @@ Status AppendSession::finish(Status input) {
     const double secs = report_.elapsed_s();
     const uint64_t stored = writer_->stored_bytes() - first_stored_;
     report_.set("records_appended", added_)
-        .set("records_skipped", skipped_)
+        .set("records_skipped", skipped_by_option())
+        .set("records_present", found_present())
         .set("bytes_in", bytes_in_)
         .set("stored_bytes", stored)
         .set("length", writer_->published_length());
@@ -164,7 +228,7 @@ Status AppendSession::finish(Status input) {
     std::string line = "appended " + std::to_string(added_) + (added_ == 1 ? " record (" : " records (") +
                        format_bytes(static_cast<double>(bytes_in_)) + " in, " +
                        format_bytes(static_cast<double>(stored)) + " stored) to '" + printable(store_) + "'";
-    if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
+    line += skipped_words(skipped_by_option(), found_present());
     char tail[160];
     std::snprintf(tail, sizeof tail, " in %.2f s (%.0f records/s, %s/s); it now holds %llu", secs,
                   static_cast<double>(added_) / rate_secs,
@@ -178,9 +242,7 @@ Status AppendSession::finish(Status input) {
   commit_if_published(before);
   if (listener_.rollback) listener_.rollback();
   const uint64_t holds = writer_->published_length();
-  // Records of this input in the store: those skipped, then those this run published.
-  const uint64_t done = skip_first_ + (holds - first_id_);
-  const std::string resume = done > 0 ? " (resume with --skip-first " + std::to_string(done) + ")" : "";
+  const std::string resume = resume_hint(args_, first_id_, holds);
   if (s.code() == StatusCode::kCancelled || interrupted())
     return cancelled("interrupted; '" + store_ + "' holds " + std::to_string(holds) + " records" + resume);
   if (holds > first_id_)

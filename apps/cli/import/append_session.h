@@ -1,12 +1,18 @@
 // What the append-* commands (append-npy, append-files, append-stream) share, written
 // once: the store writer and its bounded window, checkpoints (--checkpoint-every),
-// resuming (--skip-first), SIGINT/SIGTERM, the progress meter, and the summary line.
+// resuming (--from-length, --skip-first), --expect-length, SIGINT/SIGTERM, the progress meter, and the summary line.
 //
 // A command opens a session, feeds it records in input order (each input record
 // first asks skip_record() whether it is one of the first K to skip), and ends with
 // finish(status of its input side). finish() publishes and prints the summary; on an
 // error or an interruption it aborts whatever was appended since the last checkpoint
 // and says how many records the store holds, and how to resume.
+//
+// Exactly once: with --from-length N the input begins at record N of the store. The
+// store's length L is read under the writer's lock; the first L - N input records are
+// already there and are skipped (L < N fails: records are missing, or it is another
+// store), so the same command run again after any interruption appends each record
+// once.
 #pragma once
 
 #include <chrono>
@@ -35,15 +41,40 @@ struct AppendArgs {
   uint64_t window_mib = kDefaultWindowBytes >> 20;  // --window-mib: 1..1048576, default 64
   uint64_t checkpoint_every = 0;                    // --checkpoint-every N: 0 = publish at the end only
   uint64_t skip_first = 0;                          // --skip-first K
+  std::optional<uint64_t> from_length;              // --from-length N: the input begins at record N
+  std::optional<uint64_t> expect_length;            // --expect-length N: the store must hold exactly N
   std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
   bool require_records = false;                     // --require-records: appending nothing is an error
   bool json = false;                                // --json: the outcome as one JSON object on stdout
   int level = 0;                                    // --level N: 1..22; 0: the format's (3, or 15 with a dictionary)
 };
 
-// Binds --window-mib, --checkpoint-every, --skip-first, --checksum/--no-checksum,
-// --require-records, --level and --json on `cmd` to `args`.
-void add_append_options(CLI::App* cmd, AppendArgs& args);
+// Binds --window-mib, --checkpoint-every, --skip-first, --from-length, --expect-length,
+// --checksum/--no-checksum, --require-records, --level and --json on `cmd` to `args`.
+// `unit` names what the length counts ("records"; "samples" for append-tar).
+void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit = "records");
+
+// --expect-length and --from-length against `length`, what `where` ("'tokens/'", "root
+// 'ds/'") held when its writer lock was taken: ok, or the error that ends the command
+// before it changes anything.
+Status check_start_length(const AppendArgs& args, uint64_t length, const std::string& where, const std::string& unit);
+
+// Input records to skip: --skip-first, then those already in the store past --from-length.
+uint64_t records_to_skip(const AppendArgs& args, uint64_t length);
+
+// What to add to the message of an interrupted or failed run, when `holds` of its input
+// (the records past where the input began, plus --skip-first) are in the store: how to
+// resume, as a command that needs no arithmetic; empty when there is nothing to resume.
+std::string resume_hint(const AppendArgs& args, uint64_t first_length, uint64_t holds);
+
+// The summary's words for the input records skipped: " after skipping 30 already
+// present", " after skipping 5 (--skip-first) and 30 already present", or empty.
+std::string skipped_words(uint64_t by_skip_first, uint64_t present);
+
+// The error when the input ended before every record --from-length said was present:
+// the input is not the one the store holds, or the store is another.
+Status input_too_short(const AppendArgs& args, uint64_t first_length, uint64_t skipped, const std::string& where,
+                       const std::string& unit);
 
 class AppendSession {
  public:
@@ -74,6 +105,9 @@ class AppendSession {
     report();
     return true;
   }
+  // Input records skipped so far: by --skip-first, and found already present (--from-length).
+  uint64_t skipped_by_option() const { return std::min(skipped_, skip_option_); }
+  uint64_t found_present() const { return skipped_ - skipped_by_option(); }
   // Records still to skip, and a way to skip n <= to_skip() at once.
   uint64_t to_skip() const { return skip_first_ - skipped_; }
   void skip_records(uint64_t n) {
@@ -159,9 +193,11 @@ class AppendSession {
   // - ok and not interrupted: flushes the window, publishes (StoreWriter::close),
   //   prints the summary line (unless -q), or with --json the JSON object, and returns ok; when no record was appended,
   //   warns "appended 0 records: the input was empty" first, or with --require-records
-  //   aborts and returns that as an error (the store unchanged);
+  //   aborts and returns that as an error (the store unchanged); records found already
+  //   present (--from-length) are no warning;
+  // - the input ended before the records --from-length says are present: that error;
   // - interrupted: aborts the unpublished records and returns kCancelled "interrupted;
-  //   'S' holds N records (resume with --skip-first M)";
+  //   'S' holds N records (resume: the same command with --from-length M)";
   // - any other error: aborts the unpublished records and returns `input`, with
   //   "; 'S' holds N records (...)" added when checkpoints published some.
   Status finish(Status input);
@@ -186,7 +222,10 @@ class AppendSession {
   void report() { meter_.update(skipped_ + non_records_ + added_, bytes_in_); }
 
   const std::string store_;
-  const uint64_t window_bytes_, checkpoint_every_, skip_first_;
+  const AppendArgs args_;
+  const uint64_t window_bytes_, checkpoint_every_;
+  uint64_t skip_option_ = 0;  // --skip-first
+  uint64_t skip_first_ = 0;   // records to skip in all: --skip-first, then those already present
   const bool require_records_;
   CommandReport report_;  // its clock starts when the store is open
   std::unique_ptr<StoreWriter> writer_;
@@ -200,7 +239,7 @@ class AppendSession {
   uint64_t first_id_ = 0;          // the store's length when the session began
   uint64_t first_stored_ = 0;      // its stored bytes then
   uint64_t added_ = 0;             // records added (appended or in the window)
-  uint64_t skipped_ = 0;           // records skipped (--skip-first)
+  uint64_t skipped_ = 0;           // records skipped (--skip-first, then already present)
   uint64_t non_records_ = 0;       // input items that were not records
   uint64_t since_checkpoint_ = 0;  // records added since the last publication
   uint64_t bytes_in_ = 0;

@@ -414,7 +414,8 @@ class FilesAppender {
     }
   }
 
-  // --skip-first K: the first K names that are records. Without --skip-missing and
+  // The records to skip (--skip-first K, then those already in the store past
+  // --from-length): the first names that are records. Without --skip-missing and
   // --skip-empty every name was one, so they are passed over without any I/O;
   // otherwise each is opened to tell.
   Status skip_first(size_t& k) {

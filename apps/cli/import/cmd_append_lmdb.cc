@@ -288,6 +288,12 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
     if (a.prefix.empty()) session->progress().set_total_records(reader.entries());
     if (!a.keys.empty()) {
       ZREC_ASSIGN_OR_RETURN(keys, KeysFile::open(a.keys));
+      // Line i is record i's key: lines past the store's length are keys a killed run
+      // wrote for records it never published.
+      ZREC_ASSIGN_OR_RETURN(uint64_t cut, keys->align(session->next_id(), a.store));
+      if (cut > 0)
+        session->warn("removed the last " + std::to_string(cut) + " line" + (cut == 1 ? "" : "s") + " of keys file '" +
+                      a.keys + "': keys of records an interrupted run did not publish");
       KeysFile* k = keys.get();
       session->set_listener({.prepare = [k] { return k->prepare(); },
                              .commit = [k] { k->commit(); },
@@ -348,7 +354,9 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("env", args->env, "LMDB environment: its directory, or its data file (made with MDB_NOSUBDIR)")
       ->required();
   cmd->add_option("--prefix", args->prefix, "Only the keys that start with PREFIX");
-  cmd->add_option("--keys", args->keys, "Append each published record's key to FILE, one line per record");
+  cmd->add_option("--keys", args->keys,
+                  "Append each published record's key to FILE: line i+1 is record i's key (FILE starts with the "
+                  "store)");
   cmd->add_flag("--dense", args->dense, "Append to a Dense store: every value must be one record's width");
   add_append_options(cmd, args->append);
   cmd->footer(

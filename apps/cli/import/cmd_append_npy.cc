@@ -99,7 +99,23 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
     const uint64_t record_bytes = plan.record_bytes;
     const bool whole = record_bytes <= session.window_bytes();
     uint64_t record = 0;  // records of this array cut so far
-    for (uint64_t have = 0; have < header->data_bytes;) {
+    uint64_t have = 0;
+    // Records to skip (--skip-first, or already in the store: --from-length) are passed
+    // over without reading them: a seek in a file.
+    if (const uint64_t skip = std::min(session.to_skip(), plan.records); skip > 0) {
+      const uint64_t bytes = skip * record_bytes;
+      ZREC_ASSIGN_OR_RETURN(uint64_t got, in.skip(bytes));
+      session.count_input(got);
+      if (got < bytes)
+        return invalid_argument(where + ": truncated: the input ends inside record " +
+                                std::to_string(got / record_bytes) + " of the array's " + std::to_string(plan.records) +
+                                " (its data is " + std::to_string(header->data_bytes) +
+                                " bytes; the input ends after " + std::to_string(got) + ")");
+      session.skip_records(skip);
+      record = skip;
+      have = bytes;
+    }
+    while (have < header->data_bytes) {
       const uint64_t partial = session.pending().size();  // < record_bytes
       const uint64_t want = whole ? record_bytes - partial : std::min(record_bytes - partial, kReadBytes);
       ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, session.input_space(want));
@@ -114,9 +130,7 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
       session.input_written(got);
       have += got;
       for (; session.pending().size() >= record_bytes; ++record) {
-        // --skip-first: records are read into the window and dropped.
-        if (session.skip_record()) ZREC_RETURN_IF_ERROR(session.drop(record_bytes));
-        else ZREC_RETURN_IF_ERROR(session.cut(record_bytes, 0, plan.dims.data()));
+        ZREC_RETURN_IF_ERROR(session.cut(record_bytes, 0, plan.dims.data()));
       }
     }
   }

@@ -178,7 +178,6 @@ Status read_numbers(io::InputStream& in, AppendSession& s, Framing framing, Numb
 // u32le / u64le: a little-endian length, then that many bytes, per record.
 Status read_length_prefixed(io::InputStream& in, AppendSession& s, Framing framing, bool skip_empty) {
   const size_t width = framing == Framing::kU32 ? 4 : 8;
-  std::vector<uint8_t> discard;
   for (uint64_t number = 1;; ++number) {
     ZREC_RETURN_IF_ERROR(s.check_interrupt());
     const uint64_t start = in.position();
@@ -205,14 +204,10 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, Framing frami
       return invalid_argument("truncated input: " + where() + " declares " + std::to_string(length) +
                               " bytes, but the input ends after " + std::to_string(have));
     };
-    if (s.skip_record()) {
-      discard.resize(std::min<uint64_t>(length, kReadBytes));
-      for (uint64_t left = length; left > 0;) {
-        ZREC_ASSIGN_OR_RETURN(size_t n, in.read_full(discard.data(), std::min<uint64_t>(left, discard.size())));
-        if (n == 0) return truncated(length - left);
-        left -= n;
-        s.count_input(n);
-      }
+    if (s.skip_record()) {  // passed over unread: a seek in a file
+      ZREC_ASSIGN_OR_RETURN(uint64_t n, in.skip(length));
+      s.count_input(n);
+      if (n < length) return truncated(n);
       continue;
     }
     // The length is only a claim until the bytes arrive: read them into streamed window

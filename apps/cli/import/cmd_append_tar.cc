@@ -4,9 +4,19 @@
 // each selected extension goes to the store ROOT/<ext>, one record per sample, so
 // record i of every stream belongs to sample i.
 //
-// Streams are published together, at the end and at each --checkpoint-every; a kill
-// between two streams' publications leaves them at unequal lengths, which the next run
-// cuts back to the common length first (cut_back_store, docs/import.md).
+// The root is marked and committed (zrec/root.h, docs/format.md §12): ROOT/zrec-root
+// names the streams and the committed sample count. At the end and at each
+// --checkpoint-every every stream is published, then the root is committed. A kill
+// between the two phases leaves streams holding records past the committed count; the
+// next run cuts them back to that count, and only in a marked root: a directory without
+// the marker is left alone unless --adopt makes it a root.
+//
+// Lock first, then read: the root's lock (the marker's), then every stream's writer
+// lock in name order (one global order, so two runs never deadlock), all honouring
+// --wait, before any length is read, any stream cut back or the keys file touched.
+//
+// A run that fails before its first publication takes back what it created: the
+// streams (empty), the marker, the directory.
 //
 // Memory: each stream has its own window (--window-mib each). A member's bytes are
 // read from libarchive straight into its stream's window as pending bytes and cut into
@@ -18,19 +28,23 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <optional>
 
 #include <spdlog/spdlog.h>
 
-#include "zrec/cut_back.h"
 #include "zrec/dataset.h"
 #include "zrec/file.h"
 #include "zrec/limits.h"
+#include "zrec/root.h"
 #include "zrec/store.h"
+#include "zrec/store_writer.h"
 
 #include "cli/commands.h"
+#include "cli/formats/printable.h"
 #include "cli/formats/stream_name.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
@@ -52,6 +66,7 @@ struct AppendTarArgs {
   std::vector<std::string> ext;
   std::vector<std::string> parse;
   bool skip_incomplete = false;
+  bool adopt = false;
   std::string keys;
   NewStoreArgs create;
   AppendArgs append;
@@ -81,6 +96,21 @@ void split_member_path(const std::string& path, std::string& key, std::string& e
   ext = path.substr(dot + 1);
 }
 
+// The directory `path` lies in ("ds/" -> ".", "a/b" -> "a").
+std::string parent_directory(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// "a, b, c", each name made printable.
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + printable(n);
+  return out;
+}
+
 // One named stream: ROOT/<ext>, its writer and window, and the current sample's member.
 struct Stream {
   std::string ext, path;
@@ -91,6 +121,7 @@ struct Stream {
   bool scalar = false;  // a Dense scalar store: one number per member
   // The current sample's member of this extension.
   bool has_member = false;
+  bool data_skipped = false;  // the member belongs to a sample being skipped: its data was not read
   std::string member_path;
   uint64_t member_bytes = 0;   // read from the tar
   uint64_t pending_bytes = 0;  // in the window for its record: the bytes, or (--parse) the numbers parsed
@@ -102,10 +133,14 @@ struct Stream {
 class TarImport {
  public:
   TarImport(const AppendTarArgs& a, const GlobalOptions& g) : a_(a), g_(g) {}
+  // A run that ends by an exception (a usage error found late) aborts and takes back
+  // what it created, as finish() does for an error.
   ~TarImport() {
+    if (finished_) return;
     for (auto& s : streams_)
       if (s.writer) s.writer->abort();
     if (keys_) keys_->rollback();
+    if (!published_) take_back_created();
   }
 
   Status prepare();
@@ -114,6 +149,12 @@ class TarImport {
 
  private:
   Status parse_options();
+  Status lock_root();
+  Status adopt(const std::vector<std::string>& stores);
+  Status unmarked(const std::vector<std::string>& stores) const;
+  Status open_streams();
+  void take_back_created();
+  std::vector<std::string> stream_names() const;
   WriterOptions writer_options() const;
   Status open_stream(const std::string& ext, bool exists);
   Status check_schema(const Stream& s) const;
@@ -126,15 +167,12 @@ class TarImport {
     auto it = index_.find(ext);
     return it == index_.end() ? nullptr : &streams_[it->second];
   }
-  uint64_t holds() const {
-    uint64_t n = UINT64_MAX;
-    for (const auto& s : streams_) n = std::min(n, s.writer->published_length());
-    return streams_.empty() ? first_length_ : n;
-  }
+  // Samples the root holds: its committed count.
+  uint64_t holds() const { return root_ ? root_->state().length : first_length_; }
   std::string stream_list() const {
-    std::string out;
-    for (const auto& s : streams_) out += (out.empty() ? "" : ", ") + s.ext;
-    return out;
+    std::vector<std::string> names;
+    for (const auto& s : streams_) names.push_back(s.ext);
+    return join_names(names);
   }
   void warn(const std::string& message) {
     if (meter_) meter_->print_above([&] { spdlog::warn("{}", message); });
@@ -151,11 +189,19 @@ class TarImport {
   std::vector<Stream> streams_;  // index_ order: as created or found
   std::map<std::string, size_t> index_;
   bool selection_fixed_ = false;
+  std::unique_ptr<RootWriter> root_;
+  RootState found_state_;             // the marker as this run found it
+  bool root_dir_created_ = false;     // this run made the directory
+  bool marker_created_ = false;       // this run marked the root (a new one, or --adopt)
+  std::vector<std::string> created_;  // streams this run created
+  bool published_ = false;            // a stream publication began: nothing is taken back after
+  bool finished_ = false;
   std::unique_ptr<KeysFile> keys_;
   std::unique_ptr<ProgressMeter> meter_;
   CommandReport outcome_{"append-tar", g_, a_.append.json};  // its clock starts here
 
-  uint64_t first_length_ = 0;  // samples the streams held when the run began
+  uint64_t first_length_ = 0;  // samples the root held (committed) when its lock was taken
+  uint64_t to_skip_ = 0;       // complete samples to skip: --skip-first, then those already present
   // The current sample.
   bool in_sample_ = false;
   std::string key_;
@@ -218,12 +264,13 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
   if (auto it = parse_.find(ext); it != parse_.end()) s.parse = it->second;
   if (!exists) {
     if (first_length_ > 0)
-      return invalid_argument("'" + a_.root + "' holds " + std::to_string(first_length_) + " samples in streams " +
+      return invalid_argument("root '" + a_.root + "' holds " + std::to_string(first_length_) + " samples in streams " +
                               stream_list() + "; a new stream '" + ext + "' would not line up with them");
     CreateOptions c = create_;
     c.schema.ndim = 1;
     c.schema.dtype = parse_dtype(!s.parse ? "|u1" : *s.parse == NumberSyntax::kInts ? "<i8" : "<f8").value();
     ZREC_RETURN_IF_ERROR(create_store(s.path, c));
+    created_.push_back(ext);
     spdlog::info("created stream '{}': {}", s.path, c.schema.describe());
   }
   ZREC_ASSIGN_OR_RETURN(s.writer, StoreWriter::open(s.path, writer_options()));
@@ -240,73 +287,225 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
   return Status::ok();
 }
 
-// The root, its streams (recovered to one length), and the keys file, before any input.
-Status TarImport::prepare() {
-  ZREC_RETURN_IF_ERROR(parse_options());
-  struct stat st;
-  if (::stat(a_.root.c_str(), &st) != 0) {
-    if (::mkdir(a_.root.c_str(), 0755) != 0 && errno != EEXIST)
-      return io::errno_status(errno, "cannot create", a_.root);
-  } else if (!S_ISDIR(st.st_mode)) {
-    return invalid_argument("'" + a_.root + "' is not a directory");
-  }
-  if (is_store_dir(a_.root))
-    return invalid_argument("'" + a_.root +
-                            "' is a store; append-tar appends to a directory of named streams "
-                            "(ROOT/<ext>), e.g. a new directory");
+std::vector<std::string> TarImport::stream_names() const {
+  std::vector<std::string> names;
+  for (const auto& s : streams_) names.push_back(s.ext);
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
-  // Streams at unequal lengths: a run was killed between two streams' publications.
+// A directory of stores without a marker: append-tar changes nothing in it.
+Status TarImport::unmarked(const std::vector<std::string>& stores) const {
+  std::string list, lengths;
+  std::optional<uint64_t> common;
+  bool agree = true;
+  for (const auto& name : stores) {
+    list += (list.empty() ? "" : ", ") + printable(name);
+    auto store = Store::open(join_path(a_.root, name), {.snapshot_if_busy = true});
+    if (!store.is_ok()) continue;
+    const uint64_t n = store.value()->length();
+    lengths += (lengths.empty() ? "" : ", ") + printable(name) + " " + std::to_string(n);
+    if (common && *common != n) agree = false;
+    common = n;
+  }
+  return invalid_argument(
+      "'" + a_.root + "' holds stores (" + list + ") but no " + kRootMarkerFile +
+      " marker: it is not a root that append-tar built, and append-tar changes nothing in it. To "
+      "make these stores its streams (record i of each is sample i), run again with --adopt, "
+      "which needs their lengths to agree (" +
+      (agree && common ? "they do: " + std::to_string(*common) + " records each" : "now: " + lengths) + ")");
+}
+
+// --adopt: every store's writer lock, equal lengths, then the marker.
+Status TarImport::adopt(const std::vector<std::string>& stores) {
+  for (const auto& name : stores) ZREC_RETURN_IF_ERROR(open_stream(name, true));
+  std::string lengths;
+  bool agree = true;
+  for (const auto& s : streams_) {
+    lengths += (lengths.empty() ? "" : ", ") + printable(s.ext) + " " + std::to_string(s.writer->published_length());
+    agree = agree && s.writer->published_length() == streams_.front().writer->published_length();
+  }
+  if (!agree)
+    return invalid_argument("cannot adopt '" + a_.root + "' as a root: its stores hold different numbers of records (" +
+                            lengths +
+                            "), and a root's streams hold one record per sample; nothing was changed (zrec does not "
+                            "choose records to drop)");
+  const RootState state{streams_.front().writer->published_length(), stream_names()};
+  ZREC_ASSIGN_OR_RETURN(root_, RootWriter::create(a_.root, state));
+  marker_created_ = true;
+  spdlog::info("adopted '{}' as a root of {} streams of {} samples", a_.root, state.streams.size(), state.length);
+  return Status::ok();
+}
+
+// The root directory and its lock: a marked root's marker, or a new marker in a
+// directory that holds no store yet (or, with --adopt, in one of stores of one length).
+Status TarImport::lock_root() {
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == 100)
+      return Status(StatusCode::kBusy, "root '" + a_.root + "' keeps changing under other writers (100 tries)");
+    struct stat st;
+    if (::stat(a_.root.c_str(), &st) != 0) {
+      if (errno != ENOENT) return io::errno_status(errno, "cannot open", a_.root);
+      if (::mkdir(a_.root.c_str(), 0755) == 0) root_dir_created_ = true;
+      else if (errno != EEXIST) return io::errno_status(errno, "cannot create", a_.root);
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + a_.root + "' is not a directory");
+    if (is_store_dir(a_.root))
+      return invalid_argument("'" + a_.root +
+                              "' is a store; append-tar appends to a directory of named streams "
+                              "(ROOT/<ext>), e.g. a new directory");
+    auto opened = RootWriter::open(a_.root, g_.wait);
+    if (opened.is_ok()) {
+      root_ = std::move(opened).value();
+      return Status::ok();
+    }
+    if (opened.status().code() != StatusCode::kNotFound) return opened.status();
+    // No marker: a new root, or a directory that is none.
+    const std::vector<std::string> stores = child_stores(a_.root);
+    Status made;
+    if (!stores.empty()) {
+      if (!a_.adopt) return unmarked(stores);
+      made = adopt(stores);
+      if (made.code() == StatusCode::kAlreadyExists) {  // marked meanwhile: open that one
+        for (auto& s : streams_) s.writer->abort();
+        streams_.clear();
+        index_.clear();
+        continue;
+      }
+      return made;
+    }
+    auto created = RootWriter::create(a_.root, RootState{});
+    if (created.is_ok()) {
+      root_ = std::move(created).value();
+      marker_created_ = true;
+      // A directory this run made is durable in its parent before anything lands in it.
+      if (root_dir_created_) return io::sync_directory(parent_directory(a_.root));
+      return Status::ok();
+    }
+    // Marked meanwhile (open that one), or the directory went away (make it again).
+    if (created.status().code() != StatusCode::kAlreadyExists && created.status().code() != StatusCode::kNotFound)
+      return created.status();
+  }
+}
+
+// Every stream's writer lock, then the checks that may refuse the run (nothing changed
+// yet), then the recovery to the committed count, then new streams.
+Status TarImport::open_streams() {
+  found_state_ = root_->state();
+  first_length_ = found_state_.length;
   const std::vector<std::string> found = child_stores(a_.root);
   ZREC_RETURN_IF_ERROR(check_root_streams(a_.root, found));
-  std::vector<uint64_t> lengths;
-  for (const auto& name : found) {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(join_path(a_.root, name)));
-    lengths.push_back(store->length());
+  auto is_found = [&](const std::string& name) { return std::binary_search(found.begin(), found.end(), name); };
+  auto is_listed = [&](const std::string& name) {
+    return std::binary_search(found_state_.streams.begin(), found_state_.streams.end(), name);
+  };
+  for (const auto& name : found_state_.streams) {
+    // A stream that holds no committed sample may be gone (a run that created it was
+    // killed while taking it back); the next commit no longer lists it.
+    if (!is_found(name) && first_length_ > 0)
+      return invalid_argument("root '" + a_.root + "' lists the stream '" + printable(name) + "' in " +
+                              kRootMarkerFile + ", but '" + printable(join_path(a_.root, name)) +
+                              "' is not a store; nothing was changed");
   }
-  if (!found.empty()) first_length_ = *std::min_element(lengths.begin(), lengths.end());
-  for (size_t i = 0; i < found.size(); ++i) {
-    if (lengths[i] == first_length_) continue;
-    const std::string path = join_path(a_.root, found[i]);
-    ZREC_RETURN_IF_ERROR(cut_back_store(path, first_length_, g_.wait));
-    spdlog::warn(
-        "cut stream '{}' back from {} to {} records, the length of the root's other streams (an earlier "
-        "run stopped between the streams' publications)",
-        path, lengths[i], first_length_);
-  }
+  // The writer locks, in name order (child_stores sorts), before any length is read.
+  for (const auto& name : found)
+    if (find(name) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(name, true));
 
+  // Refusals: nothing has changed so far.
+  for (const auto& s : streams_) {
+    const uint64_t n = s.writer->published_length();
+    if (is_listed(s.ext) && n < first_length_)
+      return invalid_argument("stream '" + printable(s.path) + "' holds " + std::to_string(n) +
+                              " records, fewer than the " + std::to_string(first_length_) + " samples root '" +
+                              a_.root + "' committed: the stream lost records; nothing was changed");
+    if (!is_listed(s.ext) && (first_length_ > 0 || n > 0))
+      return invalid_argument("'" + printable(s.path) + "' is a store in root '" + a_.root +
+                              "' but not one of its streams (" + kRootMarkerFile + " lists " +
+                              (found_state_.streams.empty() ? std::string("none") : join_names(found_state_.streams)) +
+                              "); append-tar leaves it alone: move it out of the root; nothing was changed");
+  }
+  ZREC_RETURN_IF_ERROR(check_start_length(a_.append, first_length_, "root '" + a_.root + "'", "samples"));
+  to_skip_ = records_to_skip(a_.append, first_length_);
   if (!a_.ext.empty()) {
-    for (const auto& name : found)
-      if (std::find(a_.ext.begin(), a_.ext.end(), name) == a_.ext.end())
-        return invalid_argument("'" + a_.root + "' has a stream '" + name +
+    for (const auto& s : streams_)
+      if (std::find(a_.ext.begin(), a_.ext.end(), s.ext) == a_.ext.end())
+        return invalid_argument("'" + a_.root + "' has a stream '" + printable(s.ext) +
                                 "' that --ext leaves out; every stream of a root gets one record per sample "
                                 "(select it too, or import into another root)");
-    for (const auto& name : found) ZREC_RETURN_IF_ERROR(open_stream(name, true));
     for (const auto& ext : a_.ext)
-      if (find(ext) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(ext, false));
-    selection_fixed_ = true;
-  } else if (!found.empty()) {
-    for (const auto& name : found) ZREC_RETURN_IF_ERROR(open_stream(name, true));
-    // Empty streams (a run killed before its first publication) do not fix the set:
-    // the first sample still adds the extensions it brings.
-    selection_fixed_ = first_length_ > 0;
+      if (find(ext) == nullptr && first_length_ > 0)
+        return invalid_argument("root '" + a_.root + "' holds " + std::to_string(first_length_) +
+                                " samples in streams " + stream_list() + "; a new stream '" + ext +
+                                "' would not line up with them");
   }
-  for (const auto& [ext, how] : parse_)
-    if (selection_fixed_ && find(ext) == nullptr)
-      throw UsageError("--parse " + ext + ": '" + ext + "' is not one of the streams (" + stream_list() + ")");
-
+  if (!a_.ext.empty() || first_length_ > 0)
+    for (const auto& [ext, how] : parse_) {
+      const bool selected = find(ext) != nullptr || std::find(a_.ext.begin(), a_.ext.end(), ext) != a_.ext.end();
+      if (!selected)
+        throw UsageError("--parse " + ext + ": '" + ext + "' is not one of the streams (" + stream_list() + ")");
+    }
+  uint64_t lines = 0;
   if (!a_.keys.empty()) {
     ZREC_ASSIGN_OR_RETURN(keys_, KeysFile::open(a_.keys));
-    ZREC_ASSIGN_OR_RETURN(uint64_t lines, keys_->count_lines());
-    if (lines > first_length_) {
-      ZREC_RETURN_IF_ERROR(keys_->cut_to_lines(first_length_));
-      spdlog::warn("cut keys file '{}' back from {} to {} lines, the streams' length", a_.keys, lines, first_length_);
-    } else if (lines < first_length_) {
-      return invalid_argument("keys file '" + a_.keys + "' has " + std::to_string(lines) +
-                              " lines but the streams of '" + a_.root + "' hold " + std::to_string(first_length_) +
+    ZREC_ASSIGN_OR_RETURN(lines, keys_->count_lines());
+    if (lines < first_length_)
+      return invalid_argument("keys file '" + a_.keys + "' has " + std::to_string(lines) + " lines but root '" +
+                              a_.root + "' holds " + std::to_string(first_length_) +
                               " samples (give the keys file of the earlier runs, or none)");
-    }
   }
+
+  // Recovery: records past the committed count are those of a run that stopped before
+  // committing the root.
+  for (auto& s : streams_) {
+    const uint64_t n = s.writer->published_length();
+    if (n <= first_length_) continue;
+    ZREC_RETURN_IF_ERROR(s.writer->cut_back(first_length_));
+    s.first_stored = s.writer->stored_bytes();
+    spdlog::warn(
+        "cut stream '{}' back from {} to {} records, the root's committed count (an earlier run stopped before "
+        "committing the root)",
+        printable(s.path), n, first_length_);
+  }
+  if (keys_ && lines > first_length_) {
+    ZREC_RETURN_IF_ERROR(keys_->cut_to_lines(first_length_));
+    spdlog::warn("cut keys file '{}' back from {} to {} lines, the root's committed count", a_.keys, lines,
+                 first_length_);
+  }
+
+  for (const auto& ext : a_.ext)
+    if (find(ext) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(ext, false));
+  // Without --ext, empty streams (a root that holds no sample yet) do not fix the set:
+  // the first sample still adds the extensions it brings.
+  selection_fixed_ = !a_.ext.empty() || first_length_ > 0;
   return Status::ok();
+}
+
+// The root, its lock and its streams' (recovered to the committed count), and the keys
+// file, before any input.
+Status TarImport::prepare() {
+  ZREC_RETURN_IF_ERROR(parse_options());
+  ZREC_RETURN_IF_ERROR(lock_root());
+  return open_streams();
+}
+
+// A run that failed before its first publication: the streams it created (empty), the
+// marker it made and the directory it made go again; a marker it found gets back the
+// streams it listed.
+void TarImport::take_back_created() {
+  for (auto& s : streams_) s.writer->abort();  // lets each lock go
+  for (const auto& ext : created_) {
+    const std::string path = join_path(a_.root, ext);
+    Status s = remove_empty_store(path);
+    if (!s.is_ok()) spdlog::warn("left the stream '{}' this run created: {}", printable(path), s.message());
+  }
+  if (root_) {
+    Status s = marker_created_ ? root_->remove() : root_->commit(found_state_);
+    if (!s.is_ok()) spdlog::warn("{}", s.message());
+    root_.reset();
+  }
+  if (root_dir_created_ && ::rmdir(a_.root.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST)
+    spdlog::warn("left the directory '{}' this run created: {}", a_.root, std::strerror(errno));
 }
 
 Status TarImport::read_member(Stream& s, const TarMember& m) {
@@ -314,6 +513,7 @@ Status TarImport::read_member(Stream& s, const TarMember& m) {
     return invalid_argument("member '" + m.path + "' is " + std::to_string(m.size) + " bytes; a record holds at most " +
                             std::to_string(kMaxRagged1dPayloadBytes));
   s.has_member = true;
+  s.data_skipped = false;
   s.member_path = m.path;
   s.member_bytes = 0;
   s.pending_bytes = 0;
@@ -359,6 +559,7 @@ void TarImport::drop_sample() {
   for (auto& s : streams_) {
     if (s.has_member && s.pending_bytes > 0) (void)s.window->cut(0, s.pending_bytes, false, nullptr);
     s.has_member = false;
+    s.data_skipped = false;
     s.member_bytes = 0;
     s.pending_bytes = 0;
     s.text.clear();
@@ -392,7 +593,7 @@ Status TarImport::close_sample() {
     report();
     return Status::ok();
   }
-  if (skipped_ < a_.append.skip_first) {
+  if (skipped_ < to_skip_) {  // --skip-first, or already in the root (--from-length)
     ++skipped_;
     drop_sample();
     report();
@@ -425,16 +626,23 @@ Status TarImport::close_sample() {
   return Status::ok();
 }
 
-// Publishes every stream. A kill between two publish() calls leaves the streams at
-// unequal lengths: prepare() of the next run cuts them back.
+// Two phases: every stream is published, then the root is committed. A kill between
+// (or between two streams' publications) leaves streams past the committed count:
+// open_streams() of the next run cuts them back to it. The keys reach the disk before
+// either phase, so they are at least as many as the committed samples.
 Status TarImport::checkpoint() {
   for (auto& s : streams_) ZREC_RETURN_IF_ERROR(s.window->flush());
   if (interrupted()) return cancelled("interrupted");
   if (keys_) ZREC_RETURN_IF_ERROR(keys_->prepare());
+  const std::vector<std::string> names = stream_names();
+  // Streams this run added are listed before anything is published in them.
+  if (names != root_->state().streams) ZREC_RETURN_IF_ERROR(root_->commit({root_->state().length, names}));
+  published_ = true;
   for (auto& s : streams_) ZREC_RETURN_IF_ERROR(s.writer->publish());
+  ZREC_RETURN_IF_ERROR(root_->commit({first_length_ + added_, names}));
   if (keys_) keys_->commit();
   since_checkpoint_ = 0;
-  spdlog::debug("checkpoint: the streams of '{}' hold {} samples", a_.root, first_length_ + added_ + 0);
+  spdlog::debug("checkpoint: root '{}' committed {} samples", a_.root, first_length_ + added_);
   return Status::ok();
 }
 
@@ -480,6 +688,15 @@ Status TarImport::run() {
                               m.path + "' (a duplicate extension within a sample)");
     members_.push_back(m.path);
     ZREC_RETURN_IF_ERROR(read_member(*s, m));
+    if (skipped_ < to_skip_) {
+      // This sample is skipped whole (or, incomplete, dropped): its header is enough,
+      // and the tar reader passes over the data (a seek in an uncompressed file).
+      s->data_skipped = true;
+      s->member_bytes = m.size;
+      bytes_in_ += m.size;
+      report();
+      continue;
+    }
     // The member's bytes: into the stream's window (pending until the sample closes),
     // or, for --parse, parsed a chunk at a time into it.
     for (uint64_t left = m.size; left > 0;) {
@@ -519,7 +736,11 @@ Status TarImport::run() {
 }
 
 Status TarImport::finish(Status s) {
+  finished_ = true;
   if (s.is_ok() && interrupted()) s = cancelled("interrupted");
+  // --from-length said the root holds samples of this input that it does not have.
+  if (s.is_ok() && a_.append.from_length && skipped_ < to_skip_)
+    s = input_too_short(a_.append, first_length_, skipped_, "root '" + a_.root + "'", "samples");
   if (s.is_ok()) s = checkpoint();
   if (s.is_ok()) {
     for (auto& st : streams_) {
@@ -539,7 +760,9 @@ Status TarImport::finish(Status s) {
     const uint64_t now = first_length_ + added_;
     std::vector<std::string> exts;
     for (const auto& st : streams_) exts.push_back(st.ext);
-    outcome_.set("path", a_.root).set("samples_appended", added_).set("samples_skipped", skipped_);
+    const uint64_t by_option = std::min(skipped_, a_.append.skip_first), present = skipped_ - by_option;
+    outcome_.set("path", a_.root).set("samples_appended", added_).set("samples_skipped", by_option);
+    outcome_.set("samples_present", present);
     outcome_.set("incomplete_skipped", incomplete_).set("members_ignored", ignored_).set("bytes_in", bytes_in_);
     outcome_.set("stored_bytes", stored).set("length", now).set("streams", exts);
     const double rate_secs = std::max(secs, 1e-6);
@@ -547,7 +770,7 @@ Status TarImport::finish(Status s) {
                        format_bytes(static_cast<double>(bytes_in_)) + " in, " +
                        format_bytes(static_cast<double>(stored)) + " stored) to " + std::to_string(streams_.size()) +
                        " stream" + (streams_.size() == 1 ? "" : "s") + " of '" + a_.root + "' (" + stream_list() + ")";
-    if (skipped_ > 0) line += " after skipping " + std::to_string(skipped_);
+    line += skipped_words(by_option, present);
     char tail[160];
     std::snprintf(tail, sizeof tail, " in %.2f s (%.0f samples/s, %s/s); it now holds %llu", secs,
                   static_cast<double>(added_) / rate_secs,
@@ -560,13 +783,14 @@ Status TarImport::finish(Status s) {
   for (auto& st : streams_) st.writer->abort();
   if (keys_) keys_->rollback();
   const uint64_t held = holds();
-  const uint64_t done = a_.append.skip_first + (held - first_length_);
-  const std::string resume = done > 0 ? " (resume with --skip-first " + std::to_string(done) + ")" : "";
+  const bool read_root = root_ != nullptr;  // the root was locked and read: what it holds is known
+  if (!published_) take_back_created();
+  if (!read_root) return s;
+  const std::string resume = resume_hint(a_.append, first_length_, held);
   if (s.code() == StatusCode::kCancelled || interrupted())
-    return cancelled("interrupted; the streams of '" + a_.root + "' hold " + std::to_string(held) + " samples" +
-                     resume);
+    return cancelled("interrupted; root '" + a_.root + "' holds " + std::to_string(held) + " samples" + resume);
   if (held > first_length_)
-    return Status(s.code(), s.message() + "; the streams of '" + a_.root + "' hold " + std::to_string(held) +
+    return Status(s.code(), s.message() + "; root '" + a_.root + "' holds " + std::to_string(held) +
                                 " samples, as of the last checkpoint" + resume);
   return s;
 }
@@ -576,10 +800,11 @@ Status run_append_tar(const AppendTarArgs& a, const GlobalOptions& g) {
   if (std::count(a.tars.begin(), a.tars.end(), "-") > 1) throw UsageError("stdin can be read only once: give '-' once");
   if (from_stdin && stdin_is_terminal())
     throw UsageError("refusing to read a tar from a terminal (pipe it in, or name TAR files)");
+  // The signal handlers first: a --wait for a lock ends on SIGINT/SIGTERM (130/143).
+  InterruptScope interrupts;
   TarImport import(a, g);
-  ZREC_RETURN_IF_ERROR(import.prepare());
-  InterruptScope interrupts;  // after the locks are taken, as in AppendSession
-  Status s = import.run();
+  Status s = import.prepare();
+  if (s.is_ok()) s = import.run();
   return import.finish(std::move(s));
 }
 
@@ -604,16 +829,23 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--skip-incomplete", args->skip_incomplete,
                 "Skip samples that lack a stream's extension or have an empty member (counted), instead of failing");
   cmd->add_option("--keys", args->keys, "Append each published sample's key to FILE, one line per record");
+  cmd->add_flag("--adopt", args->adopt,
+                "ROOT is a directory of stores that append-tar did not build (no zrec-root marker): make them its "
+                "streams, if they all hold the same number of records");
   add_new_store_options(cmd, args->create, "New streams");
-  add_append_options(cmd, args->append);
+  add_append_options(cmd, args->append, "samples");
   cmd->footer(
       "Members are grouped into samples as WebDataset does: 'a/0001.seg.png' has key 'a/0001' and\n"
       "extension 'seg.png'; consecutive members with one key form a sample. Record i of every\n"
-      "stream belongs to sample i. --window-mib is the budget of each stream's window.\n\n"
+      "stream belongs to sample i. --window-mib is the budget of each stream's window.\n"
+      "ROOT/zrec-root marks the root and records its streams and committed samples; a\n"
+      "directory of stores without it is left alone unless --adopt.\n\n"
       "Examples:\n"
       "  zrec append-tar ds/ shard-000000.tar shard-000001.tar.gz\n"
       "  cat shard-*.tar | zrec append-tar --ext jpg,cls --parse cls=ints --keys ds.keys ds/ -\n"
-      "  zrec append-tar --checkpoint-every 10000 --skip-incomplete ds/ shards/*.tar.zst");
+      "  zrec append-tar --checkpoint-every 10000 --skip-incomplete ds/ shards/*.tar.zst\n"
+      "  zrec append-tar --from-length 0 --keys ds.keys ds/ shards/*.tar   # rerun after a kill: each sample once\n"
+      "  zrec append-tar --adopt old-ds/ more.tar   # a root an older zrec built");
   return Command{cmd, [args, &global]() { return run_append_tar(*args, global); }, nullptr};
 }
 

@@ -1,0 +1,49 @@
+// Roots and their alignment, for info and verify (root_alignment.h).
+#include "cli/root_alignment.h"
+
+#include <algorithm>
+
+#include "cli/formats/printable.h"
+
+namespace zrec::cli {
+
+std::vector<RootProblem> root_problems(const RootState& state, const std::vector<std::string>& stores,
+                                       const std::map<std::string, uint64_t>& lengths) {
+  std::vector<RootProblem> out;
+  const std::string committed = std::to_string(state.length);
+  for (const auto& name : state.streams) {
+    if (std::find(stores.begin(), stores.end(), name) == stores.end()) {
+      if (state.length > 0)
+        out.push_back({"root_streams", "stream '" + printable(name) + "' is listed in " + kRootMarkerFile +
+                                           " but is not a store in the root"});
+      continue;
+    }
+    auto it = lengths.find(name);
+    if (it == lengths.end() || it->second == state.length) continue;
+    if (it->second < state.length)
+      out.push_back({"root_length", "stream '" + printable(name) + "' holds " + std::to_string(it->second) +
+                                        " records, fewer than the " + committed + " samples the root committed"});
+    else
+      out.push_back({"root_length", "stream '" + printable(name) + "' holds " + std::to_string(it->second) +
+                                        " records, more than the " + committed +
+                                        " samples the root committed (an append-tar run stopped before committing "
+                                        "the root; the next append-tar into it continues from sample " +
+                                        committed + ")"});
+  }
+  for (const auto& name : stores) {
+    if (std::binary_search(state.streams.begin(), state.streams.end(), name)) continue;
+    auto it = lengths.find(name);
+    const bool empty = it != lengths.end() && it->second == 0;
+    if (state.length == 0 && empty) continue;
+    out.push_back({"root_streams", "'" + printable(name) + "' is a store in the root that " + kRootMarkerFile +
+                                       " does not list (not one of its streams)"});
+  }
+  return out;
+}
+
+std::string unmarked_note(size_t stores) {
+  return std::string("not a root (no ") + kRootMarkerFile + " marker): its " + std::to_string(stores) + " store" +
+         (stores == 1 ? " is" : "s are") + " unrelated, and their lengths are not compared";
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,96 @@
+// Roots of named streams (docs/format.md §12, a zrec extension): a directory whose
+// subdirectories are stores, one per stream, where record i of every stream belongs to
+// sample i. `zrec append-tar` marks each root it builds with the file ROOT/zrec-root,
+// which names the streams and the committed sample count. A writer publishes every
+// stream first and commits the root after (two phases, each atomic and durable), so
+// after a crash the streams hold at least the committed count, and records past it are
+// those of a run that never committed: the next writer cuts back to the count, which
+// the marker records exactly. A directory without the marker is not a root, and no
+// writer cuts anything in it.
+//
+// The marker is also the root's lock: a writer holds an exclusive flock on it (as a
+// store's writer does on meta.zr) before it locks, reads or changes any stream.
+//
+//   ZREC_ASSIGN_OR_RETURN(auto root, zrec::RootWriter::open("ds/", /*wait=*/true));
+//   ... open the streams' writers (sorted by name), append, publish each ...
+//   ZREC_RETURN_IF_ERROR(root->commit({.length = n, .streams = {"cls", "jpg"}}));
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zrec/file.h"
+#include "zrec/status.h"
+
+namespace zrec {
+
+// The marker's file name, in the root directory.
+inline constexpr const char* kRootMarkerFile = "zrec-root";
+
+// What a marker records.
+struct RootState {
+  uint64_t length = 0;               // samples committed: every stream holds at least this many records
+  std::vector<std::string> streams;  // the streams' names (subdirectories), sorted bytewise, distinct
+
+  bool operator==(const RootState&) const = default;
+};
+
+// The marker's bytes for `state` (docs/format.md §12): "zrec-root 1", "length N", then
+// one "stream NAME" line per stream, each line ending in '\n'; in names, backslash,
+// newline and CR are written \\, \n and \r. kInvalidArgument for a name the marker
+// cannot hold (empty, ".", "..", with '/' or NUL; unsorted or repeated).
+Result<std::string> encode_root_marker(const RootState& state);
+// Parses marker bytes; kMalformed naming `path` and the rule broken.
+Result<RootState> decode_root_marker(const std::string& bytes, const std::string& path);
+
+// Reads the marker of `root` without locking it: nullopt when there is none (the
+// directory is not a root), kMalformed when it breaks a rule. The marker is replaced by
+// rename(2), so an unlocked read sees one whole committed state.
+Result<std::optional<RootState>> read_root_marker(const std::string& root);
+
+// The writer's hold on a root: the marker open and exclusively locked, and its state.
+class RootWriter {
+ public:
+  // Locks the marker of `root` (kBusy when another process holds it, unless `wait`:
+  // then it blocks, ending early as zrec/lock_wait.h says) and reads it. kNotFound when
+  // `root` has no marker. Stale temporaries of earlier commits (".zrec-root.tmp-XXXXXX",
+  // unlocked) are removed once the lock is held.
+  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, bool wait);
+
+  // Marks `root` (an existing directory) with `initial`: the marker is written and
+  // synced under a temporary name, locked, then linked into place, so it appears whole
+  // and locked. kAlreadyExists when `root` has a marker already (another process may
+  // have made it meanwhile; open() it instead).
+  static Result<std::unique_ptr<RootWriter>> create(const std::string& root, const RootState& initial);
+
+  ~RootWriter();
+  RootWriter(const RootWriter&) = delete;
+  RootWriter& operator=(const RootWriter&) = delete;
+
+  const std::string& root() const { return root_; }
+  const RootState& state() const { return state_; }
+
+  // Commits `state` (the second phase, after every stream it counts was published):
+  // writes it to a locked temporary, syncs it, renames it over the marker and syncs the
+  // directory. The lock moves to the new marker before the old one is let go, so no
+  // other writer gets in between. On failure the marker holds either the old state or
+  // the new one (the message says which is known), and the writer can only be dropped.
+  Status commit(const RootState& state);
+
+  // Removes the marker (a run that created it and then failed before it published
+  // anything) and lets the lock go. Another writer waiting for the lock then finds no
+  // marker and starts over.
+  Status remove();
+
+ private:
+  RootWriter(std::string root, io::File marker, RootState state);
+  std::string root_;
+  io::File marker_;  // open, exclusively flocked
+  RootState state_;
+  bool failed_ = false;
+};
+
+}  // namespace zrec

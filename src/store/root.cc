@@ -1,0 +1,291 @@
+// The root marker ROOT/zrec-root: its bytes, its lock and its commits (zrec/root.h,
+// docs/format.md §12).
+#include "zrec/root.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+
+#include "zrec/dataset.h"
+
+#include "io/store_lock.h"
+
+namespace zrec {
+
+namespace {
+
+constexpr const char* kHeader = "zrec-root 1";
+// Temporaries of create() and commit(): ".zrec-root.tmp-" + mkstemp's 6 characters.
+constexpr const char* kTempPrefix = ".zrec-root.tmp-";
+// A marker is a few lines per stream; anything larger is not one.
+constexpr uint64_t kMaxMarkerBytes = uint64_t{1} << 20;
+// How often open() starts over when the marker it locked was replaced or removed
+// meanwhile (each time another writer held it and changed it).
+constexpr int kMaxReopens = 1000;
+
+std::string marker_path(const std::string& root) { return join_path(root, kRootMarkerFile); }
+
+// Why `name` cannot be a stream of a root, or empty.
+std::string bad_stream_name(const std::string& name) {
+  if (name.empty()) return "is empty";
+  if (name == "." || name == "..") return "is '" + name + "'";
+  if (name.find('/') != std::string::npos) return "holds '/'";
+  if (name.find('\0') != std::string::npos) return "holds a NUL byte";
+  return "";
+}
+
+void append_escaped(std::string& out, const std::string& name) {
+  for (char c : name) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+}
+
+// Undoes append_escaped; false on a backslash that starts no escape, or a raw CR.
+bool unescape(std::string_view in, std::string& out) {
+  out.clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const char c = in[i];
+    if (c == '\r') return false;
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i == in.size()) return false;
+    if (in[i] == '\\') out += '\\';
+    else if (in[i] == 'n') out += '\n';
+    else if (in[i] == 'r') out += '\r';
+    else return false;
+  }
+  return true;
+}
+
+Status not_a_regular_file(const std::string& path) {
+  return invalid_argument("'" + path + "' is not a regular file (a root's marker is one)");
+}
+
+// The lock of a root, in messages: "root 'ds/'" where the store lock says "store '...'".
+Status lock_marker(const io::File& marker, bool wait, const std::string& root) {
+  Status s = io::lock_store(marker, io::LockMode::kExclusive, wait, root);
+  if (s.is_ok()) return s;
+  if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "' is locked"))
+    return Status(StatusCode::kBusy, "root '" + root + "' is locked by another process (a writer of its streams)");
+  // Why a --wait can never end (zrec/lock_wait.h), said of the root.
+  if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "'"))
+    return Status(StatusCode::kBusy, "root" + s.message().substr(5));
+  if (s.code() == StatusCode::kCancelled)
+    return Status(StatusCode::kCancelled,
+                  "interrupted while waiting for the lock on root '" + root + "'; nothing was changed");
+  return s;
+}
+
+// A new temporary marker in `root` holding `bytes`, locked, synced, mode 0644.
+Result<io::File> write_temporary(const std::string& root, const std::string& bytes) {
+  std::string tmpl = join_path(root, std::string(kTempPrefix) + "XXXXXX");
+  const int fd = io::make_temp_file(tmpl);
+  if (fd < 0) return io::errno_status(errno, "cannot create a temporary in", root);
+  io::File f(fd, tmpl);
+  // Blocking: a writer cleaning up stale temporaries may hold it for a moment (it then
+  // removes it, and the link or rename below fails with ENOENT).
+  Status s;
+  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
+  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0)
+    s = io::errno_status(errno, "cannot set the mode of", tmpl);
+  if (s.is_ok()) s = f.pwrite_all(bytes.data(), bytes.size(), 0);
+  if (s.is_ok()) s = f.sync();
+  if (!s.is_ok()) {
+    (void)::unlink(tmpl.c_str());
+    return s;
+  }
+  return f;
+}
+
+// Removes the temporaries that no live writer holds (a commit or create killed midway).
+void remove_stale_temporaries(const std::string& root) {
+  DIR* dir = ::opendir(root.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  const std::string prefix = kTempPrefix;
+  while (dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.size() == prefix.size() + 6 && name.starts_with(prefix)) names.push_back(name);
+  }
+  ::closedir(dir);
+  for (const auto& name : names) {
+    const std::string path = join_path(root, name);
+    const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW); });
+    if (fd < 0) continue;
+    io::File f(fd, path);
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) (void)::unlink(path.c_str());
+  }
+}
+
+}  // namespace
+
+Result<std::string> encode_root_marker(const RootState& state) {
+  std::string out = std::string(kHeader) + "\nlength " + std::to_string(state.length) + "\n";
+  for (size_t i = 0; i < state.streams.size(); ++i) {
+    const std::string& name = state.streams[i];
+    const std::string why = bad_stream_name(name);
+    if (!why.empty()) return invalid_argument("a root's stream name " + why);
+    if (i > 0 && !(state.streams[i - 1] < name))
+      return invalid_argument("a root's stream names must be sorted and distinct");
+    out += "stream ";
+    append_escaped(out, name);
+    out += '\n';
+  }
+  return out;
+}
+
+Result<RootState> decode_root_marker(const std::string& bytes, const std::string& path) {
+  auto bad = [&](const std::string& what) {
+    return Status(StatusCode::kMalformed, "malformed root marker '" + path + "': " + what);
+  };
+  if (bytes.empty() || bytes.back() != '\n') return bad("it does not end with a newline");
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at < bytes.size();) {
+    const size_t nl = bytes.find('\n', at);
+    lines.emplace_back(bytes.data() + at, nl - at);
+    at = nl + 1;
+  }
+  if (lines[0] != kHeader) return bad("its first line is not '" + std::string(kHeader) + "'");
+  if (lines.size() < 2 || !lines[1].starts_with("length ")) return bad("its second line is not 'length N'");
+  RootState state;
+  const std::string_view digits = lines[1].substr(7);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), state.length);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return bad("'" + std::string(lines[1]) + "' is not 'length N' with N a decimal count");
+  std::string name;
+  for (size_t i = 2; i < lines.size(); ++i) {
+    if (!lines[i].starts_with("stream ") || !unescape(lines[i].substr(7), name))
+      return bad("line " + std::to_string(i + 1) + " is not 'stream NAME'");
+    const std::string why = bad_stream_name(name);
+    if (!why.empty()) return bad("the stream name on line " + std::to_string(i + 1) + " " + why);
+    if (!state.streams.empty() && !(state.streams.back() < name))
+      return bad("the stream names are not sorted and distinct (line " + std::to_string(i + 1) + ")");
+    state.streams.push_back(name);
+  }
+  return state;
+}
+
+Result<std::optional<RootState>> read_root_marker(const std::string& root) {
+  const std::string path = marker_path(root);
+  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); });
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<RootState>();
+    if (errno == ELOOP) return not_a_regular_file(path);
+    return io::errno_status(errno, "cannot open", path);
+  }
+  io::File f(fd, path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return io::errno_status(errno, "cannot stat", path);
+  if (!S_ISREG(st.st_mode)) return not_a_regular_file(path);
+  if (static_cast<uint64_t>(st.st_size) > kMaxMarkerBytes)
+    return Status(StatusCode::kMalformed, "malformed root marker '" + path + "': it is larger than 1 MiB");
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
+  ZREC_ASSIGN_OR_RETURN(RootState state, decode_root_marker(bytes, path));
+  return std::optional<RootState>(std::move(state));
+}
+
+RootWriter::RootWriter(std::string root, io::File marker, RootState state)
+    : root_(std::move(root)), marker_(std::move(marker)), state_(std::move(state)) {}
+
+RootWriter::~RootWriter() = default;
+
+Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, bool wait) {
+  const std::string path = marker_path(root);
+  for (int tries = 0; tries < kMaxReopens; ++tries) {
+    const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW); });
+    if (fd < 0) {
+      if (errno == ENOENT) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
+      if (errno == ELOOP) return not_a_regular_file(path);
+      return io::errno_status(errno, "cannot open", path);
+    }
+    io::File f(fd, path);
+    struct stat held;
+    if (::fstat(fd, &held) != 0) return io::errno_status(errno, "cannot stat", path);
+    if (!S_ISREG(held.st_mode)) return not_a_regular_file(path);
+    ZREC_RETURN_IF_ERROR(lock_marker(f, wait, root));
+    // The writer we waited for may have replaced the marker (a commit) or removed it
+    // (a run that failed before publishing): then this lock guards nothing.
+    struct stat now;
+    if (::stat(path.c_str(), &now) != 0 || now.st_dev != held.st_dev || now.st_ino != held.st_ino) continue;
+    if (static_cast<uint64_t>(now.st_size) > kMaxMarkerBytes)
+      return Status(StatusCode::kMalformed, "malformed root marker '" + path + "': it is larger than 1 MiB");
+    std::string bytes(static_cast<size_t>(now.st_size), '\0');
+    ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
+    ZREC_ASSIGN_OR_RETURN(RootState state, decode_root_marker(bytes, path));
+    remove_stale_temporaries(root);
+    return std::unique_ptr<RootWriter>(new RootWriter(root, std::move(f), std::move(state)));
+  }
+  return Status(StatusCode::kBusy, "the marker of root '" + root + "' keeps changing (other writers at work)");
+}
+
+Result<std::unique_ptr<RootWriter>> RootWriter::create(const std::string& root, const RootState& initial) {
+  ZREC_ASSIGN_OR_RETURN(std::string bytes, encode_root_marker(initial));
+  const std::string path = marker_path(root);
+  ZREC_ASSIGN_OR_RETURN(io::File temp, write_temporary(root, bytes));
+  // link(2), not rename(2): it never replaces a marker another process made meanwhile.
+  const int rc = io::retry_eintr([&] { return ::link(temp.path().c_str(), path.c_str()); });
+  const int err = errno;
+  (void)::unlink(temp.path().c_str());
+  if (rc != 0) {
+    // ENOENT: a writer of the root took the temporary for a stale one; a marker exists.
+    if (err == EEXIST || err == ENOENT)
+      return Status(StatusCode::kAlreadyExists, "'" + root + "' has a root marker already");
+    return io::errno_status(err, "cannot create", path);
+  }
+  ZREC_RETURN_IF_ERROR(io::sync_directory(root));
+  io::File marker(temp.release(), path);
+  return std::unique_ptr<RootWriter>(new RootWriter(root, std::move(marker), initial));
+}
+
+Status RootWriter::commit(const RootState& state) {
+  if (failed_) return invalid_argument("an earlier commit of root '" + root_ + "' failed");
+  if (state == state_) return Status::ok();
+  ZREC_ASSIGN_OR_RETURN(std::string bytes, encode_root_marker(state));
+  const std::string path = marker_path(root_);
+  failed_ = true;  // until this commit is known to be done
+  ZREC_ASSIGN_OR_RETURN(io::File temp, write_temporary(root_, bytes));
+  if (io::retry_eintr([&] { return ::rename(temp.path().c_str(), path.c_str()); }) != 0) {
+    const Status s = io::errno_status(errno, "cannot commit root '" + root_ + "': cannot rename", temp.path());
+    (void)::unlink(temp.path().c_str());
+    return Status(s.code(),
+                  s.message() + "; it still holds its previous state (" + std::to_string(state_.length) + " samples)");
+  }
+  // The new marker is in place and locked (the temporary was): let the old one go.
+  marker_ = io::File(temp.release(), path);
+  const RootState before = state_;
+  state_ = state;
+  Status s = io::sync_directory(root_);
+  if (!s.is_ok())
+    return Status(s.code(), s.message() + "; root '" + root_ + "' committed " + std::to_string(state.length) +
+                                " samples, not confirmed durable: after a system crash it may hold the previous " +
+                                std::to_string(before.length));
+  failed_ = false;
+  return Status::ok();
+}
+
+Status RootWriter::remove() {
+  const std::string path = marker_path(root_);
+  Status s;
+  if (io::retry_eintr([&] { return ::unlink(path.c_str()); }) != 0) s = io::errno_status(errno, "cannot remove", path);
+  if (s.is_ok()) s = io::sync_directory(root_);
+  marker_.close();
+  failed_ = true;
+  return s;
+}
+
+}  // namespace zrec
