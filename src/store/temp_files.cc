@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -106,7 +107,7 @@ Warning leave(const std::string& path, const std::string& why) {
 // Warnings are given after the lock is let go: writing one may block on a full stderr
 // pipe, and a build that has just made that temporary waits for its lock.
 void for_each_unlocked(const std::string& parent, const std::string& prefix, int flags, const char* opened_as,
-                       Warning (*handle)(const std::string& path, const io::File& f)) {
+                       const std::function<Warning(const std::string& path, const io::File& f)>& handle) {
   for (const auto& name : candidates(parent, prefix)) {
     const std::string p = join_path(parent, name);
     Warning said;
@@ -147,19 +148,19 @@ Warning remove_if_abandoned_store(const std::string& p, const io::File& dir) {
   return std::nullopt;
 }
 
-Warning remove_if_abandoned_dict(const std::string& p, const io::File& f) {
+// A temporary file starting with `magic` (what it is is `what`, for the warnings).
+Warning remove_if_abandoned_file(const std::string& p, const io::File& f, std::string_view magic, const char* what) {
   struct stat st;
-  unsigned char head[sizeof kDictMagic] = {};
+  std::string head(magic.size(), '\0');
   std::optional<std::string> why;
   if (::fstat(f.fd(), &st) != 0) why = std::string("cannot stat it: ") + std::strerror(errno);
   else if (!S_ISREG(st.st_mode) || st.st_nlink != 1) why = "it is not a regular file with one link";
   else if (st.st_uid != ::geteuid()) why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
   else if (st.st_size == 0 && !older_than(f.fd(), kUnmarkedGraceSeconds))
-    why = "it is empty, which a dictionary save that is just starting also is (a run " +
+    why = std::string("it is empty, which a ") + what + " save that is just starting also is (a run " +
           std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it)";
-  else if (st.st_size != 0 &&
-           (!f.pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0))
-    why = "it does not start like a zstd dictionary";
+  else if (st.st_size != 0 && (!f.pread_exact(head.data(), head.size(), 0).is_ok() || head != magic))
+    why = std::string("it does not start like a ") + what;
   if (why) return leave(p, *why);
   if (io::retry_eintr([&] { return ::unlink(p.c_str()); }) != 0)
     return leave(p, std::string("could not be removed: ") + std::strerror(errno));
@@ -174,8 +175,16 @@ void remove_abandoned_temp_stores(const std::string& parent, const std::string& 
 }
 
 void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix) {
-  // A live train-dict holds the lock from before it writes its first byte.
-  for_each_unlocked(parent, prefix, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, "a file", remove_if_abandoned_dict);
+  remove_abandoned_temp_files(parent, prefix,
+                              std::string_view(reinterpret_cast<const char*>(kDictMagic), sizeof kDictMagic));
+}
+
+void remove_abandoned_temp_files(const std::string& parent, const std::string& prefix, std::string_view magic) {
+  const char* what = magic.starts_with("zrec-join-plan") ? "zrec join plan" : "zstd dictionary";
+  // A live writer (train-dict, plan_join) holds the lock from before it writes its first byte.
+  for_each_unlocked(
+      parent, prefix, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, "a file",
+      [&](const std::string& p, const io::File& f) { return remove_if_abandoned_file(p, f, magic, what); });
 }
 
 }  // namespace zrec::store

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace zrec::store {
 
@@ -28,5 +29,9 @@ void remove_abandoned_temp_stores(const std::string& parent, const std::string& 
 // unlocked, starting with the zstd dictionary magic (or empty and over a minute old: a
 // train-dict killed before its first byte). Anything else is left, with a warning.
 void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix);
+
+// The same for temporary files that start with `magic` (a join plan's, written under a
+// temporary name before its rename: zrec/join.h).
+void remove_abandoned_temp_files(const std::string& parent, const std::string& prefix, std::string_view magic);
 
 }  // namespace zrec::store
