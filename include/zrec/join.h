@@ -63,11 +63,22 @@ Result<JoinLayout> join_layout(uint32_t shards, std::span<const JoinPartShape> p
 // re-encoding: zrec/transfer.h.)
 std::string placement_mismatch(const std::vector<const Store*>& parts);
 
+struct JoinStats {
+  uint64_t parts = 0;           // parts placed
+  uint64_t records = 0;         // their records (every one checked as frame copy checks it)
+  uint64_t logical_bytes = 0;   // their logic_length total
+  uint64_t stored_bytes = 0;    // their stored bytes, now in DEST's data files
+  uint64_t bytes_cloned = 0;    // of which shared with the part by a reflink (FICLONERANGE)
+  uint64_t bytes_linked = 0;    // of which in a data file hard-linked from the first part
+  uint64_t bytes_buffered = 0;  // of which copied through memory (copy_file_range refused)
+  // The rest went kernel-side with copy_file_range.
+};
+
 struct JoinOptions {
   // Checked between windows; when non-zero (a signal number), the step stops with kCancelled.
   const std::atomic<int>* cancel = nullptr;
   // Called with the running totals after every window (from the calling thread).
-  std::function<void(uint64_t records, uint64_t stored_bytes)> progress;
+  std::function<void(const JoinStats&)> progress;
   bool wait = false;  // block on a held lock instead of failing with kBusy
   // join_stores() only: DEST's data files start as hard links to the first part's
   // instead of copies of them (that part is consumed: the caller removes the parts
@@ -77,16 +88,6 @@ struct JoinOptions {
   bool link_first = false;
   // The lanes that check frames (read_stored) and copy runs; null: each part's own.
   std::shared_ptr<Lanes> lanes;
-};
-
-struct JoinStats {
-  uint64_t parts = 0;           // parts placed
-  uint64_t records = 0;         // their records (every one checked as frame copy checks it)
-  uint64_t stored_bytes = 0;    // their stored bytes, now in DEST's data files
-  uint64_t bytes_cloned = 0;    // of which shared with the part by a reflink (FICLONERANGE)
-  uint64_t bytes_linked = 0;    // of which in a data file hard-linked from the first part
-  uint64_t bytes_buffered = 0;  // of which copied through memory (copy_file_range refused)
-  // The rest went kernel-side with copy_file_range.
 };
 
 // Builds DEST from `parts`, in order, in one process: checks that placement_mismatch()

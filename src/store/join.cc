@@ -184,7 +184,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
   std::vector<RecordLoc> locs;
   std::vector<uint8_t> table, buffer;
   std::vector<uint64_t> offsets;
-  uint64_t records = 0, bytes = 0;
+  JoinStats running = *stats;  // for progress()
   for (uint64_t first = 0; first < part.length(); first += kIdChunk) {
     ZREC_RETURN_IF_ERROR(check_cancel(options));
     const uint64_t count = std::min(kIdChunk, part.length() - first);
@@ -194,6 +194,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
     ZREC_RETURN_IF_ERROR(part.read_locs(first, count, locs.data()));  // checks every location
     table.resize(count * format::kRecordLocSize);
     for (uint64_t k = 0; k < count; ++k) {
+      running.logical_bytes += locs[k].logic_length;
       RecordLoc shifted = locs[k];
       shifted.offset += place.offset[(first + k) % shards];
       format::encode_record_loc(shifted, &table[k * format::kRecordLocSize]);
@@ -212,15 +213,16 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
         frontier[s] = std::max(frontier[s], locs[k].offset + locs[k].phys_length);
       }
       ZREC_RETURN_IF_ERROR(copy_ready(false));
-      records += end - begin;
-      bytes += window;
-      if (options.progress) options.progress(stats->records + records, stats->stored_bytes + bytes);
+      running.records += end - begin;
+      running.stored_bytes += window;
+      if (options.progress) options.progress(running);
       begin = end;
     }
   }
   ZREC_RETURN_IF_ERROR(copy_ready(true));
   ++stats->parts;
   stats->records += part.length();
+  stats->logical_bytes = running.logical_bytes;
   for (uint32_t s = 0; s < shards; ++s) {
     stats->stored_bytes += part.tail(s);
     if (!linked.empty() && linked[place.dest_shard(s, shards)]) stats->bytes_linked += part.tail(s);
