@@ -181,6 +181,9 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--consume", args->consume,
                 "Remove the sources once DST is in place; with parts that are joined by placement, DST's data "
                 "files start as hard links to the first source's instead of copies");
+  cmd->add_flag("--frame-copy", args->frame_copy,
+                "Copy frame by frame (through the append engine) even where the sources could be placed as "
+                "whole runs; the same store, for comparison");
   cmd->add_option("--plan", step->plan,
                   "Join in steps: check the sources, write the plan PLAN and DST's hidden temporary, and stop "
                   "(then --place K and --publish, each in any process that sees the same files)");
@@ -221,7 +224,7 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
                    if (steps > 1) throw UsageError("give one of --plan, --place, --publish and --discard");
                    if (steps == 1) {
                      for (const char* opt : {"--codec", "--dict", "--tier", "--samples", "--seed", "--shards",
-                                             "--level", "--window-mib", "--checksum", "--consume"})
+                                             "--level", "--window-mib", "--checksum", "--consume", "--frame-copy"})
                        if (cmd->count(opt) > 0)
                          throw UsageError(std::string(opt) +
                                           " is not for a join in steps: it keeps the parts' own codec, dictionary "

@@ -240,7 +240,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   const auto copy_started = std::chrono::steady_clock::now();
   // Parts whose frames DST would copy verbatim, into as many data files as they have,
   // are placed instead: the same store, each part's data files copied as whole runs.
-  const bool place = command == "concat" && options.frame_copy && create.codec == first.codec() &&
+  const bool place = command == "concat" && !a.frame_copy && options.frame_copy && create.codec == first.codec() &&
                      create.data_shards == first.data_shards() && create.dictionary == first.dictionary() &&
                      placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty();
   Status s;

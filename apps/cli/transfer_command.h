@@ -57,9 +57,10 @@ struct TransferArgs {
   uint32_t shards = 0;  // 0: the first source's
   int level = 0;        // 0: the format's default, and frames may be copied
   uint64_t window_mib = 64;
-  bool checksum = false;  // --checksum: every frame of DST carries a content checksum
-  bool json = false;      // --json: the outcome as one JSON object on stdout
-  bool consume = false;   // concat --consume: remove the sources once DST is in place
+  bool checksum = false;    // --checksum: every frame of DST carries a content checksum
+  bool json = false;        // --json: the outcome as one JSON object on stdout
+  bool consume = false;     // concat --consume: remove the sources once DST is in place
+  bool frame_copy = false;  // concat --frame-copy: copy frame by frame even where placement applies
   TrainArgs train;
 };
 
