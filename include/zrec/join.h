@@ -110,7 +110,7 @@ struct JoinPlanInfo {
   std::string temp;                // the temporary sibling DEST is built in, absolute (gone once published)
   std::vector<std::string> parts;  // the parts, absolute, in order
   JoinLayout layout;
-  std::vector<bool> placed;  // per part: its placement finished (empty once published)
+  std::vector<bool> placed;  // per part: its placement finished (all true once published)
   bool published = false;    // DEST is in place (the temporary is gone)
   bool reused = false;       // plan_join(): the plan existed already and still fits
 };

@@ -567,6 +567,7 @@ Result<JoinPlanInfo> read_join_plan(const std::string& plan) {
     for (uint64_t k = 0; k < p.file.parts.size(); ++k) info.placed.push_back(is_placed(p, k));
   } else {
     info.published = holds_page(p.file.dest, p.final_page());
+    info.placed.assign(p.file.parts.size(), info.published);
   }
   info.layout = std::move(p.layout);
   return info;
