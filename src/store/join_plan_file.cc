@@ -114,7 +114,7 @@ class Reader {
   std::string_view text_;
   const std::string& name_;
   size_t pos_ = 0;
-  uint64_t line_ = 1;
+  uint64_t line_ = 2;  // the text starts after the magic line
   std::string error_;
 };
 
