@@ -30,6 +30,7 @@
 #include "format/static_page.h"
 #include "io/copy_range.h"
 #include "io/store_lock.h"
+#include "io/write_behind.h"
 #include "store/join_plan_file.h"
 #include "store/temp_files.h"
 #include "store/temp_sibling.h"
@@ -155,6 +156,10 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
   for (uint32_t s = 0; s < shards; ++s)
     if (!linked.empty() && linked[place.dest_shard(s, shards)]) copied[s] = part.tail(s);
   std::vector<io::CopyCounts> counts(lanes->count());
+  // Where write-behind stands in DEST's data files (per part shard) and in its table.
+  std::vector<uint64_t> behind(shards);
+  for (uint32_t s = 0; s < shards; ++s) behind[s] = place.offset[s] + copied[s];
+  uint64_t table_behind = format::record_loc_offset(place.base);
 
   // Copies [copied[s], up to) of every data file whose run has at least a piece ready
   // (all of it at the end), a piece per lane task.
@@ -172,12 +177,18 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
         pieces.push_back({s, from, std::min(kCopyPiece, upto - from)});
       copied[s] = upto;
     }
-    return lanes->run(pieces.size(), [&](size_t lane, size_t i) {
+    ZREC_RETURN_IF_ERROR(lanes->run(pieces.size(), [&](size_t lane, size_t i) {
       const Piece& p = pieces[i];
       const uint32_t d = place.dest_shard(p.shard, shards);
       return io::clone_range(part.data_fd(p.shard), join_path(part.path(), data_file_name(p.shard)), p.from,
                              dest.data[d], place.offset[p.shard] + p.from, p.n, &counts[lane]);
-    });
+    }));
+    // The runs copied so far start going to the disk while the next ones are checked
+    // and copied, so the fsync at the end finds little left (io/write_behind.h).
+    for (uint32_t s = 0; s < shards; ++s)
+      ZREC_RETURN_IF_ERROR(
+          io::write_behind(dest.data[place.dest_shard(s, shards)], behind[s], place.offset[s] + copied[s]));
+    return Status::ok();
   };
 
   std::vector<uint64_t> ids;
@@ -201,6 +212,8 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
     }
     ZREC_RETURN_IF_ERROR(
         dest.meta.pwrite_all(table.data(), table.size(), format::record_loc_offset(place.base + first)));
+    ZREC_RETURN_IF_ERROR(
+        io::write_behind(dest.meta, table_behind, format::record_loc_offset(place.base + first + count)));
     for (uint64_t begin = 0; begin < count;) {
       ZREC_RETURN_IF_ERROR(check_cancel(options));
       uint64_t end = begin, window = 0;
