@@ -449,28 +449,6 @@ Status unlink_in(const std::string& dir, const std::string& name) {
   return Status::ok();
 }
 
-// Writes `plan` to a temporary name next to it and renames it into place, so no
-// half-written plan is ever at that name (kAlreadyExists if one appeared meanwhile).
-Status write_plan_file(const std::string& plan, const std::string& text) {
-  const std::string parent = store::parent_of(plan);
-  const std::string prefix = std::filesystem::path(plan).filename().string() + ".tmp-";
-  store::remove_abandoned_temp_files(parent, prefix, store::kJoinPlanMagic);
-  std::string tmpl = join_path(parent, prefix + "XXXXXX");
-  const int fd = io::make_temp_file(tmpl);
-  if (fd < 0) return io::errno_status(errno, "cannot create a file in", parent);
-  io::File f(fd, tmpl);
-  // Locked while it is written, so the cleanup above never takes a live one.
-  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) return io::errno_status(errno, "cannot lock", tmpl);
-  Status s = f.pwrite_all(text.data(), text.size(), 0);
-  if (s.is_ok()) s = f.sync();
-  if (s.is_ok()) s = store::rename_no_replace(tmpl, plan, plan);
-  if (!s.is_ok()) {
-    (void)::unlink(tmpl.c_str());
-    return s;
-  }
-  return io::sync_directory(parent);
-}
-
 // Whether the join temporary at `dir` is one a live plan still names: its marker names a
 // plan file that exists, has the marker's id and names `dir`.
 bool named_by_live_plan(const std::string& dir) {
@@ -491,52 +469,18 @@ bool named_by_live_plan(const std::string& dir) {
 
 // Removes the join temporaries of `dest` that no plan names any more (a plan_join
 // killed before its plan file was written, a plan file removed by hand), where they
-// provably are zrec's: not locked by a step, this user's, marked, holding nothing but
-// the join's files (regular, one link). Others are left with a warning; an empty,
-// unmarked one (a plan_join killed at its start) is removed once a minute old.
+// provably are zrec's, as create removes its own (store/temp_files.h): placement markers
+// are the join's files too, and a temporary that a live plan names, or whose meta.zr a
+// step holds locked, is in use.
 void remove_abandoned_join_temps(const std::string& dest) {
-  const std::string parent = store::parent_of(dest);
-  const std::string prefix = store::temp_prefix(dest, store::TempKind::kJoin);
-  auto names = list_dir(parent);
-  if (!names.is_ok()) return;
-  for (const auto& name : *names) {
-    if (name.size() != prefix.size() + 6 || !name.starts_with(prefix)) continue;
-    const std::string dir = join_path(parent, name);
-    std::optional<std::string> why;
-    {
-      auto d = io::File::open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-      if (!d.is_ok() || io::retry_eintr([&] { return ::flock(d->fd(), LOCK_EX | LOCK_NB); }) != 0) continue;
-      auto meta = io::File::open(join_path(dir, kMetaFile), O_RDONLY | O_NOFOLLOW);
-      if (meta.is_ok() && io::retry_eintr([&] { return ::flock(meta->fd(), LOCK_EX | LOCK_NB); }) != 0) continue;
-      if (named_by_live_plan(dir)) continue;
-      struct stat st;
-      auto files = list_dir(dir);
-      if (::fstat(d->fd(), &st) != 0 || st.st_uid != ::geteuid() || !files.is_ok()) {
-        why = "it is not this user's";
-      } else if (files->empty()) {
-        if (::time(nullptr) - st.st_mtime > 60) (void)::rmdir(dir.c_str());
-        continue;
-      } else {
-        for (const auto& f : *files) {
-          struct stat fs;
-          if (!is_join_file(f)) why = "it holds '" + f + "', which is not a join's file";
-          else if (::fstatat(d->fd(), f.c_str(), &fs, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(fs.st_mode) ||
-                   fs.st_nlink != 1 || fs.st_uid != ::geteuid())
-            why = "'" + f + "' is not this user's regular file with one link";
-          if (why) break;
-        }
-        if (!why && std::find(files->begin(), files->end(), store::kTempMarker) == files->end())
-          why = std::string("it has no ") + store::kTempMarker + " marker";
-        if (!why) {
-          for (const auto& f : *files) (void)::unlinkat(d->fd(), f.c_str(), 0);
-          if (io::retry_eintr([&] { return ::rmdir(dir.c_str()); }) == 0) continue;
-          why = std::string("it could not be removed: ") + std::strerror(errno);
-        }
-      }
-    }
-    warn("leaving '" + dir + "' in place: it is named like a zrec join temporary that no plan names but " + *why +
-         " (remove it yourself if it is not needed)");
-  }
+  store::TempStoreRules rules;
+  rules.extra_file = [](const std::string& name) { return is_join_file(name); };
+  rules.in_use = [](const std::string& dir) {
+    auto meta = io::File::open(join_path(dir, kMetaFile), O_RDONLY | O_NOFOLLOW);
+    if (meta.is_ok() && io::retry_eintr([&] { return ::flock(meta->fd(), LOCK_EX | LOCK_NB); }) != 0) return true;
+    return named_by_live_plan(dir);
+  };
+  store::remove_abandoned_temp_stores(store::parent_of(dest), store::temp_prefix(dest, store::TempKind::kJoin), rules);
 }
 
 }  // namespace
@@ -659,7 +603,9 @@ Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const
   if (dest.dict.is_open()) ZREC_RETURN_IF_ERROR(dest.dict.sync());
   ZREC_RETURN_IF_ERROR(dest.meta.sync());
   ZREC_RETURN_IF_ERROR(io::sync_directory(tmp->path()));
-  ZREC_RETURN_IF_ERROR(write_plan_file(plan, encode_join_plan(file)));
+  // No half-written plan is ever at that name; one that appeared meanwhile is kAlreadyExists.
+  ZREC_RETURN_IF_ERROR(store::write_file_whole(plan, encode_join_plan(file), store::kJoinPlanMagic, "zrec join plan",
+                                               /*replace=*/false));
   tmp->keep();
   JoinPlanInfo info;
   info.plan = plan;
