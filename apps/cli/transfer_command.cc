@@ -169,10 +169,20 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   // the read budget (2 lanes on 2 cores, where writes get 1); one given --codec,
   // --level, --checksum or --tier may encode, and runs on the write budget.
   const Work work = !codec && a.level == 0 && !a.checksum && a.train.tier.empty() ? Work::kRead : Work::kWrite;
+  // Sources to consume are held exclusively from here until they are removed: no writer
+  // may change them meanwhile (DST's data files may be hard links to the first one's).
+  // They are then opened under that lock, as a snapshot.
+  std::vector<std::unique_ptr<ConsumedStore>> consumed;
+  for (const auto& path : a.consume ? a.sources : std::vector<std::string>()) {
+    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.wait));
+    consumed.push_back(std::move(c));
+  }
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(work), .wait = g.wait}));
+    ZREC_ASSIGN_OR_RETURN(
+        auto s,
+        Store::open(path, {.lanes = g.lanes(work), .wait = g.wait && !a.consume, .snapshot_if_busy = a.consume}));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }
@@ -281,13 +291,15 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
     placed = fmt::format(" ({} parts placed as whole runs: {} cloned, {} linked)", joined.parts,
                          mib(joined.bytes_cloned), mib(joined.bytes_linked));
   if (a.consume) {
-    // DST is complete and in place: the sources go, their locks first.
+    // DST is complete and in place: the sources go, the first one (whose data files DST
+    // may share) first. Their locks were held throughout.
     sources.clear();
     stores.clear();
-    for (const auto& path : a.sources) {
-      Status removed = remove_store(path, g.wait);
+    for (size_t k = 0; k < consumed.size(); ++k) {
+      Status removed = consumed[k]->remove();
       if (!removed.is_ok())
-        return removed.with_context("'" + a.dst + "' was created, but the source '" + path + "' was not removed");
+        return removed.with_context("'" + a.dst + "' was created, but the source '" + a.sources[k] +
+                                    "' was not removed");
     }
   }
   return report.finish(fmt::format(

@@ -81,10 +81,10 @@ struct JoinOptions {
   std::function<void(const JoinStats&)> progress;
   bool wait = false;  // block on a held lock instead of failing with kBusy
   // join_stores() only: DEST's data files start as hard links to the first part's
-  // instead of copies of them (that part is consumed: the caller removes the parts
-  // afterwards, remove_store). The first part stays a valid store throughout: the other
-  // parts' bytes land past its tails, where they are leftovers to it. Falls back to
-  // copying where the file system refuses the link (another file system, no hard links).
+  // instead of copies of them (that part is consumed: the caller holds the parts for
+  // removal from the start, ConsumedStore, and removes them afterwards). The first part stays a valid store throughout:
+  // the other parts' bytes land past its tails, where they are leftovers to it. Falls back to copying where the file
+  // system refuses the link (another file system, no hard links).
   bool link_first = false;
   // The lanes that check frames (read_stored) and copy runs; null: each part's own.
   std::shared_ptr<Lanes> lanes;
@@ -153,10 +153,27 @@ Status publish_join(const std::string& plan, const JoinOptions& options, bool* a
 // plan file only.
 Status discard_join(const std::string& plan, const JoinOptions& options);
 
-// Removes the store at `path`: takes its lock exclusively (kBusy if anyone holds it,
-// unless `wait`), unlinks meta.zr, dict.zr and data_N.zr, and removes the directory,
-// which must then be empty (kInvalidArgument naming a file that is not the store's,
-// which is left with the directory). For consuming the parts of a join.
+// A store held for removal: the parts a join consumes. lock() takes the store's lock
+// exclusively (kBusy if anyone holds it, unless `wait`) and keeps it, so that from then
+// on no writer changes the store, nor the data files that join_stores() hard-linked
+// from it into DEST (JoinOptions::link_first), until remove() unlinks meta.zr (from then
+// on the directory is no longer a store), dict.zr and data_N.zr, and removes the
+// directory, which must then be empty (kInvalidArgument naming a file that is not the
+// store's, which is left with the directory). While it is held, this process opens the
+// store with OpenOptions::snapshot_if_busy and `wait` false (its own lock is the one held).
+class ConsumedStore {
+ public:
+  static Result<std::unique_ptr<ConsumedStore>> lock(const std::string& path, bool wait);
+  Status remove();
+  ~ConsumedStore();
+
+ private:
+  ConsumedStore() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ConsumedStore::lock(path, wait), then remove().
 Status remove_store(const std::string& path, bool wait);
 
 }  // namespace zrec

@@ -712,28 +712,50 @@ Status discard_join(const std::string& plan_path, const JoinOptions& options) {
   return io::sync_directory(store::parent_of(plan_path));
 }
 
-Status remove_store(const std::string& user_path, bool wait) {
+struct ConsumedStore::Impl {
+  std::string path;  // as given
+  io::File meta;     // holds the lock
+  format::StaticPage page;
+};
+
+ConsumedStore::~ConsumedStore() = default;
+
+Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& user_path, bool wait) {
+  std::unique_ptr<ConsumedStore> c(new ConsumedStore());
+  c->impl_ = std::make_unique<Impl>();
+  Impl& m = *c->impl_;
+  m.path = user_path;
   const std::string path = store::strip_trailing_slashes(user_path);
-  ZREC_ASSIGN_OR_RETURN(io::File meta, io::File::open(join_path(path, kMetaFile), O_RDWR | O_NOFOLLOW));
-  ZREC_RETURN_IF_ERROR(io::lock_store(meta, io::LockMode::kExclusive, wait, user_path));
+  ZREC_ASSIGN_OR_RETURN(m.meta, io::File::open(join_path(path, kMetaFile), O_RDWR | O_NOFOLLOW));
+  ZREC_RETURN_IF_ERROR(io::lock_store(m.meta, io::LockMode::kExclusive, wait, user_path));
   format::PageBytes bytes{};
-  ZREC_RETURN_IF_ERROR(meta.pread_exact(bytes.data(), bytes.size(), 0));
-  ZREC_ASSIGN_OR_RETURN(format::StaticPage page, format::decode_static_page(bytes));
+  ZREC_RETURN_IF_ERROR(m.meta.pread_exact(bytes.data(), bytes.size(), 0));
+  ZREC_ASSIGN_OR_RETURN(m.page, format::decode_static_page(bytes));
+  return c;
+}
+
+Status ConsumedStore::remove() {
+  Impl& m = *impl_;
+  const std::string path = store::strip_trailing_slashes(m.path);
   ZREC_ASSIGN_OR_RETURN(auto names, list_dir(path));
   for (const auto& name : names) {
     bool ours = name == kMetaFile || name == kDictFile;
-    for (uint32_t s = 0; s < page.data_shards && !ours; ++s) ours = name == data_file_name(s);
-    if (!ours)
-      return invalid_argument("'" + user_path + "' holds '" + name + "', which is not a store file; not removed");
+    for (uint32_t s = 0; s < m.page.data_shards && !ours; ++s) ours = name == data_file_name(s);
+    if (!ours) return invalid_argument("'" + m.path + "' holds '" + name + "', which is not a store file; not removed");
   }
   // meta.zr first: from then on the directory is no longer a store.
   ZREC_RETURN_IF_ERROR(unlink_in(path, kMetaFile));
   for (const auto& name : names)
     if (name != kMetaFile) ZREC_RETURN_IF_ERROR(unlink_in(path, name));
-  meta.close();
+  m.meta.close();
   if (io::retry_eintr([&] { return ::rmdir(path.c_str()); }) != 0)
     return io::errno_status(errno, "cannot remove", path);
   return io::sync_directory(store::parent_of(path));
+}
+
+Status remove_store(const std::string& path, bool wait) {
+  ZREC_ASSIGN_OR_RETURN(auto consumed, ConsumedStore::lock(path, wait));
+  return consumed->remove();
 }
 
 }  // namespace zrec

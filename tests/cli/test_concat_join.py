@@ -6,12 +6,14 @@
 - parts that differ (shard count) fall back to frame copy, with the same records;
 - DST never exists before --publish; a placement killed in the middle (strace holds its
   second copy_file_range, then SIGKILL) leaves no marker, and placing again finishes it;
-- --consume removes the sources, DST's data files being the first part's (same inode);
+- --consume removes the sources, DST's data files being the first part's (same inode),
+  and holds them from the start: a source someone else holds is refused before DST exists;
 - errors: usage (exit 2), publish before every part is placed, an unknown part (exit 1);
 - --discard removes the plan and its temporary.
 
 Usage: ZREC=path/to/zrec /usr/bin/python3 tests/cli/test_concat_join.py
 """
+import fcntl
 import glob
 import json
 import os
@@ -153,6 +155,15 @@ def test_consume_links_the_first_part_and_removes_the_sources():
     expect(st.st_ino == inode and st.st_nlink == 1, "data_1.zr is not the first part's file")
     expect(tree_hash(dst) == tree_hash(ref), "consumed join differs")
     must(["verify", "-q", dst])
+    # The sources are held for removal from the start: while anyone else holds one (a
+    # reader here; a writer would change the data files DST shares), nothing is created.
+    ps = parts("h", [10, 10])
+    with open(os.path.join(ps[1], "meta.zr"), "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        fails(["concat", "--consume", *ps, os.path.join(TMP, "h-all")], 1,
+              ["store '%s' is locked by another process" % ps[1]])
+    expect(not os.path.exists(os.path.join(TMP, "h-all")) and all(os.path.exists(p) for p in ps),
+           "a busy source: DST created or a source removed")
     a = os.path.join(TMP, "c-twice")
     build_part(a, 0, 3)
     fails(["concat", "--consume", a, a, os.path.join(TMP, "c-x")], 2, ["is given twice"])
