@@ -403,6 +403,23 @@ TEST_SUITE("join") {
     const auto paths = make_parts(dir, ragged_u2(), Codec::kZstd, 3);
     frame_copy_concat(paths, dir / "copied");
     {
+      // A join that fails (a damaged frame in part 3) leaves the linked first part as it was.
+      build(dir / "first", ragged_u2(), Codec::kZstd, 3, 0, 40);
+      const auto before = files_of(dir / "first");
+      auto f = io::File::open(paths[3] + "/data_2.zr", O_RDWR);
+      REQUIRE_OK(f);
+      const std::vector<uint8_t> saved = test::read_file(paths[3] + "/data_2.zr");
+      const uint8_t zero[4] = {};
+      REQUIRE_OK(f->pwrite_all(zero, 4, 0));
+      Parts p = open_parts({dir / "first", paths[3]});
+      JoinOptions o;
+      o.link_first = true;
+      CHECK(join_stores(p.ptrs, dir / "failed", false, o, nullptr).code() == StatusCode::kMalformed);
+      CHECK(!exists(dir / "failed"));
+      CHECK(files_of(dir / "first") == before);
+      REQUIRE_OK(f->pwrite_all(saved.data(), 4, 0));
+    }
+    {
       Parts p = open_parts(paths);
       JoinOptions o;
       o.link_first = true;

@@ -259,6 +259,40 @@ Status seal_dest(DestFiles& dest, const format::StaticPage& page) {
   return io::sync_directory(dest.dir);
 }
 
+// The first part's data files that DEST hard-linked (JoinOptions::link_first) grow past
+// the part's tails as the other parts land in them. Unless keep() is called (DEST is in
+// place), they are cut back to their sizes before the join, so that a failed join leaves
+// the part as it was, byte for byte. (A kill leaves the growth: bytes past the tails,
+// which no reader sees and the next append overwrites.)
+class FirstPartSizes {
+ public:
+  FirstPartSizes(const Store* part, const std::vector<bool>& linked) : part_(part), linked_(linked) {
+    if (part_ == nullptr) return;
+    for (uint32_t s = 0; s < part_->data_shards(); ++s) {
+      struct stat st;
+      sizes_.push_back(::fstat(part_->data_fd(s), &st) == 0 ? static_cast<uint64_t>(st.st_size) : UINT64_MAX);
+    }
+  }
+  ~FirstPartSizes() {
+    if (part_ == nullptr) return;
+    for (uint32_t s = 0; s < sizes_.size() && s < linked_.size(); ++s) {
+      if (!linked_[s] || sizes_[s] == UINT64_MAX) continue;
+      // The very file the part has open, grown by this join: cut back to its old size.
+      auto f = io::File::open(join_path(part_->path(), data_file_name(s)), O_WRONLY | O_NOFOLLOW);
+      struct stat open_st, path_st;
+      if (f.is_ok() && ::fstat(part_->data_fd(s), &open_st) == 0 && ::fstat(f->fd(), &path_st) == 0 &&
+          open_st.st_dev == path_st.st_dev && open_st.st_ino == path_st.st_ino)
+        (void)f->truncate(sizes_[s]);
+    }
+  }
+  void keep() { part_ = nullptr; }
+
+ private:
+  const Store* part_;
+  const std::vector<bool>& linked_;
+  std::vector<uint64_t> sizes_;
+};
+
 std::vector<JoinPartShape> shapes_of(const std::vector<Store*>& parts) {
   std::vector<JoinPartShape> shapes;
   for (const Store* p : parts) {
@@ -502,6 +536,7 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   store::remove_abandoned_build_temps(path);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   std::vector<bool> linked;
+  FirstPartSizes restore(options.link_first ? &first : nullptr, linked);
   ZREC_ASSIGN_OR_RETURN(DestFiles dest, populate_dest(tmp->path(), layout, first.codec(), schema, first.dictionary(),
                                                       checksum, options.link_first ? &first : nullptr, linked));
   for (size_t k = 0; k < parts.size(); ++k)
@@ -510,6 +545,7 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   ZREC_RETURN_IF_ERROR(check_cancel(options));
   ZREC_RETURN_IF_ERROR(seal_dest(dest, dest_page(layout, first.codec(), schema, true)));
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/true));
+  restore.keep();  // DEST is in place: its data files are these
   return store::sync_parent(path, user_path);
 }
 
