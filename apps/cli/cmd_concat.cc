@@ -179,8 +179,9 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
       ->required();
   add_transfer_options(cmd, *args);
   cmd->add_flag("--consume", args->consume,
-                "Remove the sources once DST is in place; with parts that are joined by placement, DST's data "
-                "files start as hard links to the first source's instead of copies");
+                "Remove the sources once DST is in place (they are locked as a writer locks them until then); "
+                "with parts that are joined by placement, DST's data files start as hard links to the first "
+                "source's instead of copies");
   cmd->add_flag("--frame-copy", args->frame_copy,
                 "Copy frame by frame (through the append engine) even where the sources could be placed as "
                 "whole runs; the same store, for comparison");

@@ -22,6 +22,7 @@
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
+#include "zrec/memory.h"
 #include "zrec/warning.h"
 
 #include "format/record_loc.h"
@@ -144,12 +145,25 @@ Status open_dest_data(DestFiles& dest, const JoinLayout& layout) {
   return Status::ok();
 }
 
+// What place_part() reads records into to check them, kept across parts: reserved once
+// for a whole window and backed by huge pages where the kernel offers them, as frame
+// copy's (store/transfer.cc). Grown window by window instead, it was reallocated,
+// moved and its new pages faulted in for every part: 20% of a raw join's CPU time.
+struct CheckBuffers {
+  std::vector<uint8_t> bytes;
+  std::vector<uint64_t> offsets;
+  CheckBuffers() {
+    bytes.reserve(kCheckWindow);
+    advise_huge_pages(bytes.data(), bytes.capacity());
+  }
+};
+
 // Places one part: its table entries, shifted; its records checked as frame copy checks
 // them (Store::read_stored); each of its data files copied into its run, in pieces as
 // the checks reach them. `linked`: DEST's data files that already are the part's (the
 // first part's hard links), which need no copy.
 Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, const std::vector<bool>& linked,
-                  const JoinOptions& options, JoinStats* stats) {
+                  const JoinOptions& options, CheckBuffers& check, JoinStats* stats) {
   const uint32_t shards = part.data_shards();
   const std::shared_ptr<Lanes>& lanes = options.lanes ? options.lanes : part.lanes();
   std::vector<uint64_t> copied(shards, 0), frontier(shards, 0);
@@ -193,8 +207,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
 
   std::vector<uint64_t> ids;
   std::vector<RecordLoc> locs;
-  std::vector<uint8_t> table, buffer;
-  std::vector<uint64_t> offsets;
+  std::vector<uint8_t> table;
   JoinStats running = *stats;  // for progress()
   for (uint64_t first = 0; first < part.length(); first += kIdChunk) {
     ZREC_RETURN_IF_ERROR(check_cancel(options));
@@ -220,7 +233,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
       while (end < count && (end == begin || window + locs[end].phys_length <= kCheckWindow))
         window += locs[end++].phys_length;
       ZREC_RETURN_IF_ERROR(part.read_stored(std::span<const uint64_t>(ids).subspan(begin, end - begin),
-                                            locs.data() + begin, buffer, offsets, /*read_bytes=*/false));
+                                            locs.data() + begin, check.bytes, check.offsets, /*read_bytes=*/false));
       for (uint64_t k = begin; k < end; ++k) {
         const uint32_t s = static_cast<uint32_t>((first + k) % shards);
         frontier[s] = std::max(frontier[s], locs[k].offset + locs[k].phys_length);
@@ -229,6 +242,8 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
       running.records += end - begin;
       running.stored_bytes += window;
       if (options.progress) options.progress(running);
+      // A window that grew for one oversized record gives the memory back.
+      if (check.bytes.size() > 2 * kCheckWindow) check = CheckBuffers();
       begin = end;
     }
   }
@@ -539,9 +554,10 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   FirstPartSizes restore(options.link_first ? &first : nullptr, linked);
   ZREC_ASSIGN_OR_RETURN(DestFiles dest, populate_dest(tmp->path(), layout, first.codec(), schema, first.dictionary(),
                                                       checksum, options.link_first ? &first : nullptr, linked));
+  CheckBuffers check;
   for (size_t k = 0; k < parts.size(); ++k)
     ZREC_RETURN_IF_ERROR(
-        place_part(*parts[k], layout.parts[k], dest, k == 0 ? linked : std::vector<bool>(), options, stats));
+        place_part(*parts[k], layout.parts[k], dest, k == 0 ? linked : std::vector<bool>(), options, check, stats));
   ZREC_RETURN_IF_ERROR(check_cancel(options));
   ZREC_RETURN_IF_ERROR(seal_dest(dest, dest_page(layout, first.codec(), schema, true)));
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/true));
@@ -640,9 +656,17 @@ Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const
   ZREC_RETURN_IF_ERROR(dest.meta.sync());
   ZREC_RETURN_IF_ERROR(io::sync_directory(tmp->path()));
   // No half-written plan is ever at that name; one that appeared meanwhile is kAlreadyExists.
-  ZREC_RETURN_IF_ERROR(store::write_file_whole(plan, encode_join_plan(file), store::kJoinPlanMagic, "zrec join plan",
-                                               /*replace=*/false));
-  tmp->keep();
+  const Status written =
+      store::write_file_whole(plan, encode_join_plan(file), store::kJoinPlanMagic, "zrec join plan", false);
+  // Once the plan is at its name (only its directory's fsync failed), it names the
+  // temporary, which stays for the steps.
+  bool named = written.is_ok();
+  if (!named) {
+    auto at_name = load_plan(plan);
+    named = at_name.is_ok() && at_name->file.id == file.id;
+  }
+  if (named) tmp->keep();
+  ZREC_RETURN_IF_ERROR(written);
   JoinPlanInfo info;
   info.plan = plan;
   info.dest = file.dest;
@@ -676,7 +700,8 @@ Status place_join_part(const std::string& plan_path, uint64_t k, const JoinOptio
   const auto& want = plan.file.parts[k];
   ZREC_ASSIGN_OR_RETURN(auto part, Store::open(want.path, {.lanes = options.lanes, .wait = options.wait}));
   ZREC_RETURN_IF_ERROR(check_part(plan, k, *part));
-  ZREC_RETURN_IF_ERROR(place_part(*part, plan.layout.parts[k], temp.dest, {}, options, stats));
+  CheckBuffers check;
+  ZREC_RETURN_IF_ERROR(place_part(*part, plan.layout.parts[k], temp.dest, {}, options, check, stats));
   // Durable before the marker says so.
   for (uint32_t s = 0; s < plan.file.shards; ++s)
     if (part->tail(s) > 0)

@@ -219,7 +219,7 @@ Status write_file_whole(const std::string& path, std::string_view bytes, std::st
     (void)::unlink(tmpl.c_str());
     return s;
   }
-  return io::sync_directory(parent);
+  return sync_parent(path, path);
 }
 
 }  // namespace zrec::store

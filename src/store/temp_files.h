@@ -51,8 +51,9 @@ void remove_abandoned_temp_files(const std::string& parent, const std::string& p
 // cut to fit NAME_MAX; abandoned ones, which start with `magic`, are removed first,
 // called `what` in warnings), locked before its first byte so that no cleanup takes it,
 // mode 0644, synced, then renamed to `path`: over it when `replace`, else only if
-// nothing is there (kAlreadyExists), and the directory synced. On failure nothing is
-// left at either name. `bytes` must start with `magic`.
+// nothing is there (kAlreadyExists), and the directory synced (a failure there says that
+// `path` was written: sync_parent). On any earlier failure nothing is left at either
+// name. `bytes` must start with `magic`.
 Status write_file_whole(const std::string& path, std::string_view bytes, std::string_view magic, const char* what,
                         bool replace);
 
