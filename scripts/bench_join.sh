@@ -6,7 +6,10 @@
 #   place:  zrec concat P0 P1 P2 P3 DST                 (each part's data files as runs)
 #   steps:  zrec concat --plan, 4 x --place at once, --publish   (the Slurm join, locally)
 # for codecs raw and zstd (Ragged |u1 records of 1..16 KiB of text-like bytes), printing
-# each median and its ratio to cp's median. Every result's digest is checked equal.
+# each median and its ratios to cp's and to frame copy's medians. Every result's digest
+# is checked equal. Then, for the model in docs/scale-out.md, this node's rates: the
+# frame check alone (`zrec verify` of the parts: every frame decoded), `zrec digest` and
+# `zrec verify --quick` of the result (its table), as medians of REPS.
 #
 #   scripts/bench_join.sh [MB] [REPS] [ZREC]      defaults: 256 3 build/zrec
 set -euo pipefail
@@ -67,13 +70,39 @@ for codec in raw zstd; do
       ((rep > 0)) && echo "$case $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')" >>"$tmp/times"
     done
   done
+  # The model's rates on this node, from the parts and the last result.
+  logical=$("$zrec" info --json "$tmp/dst" | grep -o '"logical_bytes": *[0-9]*' | head -n 1 | grep -o '[0-9]*$')
+  for rep in $(seq 1 "$reps"); do
+    t0=$(now); for p in "${parts[@]}"; do "$zrec" -q verify "$p" >/dev/null; done; t1=$(now)
+    echo "check $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')" >>"$tmp/times"
+    t0=$(now); "$zrec" digest "$tmp/dst" >/dev/null; t1=$(now)
+    echo "digest $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')" >>"$tmp/times"
+  done
   cp_s=$(awk '$1 == "cp" { print $2 }' "$tmp/times" | median)
-  printf 'join of 4 parts, %s, %d records, %.0f MB, median of %d:\n' "$codec" "$records" \
-    "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$reps"
+  frame_s=$(awk '$1 == "frame" { print $2 }' "$tmp/times" | median)
+  printf 'join of 4 parts, %s, %d records, %.0f MB stored, median of %d (load %s):\n' "$codec" "$records" \
+    "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$reps" "$(cut -d' ' -f1-3 /proc/loadavg)"
   for case in cp frame place steps; do
     s=$(awk -v c="$case" '$1 == c { print $2 }' "$tmp/times" | median)
-    printf '  %-6s %7.3f s  %5.2fx cp -r + sync  %7.1f MB/s\n' "$case" "$s" \
-      "$(awk -v a="$s" -v b="$cp_s" 'BEGIN { print a / b }')" "$(awk -v b="$bytes" -v s="$s" 'BEGIN { print b / 1e6 / s }')"
+    printf '  %-6s %7.3f s  %5.2fx cp -r + sync  %5.2fx frame copy  %7.1f MB/s\n' "$case" "$s" \
+      "$(awk -v a="$s" -v b="$cp_s" 'BEGIN { print a / b }')" "$(awk -v a="$s" -v b="$frame_s" 'BEGIN { print a / b }')" \
+      "$(awk -v b="$bytes" -v s="$s" 'BEGIN { print b / 1e6 / s }')"
   done
+  s=$(awk '$1 == "check" { print $2 }' "$tmp/times" | median)
+  printf '  check (verify of the parts) %7.3f s  %7.1f MB/s stored\n' "$s" "$(awk -v b="$bytes" -v s="$s" 'BEGIN { print b / 1e6 / s }')"
+  s=$(awk '$1 == "digest" { print $2 }' "$tmp/times" | median)
+  printf '  digest of the result        %7.3f s  %7.1f MB/s logical\n' "$s" "$(awk -v b="$logical" -v s="$s" 'BEGIN { print b / 1e6 / s }')"
   rm -rf "${parts[@]}"
 done
+# verify --quick reads the table and checks every location: its rate per record, on a
+# store of 4 million 8-byte records (a 64 MB table).
+/usr/bin/python3 -c 'import numpy, sys; numpy.save(sys.argv[1], numpy.zeros((4000000, 8), numpy.uint8))' "$tmp/rows.npy"
+"$zrec" create --dense --dtype '|u1' --shape 8 --codec raw "$tmp/many"
+"$zrec" -q append-npy "$tmp/many" "$tmp/rows.npy"
+: >"$tmp/quick"
+for rep in $(seq 1 "$reps"); do
+  t0=$(now); "$zrec" -q verify --quick "$tmp/many" >/dev/null; t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >>"$tmp/quick"
+done
+s=$(median <"$tmp/quick")
+printf 'verify --quick of 4000000 records: %.3f s, %.1f M records/s\n' "$s" "$(awk -v s="$s" 'BEGIN { print 4 / s }')"
