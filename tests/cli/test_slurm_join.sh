@@ -3,7 +3,8 @@
 # (tests/cli/slurm_cluster.sh): a 4-part build is joined by 4 placement tasks; the zrec
 # process of task 2 is killed (SIGKILL, with the strace that holds it in its second
 # copy_file_range) in the middle of its placement, so the task fails, the publish job is
-# cancelled and DEST is absent, with the other three parts placed; `--resume` places
+# cancelled and DEST is absent, with the other three parts placed (task 0 requeued
+# meanwhile, placing part 0 a second time); `--resume` places
 # part 2 alone and publishes a store whose digest equals the one-machine build's. DEST's
 # name is hostile: '%' patterns, quotes, $(...), backquotes, '|', '&', ';', '*' and a
 # newline, which no job may put into a program, a pattern or a log path (a backslash is
@@ -84,14 +85,25 @@ temp=${temps[0]}
 check "DEST and the result are absent while parts are being placed" absent "$dest" "$work/result"
 check "the join's temporary exists ($temp)" [ -d "$temp" ]
 check "part 2 is not marked placed" absent "$temp/.zrec-placed-2" "$work/join/placed/part-00002"
+# A requeue (a node failure, `scontrol requeue`) of a finished placement task runs it
+# again: it places its part a second time, the same bytes, while others are placing.
+marker0=$work/join/placed/part-00000
+before0=$(stat -c %y "$marker0" 2>/dev/null)
+# (Slurm delays a requeued job's start; the test lifts the delay.)
+{ scontrol requeue "${place_id}_0" && scontrol update JobId="${place_id}_0" StartTime=now; } >requeue.out 2>&1 ||
+  fail "scontrol requeue: $(cat requeue.out)"
+replaced0() { [ "$(stat -c %y "$marker0" 2>/dev/null)" != "$before0" ] && [ -z "$(squeue -h -j "${place_id}_0" 2>/dev/null)" ]; }
+check "the requeued task 0 placed part 0 again ($(cat requeue.out))" cluster_until 60 replaced0
 # Both: strace would hold a killed tracee until its delay ends; killing strace too ends
 # the task at once, as a node's OOM killer or a crash would.
 [ -n "$placing" ] && kill -KILL "$placing" "$tracer"
 rm -f hold
 cluster_wait_jobs 60 "$parts_id" "$plan_id" "$place_id" "$publish_id" || fail "jobs still queued: $(squeue 2>&1)"
 states() { cluster_job_state "$1" | sort | uniq -c | awk '{ printf "%s%sx%s", (NR > 1 ? " " : ""), $1, $2 }'; }
-check "placement: three tasks COMPLETED, task 2 FAILED (got '$(states "$place_id")')" \
-  same "$(states "$place_id")" "3xCOMPLETED 1xFAILED"
+# The job completion log: tasks 1 and 3 COMPLETED, task 2 FAILED, and task 0 COMPLETED,
+# requeued (recorded as PENDING) and COMPLETED again.
+check "placement: tasks 0, 1, 3 COMPLETED, task 0 again after its requeue, task 2 FAILED (got '$(states "$place_id")')" \
+  same "$(states "$place_id")" "4xCOMPLETED 1xFAILED 1xPENDING"
 check "publish job CANCELLED (got '$(states "$publish_id")')" same "$(states "$publish_id")" 1xCANCELLED
 check "no DEST after the killed placement" absent "$dest" "$work/result"
 check "parts 0, 1, 3 placed" present "$temp/.zrec-placed-"{0,1,3}
@@ -126,6 +138,6 @@ check "parts and join state removed after success" absent "$work/parts" "$work/j
 check "every job wrote its log under WORK/logs (got: $(ls "$work/logs" | tr '\n' ' '))" \
   same "$(ls "$work/logs" | grep -c '^zrec-\(part\|plan\|place\|publish\)-[0-9_]*\.out$')" 12
 check "nothing ran DEST's \$(...) or backquotes" absent "$tmp/PWNED" "$tmp/PWNED2" "$work/logs/PWNED" "$work/logs/PWNED2"
-echo "figure: 4 parts joined by 4 placement tasks, task 2 killed mid-placement and resumed, in $((SECONDS - t_start)) s"
+echo "figure: 4 parts joined by 4 placement tasks, task 0 requeued, task 2 killed mid-placement and resumed, in $((SECONDS - t_start)) s"
 cluster_stop
 finish
