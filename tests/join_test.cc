@@ -213,11 +213,16 @@ TEST_SUITE("join") {
     build(dir / "b", ragged_u2(), Codec::kZstd, 3, 3, 3);
     build(dir / "c", ragged_u2(), Codec::kRaw, 2, 3, 3);
     build(dir / "d", dense_u1(), Codec::kZstd, 2, 3, 3);
-    Parts p = open_parts({dir / "a", dir / "b", dir / "c", dir / "d"});
+    build(dir / "e", ragged_u2(), Codec::kZstd, 2, 3, 3, /*checksum=*/true);
+    Parts p = open_parts({dir / "a", dir / "b", dir / "c", dir / "d", dir / "e"});
     const std::string a = "'" + dir / "a" + "'";
     CHECK(placement_mismatch({p.ptrs[0], p.ptrs[1]}) == "'" + dir / "b" + "' has 3 data files, " + a + " 2");
     CHECK(placement_mismatch({p.ptrs[0], p.ptrs[2]}) == "'" + dir / "c" + "' has codec raw, " + a + " zstd");
     CHECK(placement_mismatch({p.ptrs[0], p.ptrs[3]}).find("has the schema") != std::string::npos);
+    CHECK(placement_mismatch({p.ptrs[0], p.ptrs[4]}) ==
+          "'" + dir / "e" + "' has content checksums in its frames, " + a + " has not");
+    CHECK(placement_mismatch({p.ptrs[4], p.ptrs[0]}) ==
+          "'" + dir / "a" + "' has no content checksums in its frames, '" + dir / "e" + "' has");
     Status s = join_stores({p.ptrs[0], p.ptrs[1]}, dir / "x", false, {}, nullptr);
     CHECK(s.code() == StatusCode::kInvalidArgument);
     CHECK(s.message().starts_with("cannot join by placement: "));

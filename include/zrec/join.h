@@ -1,13 +1,14 @@
 // Joining stores by placement: the parallel join behind `zrec concat` (docs/scale-out.md).
 //
-// Parts with the same schema, codec, dictionary and shard count S join without touching
-// any record: record i of DEST lies in shard i % S, so a part whose first record becomes
-// DEST's record `base` maps its whole data_s.zr onto DEST's data_{(s + base) % S}.zr as
-// one contiguous run, at an offset that is the sum of the earlier parts' runs in that
-// shard, and its RecordLoc entries, offsets shifted by that amount, land at
-// 4096 + 16 * base in DEST's meta.zr. Every part's bytes have a fixed place, disjoint from
-// every other part's, so the parts can be placed in any order, by different processes
-// on different machines, and a part placed twice lands the same bytes twice.
+// Parts with the same schema, codec, dictionary, checksum setting and shard count S join
+// without touching any record: record i of DEST lies in shard i % S, so a part whose
+// first record becomes DEST's record `base` maps its whole data_s.zr onto DEST's
+// data_{(s + base) % S}.zr as one contiguous run, at an offset that is the sum of the
+// earlier parts' runs in that shard, and its RecordLoc entries, offsets shifted by that
+// amount, land at 4096 + 16 * base in DEST's meta.zr. Every part's bytes have a fixed
+// place, disjoint from every other part's, so the parts can be placed in any order, by
+// different processes on different machines, and a part placed twice lands the same
+// bytes twice.
 //
 // One process (zrec concat):
 //   ZREC_RETURN_IF_ERROR(zrec::join_stores({a.get(), b.get()}, "all/", {}, &stats));
@@ -58,7 +59,8 @@ struct JoinLayout {
 Result<JoinLayout> join_layout(uint32_t shards, std::span<const JoinPartShape> parts);
 
 // Why `parts` cannot be joined by placement, or "" when they can: the first one whose
-// schema, codec, shard count or dictionary bytes differ from the first part's, e.g.
+// schema, codec, shard count, dictionary bytes or checksum setting (Store::checksum)
+// differ from the first part's, e.g.
 // "'b/' has 8 data files, 'a/' 4". (They can still be joined by frame copy or
 // re-encoding: zrec/transfer.h.)
 std::string placement_mismatch(const std::vector<const Store*>& parts);

@@ -54,6 +54,11 @@ std::string placement_mismatch(const std::vector<const Store*>& parts) {
       return b + " has " + std::to_string(p->data_shards()) + " data files, " + a + " " +
              std::to_string(first.data_shards());
     if (p->dictionary() != first.dictionary()) return b + " has another dictionary than " + a;
+    // Writers keep a store's checksum setting, and frame copy re-encodes frames without
+    // one into a store that has them: placement keeps every frame as it is.
+    if (p->checksum() != first.checksum())
+      return b + (p->checksum() ? " has" : " has no") + " content checksums in its frames, " + a +
+             (first.checksum() ? " has" : " has not");
   }
   return "";
 }
