@@ -84,7 +84,7 @@ echo "figure: slurm build (2 tasks) against the one-machine build ($(nproc) lane
 # and shard count), against cp -r + sync of the same four parts, in the same run. (Codec
 # zstd at level 3, to build them quickly: a join neither encodes nor, for this, cares
 # about the level.) scripts/bench_join.sh compares placement with frame copy.
-echo "figure: the 2-part build's join: $(sed -n 's/^zrec concat: placed part \([0-9]*\) of [0-9]* .*: \([0-9]*\) records, .*; \(.*\)$/part \1: \2 records in \3/p' slurm-2.zrec-build/logs/zrec-place-*.out | paste -sd ';'); $(sed -n 's/^publish: //p' slurm-2.zrec-build/logs/zrec-publish-*.out)"
+echo "figure: the 2-part build's join: $(sed -n 's/^zrec concat: placed part \([0-9]*\) of [0-9]* .*: \([0-9]*\) records, .*; \(.*\)$/part \1: \2 records in \3/p' slurm-2.zrec-build/logs/zrec-place-*.out | paste -sd ';' | sed 's/;/; /g'); publish $(sed -n 's/^publish: //p' slurm-2.zrec-build/logs/zrec-publish-*.out)"
 for i in 1 2 3 4 5 6 7 8; do cat list.txt; done >list8.txt
 "$zrec" create --ragged --dtype '|u1' --ndim 1 --codec zstd big-0
 "$zrec" -q append-files --files-from list8.txt big-0
