@@ -251,7 +251,7 @@ for z in "${binaries[@]}"; do
   fi
   if has_row concat; then
     b=$(median concat_base); a=$(median "concat_$l")
-    echo "| \`zrec concat A B DST\` (frame copy)$tag + sync | $(fmt "$a") | cp -r A, B + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "concat_$l" concat_base) |"
+    echo "| \`zrec concat A B DST\` (one layout: placed; frame copy before issue 25)$tag + sync | $(fmt "$a") | cp -r A, B + sync: $(fmt "$b") | $(ratio "$a" "$b")x | <= 1.3x | $(cr "concat_$l" concat_base) |"
   fi
   if has_row start; then
     b=$(median start_base); a=$(median "start_$l")

@@ -5,7 +5,9 @@
 #   cp:      cp -r SRC DST; sync
 #   reshard: zrec recompress --shards 3 SRC DST   (frames copied, 4 -> 3 data files)
 #   same:    zrec recompress SRC DST              (frames copied, same shard count)
-#   concat:  zrec concat SRC SRC DST              (twice the bytes; compared with 2x cp)
+#   concat:  zrec concat --frame-copy SRC SRC DST (twice the bytes; compared with 2x cp;
+#            --frame-copy where the binary has it: same-layout sources are placed
+#            otherwise, docs/scale-out.md, and scripts/bench_join.sh measures that)
 # after a warm-up rep (page cache warm), for each zrec binary given (interleaved too, so
 # a before/after comparison shares the machine's state), printing each median and its
 # ratio to cp's median.
@@ -56,13 +58,14 @@ EOF
         for v in "${variants[@]}"; do [[ ${case#*/} == "${v%%=*}" ]] && bin=${v#*=}; done
         rm -rf "$dst"
         sync
-        local t0 t1
+        local t0 t1 fc=()
+        [[ -n $bin ]] && "$bin" concat --help 2>/dev/null | grep -q -- --frame-copy && fc=(--frame-copy)
         t0=$(now)
         case ${case%%/*} in
           cp) cp -r "$src" "$dst" && sync ;;
           reshard) "$bin" -q recompress --shards 3 "$src" "$dst" ;;
           same) "$bin" -q recompress "$src" "$dst" ;;
-          concat) "$bin" -q concat "$src" "$src" "$dst" ;;
+          concat) "$bin" -q concat "${fc[@]}" "$src" "$src" "$dst" ;;
         esac || { echo "bench_frame_copy: $case failed" >&2; return 1; }
         t1=$(now)
         ((rep > 0)) && echo "$case $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')" >>"$tmp/times"

@@ -4,7 +4,7 @@
 #   - one-machine build (create + append-files) with 1 lane and with every lane;
 #   - zrec-slurm-build with 1 part (1 task, 1 CPU) and 2 parts (2 concurrent tasks, 1 CPU
 #     each), submit to finished store, scheduling included: the speed-up from 1 to 2 tasks;
-#   - the concat job's frame copy in MiB/s against `cp -r` + sync of the same store.
+#   - the join (placement) in MiB/s against `cp -r` + sync of the same store.
 # Every input is the same generated set of JSON-like files, codec zstd_dict with one
 # dictionary trained up front (level 15: CPU-bound, as real dictionary builds are).
 #
@@ -55,7 +55,7 @@ one_machine() {   # one_machine LANES
   "$zrec" -q --threads "$1" append-files --files-from list.txt one
   since "$t0"
 }
-slurm_build() {   # slurm_build PARTS: submit to the end of the concat job
+slurm_build() {   # slurm_build PARTS: submit to the end of the publish job
   rm -rf "slurm-$1" "slurm-$1.zrec-build"
   local t0 ids
   t0=$(now)
@@ -79,12 +79,12 @@ echo "figure: one-machine build: ${t_one1} s with 1 lane, ${t_oneall} s with $(n
 echo "figure: slurm build, 1 task x 1 CPU: ${t_s1} s; 2 tasks x 1 CPU: ${t_s2} s; speed-up 1 -> 2 tasks $(awk -v a="$t_s1" -v b="$t_s2" 'BEGIN { printf "%.2fx", a / b }')"
 echo "figure: slurm build (2 tasks) against the one-machine build ($(nproc) lanes): $(awk -v a="$t_s2" -v b="$t_oneall" 'BEGIN { printf "%.2fx", a / b }') its time"
 
-# What the concat job costs, at a size where process start-up does not dominate: four
-# parts of the input repeated 8 times, joined by frame copy, against cp -r + sync of the
-# same four parts, in the same run. (Codec zstd at level 3, to build them quickly: a
-# frame copy neither decodes nor encodes, so the level does not change its cost.)
-log=$(ls slurm-2.zrec-build/logs/zrec-concat-*.out)
-echo "figure: the 2-part build's concat job: $(sed -n 's/.* \([0-9]*\) frames copied, \([0-9]*\) records re-encoded.*/\1 frames copied, \2 re-encoded/p' "$log"), $(sed -n 's/^concat: //p' "$log")"
+# What the join costs, at a size where process start-up does not dominate: four parts of
+# the input repeated 8 times, joined by `zrec concat` (placement: same codec, dictionary
+# and shard count), against cp -r + sync of the same four parts, in the same run. (Codec
+# zstd at level 3, to build them quickly: a join neither encodes nor, for this, cares
+# about the level.) scripts/bench_join.sh compares placement with frame copy.
+echo "figure: the 2-part build's join: $(sed -n 's/^zrec concat: placed part \([0-9]*\) of [0-9]* .*: \([0-9]*\) records, .*; \(.*\)$/part \1: \2 records in \3/p' slurm-2.zrec-build/logs/zrec-place-*.out | paste -sd ';' | sed 's/;/; /g'); publish $(sed -n 's/^publish: //p' slurm-2.zrec-build/logs/zrec-publish-*.out)"
 for i in 1 2 3 4 5 6 7 8; do cat list.txt; done >list8.txt
 "$zrec" create --ragged --dtype '|u1' --ndim 1 --codec zstd big-0
 "$zrec" -q append-files --files-from list8.txt big-0

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "zrec/join.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
@@ -168,10 +169,20 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   // the read budget (2 lanes on 2 cores, where writes get 1); one given --codec,
   // --level, --checksum or --tier may encode, and runs on the write budget.
   const Work work = !codec && a.level == 0 && !a.checksum && a.train.tier.empty() ? Work::kRead : Work::kWrite;
+  // Sources to consume are held exclusively from here until they are removed: no writer
+  // may change them meanwhile (DST's data files may be hard links to the first one's).
+  // They are then opened under that lock, as a snapshot.
+  std::vector<std::unique_ptr<ConsumedStore>> consumed;
+  for (const auto& path : a.consume ? a.sources : std::vector<std::string>()) {
+    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.wait));
+    consumed.push_back(std::move(c));
+  }
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(work), .wait = g.wait}));
+    ZREC_ASSIGN_OR_RETURN(
+        auto s,
+        Store::open(path, {.lanes = g.lanes(work), .wait = g.wait && !a.consume, .snapshot_if_busy = a.consume}));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }
@@ -235,8 +246,28 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   writer.lanes = g.lanes(work);
   writer.level = a.level;
   TransferStats stats;
+  JoinStats joined;
   const auto copy_started = std::chrono::steady_clock::now();
-  Status s = build_from_stores(sources, a.dst, create, writer, options, &stats);
+  // Parts whose frames DST would copy verbatim, into as many data files as they have,
+  // are placed instead: the same store, each part's data files copied as whole runs.
+  const bool place = command == "concat" && !a.frame_copy && options.frame_copy && create.codec == first.codec() &&
+                     create.data_shards == first.data_shards() && create.dictionary == first.dictionary() &&
+                     placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty();
+  Status s;
+  if (place) {
+    JoinOptions join;
+    join.cancel = interrupt_flag();
+    join.progress = [&](const JoinStats& st) { meter.update(st.records, st.logical_bytes); };
+    join.link_first = a.consume;
+    join.lanes = g.lanes(work);
+    s = join_stores(sources, a.dst, create.checksum, join, &joined);
+    stats.records = stats.frames_copied = joined.records;
+    stats.logical_bytes = joined.logical_bytes;
+    stats.source_stored_bytes = stats.stored_bytes = joined.stored_bytes;
+    stats.sources_copied = joined.parts;
+  } else {
+    s = build_from_stores(sources, a.dst, create, writer, options, &stats);
+  }
   meter.finish();
   if (s.code() == StatusCode::kCancelled) return cancelled("interrupted; '" + a.dst + "' was not created");
   ZREC_RETURN_IF_ERROR(s);
@@ -249,15 +280,35 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   report.set("logical_bytes", stats.logical_bytes).set("stored_bytes", stored);
   report.set("source_payload_bytes", stats.source_stored_bytes).set("frames_copied", stats.frames_copied);
   report.set("records_reencoded", stats.records_recoded);
+  if (command == "concat") {
+    report.set("parts_placed", joined.parts).set("bytes_cloned", joined.bytes_cloned);
+    report.set("bytes_linked", joined.bytes_linked).set("sources_removed", a.consume);
+  }
   if (trained) report.set_json("training", trained->object());
   else report.set_null("training");
+  std::string placed;
+  if (place)
+    placed = fmt::format(" ({} parts placed as whole runs: {} cloned, {} linked)", joined.parts,
+                         mib(joined.bytes_cloned), mib(joined.bytes_linked));
+  if (a.consume) {
+    // DST is complete and in place: the sources go, the first one (whose data files DST
+    // may share) first. Their locks were held throughout.
+    sources.clear();
+    stores.clear();
+    for (size_t k = 0; k < consumed.size(); ++k) {
+      Status removed = consumed[k]->remove();
+      if (!removed.is_ok())
+        return removed.with_context("'" + a.dst + "' was created, but the source '" + a.sources[k] +
+                                    "' was not removed");
+    }
+  }
   return report.finish(fmt::format(
       "wrote '{}' ({}, {} shards): {} records, {} logical, {} stored ({}; sources {}, {}); "
-      "{} frames copied, {} records re-encoded; {:.2f} s, {:.1f} MiB/s of source",
+      "{} frames copied, {} records re-encoded{}; {:.2f} s, {:.1f} MiB/s of source{}",
       printable(a.dst), to_string(create.codec), create.data_shards, stats.records, mib(stats.logical_bytes),
       mib(stored), format_ratio(stats.logical_bytes, stored), mib(stats.source_stored_bytes),
-      format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, secs,
-      secs > 0 ? stats.source_stored_bytes / 1048576.0 / secs : 0.0));
+      format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, placed,
+      secs, secs > 0 ? stats.source_stored_bytes / 1048576.0 / secs : 0.0, a.consume ? "; sources removed" : ""));
 }
 
 }  // namespace zrec::cli

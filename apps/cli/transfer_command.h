@@ -57,8 +57,10 @@ struct TransferArgs {
   uint32_t shards = 0;  // 0: the first source's
   int level = 0;        // 0: the format's default, and frames may be copied
   uint64_t window_mib = 64;
-  bool checksum = false;  // --checksum: every frame of DST carries a content checksum
-  bool json = false;      // --json: the outcome as one JSON object on stdout
+  bool checksum = false;    // --checksum: every frame of DST carries a content checksum
+  bool json = false;        // --json: the outcome as one JSON object on stdout
+  bool consume = false;     // concat --consume: remove the sources once DST is in place
+  bool frame_copy = false;  // concat --frame-copy: copy frame by frame even where placement applies
   TrainArgs train;
 };
 
@@ -67,8 +69,10 @@ struct TransferArgs {
 void add_transfer_options(CLI::App* cmd, TransferArgs& args);
 
 // Builds args.dst from the records of args.sources, in order: the whole of recompress
-// (one source) and concat (several). Prints one summary line on stderr, or the JSON
-// object with --json.
+// (one source) and concat (several). A concat whose sources all keep DST's codec,
+// dictionary and shard count joins them by placement (zrec/join.h: each data file
+// copied as one run, the table shifted) instead of copying frame by frame. Prints one
+// summary line on stderr, or the JSON object with --json.
 Status run_transfer(const std::string& command, TransferArgs& args, const GlobalOptions& g);
 
 }  // namespace zrec::cli

@@ -28,8 +28,8 @@ bool is_store_dir(const std::string& path);
 
 // The names of `root`'s subdirectories that are stores, sorted by name. Leaves out
 // ".NAME.zrec-tmp-XXXXXX", a store that create was building when it was killed (the
-// next create of NAME removes it), which is not a stream. Empty when `root` cannot be
-// listed.
+// next create of NAME removes it), and ".NAME.zrec-join-XXXXXX", a join in steps not yet
+// published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed.
 std::vector<std::string> child_stores(const std::string& root);
 
 }  // namespace zrec

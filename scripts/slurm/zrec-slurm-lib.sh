@@ -9,12 +9,16 @@
 #   parts/part-NNNNN  part N: an ordinary store, built by array task N
 #   parts/part-NNNNN.done  written by task N after its part passed `zrec verify`; holds its length
 #   parts/part-NNNNN.from-K  (lmdb, h5) where input K of part N begins in it: a rerun's --from-length
-#   result/         the concatenated store, verified and digested before the rename to DEST
+#   join/plan       the join's plan (`zrec concat --plan`; tar: join/stream-K.plan, one per
+#                   stream, whose names join/streams holds, NUL-terminated, in order)
+#   join/placed/part-NNNNN  written by placement task N after it placed part N (every stream)
+#   result/         the joined store, published by the plan(s), verified and digested before
+#                   the rename to DEST; its hidden .result.zrec-join-XXXXXX temporary before that
 #   logs/           one file per job (task)
 #   jobs            the job IDs of every submission, one line each
 #   digest          `zrec digest` of DEST, written when the build succeeded
-# The concat job removes list, lists/, dict.zr and parts/ only after DEST passed verify
-# and digest; logs/, jobs and digest stay for the record.
+# The publish job removes list, lists/, dict.zr, parts/ and join/ only after DEST passed
+# verify and digest; logs/, jobs and digest stay for the record.
 
 zs_die() {
   echo "${zs_prog:-zrec-slurm}: $*" >&2
@@ -104,4 +108,38 @@ zs_verified_length() {
   local json
   json=$("$zs_zrec" verify --json "$@" 2>/dev/null) || return 1
   sed -n 's/.*"length": *\([0-9]*\).*/\1/p' <<<"$json" | tail -n 1 | grep .
+}
+
+# --- the join in steps (join-plan, join-place, join-publish.sbatch) ------------------------
+
+# zs_join_plans: the plan files of this build, one per line of the array zs_plans (tar:
+# one per stream, in the order of join/streams).
+zs_join_plans() {
+  zs_plans=()
+  if [ "$zs_mode" != tar ]; then
+    zs_plans=("$zs_work/join/plan")
+    return 0
+  fi
+  local n k
+  [ -f "$zs_work/join/streams" ] || zs_die "no '$zs_work/join/streams': the plan job has not run"
+  n=$(zs_count_items "$zs_work/join/streams")
+  for ((k = 0; k < n; k++)); do zs_plans+=("$zs_work/join/stream-$k.plan"); done
+}
+
+# zs_join_placed N: placement task N finished (it placed part N into every plan).
+zs_join_placed() { [ -f "$zs_work/join/placed/$(zs_part_name "$1")" ]; }
+
+# zs_join_discard: gives up the join made so far (its plans and their temporaries, the
+# placement markers, an unverified result), so that the next plan job starts afresh:
+# after parts were rebuilt, the placed bytes are stale.
+zs_join_discard() {
+  local plan
+  if [ -d "$zs_work/join" ]; then
+    for plan in "$zs_work"/join/*.plan "$zs_work/join/plan"; do
+      [ -f "$plan" ] || continue
+      "$zs_zrec" -q concat --discard "$plan" || zs_die "cannot discard the join plan '$plan'"
+    done
+    rm -rf -- "$zs_work/join"
+  fi
+  rm -rf -- "$zs_work/result"
 }

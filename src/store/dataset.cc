@@ -10,10 +10,11 @@ namespace zrec {
 
 namespace {
 
-// ".NAME.zrec-tmp-XXXXXX": the temporary directory create builds a store in
-// (create_store.cc) before renaming it to NAME.
+// ".NAME.zrec-tmp-XXXXXX" and ".NAME.zrec-join-XXXXXX": the temporary directories a
+// store is built or joined in (store/temp_sibling.h) before it is renamed to NAME.
 bool is_build_leftover(const std::string& name) {
-  return name.starts_with('.') && name.find(".zrec-tmp-") != std::string::npos;
+  return name.starts_with('.') &&
+         (name.find(".zrec-tmp-") != std::string::npos || name.find(".zrec-join-") != std::string::npos);
 }
 
 }  // namespace

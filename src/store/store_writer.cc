@@ -20,6 +20,7 @@
 #include "format/static_page.h"
 #include "io/copy_range.h"
 #include "io/iovec_pack.h"
+#include "io/write_behind.h"
 #include "store/store_files.h"
 
 namespace zrec {
@@ -260,26 +261,12 @@ struct StoreWriter::Impl {
     return Status::ok();
   }
 
-  // Performance: written bytes go to the disk while the next windows are prepared,
-  // instead of all at once in publication's fsync, which then finds little left to
-  // wait for (frame copy ends up near `cp -r; sync`). Durability is still publication's
-  // fsync alone. Only whole pages are started, and only once a file has
-  // kWritebackBytes of them: the next write into a page under writeback waits for the
-  // disk (stable pages), and with small windows (tiny zstd records) a call per window
-  // cost a third of the run.
-  static constexpr uint64_t kWritebackBytes = 8 << 20;
+  // Performance: written bytes go to the disk while the next windows are prepared
+  // (io/write_behind.h), so frame copy ends up near `cp -r; sync`.
   Status start_early_writeback(uint64_t table_end) {
     for (uint32_t sh = 0; sh < files.page.data_shards; ++sh)
-      ZREC_RETURN_IF_ERROR(writeback_whole_pages(files.data[sh], writeback_from[sh], tails[sh]));
-    return writeback_whole_pages(files.meta, meta_writeback_from, table_end);
-  }
-  static Status writeback_whole_pages(const io::File& file, uint64_t& from, uint64_t end) {
-    static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-    end -= end % page;
-    if (end < from + kWritebackBytes) return Status::ok();
-    ZREC_RETURN_IF_ERROR(file.start_writeback(from, end - from));
-    from = end;
-    return Status::ok();
+      ZREC_RETURN_IF_ERROR(io::write_behind(files.data[sh], writeback_from[sh], tails[sh]));
+    return io::write_behind(files.meta, meta_writeback_from, table_end);
   }
 
   // The page write or its fsync failed, so the new page may or may not be on disk.

@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -18,6 +21,7 @@
 
 #include "format/layout.h"
 #include "store/store_files.h"
+#include "store/temp_sibling.h"
 
 namespace zrec::store {
 namespace {
@@ -45,7 +49,7 @@ bool is_store_file_name(const std::string& name) {
 
 // Why the directory open as `dir` is not provably an abandoned zrec temporary store,
 // or nullopt; fills `files` with the names to remove.
-std::optional<std::string> not_ours(int dir, std::vector<std::string>& files) {
+std::optional<std::string> not_ours(int dir, const TempStoreRules& rules, std::vector<std::string>& files) {
   struct stat st;
   if (::fstat(dir, &st) != 0) return std::string("cannot stat it: ") + std::strerror(errno);
   if (st.st_uid != ::geteuid())
@@ -62,7 +66,7 @@ std::optional<std::string> not_ours(int dir, std::vector<std::string>& files) {
     const std::string name = e->d_name;
     if (name == "." || name == "..") continue;
     struct stat fs;
-    if (!is_store_file_name(name)) {
+    if (!is_store_file_name(name) && !(rules.extra_file && rules.extra_file(name))) {
       why = "it holds '" + name + "', which is not a store file";
     } else if (::fstatat(dir, name.c_str(), &fs, AT_SYMLINK_NOFOLLOW) != 0) {
       why = "cannot stat '" + name + "': " + std::strerror(errno);
@@ -106,7 +110,7 @@ Warning leave(const std::string& path, const std::string& why) {
 // Warnings are given after the lock is let go: writing one may block on a full stderr
 // pipe, and a build that has just made that temporary waits for its lock.
 void for_each_unlocked(const std::string& parent, const std::string& prefix, int flags, const char* opened_as,
-                       Warning (*handle)(const std::string& path, const io::File& f)) {
+                       const std::function<Warning(const std::string& path, const io::File& f)>& handle) {
   for (const auto& name : candidates(parent, prefix)) {
     const std::string p = join_path(parent, name);
     Warning said;
@@ -123,9 +127,10 @@ void for_each_unlocked(const std::string& parent, const std::string& prefix, int
   }
 }
 
-Warning remove_if_abandoned_store(const std::string& p, const io::File& dir) {
+Warning remove_if_abandoned_store(const std::string& p, const io::File& dir, const TempStoreRules& rules) {
+  if (rules.in_use && rules.in_use(p)) return std::nullopt;
   std::vector<std::string> files;
-  if (auto why = not_ours(dir.fd(), files)) {
+  if (auto why = not_ours(dir.fd(), rules, files)) {
     const bool empty_and_ours = files.empty() && why->rfind("it has no ", 0) == 0;
     if (!empty_and_ours) return leave(p, *why);
     if (older_than(dir.fd(), kUnmarkedGraceSeconds)) {
@@ -147,19 +152,19 @@ Warning remove_if_abandoned_store(const std::string& p, const io::File& dir) {
   return std::nullopt;
 }
 
-Warning remove_if_abandoned_dict(const std::string& p, const io::File& f) {
+// A temporary file starting with `magic` (what it is is `what`, for the warnings).
+Warning remove_if_abandoned_file(const std::string& p, const io::File& f, std::string_view magic, const char* what) {
   struct stat st;
-  unsigned char head[sizeof kDictMagic] = {};
+  std::string head(magic.size(), '\0');
   std::optional<std::string> why;
   if (::fstat(f.fd(), &st) != 0) why = std::string("cannot stat it: ") + std::strerror(errno);
   else if (!S_ISREG(st.st_mode) || st.st_nlink != 1) why = "it is not a regular file with one link";
   else if (st.st_uid != ::geteuid()) why = "it belongs to another user (uid " + std::to_string(st.st_uid) + ")";
   else if (st.st_size == 0 && !older_than(f.fd(), kUnmarkedGraceSeconds))
-    why = "it is empty, which a dictionary save that is just starting also is (a run " +
+    why = std::string("it is empty, which a ") + what + " save that is just starting also is (a run " +
           std::to_string(kUnmarkedGraceSeconds) + " s after it was made removes it)";
-  else if (st.st_size != 0 &&
-           (!f.pread_exact(head, sizeof head, 0).is_ok() || std::memcmp(head, kDictMagic, sizeof head) != 0))
-    why = "it does not start like a zstd dictionary";
+  else if (st.st_size != 0 && (!f.pread_exact(head.data(), head.size(), 0).is_ok() || head != magic))
+    why = std::string("it does not start like a ") + what;
   if (why) return leave(p, *why);
   if (io::retry_eintr([&] { return ::unlink(p.c_str()); }) != 0)
     return leave(p, std::string("could not be removed: ") + std::strerror(errno));
@@ -168,14 +173,53 @@ Warning remove_if_abandoned_dict(const std::string& p, const io::File& f) {
 
 }  // namespace
 
-void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix) {
+void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix, const TempStoreRules& rules) {
   // A live build holds the lock from before it writes the marker until its rename.
-  for_each_unlocked(parent, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "a directory", remove_if_abandoned_store);
+  for_each_unlocked(
+      parent, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "a directory",
+      [&](const std::string& p, const io::File& dir) { return remove_if_abandoned_store(p, dir, rules); });
 }
 
 void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix) {
-  // A live train-dict holds the lock from before it writes its first byte.
-  for_each_unlocked(parent, prefix, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, "a file", remove_if_abandoned_dict);
+  remove_abandoned_temp_files(parent, prefix,
+                              std::string_view(reinterpret_cast<const char*>(kDictMagic), sizeof kDictMagic),
+                              "zstd dictionary");
+}
+
+void remove_abandoned_temp_files(const std::string& parent, const std::string& prefix, std::string_view magic,
+                                 const char* what) {
+  // A live writer (train-dict, plan_join) holds the lock from before it writes its first byte.
+  for_each_unlocked(
+      parent, prefix, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, "a file",
+      [&](const std::string& p, const io::File& f) { return remove_if_abandoned_file(p, f, magic, what); });
+}
+
+Status write_file_whole(const std::string& path, std::string_view bytes, std::string_view magic, const char* what,
+                        bool replace) {
+  const std::filesystem::path target(path);
+  const std::string parent = target.has_parent_path() ? target.parent_path().string() : ".";
+  const std::string prefix = target.filename().string().substr(0, NAME_MAX - 11) + ".tmp-";
+  remove_abandoned_temp_files(parent, prefix, magic, what);
+  std::string tmpl = join_path(parent, prefix + "XXXXXX");
+  const int fd = io::make_temp_file(tmpl);
+  if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);
+  io::File f(fd, tmpl);
+  // A blocking lock: a cleanup may hold it for the moment it takes to look at the file,
+  // and leaves an empty one this young alone.
+  Status s;
+  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
+  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0)
+    s = io::errno_status(errno, "cannot chmod", tmpl);
+  if (s.is_ok()) s = f.pwrite_all(bytes.data(), bytes.size(), 0);
+  if (s.is_ok()) s = f.sync();
+  if (s.is_ok() && replace && io::retry_eintr([&] { return ::rename(tmpl.c_str(), path.c_str()); }) != 0)
+    s = io::errno_status(errno, "cannot rename to", path);
+  if (s.is_ok() && !replace) s = rename_no_replace(tmpl, path, path);
+  if (!s.is_ok()) {
+    (void)::unlink(tmpl.c_str());
+    return s;
+  }
+  return sync_parent(path, path);
 }
 
 }  // namespace zrec::store

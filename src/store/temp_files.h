@@ -3,7 +3,11 @@
 // a killed run left behind without ever deleting what zrec did not create.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
+
+#include "zrec/status.h"
 
 namespace zrec::store {
 
@@ -21,12 +25,36 @@ inline constexpr unsigned char kDictMagic[4] = {0x37, 0xA4, 0x30, 0xEC};
 // the marker (a build killed between mkdtemp and its marker) is removed once it is over a
 // minute old, since a starting build looks the same. Anything else of that name is left
 // in place, with a warning (zrec/warning.h) saying why.
-void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix);
+//
+// `rules` widen this for temporaries that outlive their builder's lock (a join's, which
+// steps in other processes fill: zrec/join.h): `extra_file` names more files such a
+// directory may hold, and one for which `in_use` is true is left alone, silently.
+struct TempStoreRules {
+  std::function<bool(const std::string& name)> extra_file;
+  std::function<bool(const std::string& dir)> in_use;
+};
+void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix,
+                                  const TempStoreRules& rules = {});
 
 // Removes, in `parent`, every file named `prefix` + 6 characters that provably is an
 // abandoned zrec dictionary temporary: a regular file with one link, this user's,
 // unlocked, starting with the zstd dictionary magic (or empty and over a minute old: a
 // train-dict killed before its first byte). Anything else is left, with a warning.
 void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix);
+
+// The same for temporary files that start with `magic`, which the warnings call `what`
+// (a join plan's, written under a temporary name before its rename: zrec/join.h).
+void remove_abandoned_temp_files(const std::string& parent, const std::string& prefix, std::string_view magic,
+                                 const char* what);
+
+// Writes `bytes` to `path` whole or not at all: into "NAME.tmp-XXXXXX" next to it (NAME
+// cut to fit NAME_MAX; abandoned ones, which start with `magic`, are removed first,
+// called `what` in warnings), locked before its first byte so that no cleanup takes it,
+// mode 0644, synced, then renamed to `path`: over it when `replace`, else only if
+// nothing is there (kAlreadyExists), and the directory synced (a failure there says that
+// `path` was written: sync_parent). On any earlier failure nothing is left at either
+// name. `bytes` must start with `magic`.
+Status write_file_whole(const std::string& path, std::string_view bytes, std::string_view magic, const char* what,
+                        bool replace);
 
 }  // namespace zrec::store

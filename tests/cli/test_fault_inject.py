@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """Fault injection at every write-path syscall of every writing subcommand.
 
-For each writer (create, append-npy, append-files, append-stream, recompress, concat,
-train-dict -o) one small run is traced with `strace -f -y` to list its write-path
-calls (openat, mkdir, write/pwrite64/pwritev, ftruncate, fsync, rename, unlink, ...;
-tests/cli/strace_faults.py) that touch the test's work directory. Then, from a fresh
-copy of the same "before" state, the command is rerun once per call and fault: EIO,
-ENOSPC and EINTR injected into that one call, and SIGKILL on entering it. After every
-run:
+For each writer (create, append-npy, append-files, append-stream, recompress, concat
+re-encoding, concat placing parts, train-dict -o) one small run is traced with
+`strace -f -y` to list its write-path calls (openat, mkdir, write/pwrite64/pwritev,
+ftruncate, fsync, rename, unlink, ...; tests/cli/strace_faults.py) that touch the
+test's work directory. Then, from a fresh copy of the same "before" state, the command
+is rerun once per call and fault: EIO, ENOSPC and EINTR injected into that one call,
+and SIGKILL on entering it. After every run:
   - the fault landed (strace logged it), so no run passes vacuously;
   - every store in the work directory opens, in the independent reader
     (zrecord_ref.py) and in `zrec verify`, as exactly one published state: appends
@@ -717,6 +717,8 @@ TESTS = [
          "test_recompress_frame_copy"),
     case(Transfer("concat", [("a", 12, 25, 2, "zstd"), ("b", 13, 17, 3, "zstd")], ["--codec", "raw"]),
          "test_concat_recode"),
+    # One layout: the parts are placed (zrec/join.h), each data file copied as one run.
+    case(Transfer("concat", [("a", 15, 25, 3, "zstd"), ("b", 16, 17, 3, "zstd")], []), "test_concat_placed"),
     # Several lanes: a failure in a worker thread must stop the run just the same.
     case(AppendNpy(lanes=3, checkpoint=10), "test_append_npy_lanes"),
     case(Transfer("recompress", [("src", 14, 90, 3, "zstd")], ["--dict", "d.zr", "--checksum"], lanes=3,

@@ -43,6 +43,7 @@ TRAINING_KEYS = {"dict_bytes", "dict_id", "fastcover_k", "fastcover_d", "candida
 TRANSFER_KEYS = {"path", "sources", "codec", "shards", "checksum", "dict_bytes", "length", "logical_bytes",
                  "stored_bytes", "source_payload_bytes", "frames_copied", "records_reencoded", "training",
                  "elapsed_s"}
+CONCAT_KEYS = TRANSFER_KEYS | {"parts_placed", "bytes_cloned", "bytes_linked", "sources_removed"}
 
 
 def json_run(args, stdin=None, keys=None):
@@ -267,7 +268,7 @@ def recompress_and_concat(tmp):
     assert out == b"" and "zrec recompress: trained a dictionary: " in err and "zrec recompress: wrote '" in err
     # concat with the same codec: frames copied, no training.
     all_ = os.path.join(tmp, "all")
-    j, err = json_run(["concat", "--json", a, b, all_], keys=TRANSFER_KEYS)
+    j, err = json_run(["concat", "--json", a, b, all_], keys=CONCAT_KEYS)
     assert err == "", err
     i = info(all_)
     assert j["sources"] == [a, b] and j["length"] == 500 == i["length"], j

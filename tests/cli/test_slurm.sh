@@ -3,12 +3,12 @@
 # localhost (tests/cli/slurm_cluster.sh), builds stores with zrec-slurm-build and checks
 # that each equals the one-machine build of the same input (zrec digest):
 #   files      newline list, codec zstd, 4 parts
-#   zstd_dict  NUL list, one train-dict job, 3 parts: concat copies every frame
+#   zstd_dict  NUL list, one train-dict job, 3 parts, 3 placement tasks place every record
 #   tar, lmdb  WebDataset shards into named streams; LMDB key prefixes (Ragged, Dense)
 #   h5         row ranges of a gzip-chunked HDF5 dataset, two in one task
 #   requeue    a tar part task requeued (scontrol requeue) after it committed samples:
 #              the rerun continues the part (--from-length), DEST equals the one-machine build
-#   failure    a task fails (a missing file): the concat job is cancelled, no DEST, the
+#   failure    a task fails (a missing file): the join jobs are cancelled, no DEST, the
 #              other parts stay; --resume rebuilds that part alone and finishes
 # and that --dry-run submits and writes nothing. The cluster is stopped and its directory
 # removed at exit, also when the test fails.
@@ -60,11 +60,11 @@ tr '\n' '\0' <list.txt >list.nul
 
 jobs_run=0
 # run_build NAME ARGS...: submits, waits for every job, sets job_ids/role ids (train_id,
-# parts_id, concat_id) and slurm_s (submit to finish).
+# parts_id, plan_id, place_id, publish_id) and slurm_s (submit to finish).
 run_build() {
   local name=$1 t0
   shift
-  train_id="" parts_id="" concat_id=""
+  train_id="" parts_id="" plan_id="" place_id="" publish_id=""
   t0=$(date +%s.%N)
   if ! "$build" --zrec "$zrec" "$@" >"$tmp/$name.submit" 2>"$tmp/$name.submit.err"; then
     fail "$name: zrec-slurm-build failed: $(cat "$tmp/$name.submit.err")"
@@ -72,10 +72,12 @@ run_build() {
   fi
   train_id=$(awk '$1 == "job" && $2 == "train-dict" { print $3 }' "$tmp/$name.submit")
   parts_id=$(awk '$1 == "job" && $2 == "parts" { print $3 }' "$tmp/$name.submit")
-  concat_id=$(awk '$1 == "job" && $2 == "concat" { print $3 }' "$tmp/$name.submit")
-  [ -n "$concat_id" ] || { fail "$name: no concat job in: $(cat "$tmp/$name.submit")"; return 1; }
+  plan_id=$(awk '$1 == "job" && $2 == "plan" { print $3 }' "$tmp/$name.submit")
+  place_id=$(awk '$1 == "job" && $2 == "place" { print $3 }' "$tmp/$name.submit")
+  publish_id=$(awk '$1 == "job" && $2 == "publish" { print $3 }' "$tmp/$name.submit")
+  [ -n "$publish_id" ] || { fail "$name: no publish job in: $(cat "$tmp/$name.submit")"; return 1; }
   # shellcheck disable=SC2086
-  if ! cluster_wait_jobs 60 $train_id $parts_id $concat_id; then
+  if ! cluster_wait_jobs 60 $train_id $parts_id $plan_id $place_id $publish_id; then
     fail "$name: jobs still queued after 60 s: $(squeue 2>&1)"
     return 1
   fi
@@ -84,6 +86,8 @@ run_build() {
 # states ID: the job's final states, space-separated (an array job: one per task).
 states() { cluster_job_state "$1" | sort | uniq -c | awk '{ printf "%s%sx%s", (NR > 1 ? " " : ""), $1, $2 }'; }
 digest_of() { "$zrec" digest "$1" 2>&1 | cut -d' ' -f1; }
+# placed WORK: the records the placement tasks placed, summed over their logs.
+placed() { cat "$1"/logs/zrec-place-"${place_id}"_*.out | sed -n 's/^zrec concat: placed part .*: \([0-9]*\) records, .*/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
 one_machine() {   # one_machine DEST LIST [create options]: the reference build, timed
   local dest=$1 list=$2 t0
   shift 2
@@ -93,9 +97,10 @@ one_machine() {   # one_machine DEST LIST [create options]: the reference build,
   one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 }
 
-# --- --dry-run: prints the three sbatch lines, creates nothing ----------------------------
+# --- --dry-run: prints the five sbatch lines, creates nothing ----------------------------
 if "$build" files --zrec "$zrec" --dry-run -n 4 --codec zstd_dict --tier small list.txt "$tmp/dry" >dry.out 2>&1 &&
-  [ "$(grep -c '^[A-Z]*=\$(sbatch ' dry.out)" = 3 ] && grep -q -- '--array=0-3 --dependency=afterok:\$TRAIN' dry.out &&
+  [ "$(grep -c '^[A-Z]*=\$(sbatch ' dry.out)" = 5 ] && grep -q -- '--array=0-3 --dependency=afterok:\$TRAIN' dry.out &&
+  grep -q -- '--array=0-3 --dependency=afterok:\$PLAN .*join-place.sbatch' dry.out &&
   [ ! -e "$tmp/dry.zrec-build" ] && [ -z "$(squeue -h 2>&1)" ]; then ok; else
   fail "--dry-run: $(cat dry.out)"
 fi
@@ -118,10 +123,11 @@ fi
 # --- files: codec zstd, 4 parts --------------------------------------------------------------
 if run_build files files -n 4 --shards 2 list.txt "$tmp/files"; then
   check "files: parts job 4x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "4xCOMPLETED" ]
-  check "files: concat job COMPLETED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "files: place job 4x COMPLETED (got '$(states "$place_id")')" [ "$(states "$place_id")" = "4xCOMPLETED" ]
+  check "files: publish job COMPLETED (got '$(states "$publish_id")')" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
   one_machine "$tmp/files-one" list.txt --shards 2
   d=$(digest_of "$tmp/files")
-  check "files: digest $d equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/files-one")" ]
+  check "files: digest $d equals the one-machine build's" same "$d" "$(digest_of "$tmp/files-one")"
   check "files: work/digest records it" grep -q "^$d  $tmp/files\$" "$tmp/files.zrec-build/digest"
   check "files: parts removed after success" [ ! -e "$tmp/files.zrec-build/parts" ]
   check "files: 300 records" "$zrec" verify -q "$tmp/files"
@@ -132,16 +138,15 @@ fi
 if run_build dict files -0 -n 3 --codec zstd_dict --tier small --dict-samples 150 list.nul "$tmp/dict"; then
   check "dict: train-dict job COMPLETED (got '$(states "$train_id")')" [ "$(states "$train_id")" = "1xCOMPLETED" ]
   check "dict: parts job 3x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "3xCOMPLETED" ]
-  check "dict: concat job COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
-  log=$tmp/dict.zrec-build/logs/zrec-concat-$concat_id.out
-  copied=$(sed -n 's/.* \([0-9]*\) frames copied, \([0-9]*\) records re-encoded.*/\1 \2/p' "$log")
-  check "dict: concat copied all 300 frames, re-encoded none (got '$copied')" [ "$copied" = "300 0" ]
-  echo "figure: zstd_dict concat: ${copied% *} frames copied, ${copied#* } records re-encoded"
+  check "dict: publish job COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
+  copied=$(placed "$tmp/dict.zrec-build")
+  check "dict: 3 placement tasks placed all 300 records (got '$copied')" [ "$copied" = 300 ]
+  echo "figure: zstd_dict join: $copied records placed by 3 tasks"
   check "dict: training used 150 of 300 files" grep -q "training on 150 of 300 items" \
     "$tmp/dict.zrec-build/logs/zrec-dict-$train_id.out"
   one_machine "$tmp/dict-one" list.txt --codec zstd_dict --dict "$tmp/dict/dict.zr"
   d=$(digest_of "$tmp/dict")
-  check "dict: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/dict-one")" ]
+  check "dict: digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/dict-one")"
   check "dict: the store is zstd_dict" grep -q '"codec": "zstd_dict"' <("$zrec" verify --quick --json "$tmp/dict")
   echo "figure: zstd_dict (300 files, 3 parts, train-dict job): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
@@ -150,9 +155,8 @@ fi
 if run_build given files -n 2 --dict "$tmp/dict/dict.zr" --level 12 --checksum list.txt "$tmp/given"; then
   check "given: no train-dict job" [ -z "$train_id" ]
   check "given: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
-  check "given: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
-  check "given: concat copied all 300 frames" \
-    grep -q " 300 frames copied, 0 records re-encoded" "$tmp/given.zrec-build/logs/zrec-concat-$concat_id.out"
+  check "given: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
+  check "given: the placement tasks placed all 300 records" [ "$(placed "$tmp/given.zrec-build")" = 300 ]
   check "given: the store has the given dictionary" cmp -s "$tmp/given/dict.zr" "$tmp/dict/dict.zr"
   check "given: every frame carries a checksum" grep -q "300 of 300 frames carry a content checksum" \
     <("$zrec" verify "$tmp/given")
@@ -176,20 +180,25 @@ PY
 ls shard-*.tar >tars.txt
 if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" tars.txt "$tmp/tarroot"; then
   check "tar: parts job 3x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "3xCOMPLETED" ]
-  check "tar: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
-  log=$tmp/tarroot.zrec-build/logs/zrec-concat-$concat_id.out
-  check "tar: each stream's concat copied its 120 frames" \
-    [ "$(grep -c " 120 frames copied, 0 records re-encoded" "$log")" = 2 ]
+  check "tar: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
+  check "tar: 3 placement tasks placed 120 records of each of 2 streams" [ "$(placed "$tmp/tarroot.zrec-build")" = 240 ]
   t0=$(date +%s.%N)
   "$zrec" -q append-tar --ext txt,cls --keys "$tmp/tar-one.keys" "$tmp/tar-one" shard-*.tar || fail "tar: one-machine append-tar"
   one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   for stream in txt cls; do
     d=$(digest_of "$tmp/tarroot/$stream")
-    check "tar: stream $stream digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/tar-one/$stream")" ]
+    check "tar: stream $stream digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/tar-one/$stream")"
   done
   check "tar: keys equal the one-machine build's" cmp -s "$tmp/tar.keys" "$tmp/tar-one.keys"
   check "tar: 120 keys" [ "$(wc -l <"$tmp/tar.keys")" = 120 ]
   check "tar: the root verifies (streams of equal length)" "$zrec" verify -q "$tmp/tarroot"
+  # The joined root is marked and committed as append-tar's own roots are, so the next
+  # append-tar into it goes on from its 120 samples without --adopt.
+  check "tar: the joined root is marked (zrec-root)" present "$tmp/tarroot/zrec-root"
+  check "tar: zrec info reads it as a root of 120 committed samples" \
+    grep -q "2 streams, 120 samples committed" <("$zrec" info "$tmp/tarroot")
+  check "tar: append-tar goes on in it without --adopt" \
+    "$zrec" -q append-tar --from-length 0 --keys "$tmp/tar.keys" "$tmp/tarroot" shard-*.tar
   echo "figure: tar (6 shards, 120 samples, 2 streams, 3 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
 
@@ -232,11 +241,12 @@ if "$build" tar --zrec "$tmp/zrec-requeue" -n 3 --shards 1 --ext txt,cls --keys 
     check "requeue: concat COMPLETED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
     log=$tmp/requeue.zrec-build/logs/zrec-part-${parts_id}_1.out
     present=$(sed -n 's/.* after skipping \([0-9]*\) already present.*/\1/p' "$log")
+    skipped_right() { [ -n "$present" ] && [ "$present" -ge "$committed" ] && [ "$present" -lt 40 ]; }
     check "requeue: the requeued run skipped the ${present:-no} samples already present (committed ${committed} at the requeue)" \
-      [ -n "$present" ] && [ "$present" -ge "$committed" ] && [ "$present" -lt 40 ]
+      skipped_right
     for stream in txt cls; do
       d=$(digest_of "$tmp/requeue/$stream")
-      check "requeue: stream $stream digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/tar-one/$stream")" ]
+      check "requeue: stream $stream digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/tar-one/$stream")"
     done
     check "requeue: keys equal the one-machine build's" cmp -s "$tmp/requeue.keys" "$tmp/tar-one.keys"
     echo "figure: requeue: part 1 requeued after committing $committed of 40 samples; its rerun skipped $present, the join equals the one-machine build"
@@ -265,7 +275,7 @@ if [ $? -eq 1 ] && grep -q "the prefixes are not in bytewise order: 'k01' before
 fi
 if run_build lmdb lmdb -n 2 --keys "$tmp/lmdb.keys" db.lmdb prefixes.txt "$tmp/lmdbstore"; then
   check "lmdb: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
-  check "lmdb: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "lmdb: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
   check "lmdb: task 0 read two prefixes" grep -q "built from 2 key prefixes, 200 records" \
     "$tmp/lmdbstore.zrec-build/logs/zrec-part-${parts_id}_0.out"
   t0=$(date +%s.%N)
@@ -273,7 +283,7 @@ if run_build lmdb lmdb -n 2 --keys "$tmp/lmdb.keys" db.lmdb prefixes.txt "$tmp/l
     "$zrec" -q append-lmdb --keys "$tmp/lmdb-one.keys" "$tmp/lmdb-one" db.lmdb || fail "lmdb: one-machine build"
   one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   d=$(digest_of "$tmp/lmdbstore")
-  check "lmdb: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/lmdb-one")" ]
+  check "lmdb: digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/lmdb-one")"
   check "lmdb: keys equal the one-machine build's (300)" cmp -s "$tmp/lmdb.keys" "$tmp/lmdb-one.keys"
   echo "figure: lmdb (300 keys, 3 prefixes, 2 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
@@ -289,11 +299,11 @@ env.close()
 PY
 printf 'd0\nd1\n' >dense-prefixes.txt
 if run_build dense lmdb -n 2 --dense --dtype '<f4' --shape 4 dense.lmdb dense-prefixes.txt "$tmp/densestore"; then
-  check "dense: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "dense: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
   "$zrec" create --dense --dtype '<f4' --shape 4 "$tmp/dense-one" &&
     "$zrec" -q append-lmdb --dense "$tmp/dense-one" dense.lmdb || fail "dense: one-machine build"
   d=$(digest_of "$tmp/densestore")
-  check "dense: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/dense-one")" ]
+  check "dense: digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/dense-one")"
   check "dense: a Dense <f4 (4,) store" grep -q '"kind": "dense", "dtype": "<f4"' <("$zrec" verify --quick --json "$tmp/densestore")
 fi
 
@@ -312,30 +322,30 @@ if [ $? -eq 1 ] && grep -q "the row ranges are not ascending and apart: '0:100' 
 fi
 if run_build h5 h5 -n 2 --shards 2 rows.h5 x ranges.txt "$tmp/h5store"; then
   check "h5: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
-  check "h5: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  check "h5: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
   check "h5: task 0 converted two row ranges" grep -q "built from 2 row ranges, 200 records" \
     "$tmp/h5store.zrec-build/logs/zrec-part-${parts_id}_0.out"
   t0=$(date +%s.%N)
   "$zrec" -q append-h5 --create --shards 2 "$tmp/h5-one" rows.h5 x || fail "h5: one-machine build"
   one_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   d=$(digest_of "$tmp/h5store")
-  check "h5: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/h5-one")" ]
+  check "h5: digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/h5-one")"
   check "h5: a Dense >i4 (3, 4) store of 300 records" \
     grep -q '"kind": "dense", "dtype": ">i4", "ndim": 2, "item_shape": \[3, 4\]' <("$zrec" info --json "$tmp/h5store")
   echo "figure: h5 (300 rows, 3 ranges, 2 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
 
-# --- failure: a task fails, the concat job must not run; --resume finishes --------------------
+# --- failure: a task fails, the join must not run; --resume finishes --------------------
 # Task 2 of 4 gets items 150..224; item 160 is missing until the resume.
 mv in/f-160.json in/f-160.saved
 if run_build fail files -n 4 list.txt "$tmp/fail"; then
   check "fail: task 2 FAILED, the others COMPLETED (got '$(states "$parts_id")')" \
     [ "$(states "$parts_id")" = "3xCOMPLETED 1xFAILED" ]
-  check "fail: concat job CANCELLED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCANCELLED" ]
+  check "fail: plan, place and publish jobs CANCELLED (got '$(states "$plan_id") / $(states "$place_id") / $(states "$publish_id")')" \
+    same "$(states "$plan_id") $(states "$publish_id")" "1xCANCELLED 1xCANCELLED"
   check "fail: no store at DEST" [ ! -e "$tmp/fail" ]
-  check "fail: parts 0, 1, 3 done and kept" [ -f "$tmp/fail.zrec-build/parts/part-00000.done" ] &&
-    [ -f "$tmp/fail.zrec-build/parts/part-00001.done" ] && [ -f "$tmp/fail.zrec-build/parts/part-00003.done" ] &&
-    [ ! -e "$tmp/fail.zrec-build/parts/part-00002.done" ]
+  check "fail: parts 0, 1, 3 done and kept" present "$tmp/fail.zrec-build/parts/part-0000"{0,1,3}.done
+  check "fail: part 2 not done" absent "$tmp/fail.zrec-build/parts/part-00002.done"
   check "fail: the task's log names the missing file" grep -q "in/f-160.json" \
     "$tmp/fail.zrec-build/logs/zrec-part-${parts_id}_2.out"
   "$build" files --zrec "$zrec" -n 4 list.txt "$tmp/fail" >again.out 2>&1
@@ -346,13 +356,14 @@ if run_build fail files -n 4 list.txt "$tmp/fail"; then
     grep -q -- "--array=2 " resume-dry.out
   if run_build resume files --resume -n 4 list.txt "$tmp/fail"; then
     check "resume: one task ran, COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "1xCOMPLETED" ]
-    check "resume: concat COMPLETED" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+    check "resume: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
+    check "resume: part 2 was rebuilt, so all 4 parts were placed again" [ "$(states "$place_id")" = "4xCOMPLETED" ]
     one_machine "$tmp/fail-one" list.txt
     d=$(digest_of "$tmp/fail")
-    check "resume: digest equals the one-machine build's" [ -n "$d" ] && [ "$d" = "$(digest_of "$tmp/fail-one")" ]
+    check "resume: digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/fail-one")"
     check "resume: parts removed" [ ! -e "$tmp/fail.zrec-build/parts" ]
-    check "resume: only task 2 ran again" [ "$(ls "$tmp/fail.zrec-build/logs" | grep -c "^zrec-part-${parts_id}_")" = 1 ] &&
-      [ -f "$tmp/fail.zrec-build/logs/zrec-part-${parts_id}_2.out" ]
+    check "resume: one part task ran again" [ "$(ls "$tmp/fail.zrec-build/logs" | grep -c "^zrec-part-${parts_id}_")" = 1 ]
+    check "resume: it was task 2" present "$tmp/fail.zrec-build/logs/zrec-part-${parts_id}_2.out"
   fi
 fi
 

@@ -3,7 +3,11 @@
 #
 #   source "$(dirname "$0")/testlib.sh"   # sets here, root, zrec, tmp
 #   require_zrec                          # fails the test unless $zrec is executable
-#   check "what it shows" command...      # passes when the command succeeds
+#   check "what it shows" command...      # passes when the command succeeds (one command:
+#                                         # `check W [ a ] && [ b ]` checks only [ a ])
+#   check "..." same "$a" "$b"            # both non-empty and equal
+#   check "..." present F... / absent F...   # every F exists / none does
+#   check "..." not command...            # passes when the command fails
 #   ok / fail "what broke"                # count a result by hand
 #   finish                                # "N passed, M failed"; exit 1 if any failed
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +24,16 @@ check() {
   local what=$1
   shift
   if "$@"; then ok; else fail "$what"; fi
+}
+not() { ! "$@"; }
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+present() {
+  local f
+  for f; do [ -e "$f" ] || return 1; done
+}
+absent() {
+  local f
+  for f; do [ ! -e "$f" ] || return 1; done
 }
 finish() {
   echo "$passed passed, $failed failed"
