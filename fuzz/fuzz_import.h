@@ -42,8 +42,8 @@ inline std::string fresh(const std::string& name) {
 // name rule) that `zrec verify` finds valid. Traps otherwise.
 inline void require_valid(const std::string& path, bool root) {
   if (root)
-    for (const auto& e : std::filesystem::directory_iterator(path))
-      if (!cli::stream_name_problem(e.path().filename().string()).empty()) __builtin_trap();
+    for (const auto& e : std::filesystem::directory_iterator(path))  // streams; not the zrec-root marker
+      if (e.is_directory() && !cli::stream_name_problem(e.path().filename().string()).empty()) __builtin_trap();
   if (zrec_cli({"verify", path}) != 0) __builtin_trap();
 }
 

@@ -157,7 +157,7 @@ TEST_SUITE("cut_back") {
     }
   }
 
-  TEST_CASE("cut_back refuses a longer length and unpublished records; an abort after a cut keeps the cut") {
+  TEST_CASE("cut_back refuses a longer length and unpublished records - an abort after a cut keeps the cut") {
     test::TempDir dir;
     const std::string path = dir / "s";
     REQUIRE_OK(create_store(path, bytes_store(Codec::kZstd, 2, true)));

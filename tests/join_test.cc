@@ -284,7 +284,7 @@ TEST_SUITE("join") {
     }
   }
 
-  TEST_CASE("an interrupted placement is no placement; placing again gives the same bytes") {
+  TEST_CASE("an interrupted placement is no placement - placing again gives the same bytes") {
     test::TempDir dir;
     std::vector<std::string> paths;
     for (int k = 0; k < 3; ++k) {
@@ -376,7 +376,7 @@ TEST_SUITE("join") {
     CHECK(place_join_part(plan, 2, {}, nullptr).message().find("there is no part 2") == 0);
   }
 
-  TEST_CASE("discard removes the temporary and the plan; an orphaned temporary is removed by the next plan") {
+  TEST_CASE("discard removes the temporary and the plan - an orphaned temporary is removed by the next plan") {
     test::TempDir dir;
     build(dir / "a", ragged_u2(), Codec::kRaw, 2, 0, 5);
     const std::string plan = dir / "all.plan";
@@ -403,7 +403,7 @@ TEST_SUITE("join") {
     CHECK(exists(plan));
   }
 
-  TEST_CASE("link_first: DEST's data files are the first part's, which stays valid; remove_store consumes parts") {
+  TEST_CASE("link_first: DEST's data files are the first part's, which stays valid - remove_store consumes parts") {
     test::TempDir dir;
     const auto paths = make_parts(dir, ragged_u2(), Codec::kZstd, 3);
     frame_copy_concat(paths, dir / "copied");
@@ -452,7 +452,7 @@ TEST_SUITE("join") {
     CHECK(exists(dir / "z/meta.zr"));
   }
 
-  TEST_CASE("plan file: round trip with any path bytes; anything else is refused with its line") {
+  TEST_CASE("plan file: round trip with any path bytes - anything else is refused with its line") {
     store::JoinPlanFile plan;
     plan.id = "0123456789abcdef0123456789abcdef";
     plan.dest = "/x/all";

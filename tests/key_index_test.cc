@@ -11,7 +11,7 @@
 namespace zrec::cli::view {
 
 TEST_SUITE("key_index") {
-  TEST_CASE("keys are unescaped; past the last complete line there is none") {
+  TEST_CASE("keys are unescaped - past the last complete line there is none") {
     test::TempDir dir;
     const std::string path = dir.path() + "/keys";
     std::ofstream(path) << "a\nb\\\\c\nline\\nbreak\\r\n\nlast-without-newline";

@@ -22,7 +22,7 @@ NumberSummary summary(const DType& dtype, std::vector<uint64_t> dims, const std:
 }  // namespace
 
 TEST_SUITE("number_summary") {
-  TEST_CASE("up to 1000 elements print whole; past that, 3 at each end") {
+  TEST_CASE("up to 1000 elements print whole - past that, 3 at each end") {
     std::vector<int32_t> a(1000);
     std::iota(a.begin(), a.end(), 0);
     const NumberSummary whole = summary(kI4, {1000}, a);
@@ -45,7 +45,7 @@ TEST_SUITE("number_summary") {
     CHECK(s.sparkline.empty());  // 2-D: no sparkline
   }
 
-  TEST_CASE("NaNs are counted, not averaged; a sparkline point of NaNs only is empty") {
+  TEST_CASE("NaNs are counted, not averaged - a sparkline point of NaNs only is empty") {
     const std::vector<double> v = {1.0, NAN, NAN, NAN, 3.0, 5.0, NAN, 7.0};
     const NumberSummary s = summary(kF8, {8}, v);
     CHECK((s.nan_count == 4 && *s.min == 1.0 && *s.max == 7.0 && *s.mean == 4.0));

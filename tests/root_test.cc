@@ -99,7 +99,7 @@ TEST_SUITE("root") {
     }
   }
 
-  TEST_CASE("create marks a directory once; open locks it; commit replaces it and keeps the lock") {
+  TEST_CASE("create marks a directory once - open locks it - commit replaces it and keeps the lock") {
     test::TempDir dir;
     const std::string root = dir.path();
     auto none = read_root_marker(root);
@@ -148,7 +148,7 @@ TEST_SUITE("root") {
     CHECK(read_root_marker(dir.path()).status().code() == StatusCode::kMalformed);
   }
 
-  TEST_CASE("stale temporaries are removed when the lock is taken; a locked one is left") {
+  TEST_CASE("stale temporaries are removed when the lock is taken - a locked one is left") {
     test::TempDir dir;
     const std::string root = dir.path();
     { REQUIRE_OK(RootWriter::create(root, {})); }

@@ -128,16 +128,18 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path));
   }
   std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path);
-  if (root) std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
-  if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   if (single) {
     if (const std::string why = stream_name_problem(base_name(a.path)); !why.empty())
       return invalid_argument("store '" + a.path + "': its name '" + base_name(a.path) +
                               "' would be the members' extension, and cannot name a stream: " + why + " (" +
                               kStreamNameRule + ")");
   } else {
+    // Every store in the directory, listed in the marker or not: one whose name breaks
+    // the rule is refused as append-tar refuses it (it could be mistaken for a stream).
     ZREC_RETURN_IF_ERROR(check_root_streams(a.path, names));
   }
+  if (root) std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
+  if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   for (const auto& name : names) {
     Stream s;
     s.ext = single ? base_name(a.path) : name;

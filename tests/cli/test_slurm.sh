@@ -219,7 +219,9 @@ requeue_part=$tmp/requeue.zrec-build/parts/part-00001
 if "$build" tar --zrec "$tmp/zrec-requeue" -n 3 --shards 1 --ext txt,cls --keys "$tmp/requeue.keys" tars.txt \
   "$tmp/requeue" >requeue.submit 2>&1; then
   parts_id=$(awk '$2 == "parts" { print $3 }' requeue.submit)
-  concat_id=$(awk '$2 == "concat" { print $3 }' requeue.submit)
+  plan_id=$(awk '$2 == "plan" { print $3 }' requeue.submit)
+  place_id=$(awk '$2 == "place" { print $3 }' requeue.submit)
+  publish_id=$(awk '$2 == "publish" { print $3 }' requeue.submit)
   committed=""
   for _ in $(seq 600); do   # at most 60 s for part 1 to commit 4 samples
     committed=$(sed -n 's/^length //p' "$requeue_part/zrec-root" 2>/dev/null)
@@ -237,8 +239,8 @@ if "$build" tar --zrec "$tmp/zrec-requeue" -n 3 --shards 1 --ext txt,cls --keys 
     sleep 0.1
   done
   scontrol update JobId="${parts_id}_1" StartTime=now >>requeue.out 2>&1 || fail "scontrol update: $(cat requeue.out)"
-  if cluster_wait_jobs 120 "$parts_id" "$concat_id"; then
-    check "requeue: concat COMPLETED (got '$(states "$concat_id")')" [ "$(states "$concat_id")" = "1xCOMPLETED" ]
+  if cluster_wait_jobs 120 "$parts_id" "$plan_id" "$place_id" "$publish_id"; then
+    check "requeue: publish COMPLETED (got '$(states "$publish_id")')" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
     log=$tmp/requeue.zrec-build/logs/zrec-part-${parts_id}_1.out
     present=$(sed -n 's/.* after skipping \([0-9]*\) already present.*/\1/p' "$log")
     skipped_right() { [ -n "$present" ] && [ "$present" -ge "$committed" ] && [ "$present" -lt 40 ]; }

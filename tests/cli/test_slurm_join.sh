@@ -63,7 +63,7 @@ y'
 "$build" files --zrec "$zrec" -n 4 list.txt "$tmp/back\slash" >bs.out 2>&1
 rc=$?
 check "a DEST with a backslash: exit 2 (got $rc: $(cat bs.out))" same "$rc" 2
-check "... naming the rule" grep -qF "has a '\' in its path, which sbatch cannot take in a log file name" bs.out
+check "... naming the rule" grep -qF "holds a '\', which sbatch drops from log file paths" bs.out
 check "... and no work directory" absent "$tmp/back\slash.zrec-build"
 work=$dest.zrec-build
 "$build" files --zrec "$tmp/zrec-shim" -n 4 --shards 3 list.txt "$dest" >submit.out 2>submit.err ||

@@ -10,8 +10,8 @@
 # and checks, whatever job script joins the parts: the build completes; DEST exists by
 # exactly its name (no other entry appears beside it) and its digest equals the
 # one-machine build's; the work directory's digest file says HASH, two spaces and
-# exactly DEST; the logs are logs/zrec-part-<job>_<task>.out and
-# logs/zrec-concat-<job>.out; no file PWNED appeared; --resume says it was built. A DEST
+# exactly DEST; the logs are logs/zrec-part-<job>_<task>.out, zrec-plan-<job>.out,
+# zrec-place-<job>_<task>.out and zrec-publish-<job>.out; no file PWNED appeared; --resume says it was built. A DEST
 # with a '\' (sed: an escape; sbatch drops it from log paths and has no escape for it) is
 # refused before anything is written. Also, statically: no script submits with --wrap.
 #
@@ -78,38 +78,44 @@ check "the refusal says why" grep -q "holds a '\\\\', which sbatch drops from lo
 check "nothing was written for it" [ -z "$(ls out)" ]
 
 # submit NAME-INDEX MODE LIST DEST: runs the driver; sets ids (its job IDs).
-declare -A concat_of parts_of
+declare -A plan_of place_of publish_of parts_of
 submit() {
   local i=$1 mode=$2 list=$3 dest=$4
   if ! "$build" "$mode" --zrec "$zrec" -n 2 "$list" "$dest" >"submit.$i" 2>"submit.$i.err"; then
     fail "build $i: zrec-slurm-build failed: $(cat "submit.$i.err")"
     return 1
   fi
-  concat_of[$i]=$(awk '$1 == "job" && $2 == "concat" { print $3 }' "submit.$i")
-  parts_of[$i]=$(awk '$1 == "job" && $2 == "parts" { print $3 }' "submit.$i")
+  local role
+  for role in parts plan place publish; do
+    local -n of=${role}_of
+    of[$i]=$(awk -v r="$role" '$1 == "job" && $2 == r { print $3 }' "submit.$i")
+  done
 }
 # Every build at once: the cluster runs them as CPUs free up.
 for i in "${!names[@]}"; do submit "$i" files "$tmp/list.txt" "$tmp/out/${names[$i]}"; done
 tar_dest=$tmp/out/$'t|&;touch PWNED|e\n'
 submit tar tar "$tmp/tars.txt" "$tar_dest"
 # shellcheck disable=SC2046
-cluster_wait_jobs 120 $(printf '%s ' "${concat_of[@]}" "${parts_of[@]}") || fail "jobs still queued after 120 s: $(squeue 2>&1)"
+cluster_wait_jobs 120 $(printf '%s ' "${publish_of[@]}" "${place_of[@]}" "${plan_of[@]}" "${parts_of[@]}") ||
+  fail "jobs still queued after 120 s: $(squeue 2>&1)"
 
 # check_build KEY DEST DIGEST-FILE-CONTENT
 check_build() {
-  local i=$1 dest=$2 digest_want=$3 work=$2.zrec-build c=${concat_of[$1]} p=${parts_of[$1]}
-  local shown
+  local i=$1 dest=$2 digest_want=$3 work=$2.zrec-build p=${parts_of[$1]} pl=${plan_of[$1]} pc=${place_of[$1]}
+  local c=${publish_of[$1]} shown
   shown=$(printf '%q' "$dest")
+  check "$shown: the driver submitted parts, plan, place and publish jobs (IDs '$p' '$pl' '$pc' '$c')" \
+    test -n "$p" -a -n "$pl" -a -n "$pc" -a -n "$c"
   [ -n "$c" ] || return
-  check "$shown: concat job COMPLETED (got '$(cluster_job_state "$c")')" [ "$(cluster_job_state "$c")" = COMPLETED ]
+  check "$shown: publish job COMPLETED (got '$(cluster_job_state "$c")')" [ "$(cluster_job_state "$c")" = COMPLETED ]
   check "$shown: DEST exists by exactly its name" [ -d "$dest" ]
   check "$shown: the digest file holds the hash and exactly DEST" \
     cmp -s "$work/digest" <(printf '%s' "$digest_want")
-  check "$shown: logs/zrec-part-${p}_0.out, _1.out, zrec-concat-$c.out" \
-    [ -f "$work/logs/zrec-part-${p}_0.out" ] && [ -f "$work/logs/zrec-part-${p}_1.out" ] &&
-    [ -f "$work/logs/zrec-concat-$c.out" ]
-  check "$shown: logs/ holds those three logs only (got: $(ls "$work/logs" | tr '\n' ' '))" \
-    [ "$(find "$work/logs" -mindepth 1 -printf x | wc -c)" = 3 ]
+  check "$shown: logs/ of the parts, plan, placement and publish jobs" \
+    present "$work/logs/zrec-part-${p}_0.out" "$work/logs/zrec-part-${p}_1.out" "$work/logs/zrec-plan-$pl.out" \
+    "$work/logs/zrec-place-${pc}_0.out" "$work/logs/zrec-place-${pc}_1.out" "$work/logs/zrec-publish-$c.out"
+  check "$shown: logs/ holds those six logs only (got: $(ls "$work/logs" | tr '\n' ' '))" \
+    same "$(find "$work/logs" -mindepth 1 -printf x | wc -c)" 6
   "$build" files --zrec "$zrec" -n 2 --resume "$tmp/list.txt" "$dest" >resume.out 2>&1
   check "$shown: --resume says it was built ($(head -c 300 resume.out))" grep -q "was built already" resume.out
 }
@@ -117,7 +123,7 @@ for i in "${!names[@]}"; do
   dest=$tmp/out/${names[$i]}
   check_build "$i" "$dest" "$want  $dest"$'\n'
   check "$(printf '%q' "$dest"): digest of DEST equals the one-machine build's" \
-    [ "$("$zrec" digest "$dest" 2>&1 | cut -d' ' -f1)" = "$want" ]
+    same "$("$zrec" digest "$dest" 2>&1 | cut -d' ' -f1)" "$want"
 done
 want_tar=""
 for stream in cls jpg; do
