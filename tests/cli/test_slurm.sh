@@ -233,14 +233,21 @@ if "$build" tar --zrec "$tmp/zrec-requeue" -n 3 --shards 1 --ext txt,cls --keys 
   fi
   if scontrol requeue "${parts_id}_1" >requeue.out 2>&1; then ok; else fail "scontrol requeue: $(cat requeue.out)"; fi
   # Slurm holds a requeued job back for two minutes (BeginTime); once its first run has
-  # ended and it is pending again, let it start at once.
+  # ended and it is pending again, let it start soon. Not at once: slurmd refuses to launch
+  # a job whose credential was issued in the same second as its kill ("Job N already
+  # killed, do not launch batch job"), and the rerun would fail with an empty log.
   for _ in $(seq 300); do
     scontrol show job "${parts_id}_1" 2>/dev/null | grep -q "JobState=PENDING Reason=BeginTime" && break
     sleep 0.1
   done
-  scontrol update JobId="${parts_id}_1" StartTime=now >>requeue.out 2>&1 || fail "scontrol update: $(cat requeue.out)"
+  scontrol update JobId="${parts_id}_1" StartTime=now+2 >>requeue.out 2>&1 || fail "scontrol update: $(cat requeue.out)"
   if cluster_wait_jobs 120 "$parts_id" "$plan_id" "$place_id" "$publish_id"; then
-    check "requeue: publish COMPLETED (got '$(states "$publish_id")')" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
+    check "requeue: publish COMPLETED (got '$(states "$publish_id")'; parts '$(states "$parts_id")', plan '$(states "$plan_id")', place '$(states "$place_id")')" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
+    if [ "$(states "$publish_id")" != "1xCOMPLETED" ]; then
+      grep -hE "JobId=($parts_id|$plan_id|$place_id|$publish_id)|ArrayJobId=($parts_id|$place_id) " "$cluster_root/log/jobcomp.log" >&2
+      tail -n 5 "$tmp"/requeue.zrec-build/logs/*.out >&2
+      grep -h "already killed" "$cluster_root/log/slurmd.log" >&2
+    fi
     log=$tmp/requeue.zrec-build/logs/zrec-part-${parts_id}_1.out
     present=$(sed -n 's/.* after skipping \([0-9]*\) already present.*/\1/p' "$log")
     skipped_right() { [ -n "$present" ] && [ "$present" -ge "$committed" ] && [ "$present" -lt 40 ]; }

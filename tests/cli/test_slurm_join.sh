@@ -89,8 +89,9 @@ check "part 2 is not marked placed" absent "$temp/.zrec-placed-2" "$work/join/pl
 # again: it places its part a second time, the same bytes, while others are placing.
 marker0=$work/join/placed/part-00000
 before0=$(stat -c %y "$marker0" 2>/dev/null)
-# (Slurm delays a requeued job's start; the test lifts the delay.)
-{ scontrol requeue "${place_id}_0" && scontrol update JobId="${place_id}_0" StartTime=now; } >requeue.out 2>&1 ||
+# (Slurm delays a requeued job's start; the test lifts the delay, all but two seconds: slurmd
+# refuses a launch whose credential dates from the second the job was last ended.)
+{ scontrol requeue "${place_id}_0" && scontrol update JobId="${place_id}_0" StartTime=now+2; } >requeue.out 2>&1 ||
   fail "scontrol requeue: $(cat requeue.out)"
 replaced0() { [ "$(stat -c %y "$marker0" 2>/dev/null)" != "$before0" ] && [ -z "$(squeue -h -j "${place_id}_0" 2>/dev/null)" ]; }
 check "the requeued task 0 placed part 0 again ($(cat requeue.out))" cluster_until 60 replaced0
