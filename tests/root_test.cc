@@ -90,7 +90,10 @@ TEST_SUITE("root") {
         {"zrec-root 1\nlength 3\nstream a\nstream a\n", "not sorted and distinct (line 4)"},
         {"zrec-root 1\nlength 3\nstream a\n\n", "line 4 is not 'stream NAME'"},
     };
-    for (const auto& [bytes, why] : cases) {
+    // Not a structured binding: clang does not let INFO's lambda capture one.
+    for (const auto& one_case : cases) {
+      const std::string& bytes = one_case.first;
+      const std::string& why = one_case.second;
       auto r = decode_root_marker(bytes, "ds/zrec-root");
       INFO(bytes);
       REQUIRE(r.status().code() == StatusCode::kMalformed);
