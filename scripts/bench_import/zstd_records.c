@@ -38,7 +38,10 @@ static void* compress_lane(void* arg) {
     const unsigned char* src = l->ragged ? p : p + 8;
     if (ZSTD_compressBound(n) > cap) out = realloc(out, cap = ZSTD_compressBound(n));
     const size_t r = ZSTD_compressCCtx(cctx, out, cap, src, n, l->level);
-    if (ZSTD_isError(r)) { fprintf(stderr, "%s\n", ZSTD_getErrorName(r)); exit(1); }
+    if (ZSTD_isError(r)) {
+      fprintf(stderr, "%s\n", ZSTD_getErrorName(r));
+      exit(1);
+    }
     l->stored += r;
   }
   free(out);
@@ -47,14 +50,23 @@ static void* compress_lane(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 4 && argc != 5) { fprintf(stderr, "usage: zstd_records FILE LEVEL LANES [ragged]\n"); return 2; }
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: zstd_records FILE LEVEL LANES [ragged]\n");
+    return 2;
+  }
   FILE* f = fopen(argv[1], "rb");
-  if (!f) { perror(argv[1]); return 1; }
+  if (!f) {
+    perror(argv[1]);
+    return 1;
+  }
   fseek(f, 0, SEEK_END);
   const long size = ftell(f);
   fseek(f, 0, SEEK_SET);
   unsigned char* data = malloc(size > 0 ? size : 1);
-  if (fread(data, 1, size, f) != (size_t)size) { perror("read"); return 1; }
+  if (fread(data, 1, size, f) != (size_t)size) {
+    perror("read");
+    return 1;
+  }
   fclose(f);
   size_t count = 0, cap = 1024;
   const unsigned char** records = malloc(cap * sizeof *records);
@@ -68,7 +80,8 @@ int main(int argc, char** argv) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int i = 0; i < lanes; ++i) {
-    l[i] = (struct lane){records, count, (size_t)i, (size_t)lanes, atoi(argv[2]), argc == 5 && !strcmp(argv[4], "ragged"), 0};
+    l[i] = (struct lane){
+        records, count, (size_t)i, (size_t)lanes, atoi(argv[2]), argc == 5 && !strcmp(argv[4], "ragged"), 0};
     pthread_create(&threads[i], NULL, compress_lane, &l[i]);
   }
   unsigned long long stored = 0;
