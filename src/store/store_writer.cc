@@ -188,14 +188,9 @@ struct StoreWriter::Impl {
   }
 
   // Raw: the stored bytes are the logical records themselves. In one pass over the
-  // chunk, small pieces (Ragged shape prefixes, records under kRawCopyBelowBytes) are
+  // chunk, small pieces (Ragged shape prefixes, records under io::kCopyBelowBytes) are
   // copied into the lane's scratch, where consecutive ones form one run, and larger
   // records are referenced where they lie; the chunk then goes out in one pwritev.
-  // Performance note: the threshold is lower than io::kCopyBelowBytes (4096), which
-  // copied half of append-lmdb's 2-6 KiB values out of LMDB's map before the kernel
-  // copied them again (memmove and its page faults: 31% of the run); an iovec per
-  // record of 1 KiB costs the kernel less than the copy it saves.
-  static constexpr uint64_t kRawCopyBelowBytes = 1024;
   // Performance note: this is io::pack_small_iovecs fused into the loop that sets the
   // RecordLocs, without a gather list of two entries per record to build and walk again
   // (for ~100-byte lines the list was as large as the lines).
@@ -205,7 +200,7 @@ struct StoreWriter::Impl {
     // Bytes copied into scratch, so it is sized once and never moves under the iovecs.
     uint64_t copied = 0;
     for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards)
-      copied += prefix + (records[k].size < kRawCopyBelowBytes ? records[k].size : 0);
+      copied += prefix + (records[k].size < io::kCopyBelowBytes ? records[k].size : 0);
     auto& out = scratch[lane];
     if (out.size() < copied) out.resize(copied);
     std::vector<iovec>& iov = iovs[lane];
@@ -222,7 +217,7 @@ struct StoreWriter::Impl {
         std::memcpy(out.data() + used, r.dims, prefix);
       }
       used += prefix;
-      if (r.size < kRawCopyBelowBytes) {
+      if (r.size < io::kCopyBelowBytes) {
         std::memcpy(out.data() + used, r.data, r.size);
         used += r.size;
         continue;
