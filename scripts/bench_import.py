@@ -7,12 +7,18 @@ cache, everything on tmpfs, best of --repeat runs):
 - `zrec append-h5` against h5py reading the same dataset (chunk-aligned slices of rows,
   as append-h5 reads them), contiguous and gzip+shuffle chunked.
 
+The zstd columns have a second baseline: the same read plus a bare per-record
+`ZSTD_compressCCtx` loop at level 3 over the same records (as the store compresses them:
+a Ragged record with its 8-byte shape prefix) on the same number of lanes as zrec's
+writes (scripts/bench_import/zstd_records.c, timed inside the program, input in memory),
+so "vs read+loop" reads as the fraction of "read it, then compress it" zrec reaches.
+
 Two shapes of WebDataset shard: many small samples (jpg-like random bytes ~ 4 KiB plus
 a text label), and fewer large ones (~ 256 KiB). Stores are written with --codec raw
 (the cost of the import itself) and zstd (the default).
 
 Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_import.py [--mib N] [--h5-mib N] [--repeat R]
-           [--only tar,lmdb,h5]
+           [--only tar,lmdb,h5] [--zrec-before OLD/zrec]
 Prints a Markdown table on stdout.
 """
 import argparse
@@ -26,6 +32,36 @@ import tempfile
 import time
 
 ZREC = os.environ.get("ZREC", "build/zrec")
+HERE = os.path.dirname(os.path.abspath(__file__))
+# zrec's write lanes on this machine (docs/format.md section 9: 3/4 of the CPUs, at least 1).
+WRITE_LANES = max(1, len(os.sched_getaffinity(0)) * 3 // 4)
+
+
+def build_zstd_records(work):
+    exe = os.path.join(work, "zstd_records")
+    subprocess.run(["cc", "-O2", "-pthread", os.path.join(HERE, "bench_import", "zstd_records.c"), "-lzstd", "-o", exe],
+                   check=True)
+    return exe
+
+
+def write_records(path, records):
+    """The records, each preceded by its 8-byte little-endian length (zstd_records' input)."""
+    with open(path, "wb") as f:
+        for r in records:
+            f.write(len(r).to_bytes(8, "little"))
+            f.write(r)
+
+
+def bare_zstd_loop(args, work, records, ragged):
+    """Best seconds of the bare per-record ZSTD_compressCCtx loop over records (level 3,
+    WRITE_LANES lanes), best of args.repeat."""
+    path = os.path.join(work, "records.bin")
+    write_records(path, records)
+    cmd = [args.zstd_records, path, "3", str(WRITE_LANES)] + (["ragged"] if ragged else [])
+    best = min(float(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()[0])
+               for _ in range(args.repeat))
+    os.remove(path)
+    return best
 
 
 def make_tar(path, total_bytes, member_bytes, seed):
@@ -66,11 +102,14 @@ def main():
     ap.add_argument("--h5-mib", type=int, default=200, help="HDF5 dataset size, MiB")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="tar,lmdb,h5", help="which imports to time (comma-separated)")
+    ap.add_argument("--zrec-before", help="a second zrec binary, timed in the same run (rows marked 'before')")
     args = ap.parse_args()
+    args.builds = [("", ZREC)] + ([(" (before)", args.zrec_before)] if args.zrec_before else [])
     only = set(args.only.split(","))
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     work = tempfile.mkdtemp(prefix="zrec-bench-import-", dir=shm)
     try:
+        args.zstd_records = build_zstd_records(work)
         if "tar" in only:
             bench_tar(args, work)
         if "lmdb" in only:
@@ -78,15 +117,22 @@ def main():
         if "h5" in only:
             bench_h5(args, work)
         print("\nMiB/s: wall clock. ratio: baseline time / zrec time, wall and CPU (user + system) "
-              "(above 1: zrec is faster). CPUs: %d, load average %.1f." % (os.cpu_count(), os.getloadavg()[0]))
+              "(above 1: zrec is faster). vs read+loop: (baseline's wall time + the bare zstd loop's) / zrec zstd's "
+              "wall time, on %d write lane(s). CPUs: %d, load average %.1f." % (
+                  WRITE_LANES, os.cpu_count(), os.getloadavg()[0]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def tar_members(tar):
+    with tarfile.open(tar) as t:
+        return [t.extractfile(m).read() for m in t.getmembers() if m.isfile()]
+
+
 def bench_tar(args, work):
     print("| shard | samples | tar MiB | `tar -xf` to tmpfs | append-tar raw | ratio (wall, CPU) "
-          "| append-tar zstd | ratio (wall, CPU) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| append-tar zstd | ratio (wall, CPU) | bare zstd loop | vs read+loop |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, member in (("small (4 KiB)", 4096), ("large (256 KiB)", 256 << 10)):
         tar = os.path.join(work, "in.tar")
         n = make_tar(tar, args.mib << 20, member, 1)
@@ -103,13 +149,16 @@ def bench_tar(args, work):
         with open(tar, "rb") as f:
             f.read()  # warm the page cache
         t_tar = best_of(args.repeat, lambda: timed(["tar", "-xf", tar, "-C", out], clean_mk))
-        t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-tar", "--codec", "raw", out, tar], clean))
-        t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-tar", out, tar], clean))
-        clean()
+        t_loop = bare_zstd_loop(args, work, tar_members(tar), ragged=True)
+        for label, zrec in args.builds:
+            t_raw = best_of(args.repeat, lambda: timed([zrec, "append-tar", "--codec", "raw", out, tar], clean))
+            t_zstd = best_of(args.repeat, lambda: timed([zrec, "append-tar", out, tar], clean))
+            clean()
+            print("| %s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx | %.3f s "
+                  "| %.2f |" % (
+                name + label, n, mib, mib / t_tar[0], mib / t_raw[0], t_tar[0] / t_raw[0], t_tar[1] / t_raw[1],
+                mib / t_zstd[0], t_tar[0] / t_zstd[0], t_tar[1] / t_zstd[1], t_loop, (t_tar[0] + t_loop) / t_zstd[0]))
         os.remove(tar)
-        print("| %s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
-            name, n, mib, mib / t_tar[0], mib / t_raw[0], t_tar[0] / t_raw[0], t_tar[1] / t_raw[1],
-            mib / t_zstd[0], t_tar[0] / t_zstd[0], t_tar[1] / t_zstd[1]))
 
 
 def bench_lmdb(args, work):
@@ -136,15 +185,23 @@ def bench_lmdb(args, work):
         return make
 
     t_py = best_of(args.repeat, lambda: timed(["/usr/bin/python3", "-c", iterate, envp], lambda: None))
-    t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("raw")))
-    t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-lmdb", out, envp], fresh("zstd")))
-    shutil.rmtree(out, ignore_errors=True)
+    env = lmdb.open(envp, readonly=True, lock=False)
+    with env.begin() as txn:
+        values = [bytes(v) for _, v in txn.cursor()]
+    env.close()
+    t_loop = bare_zstd_loop(args, work, values, ragged=True)
+    del values
     print("\n| environment | values | MiB | python-lmdb iterating | append-lmdb raw | ratio (wall, CPU) "
-          "| append-lmdb zstd | ratio (wall, CPU) |")
-    print("|---|---|---|---|---|---|---|---|")
-    print("| ~4 KiB values | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
-        n, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
-        mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
+          "| append-lmdb zstd | ratio (wall, CPU) | bare zstd loop | vs read+loop |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, zrec in args.builds:
+        t_raw = best_of(args.repeat, lambda: timed([zrec, "append-lmdb", out, envp], fresh("raw")))
+        t_zstd = best_of(args.repeat, lambda: timed([zrec, "append-lmdb", out, envp], fresh("zstd")))
+        shutil.rmtree(out, ignore_errors=True)
+        print("| ~4 KiB values%s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx "
+              "| %.3f s | %.2f |" % (
+                  label, n, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
+                  mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1], t_loop, (t_py[0] + t_loop) / t_zstd[0]))
 
 
 def bench_h5(args, work):
@@ -167,21 +224,29 @@ def bench_h5(args, work):
     def clean():
         shutil.rmtree(out, ignore_errors=True)
 
+    with h5py.File(h5, "r") as f:
+        rows_bytes = f["contiguous"][...].tobytes()
+    t_loop = bare_zstd_loop(args, work, (rows_bytes[i:i + 4096] for i in range(0, len(rows_bytes), 4096)),
+                            ragged=False)
+    del rows_bytes
     print("\n| dataset | rows | MiB | h5py reading | append-h5 raw | ratio (wall, CPU) "
-          "| append-h5 zstd | ratio (wall, CPU) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| append-h5 zstd | ratio (wall, CPU) | bare zstd loop | vs read+loop |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     with open(h5, "rb") as f:
         while f.read(1 << 24):
             pass  # warm the page cache
     for name in ("contiguous", "gzip"):
         t_py = best_of(args.repeat, lambda: timed(["/usr/bin/python3", "-c", read, h5, name], lambda: None))
-        t_raw = best_of(args.repeat, lambda: timed([ZREC, "append-h5", "--create", "--codec", "raw", out, h5, name],
-                                                   clean))
-        t_zstd = best_of(args.repeat, lambda: timed([ZREC, "append-h5", "--create", out, h5, name], clean))
-        clean()
-        print("| %s, 4 KiB rows | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx |" % (
-            name, rows, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
-            mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1]))
+        for label, zrec in args.builds:
+            t_raw = best_of(args.repeat, lambda: timed(
+                [zrec, "append-h5", "--create", "--codec", "raw", out, h5, name], clean))
+            t_zstd = best_of(args.repeat, lambda: timed([zrec, "append-h5", "--create", out, h5, name], clean))
+            clean()
+            print("| %s, 4 KiB rows%s | %d | %.0f | %.0f MiB/s | %.0f MiB/s | %.2fx, %.2fx | %.0f MiB/s | %.2fx, %.2fx "
+                  "| %.3f s | %.2f |" % (
+                      name, label, rows, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
+                      mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1], t_loop,
+                      (t_py[0] + t_loop) / t_zstd[0]))
 
 
 if __name__ == "__main__":

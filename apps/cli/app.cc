@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -55,6 +56,53 @@ std::string version_text() {
                      FMT_VERSION / 100 % 100, FMT_VERSION % 100);
 }
 
+// Every subcommand, in the order `zrec --help` lists them.
+struct CommandEntry {
+  const char* name;
+  Command (*add)(CLI::App& root, const GlobalOptions& global);
+};
+constexpr CommandEntry kCommands[] = {
+    {"create", register_create},
+    {"append-npy", register_append_npy},
+    {"append-files", register_append_files},
+    {"append-stream", register_append_stream},
+    {"append-tar", register_append_tar},
+    {"append-lmdb", register_append_lmdb},
+    {"append-h5", register_append_h5},
+    {"cat", register_cat},
+    {"info", register_info},
+    {"train-dict", register_train_dict},
+    {"recompress", register_recompress},
+    {"concat", register_concat},
+    {"digest", register_digest},
+    {"verify", register_verify},
+    {"bench", register_bench},
+    {"view", register_view},
+    {"completion", register_completion},
+};
+
+// The command a command line names, when it names one exactly: the first word that is
+// neither a root option nor the value of one (read as CLI11 reads them); nullptr when
+// there is none (`zrec --help`), it is no command's name (a typo, which the messages
+// of did_you_mean.h answer with every command's name) or it is `completion`, which
+// writes out every command.
+const CommandEntry* named_command(const CLI::App& root, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return nullptr;
+    if (word.size() > 1 && word[0] == '-') {
+      if (word.find('=') != std::string_view::npos) continue;
+      const CLI::Option* opt = root.get_option_no_throw(std::string(word));
+      if (opt != nullptr && opt->get_items_expected_max() > 0) ++i;  // its value
+      continue;
+    }
+    for (const CommandEntry& c : kCommands)
+      if (word == c.name) return word == "completion" ? nullptr : &c;
+    return nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
@@ -91,14 +139,16 @@ int run_cli(int argc, char** argv) {
   app.add_flag("--progress", global.progress, "Show progress on stderr even when it is not a terminal");
   app.add_flag("--no-progress", global.no_progress, "Never show progress");
 
-  std::vector<Command> commands = {
-      register_create(app, global),        register_append_npy(app, global), register_append_files(app, global),
-      register_append_stream(app, global), register_append_tar(app, global), register_append_lmdb(app, global),
-      register_append_h5(app, global),     register_cat(app, global),        register_info(app, global),
-      register_train_dict(app, global),    register_recompress(app, global), register_concat(app, global),
-      register_digest(app, global),        register_verify(app, global),     register_bench(app, global),
-      register_view(app, global),          register_completion(app, global),
-  };
+  // Performance note: only the command the line names is built, when it names one:
+  // building all 17 (CLI11 objects for some 300 options) was half of the instructions
+  // and a fifth of the page faults of a `zrec info` of an empty store (docs/bench.md,
+  // "Process start"). Help, completion and mistyped names see every command.
+  std::vector<Command> commands;
+  if (const CommandEntry* named = named_command(app, argc, argv)) {
+    commands.push_back(named->add(app, global));
+  } else {
+    for (const CommandEntry& c : kCommands) commands.push_back(c.add(app, global));
+  }
 
   refuse_negative_unsigned(app);
   io::set_lock_wait_probe(pipe_deadlock);  // a --wait on our own pipe's writer fails, not hangs

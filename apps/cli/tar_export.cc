@@ -2,9 +2,6 @@
 // scanning the chunk in turn, so memory stays bounded by the chunk and the windows.
 #include "cli/tar_export.h"
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -17,6 +14,7 @@
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/stream_name.h"
+#include "cli/libarchive_api.h"
 #include "cli/output_guard.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
@@ -204,20 +202,22 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     return std::string(width - std::min(width, k.size()), '0') + k;
   };
 
+  ZREC_ASSIGN_OR_RETURN(const LibArchive* la, libarchive());
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
   check_binary_output(out, a.force);
   TarSink sink{&out, Status::ok()};
-  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(archive_write_new(), archive_write_free);
+  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(la->archive_write_new(), la->archive_write_free);
   if (!ar) return io_error("cannot start libarchive (out of memory)");
-  archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
-  archive_write_set_bytes_in_last_block(ar.get(), 1);
+  la->archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
+  la->archive_write_set_bytes_in_last_block(ar.get(), 1);
   const auto ar_error = [&](const char* what) -> Status {
     if (!sink.status.is_ok()) return sink.status;
-    const char* why = archive_error_string(ar.get());
+    const char* why = la->archive_error_string(ar.get());
     return io_error(std::string("cannot write tar ") + what + ": " + (why != nullptr ? why : "unknown error"));
   };
-  if (archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
-  std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry(archive_entry_new(), archive_entry_free);
+  if (la->archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
+  std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry(la->archive_entry_new(),
+                                                                               la->archive_entry_free);
 
   ProgressMeter meter(g, "cat");
   uint64_t total = 0;
@@ -244,13 +244,13 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
         const std::string key = key_of(ids[r]);
         for (auto& s : streams) {
           const auto& data = s.chunk[r];
-          archive_entry_clear(entry.get());
-          archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
-          archive_entry_set_filetype(entry.get(), AE_IFREG);
-          archive_entry_set_perm(entry.get(), 0644);
-          archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
-          if (archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
-          if (archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
+          la->archive_entry_clear(entry.get());
+          la->archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
+          la->archive_entry_set_filetype(entry.get(), AE_IFREG);
+          la->archive_entry_set_perm(entry.get(), 0644);
+          la->archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
+          if (la->archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
+          if (la->archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
             return ar_error("data");
           bytes += data.size();
         }
@@ -258,7 +258,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
       }
     }
   }
-  if (archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
+  if (la->archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
   meter.finish();
   return out.flush();
 }

@@ -15,6 +15,8 @@ struct archive;
 
 namespace zrec::cli {
 
+struct LibArchive;
+
 struct TarMember {
   std::string path;      // as stored (PAX and GNU long names resolved)
   uint64_t size = 0;     // data bytes
@@ -45,6 +47,7 @@ class TarReader {
 
   std::vector<std::string> inputs_;
   size_t next_input_ = 0;
+  const LibArchive* la_ = nullptr;  // loaded by the first input opened
   struct archive* archive_ = nullptr;
   std::string current_;
   std::string member_path_;
