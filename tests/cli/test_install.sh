@@ -132,7 +132,8 @@ expect "$(printf '%s\n' "$tmp/c/afile" "$tmp/c/alpha" "$tmp/c/also")" cat "$tmp/
 expect "" create --shards ""
 # Every subcommand's flags, as its --help lists them, are offered after "zrec CMD -".
 for c in $commands; do
-  want=$("$izrec" "$c" --help | sed -n 's/^ \{1,\}\(-[^ ]*\).*/\1/p' | tr ',' '\n' | grep -E '^--?[A-Za-z0-9]' | sort -u)
+  want=$("$izrec" "$c" --help | sed -n 's/^ \{1,\}\(-[^ ]*\).*/\1/p' | tr ',' '\n' | sed 's/\[=.*//' |
+    grep -E '^--?[A-Za-z0-9]' | sort -u)
   got=$(complete_words "$c" - | sort -u)
   missing=$(comm -23 <(echo "$want") <(echo "$got"))
   if [ -z "$missing" ]; then ok; else fail "bash completion of 'zrec $c -' lacks: $(echo $missing)"; fi
