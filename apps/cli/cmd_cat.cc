@@ -1,9 +1,11 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
 #include <algorithm>
+#include <cstring>
 
 #include "zrec/store.h"
 
 #include "cli/commands.h"
+#include "cli/formats/bytes_text.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
@@ -24,7 +26,9 @@ struct CatArgs {
   std::string store;
   std::string selection;
   std::string indices_from;
-  std::string format;  // "": npy, or text when writing to a terminal
+  std::string format;             // "": npy, or text when writing to a terminal
+  std::string framing;            // --framing lines|nul|u32le|u64le: payloads framed as append-stream reads them
+  bool bytes_as_numbers = false;  // --bytes-as-numbers: '|u1' records as numbers in text/jsonl
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
@@ -57,11 +61,53 @@ Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std:
 // a pipe or --force.
 std::string format_to_write(const CatArgs& a) {
   if (!a.format.empty()) return a.format;
+  if (!a.framing.empty()) return "raw";
   return a.output == "-" && stdout_is_terminal() ? "text" : "npy";
+}
+
+// --framing: what separates records in the output, as append-stream --framing reads it.
+enum class Framing { kNone, kLines, kNul, kU32, kU64 };
+
+Framing framing_to_write(const CatArgs& a) {
+  if (a.framing.empty()) return Framing::kNone;
+  if (!a.format.empty() && a.format != "raw")
+    throw UsageError("--framing writes payload bytes (--format raw), not --format " + a.format);
+  if (a.framing == "lines") return Framing::kLines;
+  if (a.framing == "nul") return Framing::kNul;
+  if (a.framing == "u32le") return Framing::kU32;
+  if (a.framing == "u64le") return Framing::kU64;
+  throw UsageError("unknown --framing '" + a.framing + "' (use lines, nul, u32le or u64le)");
+}
+
+// One record's payload with its frame: the delimiter after it (lines, nul), or its
+// little-endian length before it. A delimiter inside the payload would split the record
+// when read back, so it is refused, naming the record and the byte.
+Status write_framed(Output& out, Framing framing, uint64_t id, const uint8_t* payload, uint64_t bytes) {
+  if (framing == Framing::kLines || framing == Framing::kNul) {
+    const char delim = framing == Framing::kLines ? '\n' : '\0';
+    if (const void* hit = bytes == 0 ? nullptr : std::memchr(payload, delim, bytes)) {
+      const uint64_t at = static_cast<const uint8_t*>(hit) - payload;
+      return invalid_argument("record " + std::to_string(id) + " holds a " +
+                              (framing == Framing::kLines ? "newline" : "NUL byte") + " at byte " + std::to_string(at) +
+                              ": --framing " + (framing == Framing::kLines ? "lines" : "nul") +
+                              " cannot delimit it (use --framing u32le or u64le)");
+    }
+    ZREC_RETURN_IF_ERROR(out.write(payload, bytes));
+    return out.write(&delim, 1);
+  }
+  const size_t width = framing == Framing::kU32 ? 4 : 8;
+  if (width == 4 && bytes > UINT32_MAX)
+    return invalid_argument("record " + std::to_string(id) + " is " + std::to_string(bytes) +
+                            " bytes, more than a u32le length holds (use --framing u64le)");
+  uint8_t prefix[8];
+  for (size_t i = 0; i < width; ++i) prefix[i] = static_cast<uint8_t>(bytes >> (8 * i));
+  ZREC_RETURN_IF_ERROR(out.write(prefix, width));
+  return out.write(payload, bytes);
 }
 
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   enum class Format { kNpy, kRaw, kText, kJsonl };
+  const Framing framing = framing_to_write(a);
   Format format;
   const std::string name = format_to_write(a);
   if (name == "npy") format = Format::kNpy;
@@ -75,6 +121,8 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
                    g);
   else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
+  if (a.bytes_as_numbers && format != Format::kText && format != Format::kJsonl)
+    throw UsageError("--bytes-as-numbers is used with --format text or jsonl only");
   if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
 
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
@@ -110,6 +158,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const Schema& schema = store->schema();
   const DType& dtype = schema.dtype;
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  // Ragged 1-D '|u1' records are bytes (lines, documents): text and jsonl show them as
+  // strings unless --bytes-as-numbers.
+  const bool bytes_as_strings = !a.bytes_as_numbers && !schema.is_dense() && schema.ndim == 1 && dtype.str() == "|u1";
   if (format == Format::kNpy && schema.is_dense()) {
     // One array (n, *item_shape): the header up front, then the records back to back.
     std::vector<uint64_t> shape = {total};
@@ -124,7 +175,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     logical_bytes += w.offsets.back();
     records_done += w.ids.size();
     meter.update(records_done, logical_bytes);
-    if (schema.is_dense() && (format == Format::kNpy || format == Format::kRaw))
+    if (schema.is_dense() && framing == Framing::kNone && (format == Format::kNpy || format == Format::kRaw))
       return out.write(w.data, w.offsets.back());
     for (size_t k = 0; k < w.ids.size(); ++k) {
       const uint8_t* record = w.data + w.offsets[k];
@@ -137,20 +188,24 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
           break;
         case Format::kRaw:
-          ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
+          if (framing != Framing::kNone)
+            ZREC_RETURN_IF_ERROR(write_framed(out, framing, w.ids[k], payload, payload_bytes));
+          else ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
           break;
         case Format::kText:
           text.clear();
           text += std::to_string(w.ids[k]);
           text += '\t';
-          append_text_record(text, dtype, dims, payload);
+          if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/false);
+          else append_text_record(text, dtype, dims, payload);
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
           break;
         case Format::kJsonl:
           text.clear();
           if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
-          append_json_record(text, dtype, dims, payload);
+          if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/true);
+          else append_json_record(text, dtype, dims, payload);
           if (a.with_ids) text += '}';
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
@@ -185,9 +240,16 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--format", args->format,
                   "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
                   "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for "
-                  "scalar records); "
+                  "scalar records; Ragged 1-D '|u1' records as strings in both); "
                   "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext> "
                   "(default: npy, or text when stdout is a terminal)");
+  cmd->add_option("--framing", args->framing,
+                  "Payload bytes framed as append-stream --framing reads them, so that 'append-stream --framing X' "
+                  "then 'cat --framing X' gives back the same bytes: lines (each record then a newline; a record "
+                  "holding a newline is refused), nul (then a NUL), u32le or u64le (a little-endian length, then the "
+                  "bytes)");
+  cmd->add_flag("--bytes-as-numbers", args->bytes_as_numbers,
+                "text, jsonl: show Ragged 1-D '|u1' records as numbers (byte values), not as strings");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
   cmd->add_flag("--absolute-names", args->absolute_names,
@@ -208,6 +270,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec cat images/ 0:100 -o first100.npy\n"
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
+      "  zrec cat docs/ --framing lines > corpus.jsonl    # the inverse of append-stream\n"
       "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
       "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
