@@ -13,6 +13,7 @@
 #include "cli/interrupt.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
+#include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
 #include "cli/tar_export.h"
@@ -38,6 +39,8 @@ struct CatArgs {
   bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
   std::string keys;                // --format tar: sample keys
   bool absolute_names = false;     // --format tar: keep keys that are absolute or hold '..'
+  uint64_t maxcount = 0;           // --format tar: shards of at most N samples
+  std::string maxsize;             // --format tar: shards of at most BYTES ("1G")
 };
 
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
@@ -116,11 +119,20 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (name == "jsonl") format = Format::kJsonl;
   else if (name == "tar" && (a.sample || a.shuffle || a.with_ids))
     throw UsageError("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
-  else if (name == "tar")
-    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names},
+  else if (name == "tar") {
+    uint64_t maxsize = 0;
+    if (!a.maxsize.empty()) {
+      auto parsed = parse_byte_size(a.maxsize, "--maxsize");
+      if (!parsed.is_ok()) throw UsageError(parsed.status().message());
+      maxsize = parsed.value();
+      if (maxsize == 0) throw UsageError("--maxsize must be more than 0 bytes");
+    }
+    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
+                    a.maxcount, maxsize},
                    g);
-  else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
+  } else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
+  if (a.maxcount > 0 || !a.maxsize.empty()) throw UsageError("--maxcount and --maxsize write tar shards: --format tar");
   if (a.bytes_as_numbers && format != Format::kText && format != Format::kJsonl)
     throw UsageError("--bytes-as-numbers is used with --format text or jsonl only");
   if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
@@ -255,6 +267,12 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--absolute-names", args->absolute_names,
                 "--format tar: keep keys that are absolute or have a '..' component as member names (refused by "
                 "default: tar would extract them outside the directory)");
+  cmd->add_option("--maxcount", args->maxcount,
+                  "--format tar: write shards of at most N samples each, named by -o PATTERN (exactly one %d, "
+                  "e.g. -o 'shard-%06d.tar')");
+  cmd->add_option("--maxsize", args->maxsize,
+                  "--format tar: write shards of at most BYTES each (e.g. 1G; headers included; a larger sample "
+                  "gets a shard of its own), named by -o PATTERN");
   cmd->add_flag("-f,--force", args->force,
                 "Overwrite an existing -o file, and write binary formats even to a terminal");
   auto* sample = cmd->add_option("--sample", args->sample,
@@ -275,6 +293,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
       "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar\n"
+      "  zrec cat --format tar --maxcount 10000 ds/ -o 'shards/train-%06d.tar'\n"
       "  zrec cat --format tar --keys abs.keys --absolute-names ds/ -o restore.tar");
   return Command{cmd,
                  [args, selection, &global]() {

@@ -6,7 +6,9 @@
 #include <archive_entry.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "zrec/dataset.h"
@@ -14,8 +16,10 @@
 #include "zrec/root.h"
 #include "zrec/store.h"
 
+#include "cli/formats/printable.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
+#include "cli/formats/shard_pattern.h"
 #include "cli/formats/stream_name.h"
 #include "cli/output_guard.h"
 #include "cli/report/console.h"
@@ -75,6 +79,15 @@ Result<std::vector<std::string>> read_keys(const std::string& path) {
   }
   return keys;
 }
+
+// The bytes a member takes in the tar: its header, a PAX header before it when the
+// name does not fit ustar's 100 bytes, and its data padded to 512-byte blocks.
+uint64_t tar_member_bytes(const std::string& name, uint64_t size) {
+  const uint64_t pax = name.size() > 100 ? 1024 + (name.size() + 511) / 512 * 512 : 0;
+  return pax + 512 + (size + 511) / 512 * 512;
+}
+// The two zero blocks that end a tar (libarchive writes no padding past them here).
+constexpr uint64_t kTarEndBytes = 1024;
 
 struct TarSink {
   Output* out = nullptr;
@@ -204,19 +217,51 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     return std::string(width - std::min(width, k.size()), '0') + k;
   };
 
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
-  check_binary_output(out, a.force);
-  TarSink sink{&out, Status::ok()};
-  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(archive_write_new(), archive_write_free);
-  if (!ar) return io_error("cannot start libarchive (out of memory)");
-  archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
-  archive_write_set_bytes_in_last_block(ar.get(), 1);
+  // One tar, or with --maxcount/--maxsize a new one (the pattern's next name) whenever
+  // the next sample would pass either limit: the shards of webdataset's ShardWriter.
+  const bool sharded = a.maxcount > 0 || a.maxsize > 0;
+  std::optional<ShardPattern> pattern;
+  if (sharded) {
+    if (a.output == "-") throw UsageError("--maxcount and --maxsize write shards: give -o 'shard-%06d.tar'");
+    auto parsed = ShardPattern::parse(a.output);
+    if (!parsed.is_ok()) throw UsageError(parsed.status().message());
+    pattern = std::move(parsed).value();
+  }
+  std::optional<Output> out;
+  TarSink sink{nullptr, Status::ok()};
+  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(nullptr, archive_write_free);
   const auto ar_error = [&](const char* what) -> Status {
     if (!sink.status.is_ok()) return sink.status;
-    const char* why = archive_error_string(ar.get());
+    const char* why = ar ? archive_error_string(ar.get()) : nullptr;
     return io_error(std::string("cannot write tar ") + what + ": " + (why != nullptr ? why : "unknown error"));
   };
-  if (archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
+  uint64_t shards = 0, shard_samples = 0, shard_bytes = 0;
+  const auto close_tar = [&]() -> Status {
+    if (!ar) return Status::ok();
+    if (archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
+    ar.reset();
+    ZREC_RETURN_IF_ERROR(out->flush());
+    out.reset();
+    return Status::ok();
+  };
+  const auto open_tar = [&]() -> Status {
+    const std::string path = pattern ? pattern->name(shards) : a.output;
+    if (pattern) ZREC_RETURN_IF_ERROR(refuse_output_into_stores(path, "-o", {a.path}));
+    ZREC_ASSIGN_OR_RETURN(Output opened, Output::open(path, "-o", a.force));
+    out.emplace(std::move(opened));
+    check_binary_output(*out, a.force);
+    sink.out = &*out;
+    ar.reset(archive_write_new());
+    if (!ar) return io_error("cannot start libarchive (out of memory)");
+    archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
+    archive_write_set_bytes_in_last_block(ar.get(), 1);
+    if (archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
+    ++shards;
+    shard_samples = 0;
+    shard_bytes = kTarEndBytes;
+    return Status::ok();
+  };
+  if (!sharded) ZREC_RETURN_IF_ERROR(open_tar());
   std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry(archive_entry_new(), archive_entry_free);
 
   ProgressMeter meter(g, "cat");
@@ -242,6 +287,18 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
       }
       for (size_t r = 0; r < ids.size(); ++r) {
         const std::string key = key_of(ids[r]);
+        if (sharded) {
+          uint64_t sample_bytes = 0;
+          for (const auto& s : streams) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
+          const bool full = shard_samples > 0 && ((a.maxcount > 0 && shard_samples >= a.maxcount) ||
+                                                  (a.maxsize > 0 && shard_bytes + sample_bytes > a.maxsize));
+          if (!ar || full) {
+            ZREC_RETURN_IF_ERROR(close_tar());
+            ZREC_RETURN_IF_ERROR(open_tar());
+          }
+          ++shard_samples;
+          shard_bytes += sample_bytes;
+        }
         for (auto& s : streams) {
           const auto& data = s.chunk[r];
           archive_entry_clear(entry.get());
@@ -258,9 +315,14 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
       }
     }
   }
-  if (archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
+  if (sharded && shards == 0) ZREC_RETURN_IF_ERROR(open_tar());  // nothing selected: one empty shard
+  ZREC_RETURN_IF_ERROR(close_tar());
   meter.finish();
-  return out.flush();
+  if (sharded && g.verbosity >= 0)
+    std::fprintf(stderr, "zrec cat: wrote %llu samples in %llu shards (%s to %s)\n",
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(shards),
+                 printable(pattern->name(0)).c_str(), printable(pattern->name(shards - 1)).c_str());
+  return Status::ok();
 }
 
 }  // namespace zrec::cli
