@@ -34,6 +34,7 @@ struct CatArgs {
   bool force = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
   std::optional<uint64_t> sample;  // --sample N: N IDs drawn IID from the selection
+  bool distinct = false;           // --distinct: --sample without replacement
   bool shuffle = false;            // --shuffle: the selection in a seeded random order
   std::optional<uint64_t> seed;    // --seed K (default 0)
   bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
@@ -139,6 +140,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
 
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+  if (a.distinct && !a.sample) throw UsageError("--distinct needs --sample N");
   if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
@@ -155,11 +157,15 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const SelectionIndex selection(runs, list);
   const uint64_t selected = selection.total();
   if (a.sample && *a.sample > 0 && selected == 0) return invalid_argument("--sample: the selection is empty");
+  if (a.distinct && *a.sample > selected)
+    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
+                            std::to_string(selected) + " records");
   const uint64_t total = a.sample ? *a.sample : selected;
   const uint64_t seed = a.seed.value_or(0);
   const KeyedPermutation permutation(selected, seed);
   // The ID written at output position i.
   const auto id_at = [&](uint64_t i) {
+    if (a.sample && a.distinct) return selection.at(permutation.at(i));  // the first N of --shuffle's order
     if (a.sample) return selection.at(sample_index(seed, i, selected));
     if (a.shuffle) return selection.at(permutation.at(i));
     return selection.at(i);
@@ -276,7 +282,11 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("-f,--force", args->force,
                 "Overwrite an existing -o file, and write binary formats even to a terminal");
   auto* sample = cmd->add_option("--sample", args->sample,
-                                 "Write N records drawn IID (with replacement) from the selection, in draw order");
+                                 "Write N records drawn IID with replacement (a record may come more than once) from "
+                                 "the selection, in draw order; with --distinct, N different records");
+  cmd->add_flag("--distinct", args->distinct,
+                "With --sample N: draw without replacement, N different records (the first N of --shuffle's order "
+                "for the same seed; N at most the selection)");
   cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
       ->excludes(sample);
   cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle: same seed, same records (default: 0)");
@@ -290,6 +300,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
       "  zrec cat docs/ --framing lines > corpus.jsonl    # the inverse of append-stream\n"
       "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
+      "  zrec cat images/ --sample 1000 --distinct -o val.npy     # 1000 different records\n"
       "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
       "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar\n"
