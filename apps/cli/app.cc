@@ -1,6 +1,8 @@
 // Root of the CLI: global flags, the subcommand table, error and exit-code policy.
 #include "cli/app.h"
 
+#include <archive.h>
+#include <lmdb.h>
 #include <zstd.h>
 
 #include <chrono>
@@ -10,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <H5public.h>
 #include <fmt/format.h>
+#include <openssl/crypto.h>
 
 #include "zrec/lock_wait.h"
 
@@ -54,11 +58,18 @@ void refuse_negative_unsigned(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
 }
 
-// zrec's version and the versions of the libraries linked in: zstd as loaded at run time
-// (a shared library may differ from the headers built against), fmt as compiled in.
+// zrec's version and the versions of the libraries linked in, one per line: each as the
+// library reports itself at run time where it can (a shared library may differ from the
+// headers built against: zstd, libarchive, LMDB, OpenSSL, HDF5), fmt as compiled in.
 std::string version_text() {
-  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}", ZREC_VERSION, ZSTD_versionString(), FMT_VERSION / 10000,
-                     FMT_VERSION / 100 % 100, FMT_VERSION % 100);
+  unsigned h5_major = 0, h5_minor = 0, h5_release = 0;
+  (void)H5get_libversion(&h5_major, &h5_minor, &h5_release);
+  int lmdb_major = 0, lmdb_minor = 0, lmdb_patch = 0;
+  (void)mdb_version(&lmdb_major, &lmdb_minor, &lmdb_patch);
+  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}\n{}\nhdf5 {}.{}.{}\nlmdb {}.{}.{}\nopenssl {}", ZREC_VERSION,
+                     ZSTD_versionString(), FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100,
+                     archive_version_string(), h5_major, h5_minor, h5_release, lmdb_major, lmdb_minor, lmdb_patch,
+                     OpenSSL_version(OPENSSL_VERSION_STRING));
 }
 
 }  // namespace
@@ -73,8 +84,9 @@ int run_cli(int argc, char** argv) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");
   use_help_format(app);  // before the subcommands, which inherit it
-  app.set_version_flag("-V,--version", version_text(),
-                       "Print the version of zrec and of the zstd and fmt libraries it uses");
+  app.set_version_flag(
+      "-V,--version", version_text(),
+      "Print the version of zrec and of the libraries it uses (zstd, fmt, libarchive, HDF5, LMDB, OpenSSL)");
   app.require_subcommand(1, 1);
   app.fallthrough();
   app.footer(
