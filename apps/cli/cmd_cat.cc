@@ -118,8 +118,12 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   else if (name == "raw") format = Format::kRaw;
   else if (name == "text") format = Format::kText;
   else if (name == "jsonl") format = Format::kJsonl;
-  else if (name == "tar" && (a.sample || a.shuffle || a.with_ids))
-    throw UsageError("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
+  else if (name == "tar" && a.sample && !a.distinct)
+    throw UsageError(
+        "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
+        "--distinct (or --shuffle) with --format tar");
+  else if (name == "tar" && a.with_ids)
+    throw UsageError("--with-ids is for jsonl; a tar member's key already names its sample (--keys, or the ID)");
   else if (name == "tar") {
     uint64_t maxsize = 0;
     if (!a.maxsize.empty()) {
@@ -128,8 +132,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
       maxsize = parsed.value();
       if (maxsize == 0) throw UsageError("--maxsize must be more than 0 bytes");
     }
+    if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
     return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
-                    a.maxcount, maxsize},
+                    a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0)},
                    g);
   } else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");

@@ -20,6 +20,7 @@
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shard_pattern.h"
+#include "cli/formats/shuffle.h"
 #include "cli/formats/stream_name.h"
 #include "cli/output_guard.h"
 #include "cli/report/console.h"
@@ -264,55 +265,62 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   if (!sharded) ZREC_RETURN_IF_ERROR(open_tar());
   std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry(archive_entry_new(), archive_entry_free);
 
+  // The sample at output position i: the selection in order, shuffled, or drawn without
+  // replacement (the first N of the shuffle), as cat's other formats write them.
+  const SelectionIndex selection(runs, list);
+  const uint64_t selected = selection.total();
+  if (a.sample && *a.sample > selected)
+    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
+                            std::to_string(selected) + " samples");
+  const uint64_t total = a.sample ? *a.sample : selected;
+  const KeyedPermutation permutation(selected, a.seed);
+  const auto id_at = [&](uint64_t i) {
+    return a.sample || a.shuffle ? selection.at(permutation.at(i)) : selection.at(i);
+  };
   ProgressMeter meter(g, "cat");
-  uint64_t total = 0;
-  for (const IdRun& run : runs) total += run.count;
   meter.set_total_records(total);
   uint64_t done = 0, bytes = 0;
   const uint64_t window = (a.window_mib == 0 ? kDefaultWindowBytes >> 20 : a.window_mib) << 20;
   std::vector<uint64_t> ids;
-  for (const IdRun& run : runs) {
-    for (uint64_t k = 0; k < run.count; k += kChunkSamples) {
-      ids.clear();
-      for (uint64_t j = k; j < std::min(run.count, k + kChunkSamples); ++j)
-        ids.push_back(list.empty() ? run.at(j) : list[run.at(j)]);
+  for (uint64_t k = 0; k < total; k += kChunkSamples) {
+    ids.clear();
+    for (uint64_t j = k; j < std::min(total, k + kChunkSamples); ++j) ids.push_back(id_at(j));
+    for (auto& s : streams) {
+      s.chunk.assign(ids.size(), {});
+      ZREC_RETURN_IF_ERROR(s.store->scan(ids, window, [&](const Window& w) -> Status {
+        for (size_t r = 0; r < w.ids.size(); ++r)
+          ZREC_RETURN_IF_ERROR(
+              member_bytes(s, w.data + w.offsets[r], w.offsets[r + 1] - w.offsets[r], s.chunk[w.first_index + r]));
+        return Status::ok();
+      }));
+    }
+    for (size_t r = 0; r < ids.size(); ++r) {
+      const std::string key = key_of(ids[r]);
+      if (sharded) {
+        uint64_t sample_bytes = 0;
+        for (const auto& s : streams) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
+        const bool full = shard_samples > 0 && ((a.maxcount > 0 && shard_samples >= a.maxcount) ||
+                                                (a.maxsize > 0 && shard_bytes + sample_bytes > a.maxsize));
+        if (!ar || full) {
+          ZREC_RETURN_IF_ERROR(close_tar());
+          ZREC_RETURN_IF_ERROR(open_tar());
+        }
+        ++shard_samples;
+        shard_bytes += sample_bytes;
+      }
       for (auto& s : streams) {
-        s.chunk.assign(ids.size(), {});
-        ZREC_RETURN_IF_ERROR(s.store->scan(ids, window, [&](const Window& w) -> Status {
-          for (size_t r = 0; r < w.ids.size(); ++r)
-            ZREC_RETURN_IF_ERROR(
-                member_bytes(s, w.data + w.offsets[r], w.offsets[r + 1] - w.offsets[r], s.chunk[w.first_index + r]));
-          return Status::ok();
-        }));
+        const auto& data = s.chunk[r];
+        archive_entry_clear(entry.get());
+        archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
+        archive_entry_set_filetype(entry.get(), AE_IFREG);
+        archive_entry_set_perm(entry.get(), 0644);
+        archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
+        if (archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
+        if (archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
+          return ar_error("data");
+        bytes += data.size();
       }
-      for (size_t r = 0; r < ids.size(); ++r) {
-        const std::string key = key_of(ids[r]);
-        if (sharded) {
-          uint64_t sample_bytes = 0;
-          for (const auto& s : streams) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
-          const bool full = shard_samples > 0 && ((a.maxcount > 0 && shard_samples >= a.maxcount) ||
-                                                  (a.maxsize > 0 && shard_bytes + sample_bytes > a.maxsize));
-          if (!ar || full) {
-            ZREC_RETURN_IF_ERROR(close_tar());
-            ZREC_RETURN_IF_ERROR(open_tar());
-          }
-          ++shard_samples;
-          shard_bytes += sample_bytes;
-        }
-        for (auto& s : streams) {
-          const auto& data = s.chunk[r];
-          archive_entry_clear(entry.get());
-          archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
-          archive_entry_set_filetype(entry.get(), AE_IFREG);
-          archive_entry_set_perm(entry.get(), 0644);
-          archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
-          if (archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
-          if (archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
-            return ar_error("data");
-          bytes += data.size();
-        }
-        meter.update(++done, bytes);
-      }
+      meter.update(++done, bytes);
     }
   }
   if (sharded && shards == 0) ZREC_RETURN_IF_ERROR(open_tar());  // nothing selected: one empty shard

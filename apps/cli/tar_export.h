@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "zrec/status.h"
@@ -19,9 +20,12 @@ struct CatTarArgs {
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = 0;
-  bool absolute_names = false;  // --absolute-names: keep keys that are absolute or hold '..'
-  uint64_t maxcount = 0;        // --maxcount N: shards of at most N samples (0: one tar)
-  uint64_t maxsize = 0;         // --maxsize BYTES: shards of at most BYTES of tar (0: no limit)
+  bool absolute_names = false;     // --absolute-names: keep keys that are absolute or hold '..'
+  uint64_t maxcount = 0;           // --maxcount N: shards of at most N samples (0: one tar)
+  uint64_t maxsize = 0;            // --maxsize BYTES: shards of at most BYTES of tar (0: no limit)
+  std::optional<uint64_t> sample;  // --sample N --distinct: N different samples, in draw order
+  bool shuffle = false;            // --shuffle: the selection in a seeded random order
+  uint64_t seed = 0;               // --seed K
 };
 
 // Writes members "<key>.<ext>" per sample, in selection order: one per stream of the

@@ -2,7 +2,9 @@
 """WebDataset shards out (issue 21): `cat --format tar --maxcount N` / `--maxsize BYTES`
 -o 'shard-%06d.tar' writes shards whose members, in order, are those of the one tar,
 samples kept whole, each shard within --maxsize; a pattern without exactly one %d (or
-with another '%') is refused before anything is written.
+with another '%') is refused before anything is written. --shuffle and --sample N
+--distinct order the tar's samples as cat's other formats do; --sample with replacement
+(keys repeated) is refused.
 
 Needs: ZREC (path of the zrec binary).
 """
@@ -70,6 +72,34 @@ def shards_out(d):
     fails(["cat", "--format", "tar", "--maxcount", "10", ds], 2, ["--maxcount and --maxsize write shards: give -o"])
     fails(["cat", "--format", "jsonl", "--maxcount", "10", jpg], 2, ["write tar shards: --format tar"])
     expect(sorted(os.listdir(d)) == ["by-size", "ds", "shards", "whole.tar"], "files: %r" % os.listdir(d))
+
+
+@case
+def shuffled_and_sampled_tars(d):
+    ds = os.path.join(d, "ds")
+    os.makedirs(ds)
+    lines_store(os.path.join(ds, "txt"), [b"t%02d" % i for i in range(20)])
+    whole = members_of_cat(d, "whole", [ds])
+    by_key = {}
+    for name, data in whole:
+        by_key.setdefault(name.split(".")[0], []).append((name, data))
+    shuffled = members_of_cat(d, "shuffled", [ds, "--shuffle", "--seed", "3"])
+    keys = [n.split(".")[0] for n, _ in shuffled]
+    expect(sorted(keys) == sorted(by_key) and keys != sorted(keys), "--shuffle: %r" % keys)
+    order = [int(l.split(b"\t")[0]) for l in must(["cat", "--format", "text", ds + "/txt", "--shuffle", "--seed", "3"])[0]
+             .splitlines()]
+    expect([int(k) for k in keys] == order, "the tar's shuffle differs from cat --shuffle's order")
+    drawn = members_of_cat(d, "drawn", [ds, "--sample", "5", "--distinct", "--seed", "3"])
+    expect([n for n, _ in drawn] == [n for n, _ in shuffled[:5]], "--sample 5 --distinct: the first 5 of the shuffle")
+    fails(["cat", "--format", "tar", ds, "--sample", "5", "-o", os.path.join(d, "x.tar")], 2,
+          ["--sample draws with replacement, and a sample drawn twice would repeat its key in the tar"])
+    expect(not os.path.exists(os.path.join(d, "x.tar")), "a refused --sample wrote a tar")
+
+
+def members_of_cat(d, name, args):
+    path = os.path.join(d, name + ".tar")
+    must(["cat", "--format", "tar", *args, "-o", path])
+    return members(path)
 
 
 if __name__ == "__main__":
