@@ -129,7 +129,10 @@ TEST_SUITE("unknown_names") {
     CHECK(t.check({"cat", "s/", "--threds=2"}) == "zrec cat: unknown option '--threds'; did you mean '--threads'?");
     CHECK(t.check({"--thread", "2", "cat"}) == "zrec: unknown option '--thread'; did you mean '--threads'?");
     CHECK(t.check({"cat", "-x", "s/"}) == "zrec cat: unknown option '-x'");
-    CHECK(t.check({"cat", "-0", "s/"}) == "");  // -0 is not cat's: a number, as CLI11 reads it
+    CHECK(t.check({"cat", "s/", "-0"}) == "");  // -0 is not cat's: a number, its SELECTION
+    // A number before any operand is no selection: an option as zstd spells a level.
+    CHECK(t.check({"cat", "-0", "s/"}) == "zrec cat: unknown option '-0'");
+    CHECK(t.check({"-19", "cat", "s/"}) == "zrec: unknown option '-19'");
     CHECK(t.check({"cat", "--bogus", "s/", "--also-bogus"}) == "zrec cat: unknown option '--bogus'");
     // An option of another command is unknown here.
     CHECK(t.check({"cat", "--null", "s/"}) == "zrec cat: unknown option '--null'");

@@ -1,14 +1,21 @@
 // Root of the CLI: global flags, the subcommand table, error and exit-code policy.
 #include "cli/app.h"
 
+#include <lmdb.h>
 #include <zstd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <H5public.h>
 #include <fmt/format.h>
+#include <openssl/crypto.h>
 
 #include "zrec/lock_wait.h"
 
@@ -17,6 +24,9 @@
 #include "cli/formats/printable.h"
 #include "cli/help_format.h"
 #include "cli/interrupt.h"
+#include "cli/libarchive_api.h"
+#include "cli/lock_wait_idle.h"
+#include "cli/parse_errors.h"
 #include "cli/pipe_deadlock.h"
 #include "cli/report/console.h"
 #include "cli/thread_count.h"
@@ -24,13 +34,14 @@
 
 namespace zrec::cli {
 
-namespace {
-
 int exit_code_for(const Status& s) {
   if (s.is_ok()) return kExitOk;
   if (s.code() == StatusCode::kCancelled) return interrupt_exit_code();  // 130 SIGINT, 143 SIGTERM
+  if (s.code() == StatusCode::kBusy) return kExitBusy;
   return kExitFailure;
 }
+
+namespace {
 
 // CLI11 converts "-1" for an unsigned option by wrapping it to 2^64-1 (--skip-first -1
 // would silently skip all input). Every option whose type is unsigned ("UINT") gets a
@@ -49,11 +60,23 @@ void refuse_negative_unsigned(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
 }
 
-// zrec's version and the versions of the libraries linked in: zstd as loaded at run time
-// (a shared library may differ from the headers built against), fmt as compiled in.
+// zrec's version and the versions of the libraries linked in, one per line: each as the
+// library reports itself at run time where it can (a shared library may differ from the
+// headers built against: zstd, libarchive, LMDB, OpenSSL, HDF5), fmt as compiled in.
+// libarchive is loaded only by the commands that read or write tar (libarchive_api.h);
+// -V loads it too, and says so when it cannot.
 std::string version_text() {
-  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}", ZREC_VERSION, ZSTD_versionString(), FMT_VERSION / 10000,
-                     FMT_VERSION / 100 % 100, FMT_VERSION % 100);
+  auto la = libarchive();
+  const std::string archive_line =
+      la.is_ok() ? std::string(la.value()->archive_version_string()) : "libarchive: " + la.status().message();
+  unsigned h5_major = 0, h5_minor = 0, h5_release = 0;
+  (void)H5get_libversion(&h5_major, &h5_minor, &h5_release);
+  int lmdb_major = 0, lmdb_minor = 0, lmdb_patch = 0;
+  (void)mdb_version(&lmdb_major, &lmdb_minor, &lmdb_patch);
+  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}\n{}\nhdf5 {}.{}.{}\nlmdb {}.{}.{}\nopenssl {}", ZREC_VERSION,
+                     ZSTD_versionString(), FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100,
+                     archive_line, h5_major, h5_minor, h5_release, lmdb_major, lmdb_minor, lmdb_patch,
+                     OpenSSL_version(OPENSSL_VERSION_STRING));
 }
 
 // Every subcommand, in the order `zrec --help` lists them.
@@ -115,13 +138,15 @@ int run_cli(int argc, char** argv) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");
   use_help_format(app);  // before the subcommands, which inherit it
-  app.set_version_flag("-V,--version", version_text(),
-                       "Print the version of zrec and of the zstd and fmt libraries it uses");
+  app.set_version_flag(
+      "-V,--version", std::function<std::string()>(version_text),  // called for -V only: it loads libarchive
+      "Print the version of zrec and of the libraries it uses (zstd, fmt, libarchive, HDF5, LMDB, OpenSSL)");
   app.require_subcommand(1, 1);
   app.fallthrough();
   app.footer(
-      "Run 'zrec <command> --help' for one command, or see man zrec.\n"
-      "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error.");
+      "Run 'zrec help <command>' (or 'zrec <command> --help') for one command, or see man zrec.\n"
+      "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error, 75 a store is busy\n"
+      "with another process (try again, or pass --wait), 130/143 interrupted (SIGINT/SIGTERM).");
 
   GlobalOptions global;
   int verbose = 0;
@@ -135,7 +160,11 @@ int run_cli(int argc, char** argv) {
           ->check(thread_count_check());
   app.add_flag("-q,--quiet", quiet, "Errors only on stderr");
   app.add_flag("-v,--verbose", verbose, "More detail on stderr (repeat for debug)");
-  app.add_flag("--wait", global.wait, "Wait for a store held by another process instead of failing");
+  std::string wait_text;  // --wait: "forever"; --wait=SECONDS: the number
+  std::optional<double> wait_seconds;
+  app.add_flag("--wait{forever}", wait_text,
+               "Wait for a store held by another process instead of failing (exit 75); --wait=SECONDS gives up "
+               "after SECONDS");
   app.add_flag("--progress", global.progress, "Show progress on stderr even when it is not a terminal");
   app.add_flag("--no-progress", global.no_progress, "Never show progress");
 
@@ -151,11 +180,37 @@ int run_cli(int argc, char** argv) {
   }
 
   refuse_negative_unsigned(app);
-  io::set_lock_wait_probe(pipe_deadlock);  // a --wait on our own pipe's writer fails, not hangs
 
+  // `zrec` alone: how to use it, on stderr (it did nothing: exit 2). `zrec help [CMD]`:
+  // the help of zrec or of one command, as --help prints it.
+  const std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    std::fprintf(stderr, "%s", app.help().c_str());
+    return kExitUsage;
+  }
+  if (words[0] == "help") {
+    if (words.size() == 1) {
+      std::printf("%s", app.help().c_str());
+      return kExitOk;
+    }
+    for (const Command& c : commands)
+      if (words.size() == 2 && c.app->get_name() == words[1]) {
+        std::printf("%s", c.app->help("zrec").c_str());
+        return kExitOk;
+      }
+    if (words.size() > 2) {
+      std::fprintf(stderr, "zrec help: unexpected operand '%s'\nTry 'zrec help' for the list of commands.\n",
+                   printable(words[2]).c_str());
+      return kExitUsage;
+    }
+    auto bad = find_unknown_name(app, {words[1]});
+    std::fprintf(stderr, "zrec help: %s\nTry 'zrec help' for the list of commands.\n",
+                 printable(bad ? bad->message : "'" + words[1] + "' is not a command").c_str());
+    return kExitUsage;
+  }
   // A mistyped name is reported (with the nearest real one) before CLI11 parses: CLI11
   // would report something else first ("A subcommand is required", "--dtype is required").
-  if (auto bad = find_unknown_name(app, std::vector<std::string>(argv + 1, argv + argc))) {
+  if (auto bad = find_unknown_name(app, words)) {
     std::fprintf(stderr, "%s: %s\n", bad->where.c_str(), printable(bad->message).c_str());
     if (bad->is_command) std::fprintf(stderr, "Try 'zrec --help' for the list of commands.\n");
     else std::fprintf(stderr, "Try '%s --help' for more information.\n", bad->where.c_str());
@@ -179,11 +234,44 @@ int run_cli(int argc, char** argv) {
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     const std::string where = command_path();
-    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), printable(e.what()).c_str(),
+    const std::string message = parse_error_message(e);
+    if (message == "no command given") {  // global options only: `zrec -v`
+      std::fprintf(stderr, "zrec: no command given\n%s", app.help().c_str());
+      return kExitUsage;
+    }
+    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), printable(message).c_str(),
                  where.c_str());
     return kExitUsage;
   }
   global.verbosity = quiet ? -1 : verbose;
+  if (!wait_text.empty()) {
+    global.wait = true;
+    if (wait_text != "forever") {
+      char* end = nullptr;
+      const double seconds = std::strtod(wait_text.c_str(), &end);
+      if (end == wait_text.c_str() || *end != '\0' || !(seconds >= 0) || seconds > 1e9) {
+        std::fprintf(stderr,
+                     "%s: --wait=%s: expected a number of seconds (e.g. --wait=30), or --wait alone\n"
+                     "Try '%s --help' for more information.\n",
+                     command_path().c_str(), printable(wait_text).c_str(), command_path().c_str());
+        return kExitUsage;
+      }
+      wait_seconds = seconds;
+    }
+  }
+  io::set_lock_wait_cancel(idle_lock_wait_token());
+  const auto started = std::chrono::steady_clock::now();
+  // A --wait ends when it can never succeed (our own pipe's writer holds the store), or
+  // when --wait=SECONDS have passed since the command started.
+  io::set_lock_wait_probe([wait_seconds, started, wait_text](const io::File& meta, const std::string& store) {
+    std::string why = pipe_deadlock(meta, store);
+    if (!why.empty() || !wait_seconds) return why;
+    const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - started;
+    if (waited.count() >= *wait_seconds)
+      why = "store '" + store + "' is still locked by another process after " + wait_text + " s (--wait=" + wait_text +
+            ")";
+    return why;
+  });
   Result<size_t> env_threads = threads_from_environment();
   if (!env_threads.is_ok()) {
     const std::string where = command_path();

@@ -1,9 +1,11 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
 #include <algorithm>
+#include <cstring>
 
 #include "zrec/store.h"
 
 #include "cli/commands.h"
+#include "cli/formats/bytes_text.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
@@ -11,6 +13,7 @@
 #include "cli/interrupt.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
+#include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
 #include "cli/tar_export.h"
@@ -24,16 +27,21 @@ struct CatArgs {
   std::string store;
   std::string selection;
   std::string indices_from;
-  std::string format;  // "": npy, or text when writing to a terminal
+  std::string format;             // "": npy, or text when writing to a terminal
+  std::string framing;            // --framing lines|nul|u32le|u64le: payloads framed as append-stream reads them
+  bool bytes_as_numbers = false;  // --bytes-as-numbers: '|u1' records as numbers in text/jsonl
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
   std::optional<uint64_t> sample;  // --sample N: N IDs drawn IID from the selection
+  bool distinct = false;           // --distinct: --sample without replacement
   bool shuffle = false;            // --shuffle: the selection in a seeded random order
   std::optional<uint64_t> seed;    // --seed K (default 0)
   bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
   std::string keys;                // --format tar: sample keys
   bool absolute_names = false;     // --format tar: keep keys that are absolute or hold '..'
+  uint64_t maxcount = 0;           // --format tar: shards of at most N samples
+  std::string maxsize;             // --format tar: shards of at most BYTES ("1G")
 };
 
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
@@ -57,28 +65,87 @@ Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std:
 // a pipe or --force.
 std::string format_to_write(const CatArgs& a) {
   if (!a.format.empty()) return a.format;
+  if (!a.framing.empty()) return "raw";
   return a.output == "-" && stdout_is_terminal() ? "text" : "npy";
+}
+
+// --framing: what separates records in the output, as append-stream --framing reads it.
+enum class Framing { kNone, kLines, kNul, kU32, kU64 };
+
+Framing framing_to_write(const CatArgs& a) {
+  if (a.framing.empty()) return Framing::kNone;
+  if (!a.format.empty() && a.format != "raw")
+    throw UsageError("--framing writes payload bytes (--format raw), not --format " + a.format);
+  if (a.framing == "lines") return Framing::kLines;
+  if (a.framing == "nul") return Framing::kNul;
+  if (a.framing == "u32le") return Framing::kU32;
+  if (a.framing == "u64le") return Framing::kU64;
+  throw UsageError("unknown --framing '" + a.framing + "' (use lines, nul, u32le or u64le)");
+}
+
+// One record's payload with its frame: the delimiter after it (lines, nul), or its
+// little-endian length before it. A delimiter inside the payload would split the record
+// when read back, so it is refused, naming the record and the byte.
+Status write_framed(Output& out, Framing framing, uint64_t id, const uint8_t* payload, uint64_t bytes) {
+  if (framing == Framing::kLines || framing == Framing::kNul) {
+    const char delim = framing == Framing::kLines ? '\n' : '\0';
+    if (const void* hit = bytes == 0 ? nullptr : std::memchr(payload, delim, bytes)) {
+      const uint64_t at = static_cast<const uint8_t*>(hit) - payload;
+      return invalid_argument("record " + std::to_string(id) + " holds a " +
+                              (framing == Framing::kLines ? "newline" : "NUL byte") + " at byte " + std::to_string(at) +
+                              ": --framing " + (framing == Framing::kLines ? "lines" : "nul") +
+                              " cannot delimit it (use --framing u32le or u64le)");
+    }
+    ZREC_RETURN_IF_ERROR(out.write(payload, bytes));
+    return out.write(&delim, 1);
+  }
+  const size_t width = framing == Framing::kU32 ? 4 : 8;
+  if (width == 4 && bytes > UINT32_MAX)
+    return invalid_argument("record " + std::to_string(id) + " is " + std::to_string(bytes) +
+                            " bytes, more than a u32le length holds (use --framing u64le)");
+  uint8_t prefix[8];
+  for (size_t i = 0; i < width; ++i) prefix[i] = static_cast<uint8_t>(bytes >> (8 * i));
+  ZREC_RETURN_IF_ERROR(out.write(prefix, width));
+  return out.write(payload, bytes);
 }
 
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   enum class Format { kNpy, kRaw, kText, kJsonl };
+  const Framing framing = framing_to_write(a);
   Format format;
   const std::string name = format_to_write(a);
   if (name == "npy") format = Format::kNpy;
   else if (name == "raw") format = Format::kRaw;
   else if (name == "text") format = Format::kText;
   else if (name == "jsonl") format = Format::kJsonl;
-  else if (name == "tar" && (a.sample || a.shuffle || a.with_ids))
-    throw UsageError("--sample, --shuffle and --with-ids are for npy, raw, text and jsonl, not tar");
-  else if (name == "tar")
-    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names},
+  else if (name == "tar" && a.sample && !a.distinct)
+    throw UsageError(
+        "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
+        "--distinct (or --shuffle) with --format tar");
+  else if (name == "tar" && a.with_ids)
+    throw UsageError("--with-ids is for jsonl; a tar member's key already names its sample (--keys, or the ID)");
+  else if (name == "tar") {
+    uint64_t maxsize = 0;
+    if (!a.maxsize.empty()) {
+      auto parsed = parse_byte_size(a.maxsize, "--maxsize");
+      if (!parsed.is_ok()) throw UsageError(parsed.status().message());
+      maxsize = parsed.value();
+      if (maxsize == 0) throw UsageError("--maxsize must be more than 0 bytes");
+    }
+    if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
+                    a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0)},
                    g);
-  else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
+  } else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
+  if (a.maxcount > 0 || !a.maxsize.empty()) throw UsageError("--maxcount and --maxsize write tar shards: --format tar");
+  if (a.bytes_as_numbers && format != Format::kText && format != Format::kJsonl)
+    throw UsageError("--bytes-as-numbers is used with --format text or jsonl only");
   if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
 
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+  if (a.distinct && !a.sample) throw UsageError("--distinct needs --sample N");
   if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
@@ -86,18 +153,24 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   std::unique_ptr<Store> store;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
-    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
+    // While a writer appends: its last published state (later records are not seen).
+    ZREC_ASSIGN_OR_RETURN(
+        store, Store::open(a.store, {.lanes = g.lanes(Work::kRead), .wait = g.wait, .snapshot_if_busy = !g.wait}));
   }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
   const SelectionIndex selection(runs, list);
   const uint64_t selected = selection.total();
   if (a.sample && *a.sample > 0 && selected == 0) return invalid_argument("--sample: the selection is empty");
+  if (a.distinct && *a.sample > selected)
+    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
+                            std::to_string(selected) + " records");
   const uint64_t total = a.sample ? *a.sample : selected;
   const uint64_t seed = a.seed.value_or(0);
   const KeyedPermutation permutation(selected, seed);
   // The ID written at output position i.
   const auto id_at = [&](uint64_t i) {
+    if (a.sample && a.distinct) return selection.at(permutation.at(i));  // the first N of --shuffle's order
     if (a.sample) return selection.at(sample_index(seed, i, selected));
     if (a.shuffle) return selection.at(permutation.at(i));
     return selection.at(i);
@@ -108,6 +181,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const Schema& schema = store->schema();
   const DType& dtype = schema.dtype;
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
+  // Ragged 1-D '|u1' records are bytes (lines, documents): text and jsonl show them as
+  // strings unless --bytes-as-numbers.
+  const bool bytes_as_strings = !a.bytes_as_numbers && !schema.is_dense() && schema.ndim == 1 && dtype.str() == "|u1";
   if (format == Format::kNpy && schema.is_dense()) {
     // One array (n, *item_shape): the header up front, then the records back to back.
     std::vector<uint64_t> shape = {total};
@@ -122,7 +198,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     logical_bytes += w.offsets.back();
     records_done += w.ids.size();
     meter.update(records_done, logical_bytes);
-    if (schema.is_dense() && (format == Format::kNpy || format == Format::kRaw))
+    if (schema.is_dense() && framing == Framing::kNone && (format == Format::kNpy || format == Format::kRaw))
       return out.write(w.data, w.offsets.back());
     for (size_t k = 0; k < w.ids.size(); ++k) {
       const uint8_t* record = w.data + w.offsets[k];
@@ -135,20 +211,24 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
           break;
         case Format::kRaw:
-          ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
+          if (framing != Framing::kNone)
+            ZREC_RETURN_IF_ERROR(write_framed(out, framing, w.ids[k], payload, payload_bytes));
+          else ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
           break;
         case Format::kText:
           text.clear();
           text += std::to_string(w.ids[k]);
           text += '\t';
-          append_text_record(text, dtype, dims, payload);
+          if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/false);
+          else append_text_record(text, dtype, dims, payload);
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
           break;
         case Format::kJsonl:
           text.clear();
           if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
-          append_json_record(text, dtype, dims, payload);
+          if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/true);
+          else append_json_record(text, dtype, dims, payload);
           if (a.with_ids) text += '}';
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
@@ -183,18 +263,35 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--format", args->format,
                   "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
                   "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for "
-                  "scalar records); "
+                  "scalar records; Ragged 1-D '|u1' records as strings in both); "
                   "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext> "
                   "(default: npy, or text when stdout is a terminal)");
+  cmd->add_option("--framing", args->framing,
+                  "Payload bytes framed as append-stream --framing reads them, so that 'append-stream --framing X' "
+                  "then 'cat --framing X' gives back the same bytes: lines (each record then a newline; a record "
+                  "holding a newline is refused), nul (then a NUL), u32le or u64le (a little-endian length, then the "
+                  "bytes)");
+  cmd->add_flag("--bytes-as-numbers", args->bytes_as_numbers,
+                "text, jsonl: show Ragged 1-D '|u1' records as numbers (byte values), not as strings");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
   cmd->add_flag("--absolute-names", args->absolute_names,
                 "--format tar: keep keys that are absolute or have a '..' component as member names (refused by "
                 "default: tar would extract them outside the directory)");
+  cmd->add_option("--maxcount", args->maxcount,
+                  "--format tar: write shards of at most N samples each, named by -o PATTERN (exactly one %d, "
+                  "e.g. -o 'shard-%06d.tar')");
+  cmd->add_option("--maxsize", args->maxsize,
+                  "--format tar: write shards of at most BYTES each (e.g. 1G; headers included; a larger sample "
+                  "gets a shard of its own), named by -o PATTERN");
   cmd->add_flag("-f,--force", args->force,
                 "Overwrite an existing -o file, and write binary formats even to a terminal");
   auto* sample = cmd->add_option("--sample", args->sample,
-                                 "Write N records drawn IID (with replacement) from the selection, in draw order");
+                                 "Write N records drawn IID with replacement (a record may come more than once) from "
+                                 "the selection, in draw order; with --distinct, N different records");
+  cmd->add_flag("--distinct", args->distinct,
+                "With --sample N: draw without replacement, N different records (the first N of --shuffle's order "
+                "for the same seed; N at most the selection)");
   cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
       ->excludes(sample);
   cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle: same seed, same records (default: 0)");
@@ -206,10 +303,13 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec cat images/ 0:100 -o first100.npy\n"
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
+      "  zrec cat docs/ --framing lines > corpus.jsonl    # the inverse of append-stream\n"
       "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
+      "  zrec cat images/ --sample 1000 --distinct -o val.npy     # 1000 different records\n"
       "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
       "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
       "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar\n"
+      "  zrec cat --format tar --maxcount 10000 ds/ -o 'shards/train-%06d.tar'\n"
       "  zrec cat --format tar --keys abs.keys --absolute-names ds/ -o restore.tar");
   return Command{cmd,
                  [args, selection, &global]() {

@@ -1,12 +1,19 @@
 // zrec digest: a hash of a store's logical records, independent of codec, dictionary,
 // level, shard count and physical order (include/zrec/digest.h has the definition).
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <optional>
+
 #include <spdlog/spdlog.h>
 
 #include "zrec/digest.h"
 #include "zrec/store.h"
 
+#include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/formats/printable.h"
+#include "cli/formats/selection.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
 #include "cli/report/command_report.h"
@@ -28,8 +35,22 @@ struct DigestArgs {
   uint64_t window_mib = kDefaultWindowBytes >> 20;
 };
 
+// `digest STORE... SELECTION`: the last operand is a selection when it is no path and
+// reads as one (0:1000, ::10, -5:): then it is taken off the stores.
+std::optional<std::string> selection_operand(std::vector<std::string>& operands) {
+  if (operands.size() < 2) return std::nullopt;
+  struct stat st {};
+  const std::string& last = operands.back();
+  if (::stat(last.c_str(), &st) == 0 || !parse_selection(last).is_ok()) return std::nullopt;
+  std::string text = last;
+  operands.pop_back();
+  return text;
+}
+
 Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
-  if (a.per_record && a.stores.size() != 1) throw UsageError("--per-record takes exactly one store");
+  std::vector<std::string> paths = a.stores;
+  const std::optional<std::string> selection_text = selection_operand(paths);
+  if (a.per_record && paths.size() != 1) throw UsageError("--per-record takes exactly one store");
   if (a.per_record && a.json && a.output == "-")
     throw UsageError("--json prints its object on stdout: give -o FILE for the --per-record lines");
   // With --json the object carries the digests; the text lines go only to an -o FILE.
@@ -38,23 +59,60 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   JsonWriter digests;  // the "stores" array
   digests.begin_array();
   InterruptScope interrupt_scope;
-  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", a.stores));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", paths));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
+  // Each store is judged on its own: one that cannot be opened or read is reported and
+  // the others are still hashed; the exit status is the worst (many_paths.h).
+  Status worst;
+  const auto failed = [&](Status s) {
+    if (s.code() == StatusCode::kCancelled) return s;
+    if (worst.is_ok() || exit_code_for(s) >= exit_code_for(worst)) std::swap(worst, s);
+    if (!s.is_ok()) std::fprintf(stderr, "zrec digest: %s\n", printable(s.message()).c_str());
+    return Status::ok();
+  };
   // Every store is opened (and, with --wait, its lock awaited) before -o is created, so
-  // an error or an interruption there leaves no output file behind.
+  // an error or an interruption there leaves no output file behind. While a writer
+  // appends, a store is read as last published (the records it holds are final).
   std::vector<std::unique_ptr<Store>> stores;
-  for (const auto& path : a.stores) {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
-    stores.push_back(std::move(store));
+  std::vector<std::string> opened;
+  for (const auto& path : paths) {
+    auto store = Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait, .snapshot_if_busy = !g.wait});
+    if (!store.is_ok()) {
+      ZREC_RETURN_IF_ERROR(failed(store.status()));
+      continue;
+    }
+    stores.push_back(std::move(store).value());
+    opened.push_back(path);
+  }
+  std::optional<std::vector<SelectionItem>> items;
+  if (selection_text) {
+    auto parsed = parse_selection(*selection_text);
+    if (!parsed.is_ok()) throw UsageError(parsed.status().message());
+    items = std::move(parsed).value();
   }
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
-  for (size_t i = 0; i < a.stores.size(); ++i) {
-    const std::string& path = a.stores[i];
+  for (size_t i = 0; i < opened.size(); ++i) {
+    const std::string& path = opened[i];
     const std::unique_ptr<Store> store = std::move(stores[i]);
-    ProgressMeter meter(g, "digest");
-    meter.set_total_records(store->length());
     DigestOptions options;
     options.window_bytes = a.window_mib << 20;
+    std::vector<IdRun> runs;
+    const std::vector<uint64_t> no_list;
+    std::optional<SelectionIndex> selected;
+    if (items) {
+      auto resolved = resolve_runs(*items, store->length());
+      if (!resolved.is_ok()) {
+        ZREC_RETURN_IF_ERROR(failed(resolved.status().with_context("'" + path + "'")));
+        continue;
+      }
+      runs = std::move(resolved).value();
+      selected.emplace(runs, no_list);
+      options.count = selected->total();
+      options.id_at = [&selected](uint64_t p) { return selected->at(p); };
+    }
+    const uint64_t count = selected ? selected->total() : store->length();
+    ProgressMeter meter(g, "digest");
+    meter.set_total_records(count);
     uint64_t done = 0;
     std::string line;
     options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
@@ -68,19 +126,27 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
       line += '\n';
       return out.write(line);
     };
-    ZREC_ASSIGN_OR_RETURN(RecordHash digest, digest_store(*store, options));
+    auto digest = digest_store(*store, options);
     meter.finish();
+    if (!digest.is_ok()) {
+      ZREC_RETURN_IF_ERROR(failed(digest.status()));
+      continue;
+    }
     // The path as every message shows it: a newline in it must not forge a second line.
+    // A selection follows it as NumPy would index it: "tokens/[0:1000]".
+    const std::string shown = selection_text ? path + "[" + *selection_text + "]" : path;
     if (!a.per_record && text_lines)
-      ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(digest) + "  " + printable(path) + "\n"));
-    digests.begin_object().key("path").value(path).key("length").value(store->length());
-    digests.key("digest").value(hash_to_hex(digest)).end_object();
-    spdlog::info("'{}': {} records, digest {}", path, store->length(), hash_to_hex(digest));
+      ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(*digest) + "  " + printable(shown) + "\n"));
+    digests.begin_object().key("path").value(path);
+    if (selection_text) digests.key("selection").value(*selection_text);
+    digests.key("length").value(count).key("digest").value(hash_to_hex(*digest)).end_object();
+    spdlog::info("'{}': {} records, digest {}", shown, count, hash_to_hex(*digest));
   }
   ZREC_RETURN_IF_ERROR(out.flush());
   digests.end_array();
   report.set_json("stores", digests.str());
-  return report.finish("");  // the digests are the output (stdout or -o)
+  ZREC_RETURN_IF_ERROR(report.finish(""));  // the digests are the output (stdout or -o)
+  return worst;
 }
 
 }  // namespace
@@ -88,7 +154,10 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
 Command register_digest(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<DigestArgs>();
   CLI::App* cmd = root.add_subcommand("digest", "Hash a store's records, independent of codec and layout");
-  cmd->add_option("stores", args->stores, "Stores to hash")->required();
+  cmd->add_option("stores", args->stores,
+                  "Stores to hash, each on its own (the exit status is the worst); a last operand that is a "
+                  "SELECTION (0:1000, ::10) hashes those records of each store")
+      ->required();
   cmd->add_flag("--per-record", args->per_record,
                 "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout); an existing file needs -f")
@@ -107,6 +176,7 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
       "count and physical layout do not enter it.\n\n"
       "Examples:\n"
       "  zrec digest tokens/\n"
+      "  zrec digest tokens/ :1000000        # the first million records, as a store of them would\n"
       "  [ \"$(zrec digest a/ | cut -d' ' -f1)\" = \"$(zrec digest b/ | cut -d' ' -f1)\" ] && echo same\n"
       "  zrec digest --per-record tokens/ > tokens.sums");
   return Command{cmd, [args, &global]() { return run_digest(*args, global); }, nullptr,

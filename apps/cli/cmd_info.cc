@@ -12,10 +12,12 @@
 #include "zrec/root.h"
 #include "zrec/store.h"
 
+#include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/stream_name.h"
 #include "cli/interrupt.h"
+#include "cli/many_paths.h"
 #include "cli/option_values.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
@@ -238,6 +240,25 @@ std::string to_text(const StoreSummary& s, bool shard_table) {
   return t;
 }
 
+// A file given where a store belongs: what it is by its name, and the command that
+// imports it.
+std::string not_a_store_file(const std::string& path) {
+  const auto ends_with = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  const std::string what = "'" + path + "' is a file, not a zrecord store (a directory)";
+  for (const char* tar : {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz", ".tar.bz2"})
+    if (ends_with(tar))
+      return what + "; a WebDataset tar is imported with: zrec append-tar --ext EXT,... STORE '" + path +
+             "' (tar tf '" + path + "' | head lists its members)";
+  if (ends_with(".npy")) return what + "; import it with: zrec append-npy STORE '" + path + "'";
+  for (const char* h5 : {".h5", ".hdf5"})
+    if (ends_with(h5))
+      return what + "; import a dataset of it with: zrec append-h5 --create STORE '" + path + "' DATASET";
+  if (ends_with(".mdb")) return what + "; import the LMDB environment with: zrec append-lmdb STORE DIR";
+  return what;
+}
+
 Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
   if (is_store_dir(a.path)) {
@@ -253,6 +274,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   }
   struct stat st;
   if (::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
+  if (S_ISREG(st.st_mode)) return invalid_argument(not_a_store_file(a.path));
   const auto names = child_stores(a.path);
   ZREC_ASSIGN_OR_RETURN(std::optional<RootState> root, read_root_marker(a.path));
   if (names.empty() && !root) return not_found("'" + a.path + "' is not a zrecord store and holds none");
@@ -320,12 +342,14 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
 
 Command register_info(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<InfoArgs>();
-  CLI::App* cmd = root.add_subcommand("info", "Describe a store, or each store in a directory of named streams");
-  cmd->add_option("store", args->path,
-                  "A store, or a directory whose subdirectories are stores (in a root append-tar built, "
-                  "marked by zrec-root, their lengths are checked against its committed samples)")
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = root.add_subcommand("info", "Describe stores, or each store in a directory of named streams");
+  cmd->add_option("store", *paths,
+                  "Stores, or directories whose subdirectories are stores (in a root append-tar built, "
+                  "marked by zrec-root, their lengths are checked against its committed samples); each is "
+                  "described on its own, and the exit status is the worst")
       ->required();
-  cmd->add_flag("--json", args->json, "Print one JSON object on stdout");
+  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (one line per path)");
   cmd->add_flag("--dims", args->dims,
                 "Ragged, ndim > 1: statistics of each dimension (reads and decodes every record)");
   cmd->add_flag("--shards", args->shards, "Add a table of the data shards (records, payload, logical and file bytes)");
@@ -334,8 +358,20 @@ Command register_info(CLI::App& root, const GlobalOptions& global) {
       "  zrec info tokens/\n"
       "  zrec info --shards tokens/\n"
       "  zrec info --json tokens/ | python3 -m json.tool\n"
-      "  zrec info dataset/        # dataset/joint, dataset/label, dataset/token");
-  return Command{cmd, [args, &global]() { return run_info(*args, global); }, nullptr, [] { return true; }};
+      "  zrec info dataset/        # dataset/joint, dataset/label, dataset/token\n"
+      "  zrec info --json stores/*/ | jq .length");
+  return Command{cmd,
+                 [args, paths, &global]() {
+                   return for_each_path(
+                       "info", *paths,
+                       [&](const std::string& path) {
+                         InfoArgs one = *args;
+                         one.path = path;
+                         return run_info(one, global);
+                       },
+                       exit_code_for);
+                 },
+                 nullptr, [] { return true; }};
 }
 
 }  // namespace zrec::cli

@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
+#include "cli/many_paths.h"
 #include "cli/option_values.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
@@ -193,6 +194,7 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
   j.key("valid").value(r.valid());
   j.key("quick").value(r.quick);
   j.key("opened").value(r.opened);
+  j.key("writer_active").value(r.writer_active);
   if (r.opened) {
     write_schema(j, r.schema);
     j.key("codec").value(to_string(r.codec));
@@ -247,6 +249,8 @@ std::string to_text(const VerifyReport& r, const std::string& path, const Global
     if (r.digests_compared > 0) checked += fmt::format("; {} digests match", r.digests_compared);
   }
   t += fmt::format("{}: OK: {} records ({}); {}\n", name, r.length, what, checked);
+  if (r.writer_active)
+    t += fmt::format("{}: a writer is appending; this is its last published state (the records checked)\n", name);
   const std::string blind = blind_spot_text(r);
   if (!blind.empty()) t += fmt::format("{}: not detectable: {}\n", name, blind);
   return t;
@@ -264,6 +268,7 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.max_errors = a.max_errors;
   o.lanes = g.lanes(Work::kRead);
   o.wait = g.wait;
+  o.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;
   o.cancelled = [] { return interrupted(); };
   o.progress = [&](const char* phase, uint64_t done, uint64_t total, uint64_t bytes) {
@@ -408,12 +413,13 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   return unreadable;
 }
 
-// 0 valid; 1 corrupt; 2 the store could not be checked (or a usage error, app.cc); 128+N
-// on a signal.
+// 0 valid; 1 corrupt; 2 the store could not be checked (or a usage error, app.cc); 75
+// a store busy with another process; 128+N on a signal.
 int verify_exit_code(const Status& s) {
   if (s.is_ok()) return kExitOk;
   if (s.code() == StatusCode::kMalformed) return kExitFailure;
   if (s.code() == StatusCode::kCancelled) return interrupt_exit_code();
+  if (s.code() == StatusCode::kBusy) return kExitBusy;
   return kExitUsage;
 }
 
@@ -421,11 +427,14 @@ int verify_exit_code(const Status& s) {
 
 Command register_verify(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<VerifyArgs>();
-  CLI::App* cmd = root.add_subcommand("verify", "Check a store against every rule of the format, and its payloads");
-  cmd->add_option("store", args->path, "A store, or a directory whose subdirectories are stores (named streams)")
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = root.add_subcommand("verify", "Check stores against every rule of the format, and their payloads");
+  cmd->add_option("store", *paths,
+                  "Stores, or directories whose subdirectories are stores (named streams); each gets its own "
+                  "verdict, and the exit status is the worst")
       ->required();
   cmd->add_flag("--quick", args->quick, "Check the page, the record table and overlaps only; read no payloads");
-  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys in man zrec-verify)");
+  cmd->add_flag("--json", args->json, "Print one JSON object on stdout, one line per path (keys in man zrec-verify)");
   cmd->add_option("--max-errors", args->max_errors, "Stop after N problems; 0 never stops early")
       ->capture_default_str();
   cmd->add_option("--against", args->against,
@@ -441,12 +450,26 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
       "or in a zstd frame without a content checksum when it still decodes to the right size;\n"
       "keep 'zrec digest --per-record STORE > sums' elsewhere and check with --against sums.\n\n"
       "Exit codes: 0 valid, 1 corrupt (problems found), 2 usage error or the store could not\n"
-      "be checked (missing, locked by a writer, unreadable).\n\n"
+      "be checked (missing, unreadable), 75 busy (another process holds it: try again, or --wait).\n\n"
       "Examples:\n"
       "  zrec verify images/\n"
+      "  zrec verify --quick stores/*/            # one verdict per store\n"
       "  zrec verify --quick --json dataset/      # every store of dataset/; a root: its commit\n"
       "  zrec digest --per-record raw/ > raw.sums && zrec verify raw/ --against raw.sums");
-  return Command{cmd, [args, &global]() { return run_verify(*args, global); }, verify_exit_code, [] { return true; }};
+  return Command{cmd,
+                 [args, paths, &global]() {
+                   if (!args->against.empty() && paths->size() > 1)
+                     throw UsageError("--against checks one store: give one path");
+                   return for_each_path(
+                       "verify", *paths,
+                       [&](const std::string& path) {
+                         VerifyArgs one = *args;
+                         one.path = path;
+                         return run_verify(one, global);
+                       },
+                       verify_exit_code);
+                 },
+                 verify_exit_code, [] { return true; }};
 }
 
 }  // namespace zrec::cli

@@ -80,13 +80,40 @@ UnknownName unknown_option(const CLI::App& root, const CLI::App* cmd, const std:
   return u;
 }
 
+// Names users bring from other tools, and the zrec command that does that job.
+std::string familiar_name(const std::string& typed) {
+  static const std::pair<const char*, const char*> kFamiliar[] = {
+      {"ls", "info"},     {"list", "info"},        {"stat", "info"},        {"show", "info"}, {"check", "verify"},
+      {"fsck", "verify"}, {"test", "verify"},      {"validate", "verify"},  {"dump", "cat"},  {"export", "cat"},
+      {"hash", "digest"}, {"sha256sum", "digest"}, {"import", "append-tar"}};
+  for (const auto& [name, command] : kFamiliar)
+    if (typed == name) return command;
+  return {};
+}
+
 UnknownName unknown_command(const CLI::App& root, const std::string& typed) {
   std::vector<std::string> names;
   for (const CLI::App* c : root.get_subcommands([](const CLI::App* a) { return !a->get_group().empty(); }))
     names.push_back(c->get_name());  // listed commands only: hidden ones are not suggested
   UnknownName u{true, "zrec", "unknown command '" + typed + "'"};
-  const std::string near = closest_name(typed, names);
+  std::string near = familiar_name(typed);
+  if (near.empty()) near = closest_name(typed, names);
   if (!near.empty()) u.message += "; did you mean '" + near + "'?";
+  return u;
+}
+
+// Commands whose operands after the first may be a SELECTION, where -1 is an index.
+bool takes_selection(const CLI::App& cmd) {
+  return cmd.get_option_no_throw("selection") != nullptr || cmd.get_name() == "digest";
+}
+
+// "-19" where no operand may be negative: an option, as zstd spells a level.
+UnknownName negative_number_option(const CLI::App* cmd, const std::string& typed) {
+  UnknownName u;
+  u.where = cmd == nullptr ? "zrec" : "zrec " + cmd->get_name();
+  u.message = "unknown option '" + typed + "'";
+  if (cmd != nullptr && cmd->get_option_no_throw("--level") != nullptr)
+    u.message += "; did you mean '--level " + typed.substr(1) + "'?";
   return u;
 }
 
@@ -94,6 +121,7 @@ UnknownName unknown_command(const CLI::App& root, const std::string& typed) {
 
 std::optional<UnknownName> find_unknown_name(const CLI::App& root, const std::vector<std::string>& args) {
   const CLI::App* cmd = nullptr;
+  size_t positionals = 0;  // the command's own operands seen so far
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     if (word == "--") break;
@@ -110,8 +138,14 @@ std::optional<UnknownName> find_unknown_name(const CLI::App& root, const std::ve
       }
       const bool negative_number = is_short && word[1] >= '0' && word[1] <= '9';
       if (!negative_number) return unknown_option(root, cmd, is_long ? name : word);
+      // A number is an operand only where one may be negative: a SELECTION (cat
+      // STORE -1). Elsewhere "-19" is a compression level typed as zstd takes it.
+      if (cmd == nullptr || !takes_selection(*cmd) || positionals == 0) return negative_number_option(cmd, word);
     }
-    if (cmd != nullptr) continue;  // one of the command's own positionals
+    if (cmd != nullptr) {  // one of the command's own positionals
+      ++positionals;
+      continue;
+    }
     for (const CLI::App* c : root.get_subcommands({}))
       if (c->get_name() == word) cmd = c;
     if (cmd == nullptr) return unknown_command(root, word);

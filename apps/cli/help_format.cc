@@ -69,7 +69,12 @@ class HelpFormatter : public CLI::Formatter {
   }
 
   std::string make_option_name(const CLI::Option* o, bool is_positional) const override {
-    return is_positional ? upper(o->get_name(true, false)) : o->get_name(false, true);
+    if (is_positional) return upper(o->get_name(true, false));
+    // CLI11 writes a flag's value for a bare use into its name ("--wait{forever}"); the
+    // one such flag, --wait, also takes =SECONDS, which is what help shows.
+    const std::string name = o->get_name(false, true);
+    const size_t brace = name.find('{');
+    return brace == std::string::npos ? name : name.substr(0, brace) + "[=SECONDS]";
   }
 
   std::string make_option_opts(const CLI::Option* o) const override {

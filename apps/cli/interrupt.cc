@@ -9,6 +9,8 @@
 
 #include "zrec/lock_wait.h"
 
+#include "cli/lock_wait_idle.h"
+
 namespace zrec::cli {
 
 namespace {
@@ -59,9 +61,16 @@ InterruptScope::InterruptScope() {
 
 InterruptScope::~InterruptScope() {
   if (--g_depth > 0) return;
-  io::set_lock_wait_cancel({});
+  io::set_lock_wait_cancel(idle_lock_wait_token());
   ::sigaction(SIGINT, &g_old_int, nullptr);
   ::sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+io::CancelToken idle_lock_wait_token() {
+  // Never set: a lock wait with it polls (and asks the probe: pipe_deadlock, --wait=SECONDS)
+  // but only ends when the lock is free or the probe says so.
+  static const std::atomic<int> never{0};
+  return {&never, -1};
 }
 
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }

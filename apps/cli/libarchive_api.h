@@ -15,6 +15,7 @@ namespace zrec::cli {
 
 // Every libarchive function zrec calls: X(name).
 #define ZREC_LIBARCHIVE_FUNCTIONS(X)         \
+  X(archive_version_string)                  \
   X(archive_error_string)                    \
   X(archive_filter_bytes)                    \
   X(archive_read_new)                        \

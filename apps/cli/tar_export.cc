@@ -3,7 +3,9 @@
 #include "cli/tar_export.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "zrec/dataset.h"
@@ -11,8 +13,11 @@
 #include "zrec/root.h"
 #include "zrec/store.h"
 
+#include "cli/formats/printable.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
+#include "cli/formats/shard_pattern.h"
+#include "cli/formats/shuffle.h"
 #include "cli/formats/stream_name.h"
 #include "cli/libarchive_api.h"
 #include "cli/output_guard.h"
@@ -73,6 +78,15 @@ Result<std::vector<std::string>> read_keys(const std::string& path) {
   }
   return keys;
 }
+
+// The bytes a member takes in the tar: its header, a PAX header before it when the
+// name does not fit ustar's 100 bytes, and its data padded to 512-byte blocks.
+uint64_t tar_member_bytes(const std::string& name, uint64_t size) {
+  const uint64_t pax = name.size() > 100 ? 1024 + (name.size() + 511) / 512 * 512 : 0;
+  return pax + 512 + (size + 511) / 512 * 512;
+}
+// The two zero blocks that end a tar (libarchive writes no padding past them here).
+constexpr uint64_t kTarEndBytes = 1024;
 
 struct TarSink {
   Output* out = nullptr;
@@ -202,65 +216,121 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     return std::string(width - std::min(width, k.size()), '0') + k;
   };
 
-  ZREC_ASSIGN_OR_RETURN(const LibArchive* la, libarchive());
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
-  check_binary_output(out, a.force);
-  TarSink sink{&out, Status::ok()};
-  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(la->archive_write_new(), la->archive_write_free);
-  if (!ar) return io_error("cannot start libarchive (out of memory)");
-  la->archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
-  la->archive_write_set_bytes_in_last_block(ar.get(), 1);
+  // One tar, or with --maxcount/--maxsize a new one (the pattern's next name) whenever
+  // the next sample would pass either limit: the shards of webdataset's ShardWriter.
+  const bool sharded = a.maxcount > 0 || a.maxsize > 0;
+  std::optional<ShardPattern> pattern;
+  if (sharded) {
+    if (a.output == "-") throw UsageError("--maxcount and --maxsize write shards: give -o 'shard-%06d.tar'");
+    auto parsed = ShardPattern::parse(a.output);
+    if (!parsed.is_ok()) throw UsageError(parsed.status().message());
+    pattern = std::move(parsed).value();
+  }
+  ZREC_ASSIGN_OR_RETURN(const LibArchive* la, libarchive());  // before any output file is created
+  std::optional<Output> out;
+  TarSink sink{nullptr, Status::ok()};
+  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(nullptr, la->archive_write_free);
   const auto ar_error = [&](const char* what) -> Status {
     if (!sink.status.is_ok()) return sink.status;
-    const char* why = la->archive_error_string(ar.get());
+    const char* why = ar ? la->archive_error_string(ar.get()) : nullptr;
     return io_error(std::string("cannot write tar ") + what + ": " + (why != nullptr ? why : "unknown error"));
   };
-  if (la->archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
+  uint64_t shards = 0, shard_samples = 0, shard_bytes = 0;
+  const auto close_tar = [&]() -> Status {
+    if (!ar) return Status::ok();
+    if (la->archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
+    ar.reset();
+    ZREC_RETURN_IF_ERROR(out->flush());
+    out.reset();
+    return Status::ok();
+  };
+  const auto open_tar = [&]() -> Status {
+    const std::string path = pattern ? pattern->name(shards) : a.output;
+    if (pattern) ZREC_RETURN_IF_ERROR(refuse_output_into_stores(path, "-o", {a.path}));
+    ZREC_ASSIGN_OR_RETURN(Output opened, Output::open(path, "-o", a.force));
+    out.emplace(std::move(opened));
+    check_binary_output(*out, a.force);
+    sink.out = &*out;
+    ar.reset(la->archive_write_new());
+    if (!ar) return io_error("cannot start libarchive (out of memory)");
+    la->archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
+    la->archive_write_set_bytes_in_last_block(ar.get(), 1);
+    if (la->archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
+    ++shards;
+    shard_samples = 0;
+    shard_bytes = kTarEndBytes;
+    return Status::ok();
+  };
+  if (!sharded) ZREC_RETURN_IF_ERROR(open_tar());
   std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry(la->archive_entry_new(),
                                                                                la->archive_entry_free);
 
+  // The sample at output position i: the selection in order, shuffled, or drawn without
+  // replacement (the first N of the shuffle), as cat's other formats write them.
+  const SelectionIndex selection(runs, list);
+  const uint64_t selected = selection.total();
+  if (a.sample && *a.sample > selected)
+    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
+                            std::to_string(selected) + " samples");
+  const uint64_t total = a.sample ? *a.sample : selected;
+  const KeyedPermutation permutation(selected, a.seed);
+  const auto id_at = [&](uint64_t i) {
+    return a.sample || a.shuffle ? selection.at(permutation.at(i)) : selection.at(i);
+  };
   ProgressMeter meter(g, "cat");
-  uint64_t total = 0;
-  for (const IdRun& run : runs) total += run.count;
   meter.set_total_records(total);
   uint64_t done = 0, bytes = 0;
   const uint64_t window = (a.window_mib == 0 ? kDefaultWindowBytes >> 20 : a.window_mib) << 20;
   std::vector<uint64_t> ids;
-  for (const IdRun& run : runs) {
-    for (uint64_t k = 0; k < run.count; k += kChunkSamples) {
-      ids.clear();
-      for (uint64_t j = k; j < std::min(run.count, k + kChunkSamples); ++j)
-        ids.push_back(list.empty() ? run.at(j) : list[run.at(j)]);
-      for (auto& s : streams) {
-        s.chunk.assign(ids.size(), {});
-        ZREC_RETURN_IF_ERROR(s.store->scan(ids, window, [&](const Window& w) -> Status {
-          for (size_t r = 0; r < w.ids.size(); ++r)
-            ZREC_RETURN_IF_ERROR(
-                member_bytes(s, w.data + w.offsets[r], w.offsets[r + 1] - w.offsets[r], s.chunk[w.first_index + r]));
-          return Status::ok();
-        }));
-      }
-      for (size_t r = 0; r < ids.size(); ++r) {
-        const std::string key = key_of(ids[r]);
-        for (auto& s : streams) {
-          const auto& data = s.chunk[r];
-          la->archive_entry_clear(entry.get());
-          la->archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
-          la->archive_entry_set_filetype(entry.get(), AE_IFREG);
-          la->archive_entry_set_perm(entry.get(), 0644);
-          la->archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
-          if (la->archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
-          if (la->archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
-            return ar_error("data");
-          bytes += data.size();
+  for (uint64_t k = 0; k < total; k += kChunkSamples) {
+    ids.clear();
+    for (uint64_t j = k; j < std::min(total, k + kChunkSamples); ++j) ids.push_back(id_at(j));
+    for (auto& s : streams) {
+      s.chunk.assign(ids.size(), {});
+      ZREC_RETURN_IF_ERROR(s.store->scan(ids, window, [&](const Window& w) -> Status {
+        for (size_t r = 0; r < w.ids.size(); ++r)
+          ZREC_RETURN_IF_ERROR(
+              member_bytes(s, w.data + w.offsets[r], w.offsets[r + 1] - w.offsets[r], s.chunk[w.first_index + r]));
+        return Status::ok();
+      }));
+    }
+    for (size_t r = 0; r < ids.size(); ++r) {
+      const std::string key = key_of(ids[r]);
+      if (sharded) {
+        uint64_t sample_bytes = 0;
+        for (const auto& s : streams) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
+        const bool full = shard_samples > 0 && ((a.maxcount > 0 && shard_samples >= a.maxcount) ||
+                                                (a.maxsize > 0 && shard_bytes + sample_bytes > a.maxsize));
+        if (!ar || full) {
+          ZREC_RETURN_IF_ERROR(close_tar());
+          ZREC_RETURN_IF_ERROR(open_tar());
         }
-        meter.update(++done, bytes);
+        ++shard_samples;
+        shard_bytes += sample_bytes;
       }
+      for (auto& s : streams) {
+        const auto& data = s.chunk[r];
+        la->archive_entry_clear(entry.get());
+        la->archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
+        la->archive_entry_set_filetype(entry.get(), AE_IFREG);
+        la->archive_entry_set_perm(entry.get(), 0644);
+        la->archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
+        if (la->archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
+        if (la->archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
+          return ar_error("data");
+        bytes += data.size();
+      }
+      meter.update(++done, bytes);
     }
   }
-  if (la->archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
+  if (sharded && shards == 0) ZREC_RETURN_IF_ERROR(open_tar());  // nothing selected: one empty shard
+  ZREC_RETURN_IF_ERROR(close_tar());
   meter.finish();
-  return out.flush();
+  if (sharded && g.verbosity >= 0)
+    std::fprintf(stderr, "zrec cat: wrote %llu samples in %llu shards (%s to %s)\n",
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(shards),
+                 printable(pattern->name(0)).c_str(), printable(pattern->name(shards - 1)).c_str());
+  return Status::ok();
 }
 
 }  // namespace zrec::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "zrec/status.h"
@@ -19,7 +20,12 @@ struct CatTarArgs {
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = 0;
-  bool absolute_names = false;  // --absolute-names: keep keys that are absolute or hold '..'
+  bool absolute_names = false;     // --absolute-names: keep keys that are absolute or hold '..'
+  uint64_t maxcount = 0;           // --maxcount N: shards of at most N samples (0: one tar)
+  uint64_t maxsize = 0;            // --maxsize BYTES: shards of at most BYTES of tar (0: no limit)
+  std::optional<uint64_t> sample;  // --sample N --distinct: N different samples, in draw order
+  bool shuffle = false;            // --shuffle: the selection in a seeded random order
+  uint64_t seed = 0;               // --seed K
 };
 
 // Writes members "<key>.<ext>" per sample, in selection order: one per stream of the
@@ -30,6 +36,9 @@ struct CatTarArgs {
 // Keys that are absolute or have a ".." component are refused (as GNU tar refuses to
 // extract them) unless absolute_names. The stream names follow the rule of
 // cli/formats/stream_name.h; a root holding a store whose name breaks it is refused.
+// With maxcount or maxsize the samples go to shards named by the -o pattern
+// (cli/formats/shard_pattern.h), a new one before a sample that would pass a limit; a
+// sample larger than maxsize alone gets a shard of its own.
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g);
 
 }  // namespace zrec::cli

@@ -34,6 +34,12 @@ struct DigestOptions {
   uint64_t window_bytes = kDefaultWindowBytes;  // logical bytes read per window
   // Called with each record's hash R_i, in record order (from the calling thread).
   std::function<Status(uint64_t id, const RecordHash& hash)> per_record;
+  // The records to hash, when not all of them: `count` records, the one at position p
+  // being record id_at(p) (each < the store's length), e.g. a prefix or a selection.
+  // The header's length is then `count`, so the digest of a prefix of N records equals
+  // the digest of a store holding exactly those N.
+  std::function<uint64_t(uint64_t position)> id_at = nullptr;
+  uint64_t count = 0;
 };
 
 // The digest header for a schema and record count (the text above).

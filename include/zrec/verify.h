@@ -47,6 +47,10 @@ struct VerifyOptions {
   uint64_t max_errors = 100;               // stop after this many problems; 0: never stop early
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this call
   bool wait = false;                       // block on a held lock instead of failing with kBusy
+  // When a writer holds the lock (and not `wait`), check its last published state
+  // without the lock (as Store's OpenOptions::snapshot_if_busy): the records that state
+  // holds, and nothing the writer is adding past it. VerifyReport::writer_active says so.
+  bool snapshot_if_busy = false;
   // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
   // record ID; records at or past its size are not compared. Ignored with `quick`.
   const std::vector<std::array<uint8_t, 32>>* against = nullptr;
@@ -98,6 +102,7 @@ struct VerifyReport {
   bool quick = false;
   // What the store is (valid when `opened`: the store-level checks passed).
   bool opened = false;
+  bool writer_active = false;  // checked the last published state while a writer appends
   uint64_t length = 0;
   Codec codec = Codec::kZstd;
   uint32_t data_shards = 0;

@@ -31,14 +31,18 @@ std::string digest_header(const Schema& schema, uint64_t length) {
 Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
   Lanes& pool = options.lanes ? *options.lanes : *store.lanes();
   format::Sha256 total;
-  total.update(digest_header(store.schema(), store.length()));
-  const uint64_t n = store.length();
+  const uint64_t n = options.id_at ? options.count : store.length();
+  total.update(digest_header(store.schema(), n));
   std::vector<uint64_t> ids;
   std::vector<RecordHash> hashes;
   for (uint64_t first = 0; first < n; first += kIdChunk) {
     const uint64_t count = std::min(kIdChunk, n - first);
     ids.resize(count);
-    std::iota(ids.begin(), ids.end(), first);
+    if (options.id_at) {
+      for (uint64_t k = 0; k < count; ++k) ids[k] = options.id_at(first + k);
+    } else {
+      std::iota(ids.begin(), ids.end(), first);
+    }
     ZREC_RETURN_IF_ERROR(store.scan(ids, options.window_bytes, [&](const Window& w) -> Status {
       const size_t m = w.ids.size();
       hashes.resize(m);

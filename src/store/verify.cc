@@ -432,7 +432,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   if (::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
   if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
 
-  auto loaded = store::load_store_files(path, io::LockMode::kShared, options.wait);
+  auto loaded = store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy);
   if (!loaded.is_ok()) {
     const Status& s = loaded.status();
     // A store-level rule broken (or a symbolic link where a store file belongs): the one
@@ -457,6 +457,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   }
   store::StoreFiles& files = loaded.value();
   rep.opened = true;
+  rep.writer_active = files.writer_active;
   rep.length = files.page.length;
   rep.codec = files.page.codec;
   rep.data_shards = files.page.data_shards;
@@ -465,7 +466,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   VerifyOptions with_lanes = options;
   if (!with_lanes.lanes) with_lanes.lanes = std::make_shared<Lanes>(read_lane_budget());
   Verifier v(files, with_lanes, rep);
-  v.leftover_notes();
+  if (!files.writer_active) v.leftover_notes();  // past the tails a live writer is at work, not left over
   ZREC_RETURN_IF_ERROR(v.table_pass());
   ZREC_RETURN_IF_ERROR(v.sink_error());
   if (!options.quick && !v.stopped()) {

@@ -11,6 +11,8 @@
 - An empty value is refused naming the key; the store and keys file stay unchanged.
 - --checkpoint-every and --skip-first; a wrong store schema.
 - --json: one object on stdout with append-tar's key names.
+- --create makes a Ragged '|u1' store (new-store options apply), and takes it back when
+  the run fails; --db NAME reads a named database; --exclude-key leaves out entries.
 
 Needs: ZREC (path of the zrec binary), python3-lmdb, python3-numpy.
 """
@@ -173,6 +175,38 @@ def errors_checkpoints_resume(tmp):
     assert open(keys).read().splitlines() == ["%04d" % i for i in range(50)]
     fails(["append-lmdb", s, os.path.join(tmp, "missing")], says=["does not exist"])
 
+
+
+@case
+def create_named_databases_excluded_keys(tmp):
+    env_path = os.path.join(tmp, "env")
+    env = lmdb.open(env_path, map_size=1 << 30, max_dbs=4)
+    train, val = env.open_db(b"train"), env.open_db(b"val")
+    with env.begin(write=True) as txn:
+        for i in range(5):
+            txn.put(b"t%02d" % i, b"train-%d" % i, db=train)
+        txn.put(b"v00", b"val-0", db=val)
+    env.close()
+    s = os.path.join(tmp, "train")
+    must(["append-lmdb", "--create", "--db", "train", "--codec", "raw", s, env_path])
+    assert byte_records(s) == [b"train-%d" % i for i in range(5)], byte_records(s)
+    info = json.loads(must(["info", "--json", s])[0])
+    assert (info["kind"], info["dtype"], info["ndim"], info["codec"]) == ("ragged", "|u1", 1, "raw"), info
+    fails(["append-lmdb", "--db", "test", s, env_path], says=["has no database named 'test' (mdb_stat -a lists"])
+    missing = os.path.join(tmp, "new")
+    fails(["append-lmdb", missing, env_path], says=["(--create makes a Ragged '|u1' store of the values)"])
+    fails(["append-lmdb", "--create", "--db", "nope", missing, env_path], says=["has no database named 'nope'"])
+    assert not os.path.exists(missing), "a refused --create left a store"
+    fails(["append-lmdb", "--create", "--dense", missing, env_path], rc_want=2, says=["--create makes a Ragged"])
+    # A loader's __len__ / __keys__ entries are no records.
+    loader = os.path.join(tmp, "loader")
+    items = {b"%08d" % i: b"img-%d" % i for i in range(4)}
+    items.update({b"__keys__": b"[...]", b"__len__": b"4"})
+    make_env(loader, items).close()
+    t = os.path.join(tmp, "imgs")
+    _, err = must(["append-lmdb", "--create", "--exclude-key", "__len__", "--exclude-key", "__keys__", t, loader])
+    assert byte_records(t) == [b"img-%d" % i for i in range(4)], byte_records(t)
+    assert "left out 2 entries whose key --exclude-key names" in err, err
 
 if __name__ == "__main__":
     sys.exit(case_runner.run_cases(CASES, "zrec-append-lmdb-", figures=FIGURES))

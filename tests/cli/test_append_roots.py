@@ -422,7 +422,7 @@ def wait_for_a_held_root(d):
     # Without --wait: busy at once, nothing changed.
     args = ["append-tar", "--keys", kf, root, u]
     rc, _, err = run_zrec(args)
-    expect_failure(args, rc, err, 1, ["is locked by another process"])
+    expect_failure(args, rc, err, 75, ["is locked by another process"])
     waiter = subprocess.Popen([ZREC, "--wait", "append-tar", "--keys", kf, root, u], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE)
     time.sleep(0.5)

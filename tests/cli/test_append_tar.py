@@ -201,7 +201,7 @@ def ext_selection_and_parse(tmp):
     os.makedirs(root3)
     must(["create", "--dense", "--dtype", "<u2", "--shape", "()", os.path.join(root3, "jpg")])
     fails(["append-tar", "--adopt", "--ext", "jpg", root3, t], says=["stream '%s/jpg' is dense <u2 ()" % root3, "must be Ragged '|u1' with ndim 1"])
-    fails(["append-tar", "--parse", "cls=words", root, t], rc_want=2, says=["expected EXT=ints or EXT=floats"])
+    fails(["append-tar", "--parse", "cls=words", root, t], rc_want=2, says=["expected EXT=int or EXT=float (one number per member"])
 
 
 @case

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""zrec cat --shuffle / --sample / --seed / --with-ids: a shuffle is a permutation of
+"""zrec cat --shuffle / --sample [--distinct] / --seed / --with-ids: a shuffle is a permutation of
 the selection (each ID exactly once), a sample is IID with replacement and roughly
 uniform, both are the same for a seed whatever --threads, and memory does not grow
 with the store's length (a keyed bijection, no ID array)."""
@@ -85,6 +85,19 @@ def with_ids_and_usage_errors():
     assert ids_out("0:0", "--shuffle").size == 0 and ids_out("--sample", "0").size == 0
 
 
+def sample_without_replacement():
+    # --distinct: N different records, the first N of --shuffle's order for the seed.
+    got = ids_out("--sample", "200", "--distinct", "--seed", "5")
+    assert len(set(got.tolist())) == 200, "--distinct drew a record twice"
+    assert got.tolist() == ids_out("--shuffle", "--seed", "5").tolist()[:200]
+    with_replacement = ids_out("--sample", str(N), "--seed", "5")
+    assert len(set(with_replacement.tolist())) < N, "IID draws of N from N had no repeat"
+    p = run("cat", store, "--sample", str(N + 1), "--distinct", check=False)
+    assert p.returncode == 1 and b"--distinct: the selection holds only %d records" % N in p.stderr, p.stderr
+    p = run("cat", store, "--distinct", check=False)
+    assert p.returncode == 2 and b"--distinct needs --sample N" in p.stderr, p.stderr
+
+
 def memory_does_not_grow_with_length():
     big_n = 2_000_000 if not SANITIZED else 200_000
     big = f"{root}/big"
@@ -111,4 +124,4 @@ def memory_does_not_grow_with_length():
 
 
 sys.exit(run_all((shuffle_is_a_permutation, deterministic_across_threads_and_seeds, sample_is_iid_and_uniform,
-                  with_ids_and_usage_errors, memory_does_not_grow_with_length), root, "cat sample/shuffle cases"))
+                  with_ids_and_usage_errors, sample_without_replacement, memory_does_not_grow_with_length), root, "cat sample/shuffle cases"))

@@ -151,7 +151,7 @@ def help_of(cmd):
 @case
 def help_has_no_parser_types(d):
     parser_words = re.compile(r"\bUINT\b|\bTEXT\b|\bINT\b|\bFLOAT\b|INT in \[|\bREQUIRED\b|Excludes:|Needs:|"
-                              r"\(Env:|\[Default|\(default [0-9]|=[^ ]+ {2,}")
+                              r"\(Env:|\[Default|\(default [0-9]|(?<!\[)=[^ \]]+ {2,}")
     defaults = 0
     for cmd in [None] + COMMANDS:
         text = help_of(cmd)
@@ -185,6 +185,65 @@ def every_subcommand_lists_the_global_options(d):
             expect(re.search(r"^  (-\w,)?%s\b" % re.escape(opt), globals_part, re.M),
                    "zrec %s --help: %s not under Global options" % (cmd, opt))
         expect("  --threads N " in globals_part, "zrec %s --help: --threads N" % cmd)
+
+
+
+@case
+def familiar_names_and_numbers_as_options(d):
+    listing = "Try 'zrec --help' for the list of commands.\n"
+    for typed, command in [("ls", "info"), ("list", "info"), ("stat", "info"), ("check", "verify"),
+                           ("fsck", "verify"), ("test", "verify"), ("dump", "cat"), ("export", "cat")]:
+        usage_error([typed, "store/"], "zrec: unknown command '%s'; did you mean '%s'?\n%s" % (typed, command, listing))
+    # A zstd-style level names itself (it used to make the next operand 'not expected').
+    usage_error(["recompress", "-19", "a/", "b/"],
+                "zrec recompress: unknown option '-19'; did you mean '--level 19'?\n" + try_help("zrec recompress"))
+    usage_error(["info", "-19", "a/"], "zrec info: unknown option '-19'\n" + try_help("zrec info"))
+    usage_error(["cat", "-1", "a/"], "zrec cat: unknown option '-1'\n" + try_help("zrec cat"))
+    usage_error(["-T2", "info", "a/"], "zrec: unknown option '-T2'\n" + try_help("zrec"))
+    usage_error(["info", "-T2", "a/"], "zrec info: unknown option '-T2'\n" + try_help("zrec info"))
+
+
+@case
+def help_and_bare_zrec(d):
+    rc, out, err = run_zrec([])
+    expect(rc == 2 and out == b"" and "Usage: zrec" in err and "append-tar" in err and "verify" in err,
+           "bare zrec: rc %d err %r" % (rc, err[:300]))
+    rc, out, err = run_zrec(["help"])
+    expect(rc == 0 and out == run_zrec(["--help"])[1], "zrec help differs from zrec --help: rc %d %r" % (rc, err))
+    for cmd in ("cat", "append-tar", "verify"):
+        rc, out, err = run_zrec(["help", cmd])
+        expect(rc == 0 and out == run_zrec([cmd, "--help"])[1], "zrec help %s: rc %d %r" % (cmd, rc, err))
+    usage_error(["help", "dump"],
+                "zrec help: unknown command 'dump'; did you mean 'cat'?\nTry 'zrec help' for the list of commands.\n")
+    usage_error(["help", "cat", "x"],
+                "zrec help: unexpected operand 'x'\nTry 'zrec help' for the list of commands.\n")
+    rc, out, err = run_zrec(["-v"])
+    expect(rc == 2 and out == b"" and err.startswith("zrec: no command given\n") and "Usage: zrec" in err,
+           "zrec -v: rc %d %r" % (rc, err[:200]))
+
+
+@case
+def no_parser_wording_reaches_a_user(d):
+    s = os.path.join(d, "s")
+    rc, _, err = run_zrec(["create", "--ragged", "--ndim", "1", "--dtype", "<i4", s])
+    expect(rc == 0, err)
+    cases = [
+        (["info"], "zrec info: missing operand STORE\n" + try_help("zrec info")),
+        (["create", s + "2"], "zrec create: option --dtype is required\n" + try_help("zrec create")),
+        (["cat", s, "0", "extra"], "zrec cat: unexpected operand 'extra'\n" + try_help("zrec cat")),
+        (["cat", s, "0", "x", "y"], "zrec cat: unexpected operands 'x' 'y'\n" + try_help("zrec cat")),
+        (["cat", s, "--format"], "zrec cat: option --format needs a value\n" + try_help("zrec cat")),
+        (["cat", s, "--window-mib", "abc"],
+         "zrec cat: --window-mib: 'abc' is not a number (1 to 1048576)\n" + try_help("zrec cat")),
+        (["cat", s, "--sample", "2", "--seed", "x1"], "zrec cat: --seed: 'x1' is not a valid value\n" + try_help("zrec cat")),
+        (["cat", s, "--window-mib", "0"],
+         "zrec cat: --window-mib: '0' is out of range (1 to 1048576)\n" + try_help("zrec cat")),
+        (["cat", s, "--sample", "2", "--shuffle"],
+         "zrec cat: --sample and --shuffle cannot be used together\n" + try_help("zrec cat")),
+    ]
+    for args, want in cases:
+        usage_error(args, want)
+    FIGURES.append("usage errors in zrec's words: %d" % len(cases))
 
 
 sys.exit(case_runner.run_cases(CASES, "zrec-cli-errors-", figures=FIGURES))

@@ -92,6 +92,12 @@ else
 fi
 
 # --- consumer through pkg-config -------------------------------------------------------
+# Only a static library ships: the plain `pkg-config --cflags --libs zrec` links too.
+flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs zrec)
+if [ -n "$flags" ] && c++ -std=c++20 -O1 $san "$consumer/main.cc" $flags -o "$tmp/pc-plain" 2>"$tmp/pc-plain.log" &&
+   [ "$("$tmp/pc-plain" "$tmp/store")" = 5 ]; then ok; else
+  fail "pkg-config consumer without --static did not build or run with '$flags': $(head -n 15 "$tmp/pc-plain.log")"
+fi
 flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs --static zrec)
 if [ -n "$flags" ] && c++ -std=c++20 -O1 $san "$consumer/main.cc" $flags -o "$tmp/pc-consumer" 2>"$tmp/pc.log"; then
   out=$("$tmp/pc-consumer" "$tmp/store")
@@ -101,6 +107,15 @@ else
 fi
 "$tmp/pc-consumer" "$tmp/nostore" >/dev/null 2>"$tmp/err"
 if [ $? -eq 1 ] && grep -q "nostore" "$tmp/err"; then ok; else fail "consumer on a missing store: want exit 1 and an error naming it"; fi
+
+# --- bin/zrec-slurm-build: a relative link, so a relocated prefix still finds the driver --
+link=$(readlink "$prefix/bin/zrec-slurm-build")
+check "bin/zrec-slurm-build links relatively ($link)" test "${link#/}" = "$link"
+moved=$tmp/moved-prefix
+cp -a "$prefix" "$moved"
+check "a relocated prefix's zrec-slurm-build resolves to its own copy" \
+  test "$(readlink -f "$moved/bin/zrec-slurm-build")" = "$(readlink -f "$moved")/share/zrec/slurm/zrec-slurm-build"
+rm -rf "$moved"
 
 # --- bash completion -------------------------------------------------------------------
 mkdir -p "$tmp/c/alpha" "$tmp/c/also" && : >"$tmp/c/afile"
@@ -132,7 +147,8 @@ expect "$(printf '%s\n' "$tmp/c/afile" "$tmp/c/alpha" "$tmp/c/also")" cat "$tmp/
 expect "" create --shards ""
 # Every subcommand's flags, as its --help lists them, are offered after "zrec CMD -".
 for c in $commands; do
-  want=$("$izrec" "$c" --help | sed -n 's/^ \{1,\}\(-[^ ]*\).*/\1/p' | tr ',' '\n' | grep -E '^--?[A-Za-z0-9]' | sort -u)
+  want=$("$izrec" "$c" --help | sed -n 's/^ \{1,\}\(-[^ ]*\).*/\1/p' | tr ',' '\n' | sed 's/\[=.*//' |
+    grep -E '^--?[A-Za-z0-9]' | sort -u)
   got=$(complete_words "$c" - | sort -u)
   missing=$(comm -23 <(echo "$want") <(echo "$got"))
   if [ -z "$missing" ]; then ok; else fail "bash completion of 'zrec $c -' lacks: $(echo $missing)"; fi

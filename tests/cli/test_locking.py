@@ -12,6 +12,7 @@ Needs: ZREC (path of the zrec binary), python3-numpy.
 import fcntl
 import hashlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -59,8 +60,8 @@ def must(args, stdin=None):
 
 def check_locked_error(cmd, rc, err, what):
     shown = "%s -> rc %d, stderr %r" % (what, rc, err)
-    if rc != 1:
-        raise AssertionError("expected exit 1: " + shown)
+    if rc != 75:
+        raise AssertionError("expected exit 75 (EX_TEMPFAIL: busy): " + shown)
     lines = err.splitlines()
     if len(lines) != 1 or not lines[0].startswith("zrec %s: " % cmd) or LOCKED not in lines[0]:
         raise AssertionError("expected one line 'zrec %s: ... %s': %s" % (cmd, LOCKED, shown))
@@ -75,9 +76,9 @@ def expect_locked(cmd, args, stdin=None):
         raise AssertionError("zrec %s took %.1f s to report the lock; it must fail at once" % (cmd, elapsed))
 
 
-def expect_snapshot(store, length, wait_hint_cmds=("cat", "verify", "digest")):
-    """info on a store a writer holds: the last published state, flagged as such; the
-    commands that read records still fail at once, naming --wait."""
+def expect_snapshot(store, length):
+    """info, cat, verify and digest on a store a writer holds: the last published state
+    (info and verify flag it as such), at once."""
     rc, out, err = run(["info", store], timeout=20)
     if rc != 0 or "a writer is appending; this is the last published state" not in out.decode():
         raise AssertionError("info on a held store: rc %d out %r err %r" % (rc, out, err))
@@ -88,12 +89,33 @@ def expect_snapshot(store, length, wait_hint_cmds=("cat", "verify", "digest")):
     j = json.loads(out)
     if rc != 0 or j["writer_active"] is not True or j["length"] != length:
         raise AssertionError("info --json on a held store: rc %d %r" % (rc, out))
-    for cmd in wait_hint_cmds:
-        rc, _, err = run([cmd, store], timeout=20)
-        # verify's exit status for a store it cannot check is 2 (man zrec-verify).
-        check_locked_error(cmd, rc - 1 if cmd == "verify" else rc, err, "zrec %s on a held store" % cmd)
-        if "pass --wait to wait for it" not in err:
-            raise AssertionError("zrec %s: the lock error does not mention --wait: %r" % (cmd, err))
+    expect_cat_snapshot(store, length)
+    rc, out, err = run(["verify", store], timeout=20)
+    text = out.decode()
+    if rc != 0 or "OK: %d records" % length not in text or \
+            "a writer is appending; this is its last published state" not in text:
+        raise AssertionError("verify on a held store: rc %d %r %r" % (rc, text, err))
+    rc, out, err = run(["verify", "--json", "--quick", store], timeout=20)
+    j = json.loads(out)
+    if rc != 0 or j["writer_active"] is not True or j["length"] != length:
+        raise AssertionError("verify --json on a held store: rc %d %r %r" % (rc, out, err))
+    rc, out, err = run(["digest", store], timeout=20)
+    if rc != 0 or not out.startswith(SNAPSHOT_DIGESTS.get(store, out[:64])):
+        raise AssertionError("digest on a held store: rc %d %r %r" % (rc, out, err))
+
+
+# Digests of stores before a holder took them, to compare the snapshot's with.
+SNAPSHOT_DIGESTS = {}
+
+
+def expect_cat_snapshot(store, length):
+    """cat on a held store: the records of its last published state, at once."""
+    t0 = time.monotonic()
+    rc, out, err = run(["cat", store], timeout=20)
+    if rc != 0 or np.load(io.BytesIO(out)).shape[0] != length:
+        raise AssertionError("cat on a held store: rc %d err %r (want its %d published records)" % (rc, err, length))
+    if time.monotonic() - t0 > 5:
+        raise AssertionError("cat on a held store took %.1f s; it reads the snapshot at once" % (time.monotonic() - t0))
 
 
 def npy_bytes(a):
@@ -225,11 +247,13 @@ def cat_all(store, extra=()):
 def test_python_writer_lock_blocks_everyone(root):
     store = make_store(root, "a")
     before = hash_tree(store)
+    SNAPSHOT_DIGESTS[store] = must(["digest", store])[:64]
     with Holder(store, "ex") as h:
         expect_locked("append-npy", ["append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
-        expect_locked("cat", ["cat", store])
-        expect_locked("cat", ["cat", "--format", "text", store, "0"])
         expect_snapshot(store, 8)
+        rc, out, err = run(["cat", "--format", "text", store, "0"], timeout=20)
+        if rc != 0 or not out.startswith(b"0\t"):
+            raise AssertionError("cat --format text of a held store: rc %d %r %r" % (rc, out, err))
         h.release()
     if hash_tree(store) != before:
         raise AssertionError("a refused writer changed the store")
@@ -291,6 +315,30 @@ def test_wait_blocks_until_release(root):
         raise AssertionError("--wait blocked on a free store")
 
 
+def test_wait_seconds_gives_up(root):
+    store = make_store(root, "w")
+    with Holder(store, "ex"):
+        for args, cmd in ((["--wait=0.5", "append-npy", store, "-"], "append-npy"),
+                          (["append-npy", "--wait=0.5", store, "-"], "append-npy")):
+            t0 = time.monotonic()
+            rc, _, err = run(args, stdin=npy_bytes(batch(2, 5)), timeout=20)
+            waited = time.monotonic() - t0
+            want = "zrec %s: store '%s' is still locked by another process after 0.5 s (--wait=0.5)" % (cmd, store)
+            if rc != 75 or err.strip() != want:
+                raise AssertionError("--wait=0.5 on a held store: rc %d %r, want 75 %r" % (rc, err, want))
+            if not 0.4 <= waited < 5:
+                raise AssertionError("--wait=0.5 gave up after %.2f s" % waited)
+    # A lock let go within the time: the command goes on.
+    with Holder(store, "ex", hold=0.5) as h:
+        must(["--wait=20", "-q", "append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
+        h.p.wait(timeout=10)
+    assert length_of(store) == 10
+    for bad in ("--wait=abc", "--wait=-1", "--wait=1x"):
+        rc, out, err = run([bad, "info", store])
+        if rc != 2 or "expected a number of seconds" not in err:
+            raise AssertionError("zrec %s info: rc %d %r" % (bad, rc, err))
+
+
 def test_real_writer_holds_lock(root):
     store = make_store(root, "d")
     before = hash_tree(store)
@@ -302,7 +350,6 @@ def test_real_writer_holds_lock(root):
         # Nothing is published yet: the on-disk page still says 8 records.
         assert length_of(store) == 8
         expect_locked("append-npy", ["append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
-        expect_locked("cat", ["cat", store])
         expect_snapshot(store, 8)
         # A --wait reader queued behind the writer sees its publication, never a partial state.
         waiter = subprocess.Popen([ZREC, "--wait", "cat", store], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -356,8 +403,11 @@ def test_info_follows_checkpoints_of_a_live_writer(root):
                 if want and j["record_sizes"]["logical"] != {"min": 12, "p50": 12, "p99": 12, "max": 12}:
                     raise AssertionError("record sizes of the snapshot: %r" % j["record_sizes"])
                 seen.add(want)
-                rc, _, err = run(["cat", store], timeout=20)
-                check_locked_error("cat", rc, err, "cat during a live append")
+                # cat reads the same published state: whole checkpoints, never a partial one.
+                rc, out, err = run(["cat", "--format", "raw", store], timeout=20)
+                n = len(out) // 4
+                if rc != 0 or n % 10 or n > k + 1 or out != b"".join(b"r%03d" % i for i in range(n)):
+                    raise AssertionError("cat during a live append: rc %d %r %r" % (rc, out, err))
         close_stdin(p)
         if p.wait(timeout=30) != 0:
             raise AssertionError("the live writer failed: %r" % p.stderr.read())

@@ -420,7 +420,7 @@ def test_bind_and_usage():
     expect("warning" not in v.stderr, "loopback warned: %s" % v.stderr)
     fails(["view", "--bind", "localhost", S["images"]], 2, ["--bind 'localhost' is not a numeric IPv4 or IPv6 address"])
     fails(["view", "--keys", "a", "--keys", "b", S["images"]], 2, ["2 --keys for 1 PATH"])
-    fails(["view", "--port", "70000", S["images"]], 2, ["--port: Value 70000 not in range 0 to 65535"])
+    fails(["view", "--port", "70000", S["images"]], 2, ["--port: '70000' is out of range (0 to 65535)"])
     fails(["view", os.path.join(ROOT, "nothing")], 1, ["does not exist"])
     fails(["view", ROOT + "/tokens/data_0.zr"], 1, ["is not a zrecord store and holds none"])
     fails(["view", "--keys", os.path.join(ROOT, "no.keys"), S["images"]], 1, ["no.keys"])

@@ -15,8 +15,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
@@ -25,6 +28,7 @@
 #include "cli/commands.h"
 #include "cli/import/append_session.h"
 #include "cli/import/map_fault_guard.h"
+#include "cli/import/new_store_options.h"
 #include "cli/keys_file.h"
 #include "cli/usage.h"
 
@@ -38,8 +42,15 @@ struct AppendLmdbArgs {
   std::string prefix;
   std::string keys;
   bool dense = false;
+  std::string db;                         // --db NAME: a named sub-database instead of the main one
+  std::vector<std::string> exclude_keys;  // --exclude-key KEY: entries that are no records (__len__)
+  bool create = false;                    // --create: make STORE (Ragged '|u1' ndim 1) when missing
+  NewStoreArgs new_store;
   AppendArgs append;
 };
+
+// Named sub-databases an environment may hold for --db (LMDB needs a bound up front).
+constexpr MDB_dbi kMaxNamedDatabases = 1024;
 
 // A |u1 record's payload is at most 2^31 - 1 bytes minus its 8-byte shape prefix.
 // Records per append batch (their bytes stay in LMDB's map).
@@ -108,7 +119,7 @@ class LmdbReader {
     if (env_ != nullptr) mdb_env_close(env_);
   }
 
-  Status open(const std::string& path) {
+  Status open(const std::string& path, const std::string& db) {
     path_ = path;
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return not_found("LMDB environment '" + path + "' does not exist");
@@ -117,10 +128,18 @@ class LmdbReader {
     // A file is an environment made with MDB_NOSUBDIR (data file, lock file beside it).
     const unsigned flags = MDB_RDONLY | (S_ISDIR(st.st_mode) ? 0u : unsigned{MDB_NOSUBDIR});
     ZREC_RETURN_IF_ERROR(check_meta_pages(S_ISDIR(st.st_mode) ? join_path(path, "data.mdb") : path));
+    if (!db.empty() && (rc = mdb_env_set_maxdbs(env_, kMaxNamedDatabases)) != 0) return lmdb_error(rc, "open", path);
     if ((rc = mdb_env_open(env_, path.c_str(), flags, 0644)) != 0) return lmdb_error(rc, "open", path);
     ZREC_RETURN_IF_ERROR(check_map());
     if ((rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_)) != 0) return lmdb_error(rc, "read", path);
-    if ((rc = mdb_dbi_open(txn_, nullptr, 0, &dbi_)) != 0) return lmdb_error(rc, "read", path);
+    rc = mdb_dbi_open(txn_, db.empty() ? nullptr : db.c_str(), 0, &dbi_);
+    if (rc == MDB_NOTFOUND)
+      return not_found("LMDB environment '" + path + "' has no database named '" + printable(db) +
+                       "' (mdb_stat -a lists the names; without --db the main database is read)");
+    if (rc == MDB_INCOMPATIBLE)
+      return invalid_argument("'" + printable(db) + "' in LMDB environment '" + path +
+                              "' is a key of the main database, not a named database");
+    if (rc != 0) return lmdb_error(rc, "read", path);
     if ((rc = mdb_cursor_open(txn_, dbi_, &cursor_)) != 0) return lmdb_error(rc, "read", path);
     MDB_stat stat{};
     if (mdb_stat(txn_, dbi_, &stat) == 0) entries_ = stat.ms_entries;
@@ -266,9 +285,38 @@ class LmdbReader {
 
 Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
   if (a.keys == "-") throw UsageError("--keys needs a file name (it is truncated back when records are not published)");
+  if (a.create && a.dense)
+    throw UsageError(
+        "--create makes a Ragged '|u1' store; a Dense store's dtype and shape are not in LMDB (make it "
+        "with zrec create --dense ...)");
+  std::optional<CreateOptions> create;
+  if (a.create) {
+    ZREC_ASSIGN_OR_RETURN(create, new_store_options(a.new_store, a.append.checksum.value_or(false), a.append.level));
+  }
+  // The source first: a refused environment leaves the store untouched (and uncreated).
   LmdbReader reader;
-  ZREC_RETURN_IF_ERROR(reader.open(a.env));
-  ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-lmdb", a.store, a.append, g));
+  ZREC_RETURN_IF_ERROR(reader.open(a.env, a.db));
+  bool created = false;
+  if (create && !is_store_dir(a.store)) {
+    create->schema.dtype = parse_dtype("|u1").value();
+    create->schema.ndim = 1;
+    ZREC_RETURN_IF_ERROR(create_store(a.store, *create));
+    created = true;
+  }
+  // A run that fails before it published anything takes back the store it created.
+  const auto take_back = [&](Status failed) {
+    if (created) {
+      Status s = remove_empty_store(a.store);
+      if (!s.is_ok()) spdlog::warn("left the store '{}' this run created: {}", a.store, s.message());
+    }
+    return failed;
+  };
+  auto opened = AppendSession::open("append-lmdb", a.store, a.append, g);
+  if (!opened.is_ok() && opened.status().code() == StatusCode::kNotFound && !a.create)
+    return Status(StatusCode::kNotFound,
+                  opened.status().message() + " (--create makes a Ragged '|u1' store of the values)");
+  if (!opened.is_ok()) return take_back(opened.status());
+  auto session = std::move(opened).value();
   std::unique_ptr<KeysFile> keys;
   Status s = [&]() -> Status {
     const Schema& schema = session->schema();
@@ -313,11 +361,16 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
       return Status::ok();
     };
     MDB_val key{}, value{};
+    uint64_t excluded = 0;
     for (;;) {
       ZREC_RETURN_IF_ERROR(session->check_interrupt());
       ZREC_ASSIGN_OR_RETURN(bool more, reader.next(a.prefix, key, value));
       if (!more) break;
       const std::string_view k(static_cast<const char*>(key.mv_data), key.mv_size);
+      if (std::find(a.exclude_keys.begin(), a.exclude_keys.end(), k) != a.exclude_keys.end()) {
+        ++excluded;
+        continue;
+      }
       const uint64_t size = value.mv_size;
       if (size == 0) return invalid_argument("the value of key '" + printable(k) + "' is empty (records are nonempty)");
       if (a.dense && size != width)
@@ -339,9 +392,15 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
           batch_bytes >= session->window_bytes())
         ZREC_RETURN_IF_ERROR(flush());
     }
+    if (excluded > 0)
+      session->add_final_warning("left out " + std::to_string(excluded) + " entr" + (excluded == 1 ? "y" : "ies") +
+                                 " whose key --exclude-key names");
     return flush();
   }();
-  return session->finish(std::move(s));
+  Status result = session->finish(std::move(s));
+  if (result.is_ok() || session->writer().published_length() > 0) return result;
+  session.reset();  // lets the store's lock go
+  return take_back(std::move(result));
 }
 
 }  // namespace
@@ -358,6 +417,16 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
                   "Append each published record's key to FILE: line i+1 is record i's key (FILE starts with the "
                   "store)");
   cmd->add_flag("--dense", args->dense, "Append to a Dense store: every value must be one record's width");
+  cmd->add_option("--db", args->db,
+                  "Read the named database NAME of the environment (as mdb_dump -s NAME), not the main one");
+  cmd->add_option("--exclude-key", args->exclude_keys,
+                  "Leave out the entry whose key is exactly KEY (a loader's __len__ or __keys__); repeat it for more")
+      ->allow_extra_args(false);
+  auto* create =
+      cmd->add_flag("--create", args->create,
+                    "Create STORE (Ragged '|u1' ndim 1, one record of bytes per value) when it does not exist");
+  add_new_store_options(cmd, args->new_store, "With --create");
+  for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
   add_append_options(cmd, args->append);
   cmd->footer(
       "The environment is read in one read-only transaction (a snapshot): a live environment can be\n"
@@ -365,7 +434,9 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec create --ragged --dtype '|u1' --ndim 1 imgs/ && zrec append-lmdb --keys imgs.keys imgs/ train.lmdb\n"
       "  zrec create --dense --dtype '<f4' --shape 512 emb/ && zrec append-lmdb --dense emb/ embeddings.lmdb\n"
-      "  zrec append-lmdb --prefix 'train-' imgs/ data.lmdb");
+      "  zrec append-lmdb --prefix 'train-' imgs/ data.lmdb\n"
+      "  zrec append-lmdb --create --exclude-key __len__ --exclude-key __keys__ imgs/ train.lmdb\n"
+      "  zrec append-lmdb --create --db train imgs/ splits.lmdb     # a named database, as mdb_dump -s train");
   return Command{cmd, [args, &global]() { return run_append_lmdb(*args, global); }, nullptr};
 }
 

@@ -145,9 +145,16 @@ class FrameReader {
   uint64_t consumed_ = 0;
 };
 
-// --parse: each line (or NUL-separated frame) of numbers is one 1-D record.
-Status read_numbers(io::InputStream& in, AppendSession& s, Framing framing, NumberSyntax syntax, bool skip_empty) {
+// --parse: each line (or NUL-separated frame) of numbers is one record: Ragged 1-D of
+// as many numbers as the line holds, or Dense of exactly the item's count (one for a
+// scalar store: a label per line).
+Status read_numbers(io::InputStream& in, AppendSession& s, const std::string& store, Framing framing,
+                    NumberSyntax syntax, bool skip_empty) {
   const DType& dtype = s.schema().dtype;
+  const bool dense = s.schema().is_dense();
+  uint64_t dense_count = 1;
+  if (dense)
+    for (uint64_t d : *s.schema().item_shape) dense_count *= d;
   const std::string unit = framing == Framing::kLines ? "line" : "record";
   FrameReader reader(in, framing == Framing::kLines ? '\n' : '\0');
   uint64_t counted = 0;  // reader.consumed() reported to the session
@@ -165,13 +172,17 @@ Status read_numbers(io::InputStream& in, AppendSession& s, Framing framing, Numb
       if (skip_empty) continue;
       return invalid_argument(where() + " has no numbers (records are nonempty; --skip-empty drops such lines)");
     }
+    if (dense && count != dense_count)
+      return invalid_argument(where() + " holds " + std::to_string(count) + (count == 1 ? " number" : " numbers") +
+                              "; each record of '" + store + "' (" + s.schema().describe() + ") is exactly " +
+                              std::to_string(dense_count) + (dense_count == 1 ? " number" : " numbers"));
     if (s.skip_record()) continue;
     const Result<uint64_t> parsed = parsed_record_bytes(count, dtype);
     if (!parsed.is_ok()) return parsed.status().with_context(where());
     const uint64_t bytes = parsed.value();
     ZREC_RETURN_IF_ERROR(s.reserve(1, bytes).status());
     ZREC_RETURN_IF_ERROR(parse_numbers(text, syntax, dtype, s.next_payload()).with_context(where()));
-    ZREC_RETURN_IF_ERROR(s.add(bytes, &count));
+    ZREC_RETURN_IF_ERROR(s.add(bytes, dense ? nullptr : &count));
   }
 }
 
@@ -244,11 +255,17 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
   // Everything past this point ends in finish(), which reports interruptions.
   Status s = [&]() -> Status {
     const Schema& schema = session->schema();
-    if (schema.is_dense() || schema.ndim != 1)
-      return invalid_argument("the store must be Ragged with ndim 1, but '" + a.store + "' is " + schema.describe() +
-                              " (make one with: zrec create --ragged --ndim 1 --dtype " +
-                              (syntax ? std::string(syntax == NumberSyntax::kInts ? "'<i4'" : "'<f4'") : "'|u1'") +
-                              " STORE)");
+    if (syntax && schema.is_dense()) {
+      // Dense: a fixed count of numbers per line (a label per line for a scalar store).
+    } else if (schema.is_dense() || schema.ndim != 1) {
+      const std::string dtype = syntax ? (syntax == NumberSyntax::kInts ? "'<i8'" : "'<f4'") : "'|u1'";
+      return invalid_argument(
+          "the store must be Ragged with ndim 1" + std::string(syntax ? " or Dense" : "") + ", but '" + a.store +
+          "' is " + schema.describe() +
+          (syntax ? " (for one number per line, e.g. labels: zrec create --dense --shape scalar --dtype " + dtype +
+                        " STORE; for lines of any length: zrec create --ragged --ndim 1 --dtype " + dtype + " STORE)"
+                  : " (make one with: zrec create --ragged --ndim 1 --dtype '|u1' STORE)"));
+    }
     if (syntax) {
       ZREC_RETURN_IF_ERROR(check_number_dtype(*syntax, schema.dtype));
     } else if (schema.dtype.str() != "|u1") {
@@ -268,7 +285,7 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
         (void)::fcntl(in.fd(), F_SETPIPE_SZ, 1 << 20);
       }
     }
-    if (syntax) return read_numbers(in, *session, framing, *syntax, a.skip_empty);
+    if (syntax) return read_numbers(in, *session, a.store, framing, *syntax, a.skip_empty);
     if (framing == Framing::kLines || framing == Framing::kNul)
       return read_delimited_bytes(in, *session, framing, a.skip_empty);
     return read_length_prefixed(in, *session, framing, a.skip_empty);
@@ -289,20 +306,24 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
                   "nul (NUL-terminated), u32le or u64le (a little-endian length, then the bytes)")
       ->capture_default_str();
   cmd->add_option("--parse", args->parse,
-                  "ints or floats: each line is whitespace-separated numbers, stored as one 1-D record of the "
-                  "store's dtype");
+                  "ints or floats: each line is whitespace-separated numbers, stored as one record of the store's "
+                  "dtype: Ragged 1-D (any count), or Dense (exactly the item's count: one per line for a scalar "
+                  "store of labels)");
   cmd->add_flag("--skip-empty", args->skip_empty,
                 "Drop empty lines and frames instead of failing (records are nonempty)");
   add_append_options(cmd, args->append);
   cmd->footer(
       "Without --parse the store must be Ragged '|u1' with ndim 1 and each record holds the\n"
-      "bytes of one line or frame; with --parse it must be Ragged with ndim 1 of an integer\n"
-      "(ints) or float (floats) dtype. One invocation is all or nothing, unless\n"
+      "bytes of one line or frame; with --parse it is of an integer (ints) or float (floats)\n"
+      "dtype, Ragged with ndim 1 or Dense (each line then holds exactly one record's count of\n"
+      "numbers). One invocation is all or nothing, unless\n"
       "--checkpoint-every publishes along the way.\n\n"
       "Examples:\n"
       "  zrec append-stream docs/ < corpus.jsonl\n"
       "  find . -name '*.txt' -print0 | zrec append-stream --framing nul paths/\n"
       "  python tokenize.py | zrec append-stream --parse ints --checkpoint-every 100000 tokens/\n"
+      "  zrec create --dense --shape scalar --dtype '<i8' labels/ && zrec append-stream --parse ints labels/ < "
+      "labels.txt\n"
       "  zrec append-stream --framing u32le -i frames.bin blobs/");
   return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }, nullptr};
 }

@@ -33,6 +33,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -185,6 +186,7 @@ class TarImport {
   const AppendTarArgs& a_;
   const GlobalOptions& g_;
   std::map<std::string, NumberSyntax> parse_;
+  std::set<std::string> parse_one_;  // --parse EXT=int|float: one number per member, a Dense scalar stream
   CreateOptions create_;
   std::vector<Stream> streams_;  // index_ order: as created or found
   std::map<std::string, size_t> index_;
@@ -216,12 +218,16 @@ Status TarImport::parse_options() {
     const size_t eq = spec.find('=');
     const std::string ext = eq == std::string::npos ? "" : spec.substr(0, eq);
     const std::string how = eq == std::string::npos ? "" : spec.substr(eq + 1);
-    if (ext.empty() || (how != "ints" && how != "floats"))
-      throw UsageError("--parse '" + spec + "': expected EXT=ints or EXT=floats (e.g. --parse cls=ints)");
+    if (ext.empty() || (how != "ints" && how != "floats" && how != "int" && how != "float"))
+      throw UsageError("--parse '" + spec +
+                       "': expected EXT=int or EXT=float (one number per member, e.g. --parse cls=int), or EXT=ints "
+                       "or EXT=floats (any count)");
     if (const std::string why = stream_name_problem(ext); !why.empty())
       throw UsageError("--parse '" + spec + "': '" + ext + "' cannot name a stream: " + why + " (" + kStreamNameRule +
                        ")");
-    parse_[ext] = how == "ints" ? NumberSyntax::kInts : NumberSyntax::kFloats;
+    parse_[ext] = how == "ints" || how == "int" ? NumberSyntax::kInts : NumberSyntax::kFloats;
+    if (how == "int" || how == "float") parse_one_.insert(ext);
+    else parse_one_.erase(ext);
   }
   for (const auto& ext : a_.ext)
     if (const std::string why = stream_name_problem(ext); !why.empty())
@@ -248,8 +254,15 @@ Status TarImport::check_schema(const Stream& s) const {
                               "=ints|floats for numbers)");
     return Status::ok();
   }
-  const bool fits = schema.is_dense() ? schema.ndim == 0 : schema.ndim == 1;
+  const bool one = parse_one_.count(s.ext) > 0;
+  const char* kind = *s.parse == NumberSyntax::kInts ? "int" : "float";
   Status dtype_ok = check_number_dtype(*s.parse, schema.dtype);
+  if (one && (!schema.is_dense() || schema.ndim != 0 || !dtype_ok.is_ok()))
+    return invalid_argument("stream '" + s.path + "' is " + schema.describe() + "; --parse " + s.ext + "=" + kind +
+                            " needs a Dense scalar store of " +
+                            (*s.parse == NumberSyntax::kInts ? "an integer" : "a float") + " dtype (--parse " + s.ext +
+                            "=" + kind + "s reads a Ragged ndim-1 one)");
+  const bool fits = schema.is_dense() ? schema.ndim == 0 : schema.ndim == 1;
   if (!fits || !dtype_ok.is_ok())
     return invalid_argument("stream '" + s.path + "' is " + schema.describe() + "; --parse " + s.ext +
                             " needs a Dense scalar or Ragged ndim-1 store of a " +
@@ -269,6 +282,10 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
     CreateOptions c = create_;
     c.schema.ndim = 1;
     c.schema.dtype = parse_dtype(!s.parse ? "|u1" : *s.parse == NumberSyntax::kInts ? "<i8" : "<f8").value();
+    if (parse_one_.count(ext) > 0) {  // one number per member: a Dense scalar stream
+      c.schema.ndim = 0;
+      c.schema.item_shape = std::vector<uint64_t>{};
+    }
     ZREC_RETURN_IF_ERROR(create_store(s.path, c));
     created_.push_back(ext);
     spdlog::info("created stream '{}': {}", s.path, c.schema.describe());
@@ -822,7 +839,8 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_option("--parse", args->parse,
-                  "EXT=ints or EXT=floats: the member's text holds numbers (a new stream is "
+                  "EXT=int or EXT=float: the member's text holds one number (a new stream is a Dense scalar "
+                  "'<i8' or '<f8', e.g. class labels); EXT=ints or EXT=floats: any count of numbers (a new stream is "
                   "Ragged ndim 1 '<i8' or '<f8')")
       ->delimiter(',')
       ->allow_extra_args(false);
@@ -842,7 +860,7 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
       "directory of stores without it is left alone unless --adopt.\n\n"
       "Examples:\n"
       "  zrec append-tar ds/ shard-000000.tar shard-000001.tar.gz\n"
-      "  cat shard-*.tar | zrec append-tar --ext jpg,cls --parse cls=ints --keys ds.keys ds/ -\n"
+      "  cat shard-*.tar | zrec append-tar --ext jpg,cls --parse cls=int --keys ds.keys ds/ -\n"
       "  zrec append-tar --checkpoint-every 10000 --skip-incomplete ds/ shards/*.tar.zst\n"
       "  zrec append-tar --from-length 0 --keys ds.keys ds/ shards/*.tar   # rerun after a kill: each sample once\n"
       "  zrec append-tar --adopt old-ds/ more.tar   # a root an older zrec built");

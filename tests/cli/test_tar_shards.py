@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""WebDataset shards out (issue 21): `cat --format tar --maxcount N` / `--maxsize BYTES`
+-o 'shard-%06d.tar' writes shards whose members, in order, are those of the one tar,
+samples kept whole, each shard within --maxsize; a pattern without exactly one %d (or
+with another '%') is refused before anything is written. --shuffle and --sample N
+--distinct order the tar's samples as cat's other formats do; --sample with replacement
+(keys repeated) is refused.
+
+Needs: ZREC (path of the zrec binary).
+"""
+import os
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import expect, fails, must, require_zrec  # noqa: E402
+
+require_zrec("test_tar_shards")
+CASES, case = case_runner.case_registry()
+
+
+def lines_store(path, lines):
+    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", path])
+    must(["append-stream", path], stdin=b"".join(l + b"\n" for l in lines))
+    return path
+
+
+def members(path):
+    with tarfile.open(path) as t:
+        return [(m.name, t.extractfile(m).read()) for m in t.getmembers()]
+
+
+@case
+def shards_out(d):
+    ds = os.path.join(d, "ds")
+    os.makedirs(ds)
+    jpg = lines_store(os.path.join(ds, "jpg"), [b"J" * (100 + 37 * i) for i in range(25)])
+    must(["create", "--dense", "--shape", "scalar", "--dtype", "<i8", os.path.join(ds, "cls")])
+    must(["append-stream", "--parse", "ints", os.path.join(ds, "cls")],
+         stdin=b"".join(b"%d\n" % (i % 4) for i in range(25)))
+    whole = os.path.join(d, "whole.tar")
+    must(["cat", "--format", "tar", ds, "-o", whole])
+    want = members(whole)
+    expect(len(want) == 50, "one tar: %d members" % len(want))
+    out_dir = os.path.join(d, "shards")
+    os.makedirs(out_dir)
+    _, err = must(["cat", "--format", "tar", "--maxcount", "10", ds, "-o", os.path.join(out_dir, "s-%06d.tar")])
+    names = sorted(os.listdir(out_dir))
+    expect(names == ["s-000000.tar", "s-000001.tar", "s-000002.tar"], "shards: %r" % names)
+    got = [m for n in names for m in members(os.path.join(out_dir, n))]
+    expect(got == want, "the shards' members differ from the one tar's")
+    expect([len(members(os.path.join(out_dir, n))) for n in names] == [20, 20, 10], "samples per shard")
+    expect("wrote 25 samples in 3 shards" in err, "summary: %r" % err)
+    # --maxsize: every shard within the limit, samples whole (a jpg and its cls together).
+    size_dir = os.path.join(d, "by-size")
+    os.makedirs(size_dir)
+    must(["-q", "cat", "--format", "tar", "--maxsize", "8K", ds, "-o", os.path.join(size_dir, "%d.tar")])
+    names = sorted(os.listdir(size_dir), key=lambda n: int(n.split(".")[0]))
+    expect(len(names) > 2 and all(os.path.getsize(os.path.join(size_dir, n)) <= 8192 for n in names),
+           "--maxsize 8K: %r" % [(n, os.path.getsize(os.path.join(size_dir, n))) for n in names])
+    got = [m for n in names for m in members(os.path.join(size_dir, n))]
+    expect(got == want, "the --maxsize shards' members differ from the one tar's")
+    for n in names:
+        ms = members(os.path.join(size_dir, n))
+        expect(len(ms) % 2 == 0 and all(ms[i][0][:6] == ms[i + 1][0][:6] for i in range(0, len(ms), 2)),
+               "%s splits a sample" % n)
+    # The pattern: exactly one %d; nothing written when it is refused.
+    for pattern, why in [("s.tar", "has no %d"), ("s-%d-%d.tar", "has a second '%'"),
+                         ("s-%s.tar", "has '%s', which is not %d"), ("s-%06x.tar", "has '%06x', which is not %d")]:
+        fails(["cat", "--format", "tar", "--maxcount", "10", ds, "-o", os.path.join(d, pattern)], 2, [why])
+    fails(["cat", "--format", "tar", "--maxcount", "10", ds], 2, ["--maxcount and --maxsize write shards: give -o"])
+    fails(["cat", "--format", "jsonl", "--maxcount", "10", jpg], 2, ["write tar shards: --format tar"])
+    expect(sorted(os.listdir(d)) == ["by-size", "ds", "shards", "whole.tar"], "files: %r" % os.listdir(d))
+
+
+@case
+def shuffled_and_sampled_tars(d):
+    ds = os.path.join(d, "ds")
+    os.makedirs(ds)
+    lines_store(os.path.join(ds, "txt"), [b"t%02d" % i for i in range(20)])
+    whole = members_of_cat(d, "whole", [ds])
+    by_key = {}
+    for name, data in whole:
+        by_key.setdefault(name.split(".")[0], []).append((name, data))
+    shuffled = members_of_cat(d, "shuffled", [ds, "--shuffle", "--seed", "3"])
+    keys = [n.split(".")[0] for n, _ in shuffled]
+    expect(sorted(keys) == sorted(by_key) and keys != sorted(keys), "--shuffle: %r" % keys)
+    order = [int(l.split(b"\t")[0]) for l in must(["cat", "--format", "text", ds + "/txt", "--shuffle", "--seed", "3"])[0]
+             .splitlines()]
+    expect([int(k) for k in keys] == order, "the tar's shuffle differs from cat --shuffle's order")
+    drawn = members_of_cat(d, "drawn", [ds, "--sample", "5", "--distinct", "--seed", "3"])
+    expect([n for n, _ in drawn] == [n for n, _ in shuffled[:5]], "--sample 5 --distinct: the first 5 of the shuffle")
+    fails(["cat", "--format", "tar", ds, "--sample", "5", "-o", os.path.join(d, "x.tar")], 2,
+          ["--sample draws with replacement, and a sample drawn twice would repeat its key in the tar"])
+    expect(not os.path.exists(os.path.join(d, "x.tar")), "a refused --sample wrote a tar")
+
+
+def members_of_cat(d, name, args):
+    path = os.path.join(d, name + ".tar")
+    must(["cat", "--format", "tar", *args, "-o", path])
+    return members(path)
+
+
+if __name__ == "__main__":
+    sys.exit(case_runner.run_cases(CASES, "zrec-tar-shards-"))
