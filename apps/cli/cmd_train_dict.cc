@@ -22,7 +22,6 @@
 #include "zrec/transfer.h"
 
 #include "cli/commands.h"
-#include "cli/file_list.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
@@ -32,6 +31,7 @@
 #include "cli/report/console.h"
 #include "cli/transfer_command.h"
 #include "cli/usage.h"
+#include "zrec_support/file_list.h"
 
 namespace zrec::cli {
 
@@ -204,7 +204,8 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   apply_deprecated_spellings(a);
   std::vector<std::string> paths = a.sources;
   if (!a.files_from.empty())
-    ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths));
+    ZREC_RETURN_IF_ERROR(
+        read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths, interrupt_token()));
   if (paths.empty()) throw UsageError("no SOURCE: give a store, .npy files, or --files-from LIST");
   size_t dirs = 0;
   for (const auto& p : paths) {

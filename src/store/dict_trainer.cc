@@ -12,10 +12,10 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "zrec/splitmix64.h"
 #include "zrec/store.h"
 
 #include "format/layout.h"
+#include "zrec_support/splitmix64.h"
 #include "store/sample_indices.h"
 
 namespace zrec {

@@ -22,7 +22,6 @@
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
-#include "zrec/memory.h"
 #include "zrec/warning.h"
 
 #include "format/record_loc.h"
@@ -34,6 +33,7 @@
 #include "io/write_behind.h"
 #include "store/join_plan_file.h"
 #include "store/temp_files.h"
+#include "zrec_support/memory.h"
 #include "store/temp_sibling.h"
 
 namespace zrec {

@@ -275,7 +275,7 @@ def test_train_dict(root):
     if rd(d1) != rd(d2):
         raise AssertionError("a Dense .npy source gave another dictionary than the store built from it")
     # The same list as CRLF with blank lines, and NUL-separated (-0): the same dictionary
-    # (cli/file_list.h, the rule append-files' lists follow too).
+    # (zrec_support/file_list.h, the rule append-files' lists follow too).
     npy = os.path.join(root, "dense.npy").encode()
     open(os.path.join(root, "list-crlf.txt"), "wb").write(b"\r\n" + npy + b"\r\n\r\n")
     open(os.path.join(root, "list0"), "wb").write(b"\0" + npy + b"\0")

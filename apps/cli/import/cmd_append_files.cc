@@ -1,7 +1,7 @@
 // zrec append-files: each file's bytes become one record of a Ragged '|u1' store
 // (ndim 1), in list order: files named on the command line, or lists of names from
 // --files-from or stdin (newline- or, with --null, NUL-separated, as find -print0
-// writes them; cli/file_list.h has the rule). --manifest maps record IDs back to the
+// writes them; zrec_support/file_list.h has the rule). --manifest maps record IDs back to the
 // files.
 //
 // Performance note: files are read in batches by a small pool of reader lanes while
@@ -26,12 +26,13 @@
 #include "zrec/limits.h"
 
 #include "cli/commands.h"
-#include "cli/file_list.h"
 #include "cli/import/append_session.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
 #include "cli/report/console.h"
 #include "cli/usage.h"
+#include "zrec_support/background_task.h"
+#include "zrec_support/file_list.h"
 
 namespace zrec::cli {
 
@@ -535,10 +536,10 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     const ListSeparator separator = a.null ? ListSeparator::kNul : ListSeparator::kNewline;
     std::vector<std::string> names;
     for (const auto& f : a.files) {
-      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names));
+      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names, interrupt_token()));
       else names.push_back(f);
     }
-    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names));
+    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names, interrupt_token()));
     session->progress().set_total_records(names.size());
 
     if (!a.manifest.empty()) {
