@@ -63,6 +63,13 @@ std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
   return lanes_;
 }
 
+io::LockWait GlobalOptions::lock_wait() const {
+  io::LockWait w(wait);
+  w.cancel = interrupt_token();  // --wait on a held store ends on SIGINT/SIGTERM too
+  w.probe = pipe_deadlock;       // a --wait on our own pipe's writer fails, not hangs
+  return w;
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");
@@ -101,7 +108,6 @@ int run_cli(int argc, char** argv) {
   };
 
   refuse_negative_unsigned(app);
-  io::set_lock_wait_probe(pipe_deadlock);  // a --wait on our own pipe's writer fails, not hangs
 
   // A mistyped name is reported (with the nearest real one) before CLI11 parses: CLI11
   // would report something else first ("A subcommand is required", "--dtype is required").

@@ -62,7 +62,7 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   bench::StoreBenchOptions o;
   o.batch = a.batch != 0 ? a.batch : 256;
   o.lanes = g.lanes(Work::kRead);
-  o.wait = g.wait;
+  o.wait = g.lock_wait();
   set_measurement_options(o, a);
   // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
   InterruptScope interrupts;

@@ -86,7 +86,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   std::unique_ptr<Store> store;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
-    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait()}));
   }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));

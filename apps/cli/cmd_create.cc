@@ -7,6 +7,7 @@
 #include "cli/option_values.h"
 #include "cli/report/command_report.h"
 #include "cli/usage.h"
+#include "cli/report/console.h"
 
 namespace zrec::cli {
 
@@ -26,6 +27,7 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   CommandReport report("create", g, a.json);
   CreateOptions options;
   auto dtype = parse_dtype(a.dtype);
+  options.warn = log_core_warning;
   if (!dtype.is_ok()) throw UsageError(dtype.status().message());
   options.schema.dtype = dtype.value();
   if (a.dense) {

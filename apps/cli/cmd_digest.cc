@@ -44,7 +44,7 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   // an error or an interruption there leaves no output file behind.
   std::vector<std::unique_ptr<Store>> stores;
   for (const auto& path : a.stores) {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait()}));
     stores.push_back(std::move(store));
   }
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));

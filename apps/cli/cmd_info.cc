@@ -84,8 +84,8 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // A store a writer is appending to is described as last published (--wait: after it).
-    ZREC_ASSIGN_OR_RETURN(store,
-                          Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait, .snapshot_if_busy = true}));
+    ZREC_ASSIGN_OR_RETURN(
+        store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait(), .snapshot_if_busy = true}));
   }
   StoreSummary s;
   s.path = path;

@@ -183,7 +183,7 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
   // Checked again: training may have taken minutes, and save_dictionary_file's rename
   // would replace a file that appeared meanwhile.
   ZREC_RETURN_IF_ERROR(refuse_existing_output(path, "-o", force));
-  return save_dictionary_file(path, dict);
+  return save_dictionary_file(path, dict, log_core_warning);
 }
 
 // The old spellings still work, for one release, with a warning naming the new one.
@@ -238,7 +238,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
       std::unique_ptr<Store> s;
       {
         InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
-        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.lanes = g.lanes(Work::kWrite), .wait = g.wait}));
+        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.lanes = g.lanes(Work::kWrite), .wait = g.lock_wait()}));
       }
       const std::string diff = schema_difference(opened.empty() ? s->schema() : opened[0]->schema(), s->schema());
       if (!diff.empty())

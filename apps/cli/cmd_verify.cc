@@ -263,7 +263,7 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.quick = a.quick;
   o.max_errors = a.max_errors;
   o.lanes = g.lanes(Work::kRead);
-  o.wait = g.wait;
+  o.wait = g.lock_wait();
   o.against = against;
   o.cancelled = [] { return interrupted(); };
   o.progress = [&](const char* phase, uint64_t done, uint64_t total, uint64_t bytes) {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
 #include "zrec/status.h"
 
 namespace zrec::cli {
@@ -32,6 +33,11 @@ struct GlobalOptions {
 
  private:
   mutable std::shared_ptr<Lanes> lanes_;
+  // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h) and
+  // failed at once when the holder is the process at the other end of our pipe
+  // (pipe_deadlock.h).
+  io::LockWait lock_wait() const;
+
 };
 
 struct Command {

@@ -144,7 +144,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     Stream s;
     s.ext = single ? base_name(a.path) : name;
     ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name),
-                                               {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
+                                               {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait()}));
     const Schema& schema = s.store->schema();
     const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
     s.bytes = schema.dtype.str() == "|u1";

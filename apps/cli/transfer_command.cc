@@ -19,6 +19,7 @@
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
 #include "cli/report/byte_size.h"
+#include "cli/report/console.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
 
@@ -174,15 +175,15 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   // They are then opened under that lock, as a snapshot.
   std::vector<std::unique_ptr<ConsumedStore>> consumed;
   for (const auto& path : a.consume ? a.sources : std::vector<std::string>()) {
-    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.wait));
+    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.lock_wait()));
     consumed.push_back(std::move(c));
   }
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(
-        auto s,
-        Store::open(path, {.lanes = g.lanes(work), .wait = g.wait && !a.consume, .snapshot_if_busy = a.consume}));
+    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(work),
+                                                     .wait = a.consume ? io::LockWait() : g.lock_wait(),
+                                                     .snapshot_if_busy = a.consume}));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }
@@ -195,6 +196,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
 
   std::optional<JsonFacts> trained;  // the dictionary trained for DST, if one was
   CreateOptions create;
+  create.warn = log_core_warning;
   create.schema = first.schema();
   create.codec = codec.value_or(first.codec());
   create.data_shards = a.shards != 0 ? a.shards : first.data_shards();
@@ -256,6 +258,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   Status s;
   if (place) {
     JoinOptions join;
+    join.warn = log_core_warning;
     join.cancel = interrupt_flag();
     join.progress = [&](const JoinStats& st) { meter.update(st.records, st.logical_bytes); };
     join.link_first = a.consume;

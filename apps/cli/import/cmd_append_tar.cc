@@ -233,7 +233,7 @@ Status TarImport::parse_options() {
 WriterOptions TarImport::writer_options() const {
   WriterOptions o;
   o.lanes = g_.lanes(Work::kWrite);
-  o.wait = g_.wait;
+  o.wait = g_.lock_wait();
   o.level = a_.append.level;
   o.checksum = a_.append.checksum;
   return o;
@@ -355,7 +355,7 @@ Status TarImport::lock_root() {
       return invalid_argument("'" + a_.root +
                               "' is a store; append-tar appends to a directory of named streams "
                               "(ROOT/<ext>), e.g. a new directory");
-    auto opened = RootWriter::open(a_.root, g_.wait);
+    auto opened = RootWriter::open(a_.root, g_.lock_wait());
     if (opened.is_ok()) {
       root_ = std::move(opened).value();
       return Status::ok();

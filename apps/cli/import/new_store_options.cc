@@ -4,6 +4,7 @@
 
 #include "cli/option_values.h"
 #include "cli/usage.h"
+#include "cli/report/console.h"
 
 namespace zrec::cli {
 
@@ -18,6 +19,7 @@ void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string&
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level) {
   CreateOptions c;
   c.codec = parse_codec_option(args.codec);
+  c.warn = log_core_warning;
   c.data_shards = args.shards;
   c.checksum = checksum;
   if (c.checksum && c.codec == Codec::kRaw)
