@@ -5,49 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/formats/printable.h"
-
 namespace zrec::cli {
-
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  while (!text.empty()) {
-    const unsigned char c = static_cast<unsigned char>(text[0]);
-    const size_t n = utf8_sequence_length(text);
-    if (n > 1) {
-      out.append(text.substr(0, n));
-      text.remove_prefix(n);
-      continue;
-    }
-    text.remove_prefix(1);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (n == 0) {
-          out += "\\ufffd";  // not UTF-8: JSON cannot carry the byte; U+FFFD stands for it
-        } else if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
 
 void JsonWriter::before_value() {
   if (after_key_) {

@@ -10,13 +10,11 @@
 
 #include "zrec/schema.h"
 
+#include "cli/formats/json_string.h"
+
 namespace zrec::cli {
 
-// Appends `text` as a JSON string literal: quotes, backslashes and control bytes
-// escaped, well-formed UTF-8 passed through, and each byte that is not part of
-// well-formed UTF-8 (a file name in another encoding) written as \ufffd, so the output
-// is always valid UTF-8 JSON.
-void append_json_string(std::string& out, std::string_view text);
+// append_json_string (cli/formats/json_string.h) writes every string of it.
 
 class JsonWriter {
  public:
