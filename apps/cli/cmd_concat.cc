@@ -14,23 +14,23 @@
 #include "zrec/join.h"
 
 #include "cli/commands.h"
+#include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/command_report.h"
-#include "cli/transfer_command.h"
 #include "cli/report/console.h"
+#include "cli/transfer_command.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
 
 namespace {
 
-bool exists(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
+bool exists(const std::string& path) {
   struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
+  return ::lstat(strip_trailing_slashes(path).c_str(), &st) == 0;
 }
 
 // SRC... DST, as cp takes them. Until the next release the old order DST SRC... still

@@ -14,6 +14,7 @@
 #include "zrec/root.h"
 #include "zrec/store.h"
 
+#include "cli/formats/path_name.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/stream_name.h"
@@ -28,12 +29,6 @@ namespace {
 
 // Samples per chunk: each stream holds a chunk's records at once.
 constexpr uint64_t kChunkSamples = 1024;
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // A member name that tar would extract outside the directory it is extracted in: an
 // absolute name, or one with a ".." component. GNU tar's rule: it strips or refuses

@@ -13,6 +13,7 @@
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
+#include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/level_option.h"
@@ -156,8 +157,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
     throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   {
-    std::string dst = a.dst;
-    while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
+    const std::string dst = strip_trailing_slashes(a.dst);
     struct stat st;
     if (::lstat(dst.c_str(), &st) == 0)
       return Status(StatusCode::kAlreadyExists, "'" + a.dst + "' already exists; choose a new destination");

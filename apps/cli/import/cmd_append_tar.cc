@@ -44,6 +44,7 @@
 #include "zrec/store_writer.h"
 
 #include "cli/commands.h"
+#include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/stream_name.h"
 #include "cli/formats/text_numbers.h"
@@ -94,14 +95,6 @@ void split_member_path(const std::string& path, std::string& key, std::string& e
   }
   key = path.substr(0, dot);
   ext = path.substr(dot + 1);
-}
-
-// The directory `path` lies in ("ds/" -> ".", "a/b" -> "a").
-std::string parent_directory(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // "a, b, c", each name made printable.
