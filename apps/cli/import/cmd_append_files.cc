@@ -109,15 +109,9 @@ struct Batch {
   std::vector<Arena> arenas;  // one per reader lane
 };
 
-// O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused, as not a
-// regular file); reads of regular files ignore the flag.
-int open_retry(const char* path) {
-  int fd;
-  do {
-    fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  } while (fd < 0 && errno == EINTR);
-  return fd;
-}
+// Opens a name of the list for reading. O_NONBLOCK: opening a FIFO must not wait for a
+// writer (it is then refused, as not a regular file); reads of regular files ignore it.
+Result<io::File> open_input(const std::string& path) { return io::File::open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK); }
 
 // Only regular files are records: a pipe or a device could block forever or never end.
 Status not_regular(const std::string& path, const struct stat& st) {
@@ -127,20 +121,20 @@ Status not_regular(const std::string& path, const struct stat& st) {
 
 // Reads `path` whole to the end of `arena`.
 void read_file(const std::string& path, Arena& arena, FileRead& r) {
-  const int fd = open_retry(path.c_str());
-  if (fd < 0) {
-    r.status = io::errno_status(errno, "cannot open", path);
+  auto opened = open_input(path);
+  if (!opened.is_ok()) {
+    r.status = opened.status();
     return;
   }
+  const io::File file = std::move(opened).value();
+  const int fd = file.fd();
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     r.status = io::errno_status(errno, "cannot read", path);
-    ::close(fd);
     return;
   }
   if (!S_ISREG(st.st_mode)) {
     r.status = not_regular(path, st);
-    ::close(fd);
     return;
   }
   r.offset = arena.size();
@@ -157,7 +151,6 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
     if (size > kMaxRagged1dPayloadBytes) {
       r.too_large = true;
       r.size = size;
-      ::close(fd);
       return;
     }
     uint8_t* dst = arena.extend(size);
@@ -192,7 +185,6 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
       }
     }
   }
-  ::close(fd);
   if (!r.status.is_ok() || r.too_large) arena.truncate(r.offset);
 }
 
@@ -429,13 +421,12 @@ class FilesAppender {
     for (; k < names_.size() && session_.to_skip() > 0; ++k) {
       ZREC_RETURN_IF_ERROR(session_.check_interrupt());
       const std::string& path = names_[k];
-      const int fd = open_retry(path.c_str());
+      auto file = open_input(path);
       struct stat st {};
       Status why;
-      if (fd < 0) why = io::errno_status(errno, "cannot open", path);
-      else if (::fstat(fd, &st) != 0) why = io::errno_status(errno, "cannot read", path);
+      if (!file.is_ok()) why = file.status();
+      else if (::fstat(file->fd(), &st) != 0) why = io::errno_status(errno, "cannot read", path);
       else if (!S_ISREG(st.st_mode)) why = not_regular(path, st);
-      if (fd >= 0) ::close(fd);
       if (!why.is_ok()) {
         if (!a_.skip_missing) return why;
         note_missing(why);
