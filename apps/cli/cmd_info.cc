@@ -13,6 +13,7 @@
 #include "zrec/store.h"
 
 #include "cli/commands.h"
+#include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/stream_name.h"
 #include "cli/interrupt.h"

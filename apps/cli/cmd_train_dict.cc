@@ -120,16 +120,12 @@ class NpySource : public RecordSource {
       if (!dtype_) dtype_ = h.dtype;
       if (h.dtype != *dtype_)
         return bad("dtype '" + h.dtype.str() + "' differs from the first array's '" + dtype_->str() + "'");
-      if (h.fortran_order && h.shape.size() > 1) return bad("Fortran-order arrays are not supported");
-      if (h.element_count == 0) return bad("array of shape " + shape_to_string(h.shape) + " has no elements");
+      ZREC_RETURN_IF_ERROR(check_npy_array(h, where));
       Array a{paths_.size() - 1, offset + in.position(), total_, 0, 0, {}};
-      if (!ragged_ || split_axis0) {
-        if (h.shape.empty()) return bad("a 0-d array has no axis 0 to split");
-        a.records = h.shape[0];
-      } else {
-        a.records = 1;
-      }
-      std::vector<uint64_t> item(h.shape.begin() + (ragged_ && !split_axis0 ? 0 : 1), h.shape.end());
+      ZREC_ASSIGN_OR_RETURN(NpyRecords split, npy_records(h, ragged_, split_axis0, where));
+      a.records = split.records;
+      a.record_bytes = split.record_bytes;
+      const std::vector<uint64_t>& item = split.item;
       if (!ragged_) {
         if (!item_shape_) item_shape_ = item;
         if (item != *item_shape_)
@@ -143,8 +139,6 @@ class NpySource : public RecordSource {
                      std::to_string(*ndim_));
         a.dims = item;
       }
-      a.record_bytes = h.data_bytes / a.records;
-      if (a.record_bytes + 8 * a.dims.size() > ((uint64_t{1} << 31) - 1)) return bad("a record is 2 GiB or larger");
       if (a.data_offset + h.data_bytes > size) return bad("truncated: the file ends inside the array data");
       offset = a.data_offset + h.data_bytes;
       total_ += a.records;
