@@ -50,7 +50,10 @@ const char* schema_kind(const Schema& s);
 
 // A schema as every --json report writes it, as keys of the object being written:
 // "kind" ("dense" | "ragged"), "dtype" (NumPy descr, e.g. "<f4"), "ndim" and
-// "item_shape" (an array of dims for Dense, null for Ragged).
+// "item_shape" (an array of dims for Dense, null for Ragged). schema_json_fields gives
+// the same as (key, JSON value) pairs, for reports that gather their facts first
+// (JsonFacts::set_schema): one rule for both.
 void write_schema(JsonWriter& j, const Schema& s);
+std::vector<std::pair<const char*, std::string>> schema_json_fields(const Schema& s);
 
 }  // namespace zrec::cli
