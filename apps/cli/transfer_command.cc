@@ -13,6 +13,7 @@
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
+#include "cli/codec_rules.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
@@ -147,14 +148,14 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   } else if (!a.dict.empty()) {
     codec = Codec::kZstdDict;
   }
-  if (codec && *codec != Codec::kZstdDict && !a.dict.empty())
-    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(*codec));
-  if (codec && *codec != Codec::kZstdDict && !a.train.tier.empty())
-    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(*codec));
-  if (!a.dict.empty() && !a.train.tier.empty()) throw UsageError("give --dict FILE or --tier, not both");
-  if (codec && *codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
-  if (codec && *codec == Codec::kRaw && a.checksum)
-    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
+  // A codec given (or implied by --dict) is checked before anything is opened; one taken
+  // from the first source, once it is known (below).
+  if (codec)
+    check_codec_options({.codec = *codec,
+                         .dict = !a.dict.empty(),
+                         .tier = !a.train.tier.empty(),
+                         .level = a.level,
+                         .checksum = a.checksum});
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   {
     const std::string dst = strip_trailing_slashes(a.dst);
@@ -200,9 +201,9 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   create.schema = first.schema();
   create.codec = codec.value_or(first.codec());
   create.data_shards = a.shards != 0 ? a.shards : first.data_shards();
-  if (create.codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
-  if (create.codec == Codec::kRaw && a.checksum)
-    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
+  if (!codec)
+    check_codec_options(
+        {.codec = create.codec, .tier = !a.train.tier.empty(), .level = a.level, .checksum = a.checksum});
   // DST keeps the first source's checksum setting unless --checksum turns it on. Copied
   // frames keep their own, so frames are copied only from sources that have checksums
   // when DST wants them (judged by record 0, as writers do).
@@ -231,8 +232,6 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
                     printable(describe_training(train, create.dictionary.size(), to.seed, report.elapsed_s())));
       }
     }
-  } else if (!a.train.tier.empty()) {
-    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(create.codec));
   }
 
   uint64_t total_records = 0;
