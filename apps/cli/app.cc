@@ -58,9 +58,12 @@ std::string version_text() {
 }  // namespace
 
 std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
-  if (!lanes_)
-    lanes_ = std::make_shared<Lanes>(work == Work::kRead ? read_lane_budget(threads) : write_lane_budget(threads));
-  return lanes_;
+  auto& mine = lanes_[work == Work::kRead ? 0 : 1];
+  if (mine) return mine;
+  const size_t count = work == Work::kRead ? read_lane_budget(threads) : write_lane_budget(threads);
+  const auto& other = lanes_[work == Work::kRead ? 1 : 0];
+  mine = other && other->count() == count ? other : std::make_shared<Lanes>(count);
+  return mine;
 }
 
 io::LockWait GlobalOptions::lock_wait() const {
