@@ -11,11 +11,11 @@
 
 #include "zrec/file.h"
 #include "zrec/record_loc.h"
-#include "zrec/splitmix64.h"
 #include "zrec/store.h"
 
 #include "codec/record_codec.h"
 #include "zrec_bench.h"
+#include "zrec_support/splitmix64.h"
 
 namespace zrec::bench {
 

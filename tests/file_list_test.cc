@@ -1,7 +1,7 @@
-// Tests for apps/cli/file_list: the one rule every list of file names follows (CRLF,
+// Tests for support/file_list: the one rule every list of file names follows (CRLF,
 // NUL-separated lists, blank lines, over-long names, NUL bytes in newline lists), the
 // same however the input is cut into pieces, and errors that name list and line.
-#include "cli/file_list.h"
+#include "zrec_support/file_list.h"
 
 #include <string>
 #include <vector>

@@ -17,6 +17,7 @@
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
 
+#include "cli/commands.h"
 #include "io/store_lock.h"
 
 namespace zrec::cli {
@@ -129,7 +130,9 @@ TEST_SUITE("interrupt") {
         ::pthread_kill(self, SIGINT);
       });
       const auto started = std::chrono::steady_clock::now();
-      Status s = io::lock_store(waiter.value(), io::LockMode::kShared, true, "S");
+      GlobalOptions g;  // --wait: the command's lock wait carries the interrupt token
+      g.wait = true;
+      Status s = io::lock_store(waiter.value(), io::LockMode::kShared, g.lock_wait(), "S");
       signaller.join();
       CHECK(s.code() == StatusCode::kCancelled);
       CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "testutil.h"
+#include "zrec_support/background_task.h"
 
 using namespace zrec;
 

@@ -18,6 +18,7 @@
 
 #include "zrec/dtype.h"
 #include "zrec/input_stream.h"
+#include "zrec/limits.h"
 
 namespace zrec::cli {
 namespace {
@@ -425,6 +426,48 @@ TEST_SUITE("npy") {
       CHECK_FALSE((*h)->fortran_order);
       CHECK(src.stream().position() == bytes.size());
     }
+  }
+}
+
+TEST_SUITE("npy records") {
+  // The one rule append-npy and train-dict share (cli/formats/npy.h).
+  NpyHeader header(const std::string& shape, bool fortran = false) {
+    return parse_npy_header_dict(std::string("{'descr': '|u1', 'fortran_order': ") + (fortran ? "True" : "False") +
+                                     ", 'shape': " + shape + ", }",
+                                 "w")
+        .value();
+  }
+
+  TEST_CASE("an array holds records unless it is Fortran-order or empty") {
+    CHECK(check_npy_array(header("(2, 3)"), "'a.npy'").is_ok());
+    CHECK(check_npy_array(header("(3,)", true), "'a.npy'").is_ok());  // one axis: the same bytes
+    CHECK(check_npy_array(header("(2, 3)", true), "'a.npy'").message() ==
+          "'a.npy': Fortran-order arrays are not supported; save np.ascontiguousarray(a) instead");
+    CHECK(check_npy_array(header("(0, 3)"), "'a.npy'").message() ==
+          "'a.npy': array of shape (0, 3) has no elements (records must be nonempty)");
+  }
+
+  TEST_CASE("axis 0 indexes records for Dense stores and split Ragged ones") {
+    auto dense = npy_records(header("(4, 2, 3)"), false, false, "w").value();
+    CHECK(dense.records == 4);
+    CHECK(dense.record_bytes == 6);
+    CHECK(dense.item == std::vector<uint64_t>{2, 3});
+    auto whole = npy_records(header("(4, 2)"), true, false, "w").value();
+    CHECK(whole.records == 1);
+    CHECK(whole.record_bytes == 8);
+    CHECK(whole.item == std::vector<uint64_t>{4, 2});
+    auto split = npy_records(header("(4, 2)"), true, true, "w").value();
+    CHECK(split.records == 4);
+    CHECK(split.item == std::vector<uint64_t>{2});
+    CHECK(npy_records(header("()"), false, false, "w").status().message() == "w: a 0-d array has no axis 0 to split");
+  }
+
+  TEST_CASE("a record holds at most kMaxRecordBytes, a Ragged record's dims included") {
+    const uint64_t max = kMaxRecordBytes;
+    CHECK(npy_records(header("(1, " + std::to_string(max) + ")"), false, false, "w").is_ok());
+    CHECK(npy_records(header("(1, " + std::to_string(max - 8) + ")"), true, true, "w").is_ok());
+    CHECK(npy_records(header("(1, " + std::to_string(max - 7) + ")"), true, true, "w").status().message() ==
+          "w: a record of shape (" + std::to_string(max - 7) + ",) is 2 GiB or larger (the format's limit)");
   }
 }
 

@@ -1,7 +1,7 @@
-// Tests for include/zrec/splitmix64.h, the one generator of the core (dictionary
+// Tests for support/include/zrec_support/splitmix64.h, the one generator of the core (dictionary
 // sampling), the benchmark (corpora, id streams) and the CLI (shuffle, sample): its
 // stream is pinned to the reference values, so a seed means the same thing everywhere.
-#include "zrec/splitmix64.h"
+#include "zrec_support/splitmix64.h"
 
 #include <cstdint>
 #include <vector>

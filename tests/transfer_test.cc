@@ -249,10 +249,10 @@ TEST_SUITE("transfer") {
     ::mkdir((dir / ".x.zrec-tmp-nomark").c_str(), 0755);
     test::write_file(dir / ".x.zrec-tmp-nomark/meta.zr", std::vector<uint8_t>(4096));
     std::vector<std::string> warnings;
-    set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
-    REQUIRE_OK(build_store(dir / "x", create_options(schema, Codec::kZstd, 2), {},
+    CreateOptions create = create_options(schema, Codec::kZstd, 2);
+    create.warn = [&](const std::string& w) { warnings.push_back(w); };
+    REQUIRE_OK(build_store(dir / "x", create, {},
                            [&](StoreWriter& w) { return append_records(w, schema, make_records(schema, 0, 5)); }));
-    set_warning_sink(nullptr);
     CHECK(!exists(dir / ".x.zrec-tmp-abc123"));
     CHECK(exists(dir / ".x.zrec-tmp-nomark/meta.zr"));
     REQUIRE(warnings.size() == 1);

@@ -25,7 +25,6 @@
 #include "cli/help_format.h"
 #include "cli/interrupt.h"
 #include "cli/libarchive_api.h"
-#include "cli/lock_wait_idle.h"
 #include "cli/parse_errors.h"
 #include "cli/pipe_deadlock.h"
 #include "cli/report/console.h"
@@ -129,9 +128,19 @@ const CommandEntry* named_command(const CLI::App& root, int argc, char** argv) {
 }  // namespace
 
 std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
-  if (!lanes_)
-    lanes_ = std::make_shared<Lanes>(work == Work::kRead ? read_lane_budget(threads) : write_lane_budget(threads));
-  return lanes_;
+  auto& mine = lanes_[work == Work::kRead ? 0 : 1];
+  if (mine) return mine;
+  const size_t count = work == Work::kRead ? read_lane_budget(threads) : write_lane_budget(threads);
+  const auto& other = lanes_[work == Work::kRead ? 1 : 0];
+  mine = other && other->count() == count ? other : std::make_shared<Lanes>(count);
+  return mine;
+}
+
+io::LockWait GlobalOptions::lock_wait() const {
+  io::LockWait w(wait);
+  w.cancel = interrupt_token();  // --wait on a held store ends on SIGINT/SIGTERM too
+  w.probe = wait_probe ? wait_probe : pipe_deadlock;  // a --wait on our own pipe's writer fails, not hangs
+  return w;
 }
 
 int run_cli(int argc, char** argv) {
@@ -259,11 +268,10 @@ int run_cli(int argc, char** argv) {
       wait_seconds = seconds;
     }
   }
-  io::set_lock_wait_cancel(idle_lock_wait_token());
   const auto started = std::chrono::steady_clock::now();
   // A --wait ends when it can never succeed (our own pipe's writer holds the store), or
   // when --wait=SECONDS have passed since the command started.
-  io::set_lock_wait_probe([wait_seconds, started, wait_text](const io::File& meta, const std::string& store) {
+  global.wait_probe = [wait_seconds, started, wait_text](const io::File& meta, const std::string& store) {
     std::string why = pipe_deadlock(meta, store);
     if (!why.empty() || !wait_seconds) return why;
     const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - started;
@@ -271,7 +279,7 @@ int run_cli(int argc, char** argv) {
       why = "store '" + store + "' is still locked by another process after " + wait_text + " s (--wait=" + wait_text +
             ")";
     return why;
-  });
+  };
   Result<size_t> env_threads = threads_from_environment();
   if (!env_threads.is_ok()) {
     const std::string where = command_path();

@@ -62,7 +62,7 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   bench::StoreBenchOptions o;
   o.batch = a.batch != 0 ? a.batch : 256;
   o.lanes = g.lanes(Work::kRead);
-  o.wait = g.wait;
+  o.wait = g.lock_wait();
   set_measurement_options(o, a);
   // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
   InterruptScope interrupts;
@@ -113,9 +113,9 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   }
   o.batch = a.batch;
   // The benchmark reports reads and writes each under its own budget (docs/format.md
-  // §9), so it is the one command with two executors: the command's for reads.
+  // §9), so it is the one command that states two: an executor for each.
   o.read_lanes = g.lanes(Work::kRead);
-  o.write_lanes = std::make_shared<Lanes>(write_lane_budget(g.threads));
+  o.write_lanes = g.lanes(Work::kWrite);
   o.dir = a.dir;
   o.keep = a.keep;
   o.sync = a.sync;

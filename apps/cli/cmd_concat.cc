@@ -14,11 +14,13 @@
 #include "zrec/join.h"
 
 #include "cli/commands.h"
+#include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/command_report.h"
+#include "cli/report/console.h"
 #include "cli/transfer_command.h"
 #include "cli/usage.h"
 
@@ -26,10 +28,9 @@ namespace zrec::cli {
 
 namespace {
 
-bool exists(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
+bool exists(const std::string& path) {
   struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
+  return ::lstat(strip_trailing_slashes(path).c_str(), &st) == 0;
 }
 
 // SRC... DST, as cp takes them. Until the next release the old order DST SRC... still
@@ -74,7 +75,8 @@ Status run_plan(const StepArgs& step, const TransferArgs& a, const GlobalOptions
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   CommandReport report("concat", g, a.json);
   JoinOptions options;
-  options.wait = g.wait;
+  options.warn = log_core_warning;
+  options.wait = g.lock_wait();
   ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, plan_join(a.sources, a.dst, step.plan, options));
   uint64_t stored = 0, placed = 0;
   for (uint64_t t : info.layout.tails) stored += t;
@@ -103,7 +105,8 @@ Status run_place(const StepArgs& step, const std::string& plan, bool json, const
   ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, read_join_plan(plan));
   const auto k = static_cast<uint64_t>(step.place);
   JoinOptions options;
-  options.wait = g.wait;
+  options.warn = log_core_warning;
+  options.wait = g.lock_wait();
   options.cancel = interrupt_flag();
   options.lanes = g.lanes(Work::kRead);
   JoinStats stats;
@@ -131,7 +134,8 @@ Status run_publish(const std::string& plan, bool json, const GlobalOptions& g) {
   CommandReport report("concat", g, json);
   ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, read_join_plan(plan));
   JoinOptions options;
-  options.wait = g.wait;
+  options.warn = log_core_warning;
+  options.wait = g.lock_wait();
   bool already = false;
   ZREC_RETURN_IF_ERROR(publish_join(plan, options, &already));
   report.set("plan", plan).set("path", info.dest).set("parts", uint64_t{info.parts.size()});
@@ -146,7 +150,8 @@ Status run_discard(const std::string& plan, bool json, const GlobalOptions& g) {
   CommandReport report("concat", g, json);
   ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, read_join_plan(plan));
   JoinOptions options;
-  options.wait = g.wait;
+  options.warn = log_core_warning;
+  options.wait = g.lock_wait();
   ZREC_RETURN_IF_ERROR(discard_join(plan, options));
   report.set("plan", plan).set("temp", info.temp).set("published", info.published);
   if (info.published)

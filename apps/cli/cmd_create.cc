@@ -3,9 +3,11 @@
 
 #include "zrec/store_writer.h"
 
+#include "cli/codec_rules.h"
 #include "cli/commands.h"
 #include "cli/option_values.h"
 #include "cli/report/command_report.h"
+#include "cli/report/console.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -25,6 +27,7 @@ struct CreateArgs {
 Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   CommandReport report("create", g, a.json);
   CreateOptions options;
+  options.warn = log_core_warning;
   auto dtype = parse_dtype(a.dtype);
   if (!dtype.is_ok()) throw UsageError(dtype.status().message());
   options.schema.dtype = dtype.value();
@@ -40,15 +43,8 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   if (!valid.is_ok()) throw UsageError(valid.message());
   options.codec = parse_codec_option(a.codec);
   options.data_shards = a.shards;
-  if (a.checksum && options.codec == Codec::kRaw)
-    throw UsageError(
-        "--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
-        "per-record digests with 'zrec digest --per-record')");
+  check_codec_options({.codec = options.codec, .dict = !a.dict.empty(), .checksum = a.checksum, .dict_required = true});
   options.checksum = a.checksum;
-  if (options.codec == Codec::kZstdDict && a.dict.empty())
-    throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
-  if (options.codec != Codec::kZstdDict && !a.dict.empty())
-    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(options.codec));
   if (!a.dict.empty()) {
     ZREC_ASSIGN_OR_RETURN(options.dictionary, read_small_file(a.dict, "dictionary"));
   }

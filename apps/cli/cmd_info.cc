@@ -14,6 +14,7 @@
 
 #include "cli/app.h"
 #include "cli/commands.h"
+#include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/stream_name.h"
 #include "cli/interrupt.h"
@@ -86,8 +87,8 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // A store a writer is appending to is described as last published (--wait: after it).
-    ZREC_ASSIGN_OR_RETURN(store,
-                          Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.wait, .snapshot_if_busy = true}));
+    ZREC_ASSIGN_OR_RETURN(
+        store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait(), .snapshot_if_busy = true}));
   }
   StoreSummary s;
   s.path = path;

@@ -22,7 +22,6 @@
 #include "zrec/transfer.h"
 
 #include "cli/commands.h"
-#include "cli/file_list.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
@@ -32,6 +31,7 @@
 #include "cli/report/console.h"
 #include "cli/transfer_command.h"
 #include "cli/usage.h"
+#include "zrec_support/file_list.h"
 
 namespace zrec::cli {
 
@@ -120,16 +120,12 @@ class NpySource : public RecordSource {
       if (!dtype_) dtype_ = h.dtype;
       if (h.dtype != *dtype_)
         return bad("dtype '" + h.dtype.str() + "' differs from the first array's '" + dtype_->str() + "'");
-      if (h.fortran_order && h.shape.size() > 1) return bad("Fortran-order arrays are not supported");
-      if (h.element_count == 0) return bad("array of shape " + shape_to_string(h.shape) + " has no elements");
+      ZREC_RETURN_IF_ERROR(check_npy_array(h, where));
       Array a{paths_.size() - 1, offset + in.position(), total_, 0, 0, {}};
-      if (!ragged_ || split_axis0) {
-        if (h.shape.empty()) return bad("a 0-d array has no axis 0 to split");
-        a.records = h.shape[0];
-      } else {
-        a.records = 1;
-      }
-      std::vector<uint64_t> item(h.shape.begin() + (ragged_ && !split_axis0 ? 0 : 1), h.shape.end());
+      ZREC_ASSIGN_OR_RETURN(NpyRecords split, npy_records(h, ragged_, split_axis0, where));
+      a.records = split.records;
+      a.record_bytes = split.record_bytes;
+      const std::vector<uint64_t>& item = split.item;
       if (!ragged_) {
         if (!item_shape_) item_shape_ = item;
         if (item != *item_shape_)
@@ -143,8 +139,6 @@ class NpySource : public RecordSource {
                      std::to_string(*ndim_));
         a.dims = item;
       }
-      a.record_bytes = h.data_bytes / a.records;
-      if (a.record_bytes + 8 * a.dims.size() > ((uint64_t{1} << 31) - 1)) return bad("a record is 2 GiB or larger");
       if (a.data_offset + h.data_bytes > size) return bad("truncated: the file ends inside the array data");
       offset = a.data_offset + h.data_bytes;
       total_ += a.records;
@@ -183,7 +177,7 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
   // Checked again: training may have taken minutes, and save_dictionary_file's rename
   // would replace a file that appeared meanwhile.
   ZREC_RETURN_IF_ERROR(refuse_existing_output(path, "-o", force));
-  return save_dictionary_file(path, dict);
+  return save_dictionary_file(path, dict, log_core_warning);
 }
 
 // The old spellings still work, for one release, with a warning naming the new one.
@@ -204,7 +198,8 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   apply_deprecated_spellings(a);
   std::vector<std::string> paths = a.sources;
   if (!a.files_from.empty())
-    ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths));
+    ZREC_RETURN_IF_ERROR(
+        read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths, interrupt_token()));
   if (paths.empty()) throw UsageError("no SOURCE: give a store, .npy files, or --files-from LIST");
   size_t dirs = 0;
   for (const auto& p : paths) {
@@ -237,7 +232,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
       std::unique_ptr<Store> s;
       {
         InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
-        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.lanes = g.lanes(Work::kWrite), .wait = g.wait}));
+        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.lanes = g.lanes(Work::kWrite), .wait = g.lock_wait()}));
       }
       const std::string diff = schema_difference(opened.empty() ? s->schema() : opened[0]->schema(), s->schema());
       if (!diff.empty())

@@ -267,7 +267,7 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.quick = a.quick;
   o.max_errors = a.max_errors;
   o.lanes = g.lanes(Work::kRead);
-  o.wait = g.wait;
+  o.wait = g.lock_wait();
   o.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;
   o.cancelled = [] { return interrupted(); };

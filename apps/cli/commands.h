@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
 #include "zrec/status.h"
 
 namespace zrec::cli {
@@ -25,13 +26,23 @@ struct GlobalOptions {
   bool progress = false;     // --progress: force the progress meter
   bool no_progress = false;  // --no-progress
 
-  // The command's one executor, handed to every store, writer and check it runs: made
-  // on the first call with --threads lanes, or else the budget of `work`; later calls
-  // return the same one.
+  // The executor for `work`, handed to every store, writer and check that does it: made
+  // on the first call for that work with --threads lanes, or else the budget of `work`;
+  // later calls for the same work return the same one. Reads and writes share one
+  // executor whenever their budgets are equal (always with --threads), so a command
+  // that states one Work, as each does once, has one executor.
   std::shared_ptr<Lanes> lanes(Work work) const;
 
+  // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h) and
+  // failed at once when the holder is the process at the other end of our pipe
+  // (pipe_deadlock.h).
+  io::LockWait lock_wait() const;
+  // The probe lock_wait() hands on (run_cli sets it: pipe_deadlock, then --wait=SECONDS's
+  // deadline); empty: pipe_deadlock alone.
+  io::LockWaitProbe wait_probe;
+
  private:
-  mutable std::shared_ptr<Lanes> lanes_;
+  mutable std::shared_ptr<Lanes> lanes_[2];  // by Work
 };
 
 struct Command {

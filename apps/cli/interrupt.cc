@@ -7,10 +7,6 @@
 
 #include <cerrno>
 
-#include "zrec/lock_wait.h"
-
-#include "cli/lock_wait_idle.h"
-
 namespace zrec::cli {
 
 namespace {
@@ -35,8 +31,12 @@ extern "C" void on_interrupt(int sig) {
   errno = saved_errno;
 }
 
-void reset_wake_pipe() {
+void make_wake_pipe() {
   if (g_wake[0] < 0 && ::pipe2(g_wake, O_NONBLOCK | O_CLOEXEC) != 0) g_wake[0] = g_wake[1] = -1;
+}
+
+void reset_wake_pipe() {
+  make_wake_pipe();
   char drain[64];
   while (g_wake[0] >= 0 && ::read(g_wake[0], drain, sizeof drain) > 0) {
   }
@@ -56,28 +56,22 @@ InterruptScope::InterruptScope() {
   sa.sa_flags = 0;  // no SA_RESTART: a blocked read(2) returns EINTR and sees the flag
   ::sigaction(SIGINT, &sa, &g_old_int);
   ::sigaction(SIGTERM, &sa, &g_old_term);
-  io::set_lock_wait_cancel(interrupt_token());  // --wait on a held store ends on a signal too
 }
 
 InterruptScope::~InterruptScope() {
   if (--g_depth > 0) return;
-  io::set_lock_wait_cancel(idle_lock_wait_token());
   ::sigaction(SIGINT, &g_old_int, nullptr);
   ::sigaction(SIGTERM, &g_old_term, nullptr);
-}
-
-io::CancelToken idle_lock_wait_token() {
-  // Never set: a lock wait with it polls (and asks the probe: pipe_deadlock, --wait=SECONDS)
-  // but only ends when the lock is free or the probe says so.
-  static const std::atomic<int> never{0};
-  return {&never, -1};
 }
 
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
 
 const std::atomic<int>* interrupt_flag() { return &g_signal; }
 
-io::CancelToken interrupt_token() { return {&g_signal, g_wake[0]}; }
+io::CancelToken interrupt_token() {
+  make_wake_pipe();  // made once, so a token taken before a scope begins wakes at once too
+  return {&g_signal, g_wake[0]};
+}
 
 int interrupt_exit_code() {
   const int sig = interrupt_signal();

@@ -54,14 +54,4 @@ Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std:
   return bytes;
 }
 
-std::string shape_to_string(const std::vector<uint64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
-
 }  // namespace zrec::cli

@@ -23,7 +23,4 @@ Codec parse_codec_option(std::string_view text);
 Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std::string& what,
                                              uint64_t max_bytes = uint64_t{1} << 30);
 
-// "(3, 224, 224)" / "(5,)" / "()": Python tuple spelling of a shape.
-std::string shape_to_string(const std::vector<uint64_t>& shape);
-
 }  // namespace zrec::cli

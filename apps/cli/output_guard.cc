@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "cli/formats/path_name.h"
+
 namespace zrec::cli {
 
 namespace {
@@ -24,14 +26,6 @@ bool file_id(const std::string& path, FileId& id) {
   if (::stat(path.c_str(), &st) != 0) return false;
   id = {st.st_dev, st.st_ino};
   return true;
-}
-
-std::string dirname_of(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
 }
 
 // A store directory with the identities of the entries in it, or a plain input file.
@@ -78,8 +72,8 @@ const Guarded* landing_store(const std::string& output, const std::vector<Guarde
         if (id == f) return &g;
     }
   char resolved[PATH_MAX];
-  if (::realpath(dirname_of(output).c_str(), resolved) != nullptr) {
-    for (std::string dir = resolved;; dir = dirname_of(dir)) {
+  if (::realpath(parent_directory(output).c_str(), resolved) != nullptr) {
+    for (std::string dir = resolved;; dir = parent_directory(dir)) {
       if (file_id(dir, id))
         for (const Guarded& g : stores)
           if (g.is_dir && id == g.self) return &g;
@@ -92,7 +86,7 @@ const Guarded* landing_store(const std::string& output, const std::vector<Guarde
     const ssize_t n = ::readlink(output.c_str(), target, sizeof target - 1);
     if (n > 0) {
       std::string t(target, static_cast<size_t>(n));
-      if (t[0] != '/') t = dirname_of(output) + "/" + t;
+      if (t[0] != '/') t = parent_directory(output) + "/" + t;
       return landing_store(t, stores, links_left - 1);
     }
   }

@@ -10,7 +10,7 @@
 
 namespace zrec::cli {
 
-// For io::set_lock_wait_probe: why waiting for `meta`'s lock would never end, or "".
+// For io::LockWait::probe (GlobalOptions::lock_wait()): why waiting for `meta`'s lock would never end, or "".
 // Finds the processes holding a lock on meta.zr's inode in /proc/locks and looks for
 // our stdin's or stdout's pipe among their descriptors (/proc/PID/fd). A chain through
 // a third process (a | gzip | gunzip | b) is not seen; without /proc nothing is.

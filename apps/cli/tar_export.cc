@@ -14,6 +14,7 @@
 #include "zrec/store.h"
 
 #include "cli/formats/printable.h"
+#include "cli/formats/path_name.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shard_pattern.h"
@@ -31,12 +32,6 @@ namespace {
 
 // Samples per chunk: each stream holds a chunk's records at once.
 constexpr uint64_t kChunkSamples = 1024;
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // A member name that tar would extract outside the directory it is extracted in: an
 // absolute name, or one with a ".." component. GNU tar's rule: it strips or refuses
@@ -156,7 +151,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     Stream s;
     s.ext = single ? base_name(a.path) : name;
     ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name),
-                                               {.lanes = g.lanes(Work::kRead), .wait = g.wait}));
+                                               {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait()}));
     const Schema& schema = s.store->schema();
     const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
     s.bytes = schema.dtype.str() == "|u1";

@@ -13,12 +13,15 @@
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
+#include "cli/codec_rules.h"
+#include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/level_option.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
 #include "cli/report/byte_size.h"
+#include "cli/report/console.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
 
@@ -137,6 +140,91 @@ void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
                     ", JSON OUTPUT)");
 }
 
+namespace {
+
+// DST's zstd dictionary: --dict's file; else the first zstd_dict source's, unless --tier
+// asks for a new one; else one trained from the sources, whose facts go to `trained`.
+Status choose_dictionary(const std::string& command, const TransferArgs& a, const GlobalOptions& g,
+                         const std::vector<Store*>& sources, const CommandReport& report,
+                         std::vector<uint8_t>& dictionary, std::optional<JsonFacts>& trained) {
+  if (!a.dict.empty()) {
+    ZREC_ASSIGN_OR_RETURN(dictionary, read_small_file(a.dict, "dictionary"));
+    return Status::ok();
+  }
+  const Store* with_dict = nullptr;
+  for (Store* s : sources)
+    if (s->codec() == Codec::kZstdDict && with_dict == nullptr) with_dict = s;
+  if (with_dict != nullptr && a.train.tier.empty()) {
+    dictionary = with_dict->dictionary();
+    spdlog::info("using the dictionary of '{}' ({} bytes)", with_dict->path(), dictionary.size());
+    return Status::ok();
+  }
+  ZREC_ASSIGN_OR_RETURN(TrainOptions to, make_train_options(a.train, g, a.level));
+  auto source = store_record_source(sources);
+  TrainReport train;
+  const std::string what = a.sources.size() == 1 ? "'" + a.sources[0] + "'" : "the sources";
+  ZREC_ASSIGN_OR_RETURN(dictionary, train_with_report(command, *source, to, what, g, &train));
+  training_facts(trained.emplace(), train, dictionary.size(), to.seed);
+  trained->set("elapsed_s", report.elapsed_s());
+  report.note("trained a dictionary: " +
+              printable(describe_training(train, dictionary.size(), to.seed, report.elapsed_s())));
+  return Status::ok();
+}
+
+// How DST was filled: its parts placed as whole runs (`joined` holds the placement's
+// figures), or built from the sources frame by frame and record by record.
+struct Filled {
+  TransferStats stats;
+  JoinStats joined;
+  bool placed = false;
+};
+
+// Fills DST from the sources, with a progress meter. Parts whose frames DST would copy
+// verbatim, into as many data files as they have, are placed instead: the same store,
+// each part's data files copied as whole runs.
+Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const GlobalOptions& g, Work work,
+                        const std::vector<Store*>& sources, const CreateOptions& create, bool sources_checksummed) {
+  const Store& first = *sources.front();
+  uint64_t total_records = 0;
+  for (Store* s : sources) total_records += s->length();
+  ProgressMeter meter(g, command);
+  meter.set_total_records(total_records);
+  TransferOptions options;
+  options.window_bytes = a.window_mib << 20;
+  options.frame_copy = a.level == 0 && (!create.checksum || sources_checksummed);
+  options.cancel = interrupt_flag();
+  options.progress = [&](const TransferStats& st) { meter.update(st.records, st.logical_bytes); };
+  WriterOptions writer;
+  writer.lanes = g.lanes(work);
+  writer.level = a.level;
+  Filled f;
+  f.placed = command == "concat" && !a.frame_copy && options.frame_copy && create.codec == first.codec() &&
+             create.data_shards == first.data_shards() && create.dictionary == first.dictionary() &&
+             placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty();
+  Status s;
+  if (f.placed) {
+    JoinOptions join;
+    join.warn = log_core_warning;
+    join.cancel = interrupt_flag();
+    join.progress = [&](const JoinStats& st) { meter.update(st.records, st.logical_bytes); };
+    join.link_first = a.consume;
+    join.lanes = g.lanes(work);
+    s = join_stores(sources, a.dst, create.checksum, join, &f.joined);
+    f.stats.records = f.stats.frames_copied = f.joined.records;
+    f.stats.logical_bytes = f.joined.logical_bytes;
+    f.stats.source_stored_bytes = f.stats.stored_bytes = f.joined.stored_bytes;
+    f.stats.sources_copied = f.joined.parts;
+  } else {
+    s = build_from_stores(sources, a.dst, create, writer, options, &f.stats);
+  }
+  meter.finish();
+  if (s.code() == StatusCode::kCancelled) return cancelled("interrupted; '" + a.dst + "' was not created");
+  ZREC_RETURN_IF_ERROR(s);
+  return f;
+}
+
+}  // namespace
+
 Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOptions& g) {
   // Usage first, then the destination, then the sources: nothing heavy before all three.
   std::optional<Codec> codec;
@@ -145,18 +233,17 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   } else if (!a.dict.empty()) {
     codec = Codec::kZstdDict;
   }
-  if (codec && *codec != Codec::kZstdDict && !a.dict.empty())
-    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(*codec));
-  if (codec && *codec != Codec::kZstdDict && !a.train.tier.empty())
-    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(*codec));
-  if (!a.dict.empty() && !a.train.tier.empty()) throw UsageError("give --dict FILE or --tier, not both");
-  if (codec && *codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
-  if (codec && *codec == Codec::kRaw && a.checksum)
-    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
+  // A codec given (or implied by --dict) is checked before anything is opened; one taken
+  // from the first source, once it is known (below).
+  if (codec)
+    check_codec_options({.codec = *codec,
+                         .dict = !a.dict.empty(),
+                         .tier = !a.train.tier.empty(),
+                         .level = a.level,
+                         .checksum = a.checksum});
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   {
-    std::string dst = a.dst;
-    while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
+    const std::string dst = strip_trailing_slashes(a.dst);
     struct stat st;
     if (::lstat(dst.c_str(), &st) == 0)
       return Status(StatusCode::kAlreadyExists, "'" + a.dst + "' already exists; choose a new destination");
@@ -174,15 +261,15 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   // They are then opened under that lock, as a snapshot.
   std::vector<std::unique_ptr<ConsumedStore>> consumed;
   for (const auto& path : a.consume ? a.sources : std::vector<std::string>()) {
-    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.wait));
+    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.lock_wait()));
     consumed.push_back(std::move(c));
   }
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(
-        auto s,
-        Store::open(path, {.lanes = g.lanes(work), .wait = g.wait && !a.consume, .snapshot_if_busy = a.consume}));
+    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(work),
+                                                     .wait = a.consume ? io::LockWait() : g.lock_wait(),
+                                                     .snapshot_if_busy = a.consume}));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }
@@ -195,82 +282,27 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
 
   std::optional<JsonFacts> trained;  // the dictionary trained for DST, if one was
   CreateOptions create;
+  create.warn = log_core_warning;
   create.schema = first.schema();
   create.codec = codec.value_or(first.codec());
   create.data_shards = a.shards != 0 ? a.shards : first.data_shards();
-  if (create.codec == Codec::kRaw && a.level != 0) throw UsageError("--level is for zstd and zstd_dict, not raw");
-  if (create.codec == Codec::kRaw && a.checksum)
-    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
+  if (!codec)
+    check_codec_options(
+        {.codec = create.codec, .tier = !a.train.tier.empty(), .level = a.level, .checksum = a.checksum});
   // DST keeps the first source's checksum setting unless --checksum turns it on. Copied
   // frames keep their own, so frames are copied only from sources that have checksums
   // when DST wants them (judged by record 0, as writers do).
   create.checksum = create.codec != Codec::kRaw && (a.checksum || first.checksum());
   bool sources_checksummed = true;
   for (Store* s : sources) sources_checksummed = sources_checksummed && s->checksum();
-  if (create.codec == Codec::kZstdDict) {
-    if (!a.dict.empty()) {
-      ZREC_ASSIGN_OR_RETURN(create.dictionary, read_small_file(a.dict, "dictionary"));
-    } else {
-      const Store* with_dict = nullptr;
-      for (Store* s : sources)
-        if (s->codec() == Codec::kZstdDict && with_dict == nullptr) with_dict = s;
-      if (with_dict != nullptr && a.train.tier.empty()) {
-        create.dictionary = with_dict->dictionary();
-        spdlog::info("using the dictionary of '{}' ({} bytes)", with_dict->path(), create.dictionary.size());
-      } else {
-        ZREC_ASSIGN_OR_RETURN(TrainOptions to, make_train_options(a.train, g, a.level));
-        auto source = store_record_source(sources);
-        TrainReport train;
-        const std::string what = a.sources.size() == 1 ? "'" + a.sources[0] + "'" : "the sources";
-        ZREC_ASSIGN_OR_RETURN(create.dictionary, train_with_report(command, *source, to, what, g, &train));
-        training_facts(trained.emplace(), train, create.dictionary.size(), to.seed);
-        trained->set("elapsed_s", report.elapsed_s());
-        report.note("trained a dictionary: " +
-                    printable(describe_training(train, create.dictionary.size(), to.seed, report.elapsed_s())));
-      }
-    }
-  } else if (!a.train.tier.empty()) {
-    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(create.codec));
-  }
+  if (create.codec == Codec::kZstdDict)
+    ZREC_RETURN_IF_ERROR(choose_dictionary(command, a, g, sources, report, create.dictionary, trained));
 
-  uint64_t total_records = 0;
-  for (Store* s : sources) total_records += s->length();
-  ProgressMeter meter(g, command);
-  meter.set_total_records(total_records);
-  TransferOptions options;
-  options.window_bytes = a.window_mib << 20;
-  options.frame_copy = a.level == 0 && (!create.checksum || sources_checksummed);
-  options.cancel = interrupt_flag();
-  options.progress = [&](const TransferStats& st) { meter.update(st.records, st.logical_bytes); };
-  WriterOptions writer;
-  writer.lanes = g.lanes(work);
-  writer.level = a.level;
-  TransferStats stats;
-  JoinStats joined;
   const auto copy_started = std::chrono::steady_clock::now();
-  // Parts whose frames DST would copy verbatim, into as many data files as they have,
-  // are placed instead: the same store, each part's data files copied as whole runs.
-  const bool place = command == "concat" && !a.frame_copy && options.frame_copy && create.codec == first.codec() &&
-                     create.data_shards == first.data_shards() && create.dictionary == first.dictionary() &&
-                     placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty();
-  Status s;
-  if (place) {
-    JoinOptions join;
-    join.cancel = interrupt_flag();
-    join.progress = [&](const JoinStats& st) { meter.update(st.records, st.logical_bytes); };
-    join.link_first = a.consume;
-    join.lanes = g.lanes(work);
-    s = join_stores(sources, a.dst, create.checksum, join, &joined);
-    stats.records = stats.frames_copied = joined.records;
-    stats.logical_bytes = joined.logical_bytes;
-    stats.source_stored_bytes = stats.stored_bytes = joined.stored_bytes;
-    stats.sources_copied = joined.parts;
-  } else {
-    s = build_from_stores(sources, a.dst, create, writer, options, &stats);
-  }
-  meter.finish();
-  if (s.code() == StatusCode::kCancelled) return cancelled("interrupted; '" + a.dst + "' was not created");
-  ZREC_RETURN_IF_ERROR(s);
+  ZREC_ASSIGN_OR_RETURN(const Filled filled, fill_dst(command, a, g, work, sources, create, sources_checksummed));
+  const TransferStats& stats = filled.stats;
+  const JoinStats& joined = filled.joined;
+  const bool place = filled.placed;
 
   const uint64_t stored = stats.stored_bytes;
   const double secs = seconds_since(copy_started);

@@ -23,6 +23,7 @@
 
 #include "zrec/codec.h"
 #include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 #include "zrec/store_writer.h"
@@ -149,7 +150,7 @@ Result<WorkloadResult> run_workload(const RunOptions& options, const Corpus& cor
 struct StoreBenchOptions {
   uint64_t batch = 256;
   std::shared_ptr<Lanes> lanes = nullptr;  // null: one of read_lane_budget() lanes
-  bool wait = false;
+  io::LockWait wait = {};                  // how a held store is waited for (zrec/lock_wait.h)
   bool cold = false;
   double seconds = 2.0;
   uint32_t rounds = 4;

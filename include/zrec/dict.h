@@ -26,6 +26,7 @@
 
 #include "zrec/lanes.h"
 #include "zrec/status.h"
+#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -113,8 +114,9 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
 // Writes a trained dictionary to the file `path` (what `zrec train-dict -o` and
 // `create --dict` use): into a temporary next to it ("NAME.tmp-XXXXXX", locked, synced)
 // that is then renamed into place, so `path` is either untouched or whole. Temporaries a
-// killed writer left there are removed first, only when they provably are zrec's.
-// Errors: kIoError / kNotFound naming the path.
-Status save_dictionary_file(const std::string& path, std::span<const uint8_t> dictionary);
+// killed writer left there are removed first, only when they provably are zrec's; one
+// left in place is said to `warn` (zrec/warning.h). Errors: kIoError / kNotFound naming
+// the path.
+Status save_dictionary_file(const std::string& path, std::span<const uint8_t> dictionary, const WarningSink& warn = {});
 
 }  // namespace zrec

@@ -27,8 +27,10 @@
 #include <vector>
 
 #include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
 #include "zrec/status.h"
 #include "zrec/store.h"
+#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -81,7 +83,7 @@ struct JoinOptions {
   const std::atomic<int>* cancel = nullptr;
   // Called with the running totals after every window (from the calling thread).
   std::function<void(const JoinStats&)> progress;
-  bool wait = false;  // block on a held lock instead of failing with kBusy
+  io::LockWait wait = {};  // block on a held lock instead of failing with kBusy (zrec/lock_wait.h)
   // join_stores() only: DEST's data files start as hard links to the first part's
   // instead of copies of them (that part is consumed: the caller holds the parts for
   // removal from the start, ConsumedStore, and removes them afterwards). The first part stays a valid store throughout:
@@ -90,6 +92,9 @@ struct JoinOptions {
   bool link_first = false;
   // The lanes that check frames (read_stored) and copy runs; null: each part's own.
   std::shared_ptr<Lanes> lanes;
+  // Where join_stores/plan_join say what they leave in place (a leftover temporary that
+  // is not provably zrec's): zrec/warning.h.
+  WarningSink warn = {};
 };
 
 // Builds DEST from `parts`, in order, in one process: checks that placement_mismatch()
@@ -165,7 +170,7 @@ Status discard_join(const std::string& plan, const JoinOptions& options);
 // store with OpenOptions::snapshot_if_busy and `wait` false (its own lock is the one held).
 class ConsumedStore {
  public:
-  static Result<std::unique_ptr<ConsumedStore>> lock(const std::string& path, bool wait);
+  static Result<std::unique_ptr<ConsumedStore>> lock(const std::string& path, const io::LockWait& wait);
   Status remove();
   ~ConsumedStore();
 
@@ -176,6 +181,6 @@ class ConsumedStore {
 };
 
 // ConsumedStore::lock(path, wait), then remove().
-Status remove_store(const std::string& path, bool wait);
+Status remove_store(const std::string& path, const io::LockWait& wait);
 
 }  // namespace zrec

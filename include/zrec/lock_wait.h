@@ -1,8 +1,12 @@
-// How a process waits for a store's lock (OpenOptions::wait, WriterOptions::wait): what
-// ends the wait early, and what proves it can never end. Process-wide settings, made
-// once by a program (the zrec CLI sets both while a command runs).
+// How an operation waits for a store's lock that another process holds (the `wait` of
+// OpenOptions, WriterOptions, VerifyOptions, JoinOptions and of the calls that lock a
+// store): whether it waits at all, what ends the wait early, and what proves it can
+// never end. A value in the options, as LevelDB's Env rides in its Options: nothing
+// about waiting is process-wide.
 //
-//   zrec::io::set_lock_wait_cancel({&sigint_flag, wake_pipe[0]});
+//   zrec::OpenOptions o;
+//   o.wait = true;                                  // block until the holder lets go
+//   o.wait.cancel = {&sigint_flag, wake_pipe[0]};   // ... or until a signal arrives
 #pragma once
 
 #include <functional>
@@ -13,18 +17,27 @@
 
 namespace zrec::io {
 
-// What ends a lock wait in this process; a default token (none) restores the plain
-// blocking wait. A signal handler that only sets a flag cannot end a flock(2) that
-// retries EINTR, nor one entered just after the flag was checked, so a cancellable wait
-// polls: LOCK_NB tries, between which it sleeps in poll(2) on the token's wake
-// descriptor (a signal wakes it at once). A cancelled wait fails with kCancelled within
-// a fraction of a second.
-void set_lock_wait_cancel(CancelToken token);
-
 // Asked about every 100 ms while a cancellable wait lasts: a non-empty answer (why the
 // wait can never end, e.g. the holder is the process that feeds our stdin) fails the
-// wait with kBusy and that message. Empty function: none.
+// wait with kBusy and that message.
 using LockWaitProbe = std::function<std::string(const File& meta, const std::string& store_path)>;
-void set_lock_wait_probe(LockWaitProbe probe);
+
+struct LockWait {
+  LockWait(bool block = false) : block(block) {}  // implicit: `options.wait = true`
+
+  // False: a held lock fails at once with kBusy. True: wait for the holder.
+  bool block = false;
+  // What ends the wait early (kCancelled); a default token (none): a plain blocking
+  // wait. A signal handler that only sets a flag cannot end a flock(2) that retries
+  // EINTR, nor one entered just after the flag was checked, so a cancellable wait
+  // polls: LOCK_NB tries, between which it sleeps in poll(2) on the token's wake
+  // descriptor (a signal wakes it at once). A cancelled wait fails within a fraction
+  // of a second.
+  CancelToken cancel;
+  // Empty: none. Asked only while a cancellable wait lasts (cancel set).
+  LockWaitProbe probe;
+
+  explicit operator bool() const { return block; }
+};
 
 }  // namespace zrec::io

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "zrec/file.h"
+#include "zrec/lock_wait.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -58,7 +59,7 @@ class RootWriter {
   // then it blocks, ending early as zrec/lock_wait.h says) and reads it. kNotFound when
   // `root` has no marker. Stale temporaries of earlier commits (".zrec-root.tmp-XXXXXX",
   // unlocked) are removed once the lock is held.
-  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, bool wait);
+  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, const io::LockWait& wait);
 
   // Marks `root` (an existing directory) with `initial`: the marker is written and
   // synced under a temporary name, locked, then linked into place, so it appears whole

@@ -17,6 +17,7 @@
 
 #include "zrec/codec.h"
 #include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
 #include "zrec/record_loc.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
@@ -30,7 +31,7 @@ inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
 
 struct OpenOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this store
-  bool wait = false;                       // block on a held lock instead of failing with kBusy
+  io::LockWait wait = {};                  // block on a held lock instead of failing with kBusy
   // When a writer holds the lock (and not `wait`), open its last published state without
   // the lock instead of failing (zrec info): the static page is read until two
   // consecutive copies agree. Records published then stay readable; records the writer

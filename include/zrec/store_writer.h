@@ -19,8 +19,10 @@
 
 #include "zrec/codec.h"
 #include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
+#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -34,6 +36,9 @@ struct CreateOptions {
   // 16-byte marker in the unused RecordLoc[0] slot past `length`, which readers ignore
   // (docs/format.md §7); once it holds records, writers read it from record 0's frame.
   bool checksum = false;
+  // Where create_store/build_store say what they leave in place (a leftover temporary
+  // that is not provably zrec's): zrec/warning.h.
+  WarningSink warn = {};
 };
 
 // Creates and publishes an empty store at `path`, which must not exist or be an empty
@@ -60,7 +65,7 @@ struct WriterOptions;
 // removed; after a crash or kill it stays behind under its hidden name, and the next
 // create_store/build_store of the same path removes it when it provably is zrec's (its
 // lock is free, its marker is there, same owner, only store files: store/temp_files.h);
-// anything else of that name is left, with a warning (zrec/warning.h).
+// anything else of that name is left, with a warning to options.warn.
 // The temporary is locked (flock) while it is built, so a live build is never removed.
 Status build_store(const std::string& path, const CreateOptions& options, const WriterOptions& writer_options,
                    const std::function<Status(StoreWriter&)>& fill);
@@ -93,7 +98,7 @@ struct EncodedRecord {
 
 struct WriterOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of write_lane_budget() lanes for this writer
-  bool wait = false;                       // block on a held lock instead of failing with kBusy
+  io::LockWait wait = {};                  // block on a held lock instead of failing with kBusy
   int level = 0;                           // zstd level; 0: the format's (3, or 15 with a dictionary)
   // zstd frame content checksum on the records this writer appends: true/false force
   // it; nullopt (the default) keeps the store's setting: on when record 0's frame has a

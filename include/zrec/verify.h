@@ -35,6 +35,7 @@
 
 #include "zrec/codec.h"
 #include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
@@ -46,7 +47,7 @@ struct VerifyOptions {
   bool quick = false;                      // check the structure (page, table, overlaps) without reading payloads
   uint64_t max_errors = 100;               // stop after this many problems; 0: never stop early
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this call
-  bool wait = false;                       // block on a held lock instead of failing with kBusy
+  io::LockWait wait = {};                  // block on a held lock instead of failing with kBusy
   // When a writer holds the lock (and not `wait`), check its last published state
   // without the lock (as Store's OpenOptions::snapshot_if_busy): the records that state
   // holds, and nothing the writer is adding past it. VerifyReport::writer_active says so.

@@ -1,6 +1,7 @@
 // Warnings from the core: things worth saying that are not failures (a leftover
-// temporary left in place because it is not provably zrec's). The CLI routes them to
-// its logger; by default they go to stderr as "zrec: warning: ...".
+// temporary left in place because it is not provably zrec's). Where they go is a field
+// of the options of the calls that may give them (CreateOptions::warn,
+// JoinOptions::warn, save_dictionary_file's `warn`), not a process-wide setting.
 #pragma once
 
 #include <functional>
@@ -8,11 +9,8 @@
 
 namespace zrec {
 
-// Replaces where warnings go (nullptr restores the default). Not thread-safe: set it
-// once at startup.
-void set_warning_sink(std::function<void(const std::string&)> sink);
-
-// Reports one warning through the sink.
-void warn(const std::string& message);
+// Receives one warning, without a prefix or a newline. Empty: the warning goes to
+// stderr as "zrec: warning: MESSAGE".
+using WarningSink = std::function<void(const std::string& message)>;
 
 }  // namespace zrec

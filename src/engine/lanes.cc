@@ -54,23 +54,6 @@ std::thread start_background_thread(std::function<void()> fn) {
   return std::thread(std::move(fn));
 }
 
-void BackgroundTask::start(std::function<Status()> job) {
-  (void)wait();
-  thread_ = start_background_thread([this, job = std::move(job)] {
-    try {
-      status_ = job();
-    } catch (const std::exception& e) {
-      status_ = Status(StatusCode::kIoError, std::string("background task failed: ") + e.what());
-    }
-  });
-}
-
-Status BackgroundTask::wait() {
-  if (!thread_.joinable()) return Status::ok();
-  thread_.join();
-  return std::exchange(status_, Status::ok());
-}
-
 Lanes::Lanes(size_t count) : count_(std::max<size_t>(1, count)) {
   QuietSignals quiet;
   for (size_t lane = 1; lane < count_; ++lane) workers_.emplace_back([this, lane] { worker(lane); });

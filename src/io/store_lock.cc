@@ -12,17 +12,14 @@ namespace zrec::io {
 
 namespace {
 
-CancelToken g_cancel;  // set by the one thread that runs a command, before it waits
-LockWaitProbe g_probe;
-
-bool lock_wait_cancelled() {
-  if (g_cancel.flag != nullptr && g_cancel.flag->load(std::memory_order_relaxed) != 0) return true;
-  if (g_cancel.wake_fd < 0) return false;
-  pollfd p{g_cancel.wake_fd, POLLIN, 0};
+bool lock_wait_cancelled(const CancelToken& cancel) {
+  if (cancel.flag != nullptr && cancel.flag->load(std::memory_order_relaxed) != 0) return true;
+  if (cancel.wake_fd < 0) return false;
+  pollfd p{cancel.wake_fd, POLLIN, 0};
   return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
 }
 
-bool can_cancel() { return g_cancel.flag != nullptr || g_cancel.wake_fd >= 0; }
+bool can_cancel(const CancelToken& cancel) { return cancel.flag != nullptr || cancel.wake_fd >= 0; }
 
 // flock(2) with EINTR retried; 0 or errno.
 int try_flock(int fd, int op) {
@@ -36,34 +33,33 @@ int try_flock(int fd, int op) {
 // EDEADLK with *why set when the probe says the wait cannot end. Sleeps 1 ms after the
 // first refusal, doubling to 100 ms, so a lock let go is taken within 100 ms and a
 // waiter costs ~10 wake-ups a second.
-int wait_flock_cancellable(const File& meta, int op, const std::string& store_path, std::string* why) {
+int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const std::string& store_path,
+                           std::string* why) {
   const int fd = meta.fd();
+  const CancelToken& cancel = wait.cancel;
   int sleep_ms = 1;
   for (;;) {
-    if (lock_wait_cancelled()) return ECANCELED;
+    if (lock_wait_cancelled(cancel)) return ECANCELED;
     const int err = try_flock(fd, op | LOCK_NB);
     if (err != EWOULDBLOCK) return err;
-    if (g_probe && (sleep_ms == 1 || sleep_ms == 100)) {
-      *why = g_probe(meta, store_path);
+    if (wait.probe && (sleep_ms == 1 || sleep_ms == 100)) {
+      *why = wait.probe(meta, store_path);
       if (!why->empty()) return EDEADLK;
     }
-    pollfd p{g_cancel.wake_fd, POLLIN, 0};
-    (void)::poll(&p, g_cancel.wake_fd >= 0 ? 1 : 0, sleep_ms);  // EINTR: the check above sees why
+    pollfd p{cancel.wake_fd, POLLIN, 0};
+    (void)::poll(&p, cancel.wake_fd >= 0 ? 1 : 0, sleep_ms);  // EINTR: the check above sees why
     sleep_ms = std::min(sleep_ms * 2, 100);
   }
 }
 
 }  // namespace
 
-void set_lock_wait_cancel(CancelToken token) { g_cancel = token; }
-void set_lock_wait_probe(LockWaitProbe probe) { g_probe = std::move(probe); }
-
-Status lock_store(const File& meta, LockMode mode, bool wait, const std::string& store_path) {
+Status lock_store(const File& meta, LockMode mode, const LockWait& wait, const std::string& store_path) {
   const int op = mode == LockMode::kExclusive ? LOCK_EX : LOCK_SH;
   int err = try_flock(meta.fd(), op | LOCK_NB);
   std::string why;
   if (err == EWOULDBLOCK && wait)
-    err = can_cancel() ? wait_flock_cancellable(meta, op, store_path, &why) : try_flock(meta.fd(), op);
+    err = can_cancel(wait.cancel) ? wait_flock_cancellable(meta, op, wait, store_path, &why) : try_flock(meta.fd(), op);
   if (err == 0) return Status::ok();
   if (err == EDEADLK && !why.empty()) return Status(StatusCode::kBusy, why);
   if (err == ECANCELED)

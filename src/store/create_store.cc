@@ -107,7 +107,7 @@ Status create_store(const std::string& user_path, const CreateOptions& options) 
   ZREC_ASSIGN_OR_RETURN(bool free, is_free(path));
   if (!free) return store::already_exists(user_path, false);
 
-  store::remove_abandoned_build_temps(path);
+  store::remove_abandoned_build_temps(path, options.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/false));
@@ -122,7 +122,7 @@ Status build_store(const std::string& user_path, const CreateOptions& options, c
   if (::lstat(path.c_str(), &st) == 0) return store::already_exists(user_path, true);
   if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
 
-  store::remove_abandoned_build_temps(path);
+  store::remove_abandoned_build_temps(path, options.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));
   {

@@ -12,11 +12,11 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "zrec/splitmix64.h"
 #include "zrec/store.h"
 
 #include "format/layout.h"
 #include "store/sample_indices.h"
+#include "zrec_support/splitmix64.h"
 
 namespace zrec {
 
@@ -208,46 +208,40 @@ std::vector<uint64_t> store::sample_indices(uint64_t population, uint64_t count,
   return chosen;
 }
 
-Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report) {
-  TrainReport local;
-  if (report == nullptr) report = &local;
-  *report = TrainReport{};
-  const int level = options.level != 0 ? options.level : format::kZstdDictLevel;
-  if (options.dict_bytes < 256)
-    return invalid_argument("a dictionary of " + std::to_string(options.dict_bytes) +
-                            " bytes is too small to be useful (use at least 256)");
-  if (options.dict_bytes > format::kMaxRecordBytes) return invalid_argument("the dictionary size must be below 2 GiB");
+namespace {
 
-  const uint64_t population = source.count();
-  report->population = population;
-  if (population < kMinSamples)
-    return invalid_argument("the source holds " + std::to_string(population) +
-                            " records; training a dictionary needs at least " + std::to_string(kMinSamples) +
-                            " (and thousands for a useful one)");
-
-  // 1. Candidates in random order, their sizes, then the prefix that fits the budget.
+// Step 1: the candidates in random order, then the prefix whose sizes fit the sample
+// budget (each capped at max_sample_bytes); *budget_used: the bytes they will take.
+Result<std::vector<uint64_t>> pick_samples(RecordSource& source, const TrainOptions& options, uint64_t population,
+                                           uint64_t* budget_used) {
   const uint64_t max_samples = std::max<uint64_t>(options.max_samples, kMinSamples);
   std::vector<uint64_t> order = store::sample_indices(population, max_samples, options.seed);
   std::vector<uint64_t> lengths(order.size());
   ZREC_RETURN_IF_ERROR(source.lengths(order, lengths.data()));
   const uint64_t cap = std::max<uint64_t>(1, options.max_sample_bytes);
-  uint64_t budget_used = 0;
+  *budget_used = 0;
   size_t taken = 0;
   for (; taken < order.size(); ++taken) {
     const uint64_t n = std::min(lengths[taken], cap);
-    if (taken >= kMinSamples && budget_used + n > options.sample_bytes) break;
-    budget_used += n;
+    if (taken >= kMinSamples && *budget_used + n > options.sample_bytes) break;
+    *budget_used += n;
   }
   order.resize(taken);
+  return order;
+}
 
-  // 2. Read them in ID order; every kHoldoutEvery-th (in random order) is held out.
+// Step 2: reads the picked records in ID order; every kHoldoutEvery-th (in random
+// order) is held out. Fills the report's sample counts.
+Status read_samples(RecordSource& source, const std::vector<uint64_t>& order, const TrainOptions& options,
+                    uint64_t budget_used, SampleSet& train, SampleSet& heldout, TrainReport* report) {
+  const size_t taken = order.size();
   std::vector<std::pair<uint64_t, bool>> picks(taken);  // (id, held out)
   for (size_t i = 0; i < taken; ++i) picks[i] = {order[i], i % kHoldoutEvery == kHoldoutEvery - 1};
   std::sort(picks.begin(), picks.end());
   std::vector<uint64_t> ids(taken);
   for (size_t i = 0; i < taken; ++i) ids[i] = picks[i].first;
-  SampleSet train, heldout;
   train.bytes.reserve(budget_used);
+  const uint64_t cap = std::max<uint64_t>(1, options.max_sample_bytes);
   ZREC_RETURN_IF_ERROR(source.read(ids, cap, [&](size_t k, const uint8_t* bytes, size_t n) {
     SampleSet& set = picks[k].second ? heldout : train;
     set.bytes.insert(set.bytes.end(), bytes, bytes + n);
@@ -258,37 +252,32 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
   report->sample_bytes = train.bytes.size() + heldout.bytes.size();
   report->heldout_samples = heldout.sizes.size();
   report->heldout_bytes = heldout.bytes.size();
+  return Status::ok();
+}
 
-  if (train.bytes.size() < options.dict_bytes)
-    return invalid_argument("the sampled records hold " + std::to_string(report->sample_bytes) +
-                            " bytes, too few for a " + std::to_string(options.dict_bytes) +
-                            "-byte dictionary (one of at most about " +
-                            std::to_string(std::max<uint64_t>(256, report->sample_bytes / 10)) + " bytes is useful)");
-  if (report->sample_bytes < 10 * options.dict_bytes)
-    report->warnings.push_back("the samples (" + std::to_string(report->sample_bytes) +
-                               " bytes) are less than 10x the dictionary size (" + std::to_string(options.dict_bytes) +
-                               "); the dictionary may overfit: a smaller dictionary or more records help");
+struct Outcome {
+  Status status;
+  std::vector<uint8_t> dict;
+  uint64_t compressed = 0;
+};
 
-  // 3. Candidates and the two baselines, on all lanes. Results are kept per index, so
-  // the choice does not depend on which lane finished first.
-  const std::vector<Candidate> grid = candidate_grid(options.search, options.dict_bytes);
-  report->candidates = static_cast<unsigned>(grid.size());
-  struct Outcome {
-    Status status;
-    std::vector<uint8_t> dict;
-    uint64_t compressed = 0;
-  };
-  std::vector<Outcome> outcomes(grid.size());
-  uint64_t baseline_zstd = 0, baseline_nodict = 0;
-  Status baseline_status;
-  const std::shared_ptr<Lanes> lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(write_lane_budget());
-  Lanes& pool = *lanes;
-  Status s = pool.run(grid.size() + 2, [&](size_t, size_t task) -> Status {
+struct Baselines {
+  uint64_t zstd = 0;    // held-out bytes with zstd at its default level
+  uint64_t nodict = 0;  // ... at the target level, without a dictionary
+};
+
+// Step 3: every candidate of the grid, trained and scored at the search level, and the
+// two baselines, on all lanes. Results are kept per index, so the choice does not
+// depend on which lane finished first.
+Status search_candidates(const std::vector<Candidate>& grid, const SampleSet& train, const SampleSet& heldout,
+                         int level, Lanes& pool, std::vector<Outcome>& outcomes, Baselines& baselines) {
+  outcomes.assign(grid.size(), Outcome{});
+  return pool.run(grid.size() + 2, [&](size_t, size_t task) -> Status {
     if (task == grid.size() || task == grid.size() + 1) {
       const int baseline_level = task == grid.size() ? format::kZstdLevel : level;
       auto r = compressed_total(heldout, baseline_level, nullptr);
       if (!r.is_ok()) return r.status();
-      (task == grid.size() ? baseline_zstd : baseline_nodict) = r.value();
+      (task == grid.size() ? baselines.zstd : baselines.nodict) = r.value();
       return Status::ok();
     }
     Outcome& out = outcomes[task];
@@ -325,11 +314,15 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
     out.compressed = total.value();
     return Status::ok();
   });
-  ZREC_RETURN_IF_ERROR(s);
+}
 
-  // Finalists: the best candidate (at the search level) of each dictionary size, in
-  // grid order. Each is finalized for the target level and scored there, since the
-  // fast search level can misjudge between sizes.
+// Step 4: the finalists, the best candidate (at the search level) of each dictionary
+// size, in grid order. Each is finalized for the target level and scored there, since
+// the fast search level can misjudge between sizes; the best is returned, its index in
+// *best and its held-out bytes in report->heldout_dict.
+Result<std::vector<uint8_t>> pick_finalist(const std::vector<Candidate>& grid, std::vector<Outcome>& outcomes,
+                                           const SampleSet& train, const SampleSet& heldout, int level, size_t* best,
+                                           TrainReport* report) {
   std::vector<size_t> finalists;
   for (size_t i = 0; i < grid.size(); ++i) {
     if (!outcomes[i].status.is_ok()) continue;
@@ -344,7 +337,7 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
                                                  "for a dictionary (" + std::to_string(report->samples) + " samples, " +
                                                  std::to_string(report->sample_bytes) + " bytes)");
 
-  size_t best = grid.size();
+  *best = grid.size();
   std::vector<uint8_t> dict;
   for (size_t f : finalists) {
     // The candidate's content, finalized for the target level: its entropy tables come
@@ -367,21 +360,71 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
       candidate.resize(r);
     }
     ZREC_ASSIGN_OR_RETURN(const uint64_t compressed, compressed_with(heldout, candidate, level));
-    if (best == grid.size() || compressed < report->heldout_dict) {
-      best = f;
+    if (*best == grid.size() || compressed < report->heldout_dict) {
+      *best = f;
       report->heldout_dict = compressed;
       dict = std::move(candidate);
     }
   }
+  return dict;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report) {
+  TrainReport local;
+  if (report == nullptr) report = &local;
+  *report = TrainReport{};
+  const int level = options.level != 0 ? options.level : format::kZstdDictLevel;
+  if (options.dict_bytes < 256)
+    return invalid_argument("a dictionary of " + std::to_string(options.dict_bytes) +
+                            " bytes is too small to be useful (use at least 256)");
+  if (options.dict_bytes > format::kMaxRecordBytes) return invalid_argument("the dictionary size must be below 2 GiB");
+
+  const uint64_t population = source.count();
+  report->population = population;
+  if (population < kMinSamples)
+    return invalid_argument("the source holds " + std::to_string(population) +
+                            " records; training a dictionary needs at least " + std::to_string(kMinSamples) +
+                            " (and thousands for a useful one)");
+
+  // 1. Candidates in random order, their sizes, then the prefix that fits the budget.
+  uint64_t budget_used = 0;
+  ZREC_ASSIGN_OR_RETURN(const std::vector<uint64_t> order, pick_samples(source, options, population, &budget_used));
+
+  // 2. Read them in ID order; every kHoldoutEvery-th (in random order) is held out.
+  SampleSet train, heldout;
+  ZREC_RETURN_IF_ERROR(read_samples(source, order, options, budget_used, train, heldout, report));
+  if (train.bytes.size() < options.dict_bytes)
+    return invalid_argument("the sampled records hold " + std::to_string(report->sample_bytes) +
+                            " bytes, too few for a " + std::to_string(options.dict_bytes) +
+                            "-byte dictionary (one of at most about " +
+                            std::to_string(std::max<uint64_t>(256, report->sample_bytes / 10)) + " bytes is useful)");
+  if (report->sample_bytes < 10 * options.dict_bytes)
+    report->warnings.push_back("the samples (" + std::to_string(report->sample_bytes) +
+                               " bytes) are less than 10x the dictionary size (" + std::to_string(options.dict_bytes) +
+                               "); the dictionary may overfit: a smaller dictionary or more records help");
+
+  // 3. Candidates and the two baselines, on all lanes.
+  const std::vector<Candidate> grid = candidate_grid(options.search, options.dict_bytes);
+  report->candidates = static_cast<unsigned>(grid.size());
+  std::vector<Outcome> outcomes;
+  Baselines baselines;
+  const std::shared_ptr<Lanes> lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(write_lane_budget());
+  ZREC_RETURN_IF_ERROR(search_candidates(grid, train, heldout, level, *lanes, outcomes, baselines));
+
+  // 4. The finalists, each finalized and scored at the target level.
+  size_t best = grid.size();
+  ZREC_ASSIGN_OR_RETURN(std::vector<uint8_t> dict, pick_finalist(grid, outcomes, train, heldout, level, &best, report));
 
   report->k = grid[best].k;
   report->d = grid[best].d;
-  report->heldout_zstd = baseline_zstd;
-  report->heldout_nodict = baseline_nodict;
+  report->heldout_zstd = baselines.zstd;
+  report->heldout_nodict = baselines.nodict;
   report->dict_id = ZDICT_getDictID(dict.data(), dict.size());
-  if (baseline_nodict > 0 &&
-      static_cast<double>(report->heldout_dict) > (1.0 - kMinUsefulGain) * static_cast<double>(baseline_nodict)) {
-    const double gain = 100.0 * (1.0 - static_cast<double>(report->heldout_dict) / baseline_nodict);
+  if (baselines.nodict > 0 &&
+      static_cast<double>(report->heldout_dict) > (1.0 - kMinUsefulGain) * static_cast<double>(baselines.nodict)) {
+    const double gain = 100.0 * (1.0 - static_cast<double>(report->heldout_dict) / baselines.nodict);
     char text[64];
     std::snprintf(text, sizeof text, "%.1f%%", gain);
     report->warnings.push_back(std::string("the dictionary saves only ") + text +

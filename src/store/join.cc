@@ -22,7 +22,6 @@
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
-#include "zrec/memory.h"
 #include "zrec/warning.h"
 
 #include "format/record_loc.h"
@@ -35,6 +34,7 @@
 #include "store/join_plan_file.h"
 #include "store/temp_files.h"
 #include "store/temp_sibling.h"
+#include "zrec_support/memory.h"
 
 namespace zrec {
 namespace {
@@ -402,7 +402,7 @@ struct OpenTemp {
   bool marked = false;  // the marker is still there
 };
 
-Result<OpenTemp> open_temp(const LoadedPlan& plan, io::LockMode mode, bool wait) {
+Result<OpenTemp> open_temp(const LoadedPlan& plan, io::LockMode mode, const io::LockWait& wait) {
   OpenTemp t;
   t.dest.dir = plan.file.temp;
   ZREC_ASSIGN_OR_RETURN(t.dest.meta, io::File::open(join_path(plan.file.temp, kMetaFile), O_RDWR | O_NOFOLLOW));
@@ -521,7 +521,7 @@ bool named_by_live_plan(const std::string& dir) {
 // provably are zrec's, as create removes its own (store/temp_files.h): placement markers
 // are the join's files too, and a temporary that a live plan names, or whose meta.zr a
 // step holds locked, is in use.
-void remove_abandoned_join_temps(const std::string& dest) {
+void remove_abandoned_join_temps(const std::string& dest, const WarningSink& warn) {
   store::TempStoreRules rules;
   rules.extra_file = [](const std::string& name) { return is_join_file(name); };
   rules.in_use = [](const std::string& dir) {
@@ -529,7 +529,8 @@ void remove_abandoned_join_temps(const std::string& dest) {
     if (meta.is_ok() && io::retry_eintr([&] { return ::flock(meta->fd(), LOCK_EX | LOCK_NB); }) != 0) return true;
     return named_by_live_plan(dir);
   };
-  store::remove_abandoned_temp_stores(store::parent_of(dest), store::temp_prefix(dest, store::TempKind::kJoin), rules);
+  store::remove_abandoned_temp_stores(store::parent_of(dest), store::temp_prefix(dest, store::TempKind::kJoin), warn,
+                                      rules);
 }
 
 }  // namespace
@@ -548,7 +549,7 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   const std::string path = store::strip_trailing_slashes(user_path);
   if (exists(path)) return store::already_exists(user_path, true);
   if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
-  store::remove_abandoned_build_temps(path);
+  store::remove_abandoned_build_temps(path, options.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   std::vector<bool> linked;
   FirstPartSizes restore(options.link_first ? &first : nullptr, linked);
@@ -638,7 +639,7 @@ Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const
                           return shapes;
                         }()));
   file.id = random_id();
-  remove_abandoned_join_temps(file.dest);
+  remove_abandoned_join_temps(file.dest, options.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(file.dest, store::TempKind::kJoin));
   file.temp = tmp->path();
   {
@@ -656,8 +657,8 @@ Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const
   ZREC_RETURN_IF_ERROR(dest.meta.sync());
   ZREC_RETURN_IF_ERROR(io::sync_directory(tmp->path()));
   // No half-written plan is ever at that name; one that appeared meanwhile is kAlreadyExists.
-  const Status written =
-      store::write_file_whole(plan, encode_join_plan(file), store::kJoinPlanMagic, "zrec join plan", false);
+  const Status written = store::write_file_whole(plan, encode_join_plan(file), store::kJoinPlanMagic, "zrec join plan",
+                                                 false, options.warn);
   // Once the plan is at its name (only its directory's fsync failed), it names the
   // temporary, which stays for the steps.
   bool named = written.is_ok();
@@ -781,7 +782,7 @@ struct ConsumedStore::Impl {
 
 ConsumedStore::~ConsumedStore() = default;
 
-Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& user_path, bool wait) {
+Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& user_path, const io::LockWait& wait) {
   std::unique_ptr<ConsumedStore> c(new ConsumedStore());
   c->impl_ = std::make_unique<Impl>();
   Impl& m = *c->impl_;
@@ -814,7 +815,7 @@ Status ConsumedStore::remove() {
   return io::sync_directory(store::parent_of(path));
 }
 
-Status remove_store(const std::string& path, bool wait) {
+Status remove_store(const std::string& path, const io::LockWait& wait) {
   ZREC_ASSIGN_OR_RETURN(auto consumed, ConsumedStore::lock(path, wait));
   return consumed->remove();
 }

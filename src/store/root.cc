@@ -73,7 +73,7 @@ Status not_a_regular_file(const std::string& path) {
 }
 
 // The lock of a root, in messages: "root 'ds/'" where the store lock says "store '...'".
-Status lock_marker(const io::File& marker, bool wait, const std::string& root) {
+Status lock_marker(const io::File& marker, const io::LockWait& wait, const std::string& root) {
   Status s = io::lock_store(marker, io::LockMode::kExclusive, wait, root);
   if (s.is_ok()) return s;
   if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "' is locked"))
@@ -204,7 +204,7 @@ RootWriter::RootWriter(std::string root, io::File marker, RootState state)
 
 RootWriter::~RootWriter() = default;
 
-Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, bool wait) {
+Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, const io::LockWait& wait) {
   const std::string path = marker_path(root);
   for (int tries = 0; tries < kMaxReopens; ++tries) {
     const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW); });

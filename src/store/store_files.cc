@@ -75,7 +75,8 @@ Status read_page(StoreFiles& s, format::PageBytes& page_bytes) {
 
 }  // namespace
 
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait, bool snapshot_if_busy) {
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
+                                    bool snapshot_if_busy) {
   StoreFiles s;
   s.path = path;
   struct stat st;

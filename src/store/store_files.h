@@ -41,7 +41,7 @@ struct StoreFiles {
 // rewrites the page in place, so the page is read until two consecutive copies agree
 // (a few tries, a few ms apart; kBusy if it keeps changing) and everything it publishes
 // (table entries below its length, data below its tails) stays valid.
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, bool wait,
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
                                     bool snapshot_if_busy = false);
 
 // The store's zstd checksum setting (see CreateOptions::checksum): for a store with

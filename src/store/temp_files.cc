@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "zrec/file.h"
-#include "zrec/warning.h"
 
 #include "format/layout.h"
 #include "store/store_files.h"
 #include "store/temp_sibling.h"
+#include "store/warn.h"
 
 namespace zrec::store {
 namespace {
@@ -110,6 +110,7 @@ Warning leave(const std::string& path, const std::string& why) {
 // Warnings are given after the lock is let go: writing one may block on a full stderr
 // pipe, and a build that has just made that temporary waits for its lock.
 void for_each_unlocked(const std::string& parent, const std::string& prefix, int flags, const char* opened_as,
+                       const WarningSink& sink,
                        const std::function<Warning(const std::string& path, const io::File& f)>& handle) {
   for (const auto& name : candidates(parent, prefix)) {
     const std::string p = join_path(parent, name);
@@ -123,7 +124,7 @@ void for_each_unlocked(const std::string& parent, const std::string& prefix, int
         said = handle(p, *f);
       }
     }
-    if (said) warn(*said);
+    if (said) warn(sink, *said);
   }
 }
 
@@ -173,33 +174,28 @@ Warning remove_if_abandoned_file(const std::string& p, const io::File& f, std::s
 
 }  // namespace
 
-void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix, const TempStoreRules& rules) {
+void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix, const WarningSink& warn,
+                                  const TempStoreRules& rules) {
   // A live build holds the lock from before it writes the marker until its rename.
   for_each_unlocked(
-      parent, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "a directory",
+      parent, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "a directory", warn,
       [&](const std::string& p, const io::File& dir) { return remove_if_abandoned_store(p, dir, rules); });
 }
 
-void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix) {
-  remove_abandoned_temp_files(parent, prefix,
-                              std::string_view(reinterpret_cast<const char*>(kDictMagic), sizeof kDictMagic),
-                              "zstd dictionary");
-}
-
 void remove_abandoned_temp_files(const std::string& parent, const std::string& prefix, std::string_view magic,
-                                 const char* what) {
+                                 const char* what, const WarningSink& warn) {
   // A live writer (train-dict, plan_join) holds the lock from before it writes its first byte.
   for_each_unlocked(
-      parent, prefix, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, "a file",
+      parent, prefix, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, "a file", warn,
       [&](const std::string& p, const io::File& f) { return remove_if_abandoned_file(p, f, magic, what); });
 }
 
 Status write_file_whole(const std::string& path, std::string_view bytes, std::string_view magic, const char* what,
-                        bool replace) {
+                        bool replace, const WarningSink& warn) {
   const std::filesystem::path target(path);
   const std::string parent = target.has_parent_path() ? target.parent_path().string() : ".";
   const std::string prefix = target.filename().string().substr(0, NAME_MAX - 11) + ".tmp-";
-  remove_abandoned_temp_files(parent, prefix, magic, what);
+  remove_abandoned_temp_files(parent, prefix, magic, what, warn);
   std::string tmpl = join_path(parent, prefix + "XXXXXX");
   const int fd = io::make_temp_file(tmpl);
   if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);

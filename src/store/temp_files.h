@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "zrec/status.h"
+#include "zrec/warning.h"
 
 namespace zrec::store {
 
@@ -24,7 +25,7 @@ inline constexpr unsigned char kDictMagic[4] = {0x37, 0xA4, 0x30, 0xEC};
 // files (meta.zr, data_N.zr, dict.zr) besides. An empty directory of this user without
 // the marker (a build killed between mkdtemp and its marker) is removed once it is over a
 // minute old, since a starting build looks the same. Anything else of that name is left
-// in place, with a warning (zrec/warning.h) saying why.
+// in place, with a warning to `warn` (zrec/warning.h) saying why.
 //
 // `rules` widen this for temporaries that outlive their builder's lock (a join's, which
 // steps in other processes fill: zrec/join.h): `extra_file` names more files such a
@@ -33,19 +34,16 @@ struct TempStoreRules {
   std::function<bool(const std::string& name)> extra_file;
   std::function<bool(const std::string& dir)> in_use;
 };
-void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix,
+void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix, const WarningSink& warn,
                                   const TempStoreRules& rules = {});
 
 // Removes, in `parent`, every file named `prefix` + 6 characters that provably is an
-// abandoned zrec dictionary temporary: a regular file with one link, this user's,
-// unlocked, starting with the zstd dictionary magic (or empty and over a minute old: a
-// train-dict killed before its first byte). Anything else is left, with a warning.
-void remove_abandoned_temp_dicts(const std::string& parent, const std::string& prefix);
-
-// The same for temporary files that start with `magic`, which the warnings call `what`
-// (a join plan's, written under a temporary name before its rename: zrec/join.h).
+// abandoned zrec temporary file: a regular file with one link, this user's, unlocked,
+// starting with `magic` (or empty and over a minute old: a writer killed before its
+// first byte), which the warnings call `what` (a dictionary's, a join plan's: written
+// under a temporary name before its rename). Anything else is left, with a warning.
 void remove_abandoned_temp_files(const std::string& parent, const std::string& prefix, std::string_view magic,
-                                 const char* what);
+                                 const char* what, const WarningSink& warn);
 
 // Writes `bytes` to `path` whole or not at all: into "NAME.tmp-XXXXXX" next to it (NAME
 // cut to fit NAME_MAX; abandoned ones, which start with `magic`, are removed first,
@@ -55,6 +53,6 @@ void remove_abandoned_temp_files(const std::string& parent, const std::string& p
 // `path` was written: sync_parent). On any earlier failure nothing is left at either
 // name. `bytes` must start with `magic`.
 Status write_file_whole(const std::string& path, std::string_view bytes, std::string_view magic, const char* what,
-                        bool replace);
+                        bool replace, const WarningSink& warn);
 
 }  // namespace zrec::store

@@ -107,8 +107,8 @@ Status TempSibling::rename_to(const std::string& path, const std::string& user_p
   return Status::ok();
 }
 
-void remove_abandoned_build_temps(const std::string& path) {
-  remove_abandoned_temp_stores(parent_of(path), temp_prefix(path, TempKind::kBuild));
+void remove_abandoned_build_temps(const std::string& path, const WarningSink& warn) {
+  remove_abandoned_temp_stores(parent_of(path), temp_prefix(path, TempKind::kBuild), warn);
 }
 
 Status sync_parent(const std::string& path, const std::string& user_path) {

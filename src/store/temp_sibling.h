@@ -9,6 +9,7 @@
 
 #include "zrec/file.h"
 #include "zrec/status.h"
+#include "zrec/warning.h"
 
 namespace zrec::store {
 
@@ -61,8 +62,8 @@ Status rename_no_replace(const std::string& from, const std::string& path, const
 Status already_exists(const std::string& user_path, bool strict);
 
 // Removes the build temporaries of `path` that a killed build left behind, where they
-// provably are zrec's (store/temp_files.h).
-void remove_abandoned_build_temps(const std::string& path);
+// provably are zrec's (store/temp_files.h); what is left is said to `warn`.
+void remove_abandoned_build_temps(const std::string& path, const WarningSink& warn);
 
 // The store is in place; only the fsync of its parent directory is left. A failure
 // there is reported as what it is: the store exists, but its name may not survive a

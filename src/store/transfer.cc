@@ -7,9 +7,8 @@
 #include <cstring>
 #include <numeric>
 
-#include "zrec/memory.h"
-
 #include "format/endian.h"
+#include "zrec_support/memory.h"
 
 namespace zrec {
 

@@ -1,26 +1,16 @@
-// The core's warning sink (zrec/warning.h).
-#include "zrec/warning.h"
-
+// Warnings to the caller's sink (store/warn.h).
 #include <cstdio>
 
-namespace zrec {
-namespace {
+#include "store/warn.h"
 
-std::function<void(const std::string&)>& sink() {
-  static std::function<void(const std::string&)> s;
-  return s;
-}
+namespace zrec::store {
 
-}  // namespace
-
-void set_warning_sink(std::function<void(const std::string&)> s) { sink() = std::move(s); }
-
-void warn(const std::string& message) {
-  if (sink()) {
-    sink()(message);
+void warn(const WarningSink& sink, const std::string& message) {
+  if (sink) {
+    sink(message);
     return;
   }
   std::fprintf(stderr, "zrec: warning: %s\n", message.c_str());
 }
 
-}  // namespace zrec
+}  // namespace zrec::store

@@ -98,24 +98,25 @@ def expect(cond, msg):
         raise AssertionError(msg)
 
 
-def run_zrec(args, stdin=None, timeout=300, cwd=None, prefix=()):
+def run_zrec(args, stdin=None, timeout=300, cwd=None, prefix=(), env=None):
     """Runs [*prefix, ZREC, *args]; returns (exit status, stdout bytes, stderr text)."""
     p = subprocess.run(list(prefix) + [ZREC] + list(args), input=stdin, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=timeout, cwd=cwd)
+                       stderr=subprocess.PIPE, timeout=timeout, cwd=cwd, env=env)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
-def must(args, stdin=None, timeout=300, cwd=None):
-    """run_zrec that must exit 0; returns (stdout bytes, stderr text)."""
-    rc, out, err = run_zrec(args, stdin, timeout=timeout, cwd=cwd)
+def must(args, stdin=None, timeout=300, cwd=None, env=None):
+    """run_zrec that must exit 0; returns (stdout bytes, stderr text). The one `must` of
+    the Python tests: a script that wants stdout only takes must_out."""
+    rc, out, err = run_zrec(args, stdin, timeout=timeout, cwd=cwd, env=env)
     if rc != 0:
         raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
     return out, err
 
 
-def must_out(args, stdin=None, timeout=300, cwd=None):
+def must_out(args, stdin=None, timeout=300, cwd=None, env=None):
     """must, returning stdout only."""
-    return must(args, stdin, timeout=timeout, cwd=cwd)[0]
+    return must(args, stdin, timeout=timeout, cwd=cwd, env=env)[0]
 
 
 def fails(args, rc_want=1, says=(), stdin=None):

@@ -77,7 +77,7 @@ check "records follow list order" cmp -s <("$zrec" cat --format raw l) \
   <(cat tree/a/f3 tree/a/one.txt "tree/with space/crlf.json" tree/a/f1 tree/a/f2 tree/a/f3 tree/a/one.txt "tree/with space/crlf.json")
 check "a CRLF file is stored byte for byte" cmp -s <("$zrec" cat --format raw l 2) "tree/with space/crlf.json"
 
-# --- the list rule (cli/file_list.h): CRLF, blank lines, NUL lists, bad lists ------
+# --- the list rule (zrec_support/file_list.h): CRLF, blank lines, NUL lists, bad lists ------
 new_store crlf
 printf 'tree/a/f3\r\n\r\n\ntree/a/one.txt\r\ntree/with space/crlf.json' >list-crlf.txt
 check "a CRLF list with blank lines names the same files" "$zrec" -q append-files --files-from list-crlf.txt crlf

@@ -248,7 +248,8 @@ def create_options_and_existing_stores(tmp):
     assert info(s)["codec"] == "zstd_dict"
     expect_dense(s, a, "zstd_dict")
     fails(["append-h5", "--create", "--codec", "raw", "--checksum", os.path.join(tmp, "x"), h5, "a"], rc_want=2,
-          says=["zrec append-h5: --checksum sets zstd frame checksums; a raw store has none\n"])
+          says=["zrec append-h5: --checksum sets zstd frame checksums; a raw store has none (use --codec zstd, "
+                "or keep per-record digests with 'zrec digest --per-record')\n"])
     fails(["append-h5", "--codec", "raw", os.path.join(tmp, "x"), h5, "a"], rc_want=2,
           says=["zrec append-h5: --codec requires --create\n"])
     assert not os.path.exists(os.path.join(tmp, "x"))

@@ -27,9 +27,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_compress_tools: set ZREC to the zrec binary (got %r)" % ZREC)
+import cli_helpers  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import must  # noqa: E402
+
+ZREC = cli_helpers.require_zrec("test_compress_tools")
 
 CODECS = ["raw", "zstd", "zstd_dict"]
 
@@ -37,13 +38,6 @@ CODECS = ["raw", "zstd", "zstd_dict"]
 def run(args, timeout=120):
     p = subprocess.run([ZREC] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args):
-    rc, out, err = run(args)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out, err
 
 
 def digest(store):
@@ -275,7 +269,7 @@ def test_train_dict(root):
     if rd(d1) != rd(d2):
         raise AssertionError("a Dense .npy source gave another dictionary than the store built from it")
     # The same list as CRLF with blank lines, and NUL-separated (-0): the same dictionary
-    # (cli/file_list.h, the rule append-files' lists follow too).
+    # (zrec_support/file_list.h, the rule append-files' lists follow too).
     npy = os.path.join(root, "dense.npy").encode()
     open(os.path.join(root, "list-crlf.txt"), "wb").write(b"\r\n" + npy + b"\r\n\r\n")
     open(os.path.join(root, "list0"), "wb").write(b"\0" + npy + b"\0")

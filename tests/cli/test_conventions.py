@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402
 import cli_helpers  # noqa: E402
-from cli_helpers import expect, full_pipe, npy_bytes, wait_blocked_in_pipe_write  # noqa: E402
+from cli_helpers import expect, full_pipe, must, npy_bytes, wait_blocked_in_pipe_write  # noqa: E402
 
 ZREC = cli_helpers.require_zrec("test_conventions")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,12 +43,6 @@ FIGURES = []
 def zrec(args, stdin=None, timeout=120, cwd=None):
     p = subprocess.run([ZREC] + list(args), input=stdin, capture_output=True, timeout=timeout, cwd=cwd)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None, cwd=None):
-    rc, out, err = zrec(args, stdin, cwd=cwd)
-    expect(rc == 0, "zrec %s: rc %d: %s" % (" ".join(args), rc, err.strip()))
-    return out, err
 
 
 def refused(args, rc_want, message, stdin=None, cwd=None):
@@ -91,6 +85,7 @@ def tree(store):
 
 
 # --- concat: SRC... DST ------------------------------------------------------------------
+
 
 def two_parts(d):
     a, b = os.path.join(d, "a"), os.path.join(d, "b")
@@ -144,6 +139,7 @@ def concat_ambiguous_orders_read_the_new_way(d):
 
 
 # --- --level on every command that encodes ----------------------------------------------
+
 
 def append_at_level(d, command, level):
     """Appends text_records() with `command` at `level`; returns the store."""
@@ -247,6 +243,7 @@ def level_outside_zstd_range_is_a_usage_error(d):
 
 
 # --- same word, same meaning ------------------------------------------------------------
+
 
 def batch_npy(d):
     x = np.arange(12, dtype="<i4").reshape(3, 4)
@@ -376,6 +373,7 @@ def output_files_are_not_overwritten_without_force(d):
 
 # --- signals: an inherited "ignore" does not make a command deaf ------------------------
 
+
 def ignore_interrupts():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -428,6 +426,7 @@ def signals_stop_commands_started_with_them_ignored(d):
 
 
 # --- cat to a terminal ------------------------------------------------------------------
+
 
 def on_terminal(cmd):
     p = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True, stdin=subprocess.DEVNULL, timeout=60)

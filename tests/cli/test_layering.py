@@ -6,6 +6,10 @@
 - A public header (include/zrec/*.h) includes only other public headers and the
   standard library: no quoted include outside include/zrec, none under src/.
 - include/ holds no benchmark API (bench/include/zrec_bench.h is the benchmark's).
+- The public headers hold no process-wide setter: no free function named set_* and no
+  extern variable (how a call waits, cancels or warns rides in its options).
+- support/ (the tools' uninstalled helpers) reaches the core through include/zrec only,
+  never the CLI; the core uses only its header-only parts (no support/*.cc behind them).
 - The CLI's floors (apps/cli/): formats/ (pure byte formats) includes only formats/ and
   the public API, never import/, report/ or the commands; no command (cmd_*.cc)
   includes another command.
@@ -89,6 +93,40 @@ def main():
                 problems.append("%s:%d includes \"%s\": the public API does not depend on the benchmark"
                                 % (rel(path), number, target))
 
+    # 3a. No process-wide setter in the installed headers.
+    setter = re.compile(r'^\s*(?:inline\s+|static\s+)?[\w:<>,\s\*&]*?\b(set_\w+)\s*\(')
+    for path in public:
+        depth = 0  # of class/struct bodies: a member set_x() configures one object, not the process
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                code = line.split("//")[0]
+                if re.match(r'^\s*(class|struct)\s+\w+[^;]*$', code) and "{" in code:
+                    depth += 1
+                elif re.match(r'^\s*};', code) and depth > 0:
+                    depth -= 1
+                m = setter.match(code)
+                if m and depth == 0 and not code.startswith((" ", "\t")):
+                    problems.append("%s:%d declares %s(), a process-wide setter: make it a field of the options "
+                                    "it affects" % (rel(path), number, m.group(1)))
+                if re.match(r'^\s*extern\s+(?!"C")', code):
+                    problems.append("%s:%d declares an extern variable, process-wide state in the public API"
+                                    % (rel(path), number))
+
+    # 3a'. support/: on top of the core, below the tools.
+    support_files = list(sources("support"))
+    header_only = {rel(p)[len("support/include/"):] for p in support_files if p.endswith(".h")} - {
+        "zrec_support/" + os.path.splitext(os.path.basename(p))[0] + ".h" for p in support_files if p.endswith(".cc")}
+    for path in support_files:
+        for number, kind, target in includes(path):
+            if reaches_in(target) or target.startswith("cli/"):
+                problems.append("%s:%d includes \"%s\": support/ sees the core through include/zrec only, and "
+                                "nothing of the CLI" % (rel(path), number, target))
+    for path in sources("src"):
+        for number, kind, target in includes(path):
+            if target.startswith("zrec_support/") and target not in header_only:
+                problems.append("%s:%d includes \"%s\": the core may use only support/'s header-only parts "
+                                "(it is installed without support/)" % (rel(path), number, target))
+
     # 3b. The CLI's floors.
     cli = os.path.join(ROOT, "apps", "cli")
     for path in sources(os.path.join("apps", "cli", "formats")):
@@ -139,8 +177,9 @@ def main():
         problems += [p for p in pool.map(lambda path: compile_alone(path, scratch), public) if p]
 
     print("figure: layering: %d files under apps/ and bench/include/ (%d in apps/cli's floors), "
-          "%d public headers (each compiled alone with %s), internal dirs %s"
-          % (len(outer), cli_files, len(public), os.path.basename(cxx), ",".join(internal)))
+          "%d public headers (each compiled alone with %s, none with a process-wide setter), %d in support/, "
+          "internal dirs %s"
+          % (len(outer), cli_files, len(public), os.path.basename(cxx), len(support_files), ",".join(internal)))
     if problems:
         for p in problems:
             print("FAIL: " + p, file=sys.stderr)

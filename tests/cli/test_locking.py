@@ -23,9 +23,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 
-ZREC = os.environ.get("ZREC")
-if not ZREC or not os.access(ZREC, os.X_OK):
-    sys.exit("test_locking: set ZREC to the zrec binary (got %r)" % ZREC)
+import cli_helpers  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import must_out as must  # noqa: E402
+
+ZREC = cli_helpers.require_zrec("test_locking")
 
 LOCKED = "locked by another process"
 WIDTH = 16  # Dense |u1 (16,)
@@ -49,13 +50,6 @@ def run(args, stdin=None, timeout=60):
     p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None):
-    rc, out, err = run(args, stdin)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
 
 
 def check_locked_error(cmd, rc, err, what):

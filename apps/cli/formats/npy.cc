@@ -18,9 +18,43 @@
 #include <string_view>
 #include <utility>
 
+#include "zrec/limits.h"
 #include "zrec/schema.h"
 
 namespace zrec::cli {
+
+std::string shape_to_string(const std::vector<uint64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+Status check_npy_array(const NpyHeader& h, const std::string& where) {
+  if (h.fortran_order && h.shape.size() > 1)
+    return invalid_argument(where + ": Fortran-order arrays are not supported; save np.ascontiguousarray(a) instead");
+  if (h.element_count == 0)
+    return invalid_argument(where + ": array of shape " + shape_to_string(h.shape) +
+                            " has no elements (records must be nonempty)");
+  return Status::ok();
+}
+
+Result<NpyRecords> npy_records(const NpyHeader& h, bool ragged, bool split_axis0, const std::string& where) {
+  const bool axis0_indexes = !ragged || split_axis0;
+  if (axis0_indexes && h.shape.empty()) return invalid_argument(where + ": a 0-d array has no axis 0 to split");
+  NpyRecords r;
+  r.records = axis0_indexes ? h.shape[0] : 1;
+  r.item.assign(h.shape.begin() + (axis0_indexes ? 1 : 0), h.shape.end());
+  r.record_bytes = r.records == 0 ? 0 : h.data_bytes / r.records;
+  const uint64_t dims_bytes = ragged ? 8 * r.item.size() : 0;
+  if (dims_bytes + r.record_bytes > kMaxRecordBytes)
+    return invalid_argument(where + ": a record of shape " + shape_to_string(r.item) +
+                            " is 2 GiB or larger (the format's limit)");
+  return r;
+}
 namespace {
 
 constexpr std::string_view kMagic = "\x93NUMPY";

@@ -38,6 +38,29 @@ Result<std::optional<NpyHeader>> read_npy_header(io::InputStream& in);
 // Exposed for unit tests and fuzzing. `where` prefixes error messages.
 Result<NpyHeader> parse_npy_header_dict(std::string_view dict_text, const std::string& where);
 
+// "(3, 224, 224)" / "(5,)" / "()": Python tuple spelling of a shape.
+std::string shape_to_string(const std::vector<uint64_t>& shape);
+
+// How an array becomes records, one rule for every command that reads .npy arrays as
+// records (append-npy, train-dict). Errors are kInvalidArgument "WHERE: RULE".
+//
+// check_npy_array: the array may hold records at all: not Fortran-order with more than
+// one dimension, and at least one element (an input with nothing in it is almost
+// always a bug upstream worth stopping for).
+Status check_npy_array(const NpyHeader& h, const std::string& where);
+
+struct NpyRecords {
+  uint64_t records = 0;       // how many records the array holds
+  uint64_t record_bytes = 0;  // the payload of each (without a Ragged record's dims)
+  // Dense: the item shape (the array's shape without axis 0). Ragged: every record's dims.
+  std::vector<uint64_t> item;
+};
+
+// npy_records: axis 0 indexes records for a Dense store and, with `split_axis0`, for a
+// Ragged one; otherwise the whole array is one Ragged record. A record, with a Ragged
+// record's 8-byte dims, holds at most kMaxRecordBytes (zrec/limits.h).
+Result<NpyRecords> npy_records(const NpyHeader& h, bool ragged, bool split_axis0, const std::string& where);
+
 // The exact header bytes numpy.save writes for an array of this dtype and shape, C
 // order: magic, version 1.0 (2.0 if the dict needs more than 65535 bytes), dict with
 // keys descr/fortran_order/shape in that order, padded with spaces and a final '\n'

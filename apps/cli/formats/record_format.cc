@@ -22,6 +22,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/formats/json_string.h"
+
 namespace zrec::cli {
 namespace {
 
@@ -141,55 +143,13 @@ std::vector<uint32_t> load_chars(const DType& dtype, const uint8_t* p) {
   return chars;
 }
 
-void append_utf8(std::string& out, uint32_t c) {
-  if (c < 0x80) {
-    out += char(c);
-  } else if (c < 0x800) {
-    out += char(0xc0 | (c >> 6));
-    out += char(0x80 | (c & 0x3f));
-  } else if (c < 0x10000) {
-    out += char(0xe0 | (c >> 12));
-    out += char(0x80 | ((c >> 6) & 0x3f));
-    out += char(0x80 | (c & 0x3f));
-  } else {
-    out += char(0xf0 | (c >> 18));
-    out += char(0x80 | ((c >> 12) & 0x3f));
-    out += char(0x80 | ((c >> 6) & 0x3f));
-    out += char(0x80 | (c & 0x3f));
-  }
-}
-
 // A JSON string. Bytes (S) are read as latin-1, so those >= 0x80 become \u00XX;
 // text (U) is written as UTF-8.
-void append_json_string(std::string& out, const std::vector<uint32_t>& chars, bool bytes) {
+void append_json_chars(std::string& out, const std::vector<uint32_t>& chars, bool bytes) {
   out += '"';
   for (uint32_t c : chars) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || (bytes && c >= 0x80)) fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-        else append_utf8(out, c);
-    }
+    if (bytes && c >= 0x80) fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+    else append_json_char(out, c);
   }
   out += '"';
 }
@@ -387,10 +347,10 @@ void append_json_element(std::string& out, const DType& dtype, const uint8_t* p)
       out += ']';
       break;
     case DTypeKind::kBytes:
-      append_json_string(out, load_chars(dtype, p), true);
+      append_json_chars(out, load_chars(dtype, p), true);
       break;
     case DTypeKind::kUnicode:
-      append_json_string(out, load_chars(dtype, p), false);
+      append_json_chars(out, load_chars(dtype, p), false);
       break;
     case DTypeKind::kVoid:
       out += '"';

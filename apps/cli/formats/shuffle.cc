@@ -3,7 +3,7 @@
 
 #include <bit>
 
-#include "zrec/splitmix64.h"
+#include "zrec_support/splitmix64.h"
 
 namespace zrec::cli {
 

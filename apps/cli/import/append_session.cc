@@ -98,7 +98,7 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
                                                            const AppendArgs& args, const GlobalOptions& global,
                                                            WriterOptions options) {
   options.lanes = global.lanes(Work::kWrite);
-  options.wait = global.wait;
+  options.wait = global.lock_wait();
   if (!options.checksum) options.checksum = args.checksum;
   if (options.level == 0) options.level = args.level;
   std::unique_ptr<StoreWriter> writer;

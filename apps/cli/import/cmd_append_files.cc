@@ -1,7 +1,7 @@
 // zrec append-files: each file's bytes become one record of a Ragged '|u1' store
 // (ndim 1), in list order: files named on the command line, or lists of names from
 // --files-from or stdin (newline- or, with --null, NUL-separated, as find -print0
-// writes them; cli/file_list.h has the rule). --manifest maps record IDs back to the
+// writes them; zrec_support/file_list.h has the rule). --manifest maps record IDs back to the
 // files.
 //
 // Performance note: files are read in batches by a small pool of reader lanes while
@@ -26,12 +26,13 @@
 #include "zrec/limits.h"
 
 #include "cli/commands.h"
-#include "cli/file_list.h"
 #include "cli/import/append_session.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
 #include "cli/report/console.h"
 #include "cli/usage.h"
+#include "zrec_support/background_task.h"
+#include "zrec_support/file_list.h"
 
 namespace zrec::cli {
 
@@ -108,15 +109,9 @@ struct Batch {
   std::vector<Arena> arenas;  // one per reader lane
 };
 
-// O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused, as not a
-// regular file); reads of regular files ignore the flag.
-int open_retry(const char* path) {
-  int fd;
-  do {
-    fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  } while (fd < 0 && errno == EINTR);
-  return fd;
-}
+// Opens a name of the list for reading. O_NONBLOCK: opening a FIFO must not wait for a
+// writer (it is then refused, as not a regular file); reads of regular files ignore it.
+Result<io::File> open_input(const std::string& path) { return io::File::open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK); }
 
 // Only regular files are records: a pipe or a device could block forever or never end.
 Status not_regular(const std::string& path, const struct stat& st) {
@@ -126,20 +121,20 @@ Status not_regular(const std::string& path, const struct stat& st) {
 
 // Reads `path` whole to the end of `arena`.
 void read_file(const std::string& path, Arena& arena, FileRead& r) {
-  const int fd = open_retry(path.c_str());
-  if (fd < 0) {
-    r.status = io::errno_status(errno, "cannot open", path);
+  auto opened = open_input(path);
+  if (!opened.is_ok()) {
+    r.status = opened.status();
     return;
   }
+  const io::File file = std::move(opened).value();
+  const int fd = file.fd();
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     r.status = io::errno_status(errno, "cannot read", path);
-    ::close(fd);
     return;
   }
   if (!S_ISREG(st.st_mode)) {
     r.status = not_regular(path, st);
-    ::close(fd);
     return;
   }
   r.offset = arena.size();
@@ -156,7 +151,6 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
     if (size > kMaxRagged1dPayloadBytes) {
       r.too_large = true;
       r.size = size;
-      ::close(fd);
       return;
     }
     uint8_t* dst = arena.extend(size);
@@ -191,7 +185,6 @@ void read_file(const std::string& path, Arena& arena, FileRead& r) {
       }
     }
   }
-  ::close(fd);
   if (!r.status.is_ok() || r.too_large) arena.truncate(r.offset);
 }
 
@@ -428,13 +421,12 @@ class FilesAppender {
     for (; k < names_.size() && session_.to_skip() > 0; ++k) {
       ZREC_RETURN_IF_ERROR(session_.check_interrupt());
       const std::string& path = names_[k];
-      const int fd = open_retry(path.c_str());
+      auto file = open_input(path);
       struct stat st {};
       Status why;
-      if (fd < 0) why = io::errno_status(errno, "cannot open", path);
-      else if (::fstat(fd, &st) != 0) why = io::errno_status(errno, "cannot read", path);
+      if (!file.is_ok()) why = file.status();
+      else if (::fstat(file->fd(), &st) != 0) why = io::errno_status(errno, "cannot read", path);
       else if (!S_ISREG(st.st_mode)) why = not_regular(path, st);
-      if (fd >= 0) ::close(fd);
       if (!why.is_ok()) {
         if (!a_.skip_missing) return why;
         note_missing(why);
@@ -535,10 +527,10 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     const ListSeparator separator = a.null ? ListSeparator::kNul : ListSeparator::kNewline;
     std::vector<std::string> names;
     for (const auto& f : a.files) {
-      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names));
+      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names, interrupt_token()));
       else names.push_back(f);
     }
-    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names));
+    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names, interrupt_token()));
     session->progress().set_total_records(names.size());
 
     if (!a.manifest.empty()) {

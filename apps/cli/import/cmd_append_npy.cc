@@ -45,13 +45,8 @@ Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool spli
   auto bad = [&](const std::string& rule) { return invalid_argument(where + ": " + rule); };
   if (h.dtype != schema.dtype)
     return bad("dtype '" + h.dtype.str() + "' does not match the store's '" + schema.dtype.str() + "'");
-  if (h.fortran_order && h.shape.size() > 1)
-    return bad("Fortran-order arrays are not supported; save np.ascontiguousarray(a) instead");
-  // Zero-element arrays are refused, even an empty batch (0, *item_shape): an input
-  // with nothing in it is almost always a bug upstream worth stopping for.
-  if (h.element_count == 0)
-    return bad("array of shape " + shape_to_string(h.shape) + " has no elements (records must be nonempty)");
-  ArrayPlan plan;
+  // Zero-element arrays are refused, even an empty batch (0, *item_shape).
+  ZREC_RETURN_IF_ERROR(check_npy_array(h, where));
   if (schema.is_dense()) {
     // (B, *item_shape): axis 0 is the batch.
     const auto& item = *schema.item_shape;
@@ -61,19 +56,17 @@ Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool spli
       if (!item.empty()) want.pop_back();
       return bad("shape " + shape_to_string(h.shape) + " is not " + want + ") for records of " + schema.describe());
     }
-    plan.records = h.shape[0];
-    plan.record_bytes = schema.dense_width();
-    return plan;
+  } else {
+    const size_t expect_rank = schema.ndim + (split_axis0 ? 1 : 0);
+    if (h.shape.size() != expect_rank)
+      return bad("array has " + std::to_string(h.shape.size()) + " dims; records of this store have " +
+                 std::to_string(schema.ndim) + (split_axis0 ? " (plus axis 0 with --split-axis0)" : ""));
   }
-  const size_t expect_rank = schema.ndim + (split_axis0 ? 1 : 0);
-  if (h.shape.size() != expect_rank)
-    return bad("array has " + std::to_string(h.shape.size()) + " dims; records of this store have " +
-               std::to_string(schema.ndim) + (split_axis0 ? " (plus axis 0 with --split-axis0)" : ""));
-  plan.records = split_axis0 ? h.shape[0] : 1;
-  plan.dims.assign(h.shape.begin() + (split_axis0 ? 1 : 0), h.shape.end());
-  plan.record_bytes = h.data_bytes / plan.records;
-  if (schema.shape_prefix_bytes() + plan.record_bytes > ((uint64_t{1} << 31) - 1))
-    return bad("a record of shape " + shape_to_string(plan.dims) + " is 2 GiB or larger (the format's limit)");
+  ZREC_ASSIGN_OR_RETURN(NpyRecords r, npy_records(h, !schema.is_dense(), split_axis0, where));
+  ArrayPlan plan;
+  plan.records = r.records;
+  plan.record_bytes = r.record_bytes;
+  if (!schema.is_dense()) plan.dims = std::move(r.item);
   return plan;
 }
 

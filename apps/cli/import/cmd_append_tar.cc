@@ -45,6 +45,7 @@
 #include "zrec/store_writer.h"
 
 #include "cli/commands.h"
+#include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/stream_name.h"
 #include "cli/formats/text_numbers.h"
@@ -95,14 +96,6 @@ void split_member_path(const std::string& path, std::string& key, std::string& e
   }
   key = path.substr(0, dot);
   ext = path.substr(dot + 1);
-}
-
-// The directory `path` lies in ("ds/" -> ".", "a/b" -> "a").
-std::string parent_directory(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // "a, b, c", each name made printable.
@@ -239,7 +232,7 @@ Status TarImport::parse_options() {
 WriterOptions TarImport::writer_options() const {
   WriterOptions o;
   o.lanes = g_.lanes(Work::kWrite);
-  o.wait = g_.wait;
+  o.wait = g_.lock_wait();
   o.level = a_.append.level;
   o.checksum = a_.append.checksum;
   return o;
@@ -372,7 +365,7 @@ Status TarImport::lock_root() {
       return invalid_argument("'" + a_.root +
                               "' is a store; append-tar appends to a directory of named streams "
                               "(ROOT/<ext>), e.g. a new directory");
-    auto opened = RootWriter::open(a_.root, g_.wait);
+    auto opened = RootWriter::open(a_.root, g_.lock_wait());
     if (opened.is_ok()) {
       root_ = std::move(opened).value();
       return Status::ok();

@@ -7,6 +7,7 @@
 
 #include "zrec/limits.h"
 
+#include "cli/formats/npy.h"
 #include "cli/option_values.h"
 
 namespace zrec::cli {

@@ -2,7 +2,9 @@
 // new_store_options.h).
 #include "cli/import/new_store_options.h"
 
+#include "cli/codec_rules.h"
 #include "cli/option_values.h"
+#include "cli/report/console.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -17,16 +19,12 @@ void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string&
 
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level) {
   CreateOptions c;
+  c.warn = log_core_warning;
   c.codec = parse_codec_option(args.codec);
   c.data_shards = args.shards;
   c.checksum = checksum;
-  if (c.checksum && c.codec == Codec::kRaw)
-    throw UsageError("--checksum sets zstd frame checksums; a raw store has none");
-  if (level != 0 && c.codec == Codec::kRaw) throw UsageError("--level is for zstd and zstd_dict, not raw");
-  if (c.codec == Codec::kZstdDict && args.dict.empty())
-    throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
-  if (c.codec != Codec::kZstdDict && !args.dict.empty())
-    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(c.codec));
+  check_codec_options(
+      {.codec = c.codec, .dict = !args.dict.empty(), .level = level, .checksum = checksum, .dict_required = true});
   if (!args.dict.empty()) {
     ZREC_ASSIGN_OR_RETURN(c.dictionary, read_small_file(args.dict, "dictionary"));
   }

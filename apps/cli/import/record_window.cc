@@ -5,7 +5,7 @@
 #include <cassert>
 #include <cstring>
 
-#include "zrec/memory.h"
+#include "zrec_support/memory.h"
 
 namespace zrec::cli {
 

@@ -54,15 +54,8 @@ JsonFacts& JsonFacts::set_null(std::string_view key) { return put(key, "null"); 
 JsonFacts& JsonFacts::set_json(std::string_view key, std::string json) { return put(key, std::move(json)); }
 
 JsonFacts& JsonFacts::set_schema(const Schema& schema) {
-  set("kind", schema.is_dense() ? "dense" : "ragged");
-  set("dtype", schema.dtype.str());
-  set("ndim", uint64_t{schema.ndim});
-  if (!schema.item_shape) return set_null("item_shape");
-  JsonWriter j;
-  j.begin_array();
-  for (uint64_t d : *schema.item_shape) j.value(d);
-  j.end_array();
-  return put("item_shape", j.str());
+  for (auto& [key, value] : schema_json_fields(schema)) put(key, std::move(value));
+  return *this;
 }
 
 std::string JsonFacts::object() const {

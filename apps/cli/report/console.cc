@@ -67,9 +67,9 @@ void setup_logging(const std::string& command, int verbosity) {
                     : verbosity == 1 ? spdlog::level::info
                                      : spdlog::level::debug);
   spdlog::set_default_logger(logger);
-  // The core's warnings (zrec/warning.h) go through the same logger.
-  set_warning_sink([](const std::string& message) { spdlog::warn("{}", message); });
 }
+
+void log_core_warning(const std::string& message) { spdlog::warn("{}", message); }
 
 Status refuse_existing_output(const std::string& path, const std::string& option, bool force) {
   struct stat st;

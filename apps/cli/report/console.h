@@ -27,6 +27,10 @@ bool stdin_is_terminal();
 // verbosity: -1 errors only (-q), 0 warnings and summaries, 1 info (-v), 2 debug (-vv).
 void setup_logging(const std::string& command, int verbosity);
 
+// The core's warnings (zrec/warning.h) through the same logger: the WarningSink of every
+// CreateOptions, JoinOptions and dictionary file the CLI hands to the core.
+void log_core_warning(const std::string& message);
+
 // An output file option refuses to replace an existing file, as zstd does, unless
 // forced: kAlreadyExists "OPTION 'PATH' already exists; use -f/--force to overwrite it"
 // when `path` is an existing regular file (or a link to one) and `force` is false.

@@ -2,52 +2,11 @@
 #include "cli/report/json.h"
 
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
-#include "cli/formats/printable.h"
-
 namespace zrec::cli {
-
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  while (!text.empty()) {
-    const unsigned char c = static_cast<unsigned char>(text[0]);
-    const size_t n = utf8_sequence_length(text);
-    if (n > 1) {
-      out.append(text.substr(0, n));
-      text.remove_prefix(n);
-      continue;
-    }
-    text.remove_prefix(1);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (n == 0) {
-          out += "\\ufffd";  // not UTF-8: JSON cannot carry the byte; U+FFFD stands for it
-        } else if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
 
 void JsonWriter::before_value() {
   if (after_key_) {
@@ -134,18 +93,30 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
 
 const char* schema_kind(const Schema& s) { return s.is_dense() ? "dense" : "ragged"; }
 
-void write_schema(JsonWriter& j, const Schema& s) {
-  j.key("kind").value(schema_kind(s));
-  j.key("dtype").value(s.dtype.str());
-  j.key("ndim").value(uint64_t{s.ndim});
-  j.key("item_shape");
-  if (s.item_shape) {
+std::vector<std::pair<const char*, std::string>> schema_json_fields(const Schema& s) {
+  std::vector<std::pair<const char*, std::string>> fields;
+  auto add = [&](const char* key, const std::function<void(JsonWriter&)>& write) {
+    JsonWriter j;
+    write(j);
+    fields.emplace_back(key, j.str());
+  };
+  add("kind", [&](JsonWriter& j) { j.value(schema_kind(s)); });
+  add("dtype", [&](JsonWriter& j) { j.value(s.dtype.str()); });
+  add("ndim", [&](JsonWriter& j) { j.value(uint64_t{s.ndim}); });
+  add("item_shape", [&](JsonWriter& j) {
+    if (!s.item_shape) {
+      j.null();
+      return;
+    }
     j.begin_array();
     for (uint64_t d : *s.item_shape) j.value(d);
     j.end_array();
-  } else {
-    j.null();
-  }
+  });
+  return fields;
+}
+
+void write_schema(JsonWriter& j, const Schema& s) {
+  for (const auto& [key, value] : schema_json_fields(s)) j.key(key).raw(value);
 }
 
 }  // namespace zrec::cli

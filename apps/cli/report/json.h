@@ -10,13 +10,11 @@
 
 #include "zrec/schema.h"
 
+#include "cli/formats/json_string.h"
+
 namespace zrec::cli {
 
-// Appends `text` as a JSON string literal: quotes, backslashes and control bytes
-// escaped, well-formed UTF-8 passed through, and each byte that is not part of
-// well-formed UTF-8 (a file name in another encoding) written as \ufffd, so the output
-// is always valid UTF-8 JSON.
-void append_json_string(std::string& out, std::string_view text);
+// append_json_string (cli/formats/json_string.h) writes every string of it.
 
 class JsonWriter {
  public:
@@ -52,7 +50,10 @@ const char* schema_kind(const Schema& s);
 
 // A schema as every --json report writes it, as keys of the object being written:
 // "kind" ("dense" | "ragged"), "dtype" (NumPy descr, e.g. "<f4"), "ndim" and
-// "item_shape" (an array of dims for Dense, null for Ragged).
+// "item_shape" (an array of dims for Dense, null for Ragged). schema_json_fields gives
+// the same as (key, JSON value) pairs, for reports that gather their facts first
+// (JsonFacts::set_schema): one rule for both.
 void write_schema(JsonWriter& j, const Schema& s);
+std::vector<std::pair<const char*, std::string>> schema_json_fields(const Schema& s);
 
 }  // namespace zrec::cli

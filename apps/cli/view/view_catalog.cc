@@ -7,6 +7,8 @@
 
 #include "zrec/dataset.h"
 
+#include "cli/formats/path_name.h"
+
 namespace zrec::cli::view {
 
 struct StoreLease::Pool {
@@ -43,16 +45,6 @@ StoreLease::StoreLease(StoreLease&& other) noexcept
 StoreLease::~StoreLease() {
   if (pool_ != nullptr && store_ != nullptr) pool_->put_back(std::move(store_), generation_);
 }
-
-namespace {
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-}  // namespace
 
 Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& paths,
                                                const std::vector<std::string>& keys, size_t instances,

@@ -28,9 +28,10 @@
 #include <string_view>
 #include <vector>
 
+#include "zrec/cancel.h"
 #include "zrec/status.h"
 
-namespace zrec::cli {
+namespace zrec {
 
 // The longest name a list may hold (PATH_MAX, the kernel's limit on a path).
 inline constexpr size_t kMaxPathBytes = 4096;
@@ -64,8 +65,9 @@ class FileListParser {
 
 // Reads the list `path` ("-": stdin) to its end, appending its names to `out`. Errors:
 // the list cannot be opened or read (kIOError, naming it); those of FileListParser;
-// kCancelled when SIGINT/SIGTERM arrives while an InterruptScope lives (a list piped
-// from a program that never ends).
-Status read_file_list(const std::string& path, ListSeparator separator, std::vector<std::string>& out);
+// kCancelled when `cancel` says so (a list piped from a program that never ends: the
+// CLI passes its interrupt token).
+Status read_file_list(const std::string& path, ListSeparator separator, std::vector<std::string>& out,
+                      io::CancelToken cancel = {});
 
-}  // namespace zrec::cli
+}  // namespace zrec

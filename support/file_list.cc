@@ -1,14 +1,12 @@
 // Lists of file names (see file_list.h).
-#include "cli/file_list.h"
+#include "zrec_support/file_list.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "zrec/input_stream.h"
 
-#include "cli/interrupt.h"
-
-namespace zrec::cli {
+namespace zrec {
 
 namespace {
 
@@ -56,9 +54,10 @@ Status FileListParser::too_long() const {
       (nul ? "names must be NUL-separated" : "one name per line (or --null for NUL-separated names)"));
 }
 
-Status read_file_list(const std::string& path, ListSeparator separator, std::vector<std::string>& out) {
+Status read_file_list(const std::string& path, ListSeparator separator, std::vector<std::string>& out,
+                      io::CancelToken cancel) {
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
-  in.set_cancel(interrupt_token());
+  in.set_cancel(cancel);
   FileListParser parser(path, separator, out);
   std::vector<char> chunk(size_t{1} << 16);
   for (;;) {
@@ -68,4 +67,4 @@ Status read_file_list(const std::string& path, ListSeparator separator, std::vec
   }
 }
 
-}  // namespace zrec::cli
+}  // namespace zrec

@@ -1,0 +1,25 @@
+// The rules between codec options (codec_rules.h).
+#include "cli/codec_rules.h"
+
+#include <string>
+
+#include "cli/usage.h"
+
+namespace zrec::cli {
+
+void check_codec_options(const CodecOptions& o) {
+  if (o.dict && o.codec != Codec::kZstdDict)
+    throw UsageError(std::string("--dict is only used with --codec zstd_dict, not ") + to_string(o.codec));
+  if (o.tier && o.codec != Codec::kZstdDict)
+    throw UsageError(std::string("--tier is only used with --codec zstd_dict, not ") + to_string(o.codec));
+  if (o.dict && o.tier) throw UsageError("give --dict FILE or --tier, not both");
+  if (o.level != 0 && o.codec == Codec::kRaw) throw UsageError("--level is for zstd and zstd_dict, not raw");
+  if (o.checksum && o.codec == Codec::kRaw)
+    throw UsageError(
+        "--checksum sets zstd frame checksums; a raw store has none (use --codec zstd, or keep "
+        "per-record digests with 'zrec digest --per-record')");
+  if (o.dict_required && o.codec == Codec::kZstdDict && !o.dict)
+    throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
+}
+
+}  // namespace zrec::cli
