@@ -13,8 +13,8 @@
 #include "zrec/root.h"
 #include "zrec/store.h"
 
-#include "cli/formats/printable.h"
 #include "cli/formats/path_name.h"
+#include "cli/formats/printable.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shard_pattern.h"
