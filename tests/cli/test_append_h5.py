@@ -251,7 +251,7 @@ def create_options_and_existing_stores(tmp):
           says=["zrec append-h5: --checksum sets zstd frame checksums; a raw store has none (use --codec zstd, "
                 "or keep per-record digests with 'zrec digest --per-record')\n"])
     fails(["append-h5", "--codec", "raw", os.path.join(tmp, "x"), h5, "a"], rc_want=2,
-          says=["zrec append-h5: --codec requires --create\n"])
+          says=["zrec append-h5: --codec needs --create\n"])
     assert not os.path.exists(os.path.join(tmp, "x"))
     # An existing store: made by zrec create, appended to twice (--create appends too).
     s = os.path.join(tmp, "existing")

@@ -354,7 +354,7 @@ def test_unsigned_options_refuse_negatives(d):
             rc, _, err = run(argv)
             what = "zrec %s" % " ".join(argv)
             expect(rc == 2, "%s: rc %d, want 2 (usage): %s" % (what, rc, err))
-            expect(any(m in err for m in ("not a non-negative integer", "not in range", "not a whole number")), "%s: message %r" % (what, err))
+            expect(any(m in err for m in ("not a non-negative integer", "is out of range", "not a whole number")), "%s: message %r" % (what, err))
     # --skip-first -1 must not wrap to 2^64-1 and skip everything.
     make_inputs(d)
     s = os.path.join(d, "s")
