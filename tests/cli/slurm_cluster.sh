@@ -1,6 +1,7 @@
 # A private single-node Slurm cluster on localhost, for tests (sourced by test_slurm.sh).
 #
 #   source tests/cli/slurm_cluster.sh
+#   slurm_test_begin        # a test script's common start: cluster_root, traps, $zrec, $build
 #   cluster_start DIR       # DIR: an empty private directory; exports SLURM_CONF
 #   cluster_wait_jobs T ID...   # waits (at most T s) until the jobs have left the queue
 #   cluster_job_state ID    # final state from the job completion log: COMPLETED, FAILED, CANCELLED...
@@ -27,6 +28,20 @@ cluster_ctld_port=6817
 cluster_slurmd_port=6818
 
 cluster_log() { echo "slurm_cluster: $*" >&2; }
+
+# The common start of a live-cluster test script (after testlib.sh): the cluster's own
+# directory (munged must reach it, so it cannot be inside $tmp, which is 0700), cleanup and
+# signal exits, the zrec under test as an absolute path, the Slurm driver, the start time.
+slurm_test_begin() {
+  cluster_root=$(mktemp -d)
+  trap 'cluster_stop; rm -rf "$cluster_root"; chmod -R u+rwX "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
+  require_zrec
+  zrec=$(readlink -f "$zrec")
+  build=$root/scripts/slurm/zrec-slurm-build
+  t_start=$SECONDS
+}
 
 # Whether something listens on a TCP port of this machine (state 0A in /proc/net/tcp*;
 # connections of an earlier run in TIME-WAIT do not count).

@@ -19,15 +19,7 @@ set -u
 
 source "$(dirname "$0")/testlib.sh"
 source "$here/slurm_cluster.sh"
-# The cluster's directory is its own: munged must reach it, so it cannot be inside $tmp (0700).
-cluster_root=$(mktemp -d)
-trap 'cluster_stop; rm -rf "$cluster_root"; chmod -R u+rwX "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-require_zrec
-zrec=$(readlink -f "$zrec")
-build=$root/scripts/slurm/zrec-slurm-build
-t_start=$SECONDS
+slurm_test_begin
 
 # The man page keeps up with --help: every long option the help lists is in it.
 if "$build" --help >"$tmp/help.out" 2>&1; then ok; else fail "zrec-slurm-build --help failed"; fi

@@ -16,14 +16,7 @@ set -u
 
 source "$(dirname "$0")/testlib.sh"
 source "$here/slurm_cluster.sh"
-cluster_root=$(mktemp -d)
-trap 'cluster_stop; rm -rf "$cluster_root"; chmod -R u+rwX "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-require_zrec
-zrec=$(readlink -f "$zrec")
-build=$root/scripts/slurm/zrec-slurm-build
-t_start=$SECONDS
+slurm_test_begin
 command -v strace >/dev/null || { fail "strace not found (scripts/setup.sh installs it)"; finish; }
 
 if ! cluster_start "$cluster_root"; then
