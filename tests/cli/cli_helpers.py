@@ -146,6 +146,13 @@ def records(store):
     return out
 
 
+def lines_store(path, lines):
+    """A Ragged 1-D '|u1' store at `path` holding `lines` (bytes, no newline), one record each."""
+    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", path])
+    must(["append-stream", path], stdin=b"".join(l + b"\n" for l in lines))
+    return path
+
+
 def byte_records(store):
     return [r.tobytes() for r in records(store)]
 

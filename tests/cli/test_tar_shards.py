@@ -14,16 +14,10 @@ import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import expect, fails, must, require_zrec  # noqa: E402
+from cli_helpers import expect, fails, lines_store, must, require_zrec  # noqa: E402
 
 require_zrec("test_tar_shards")
 CASES, case = case_runner.case_registry()
-
-
-def lines_store(path, lines):
-    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", path])
-    must(["append-stream", path], stdin=b"".join(l + b"\n" for l in lines))
-    return path
 
 
 def members(path):
