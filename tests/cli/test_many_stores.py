@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import expect, fails, lines_store, must, must_out, require_zrec, run_zrec  # noqa: E402
+from cli_helpers import expect, fails, lines_store, must_out, require_zrec, run_zrec  # noqa: E402
 
 require_zrec("test_many_stores")
 CASES, case = case_runner.case_registry()
