@@ -27,30 +27,43 @@ CXX=${ZREC_FUZZ_CXX:-clang++} cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=R
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DZREC_FUZZ=ON >/dev/null
 ninja -C "$dir" "${targets[@]}"
 
-status=0
-for t in "${targets[@]}"; do
-  work="$dir/corpus/$t"
+# One target per core at a time: each fuzzer is a single process, and on CI's two cores
+# running them in pairs halves the wall time for the same seconds per target.
+run_target() {
+  local t=$1
+  local work="$dir/corpus/$t"
   mkdir -p "$work"
-  log="$dir/$t.log"
-  corpora=("$work" "fuzz/corpus/$t")
+  local log="$dir/$t.log"
+  local corpora=("$work" "fuzz/corpus/$t")
   [ -d "fuzz/regressions/$t" ] && corpora+=("fuzz/regressions/$t")
   # The import targets read inputs that claim sizes (tar members, LMDB values) or expand
   # (compressed tars, parsed text) with a 1 MiB window: an input whose memory is not
   # bounded by that fails them at 512 MiB. A single allocation may still reserve up to a
   # record's 2 GiB of address space (a member's claimed size, never touched unless read).
-  limits=(-rss_limit_mb=2560)
+  local limits=(-rss_limit_mb=2560)
   case $t in fuzz_tar_import | fuzz_lmdb_import) limits=(-rss_limit_mb=512 -malloc_limit_mb=2560) ;; esac
   # detect_leaks: a fuzz input must not leak either. -timeout: a hang is a bug.
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      "$dir/fuzz/$t" -max_total_time="$secs" -timeout=10 "${limits[@]}" -print_final_stats=1 \
        -artifact_prefix="$dir/crash-$t-" "${corpora[@]}" >"$log" 2>&1; then
+    local runs size
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     size=$(find "$work" -type f | wc -l)
     echo "figure: $t: ${runs:-?} executions in ${secs} s, no crash; corpus $(find "fuzz/corpus/$t" -type f | wc -l) seeds + $size found"
   else
-    status=1
-    echo "FAIL: $t stopped on a crash, sanitizer report, leak, timeout or OOM (log: $log):" >&2
-    grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -20 >&2 || tail -40 "$log" >&2
+    : >"$dir/$t.failed"
+    { echo "FAIL: $t stopped on a crash, sanitizer report, leak, timeout or OOM (log: $log):"
+      grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -20 || tail -40 "$log"; } >&2
   fi
+}
+
+parallel=${ZREC_FUZZ_JOBS:-$(nproc)}
+rm -f "$dir"/*.failed
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  run_target "$t" &
 done
+wait
+status=0
+for t in "${targets[@]}"; do [ -e "$dir/$t.failed" ] && status=1; done
 exit $status
