@@ -5,8 +5,12 @@ records of one clean run.
 
 For each of append-npy, append-files (--manifest), append-stream, append-tar (three
 streams, --keys), append-h5 and append-lmdb (--keys), into a store (root) that already
-holds 7 records (samples), with --checkpoint-every so that a run publishes many times:
-  - TRIALS (>= 20) random instants: the command is SIGKILLed at a random moment of its
+holds 7 records (samples), with --checkpoint-every so that a run publishes many times,
+and for the import options issue 21 added (append-lmdb --create --db --exclude-key from
+no store at all, append-tar --parse cls=int into a Dense scalar stream, append-stream
+--parse ints into a Dense store):
+  - TRIALS (>= 20; half as many for issue 21's options, whose kills reach the same
+    writer) random instants: the command is SIGKILLed at a random moment of its
     run (drawn from [0, its clean run time]), then the identical command line runs
     again and must exit 0;
   - every fsync and fdatasync of one run (strace), the process killed on entering it,
@@ -71,9 +75,10 @@ class Kind:
     `sweep` the same command on a shorter input, for the kill at every fsync; `stores`
     the stores whose digests must match, `side` the files whose bytes must."""
 
-    def __init__(self, name, prepare):
+    def __init__(self, name, prepare, trials=TRIALS):
         self.name = name
         self.prepare = prepare
+        self.trials = trials
 
     def build(self, inputs):
         spec = self.prepare(inputs)
@@ -81,6 +86,7 @@ class Kind:
         self.long = (spec["argv"], spec.get("stdin"))
         self.short = (spec["sweep"], spec.get("sweep_stdin"))
         self.stores, self.side, self.unit = spec["stores"], spec.get("side", []), spec.get("unit", "records")
+        self.length = spec.get("length")  # records a clean run leaves, where the kind checks it
         self.use(self.long)
 
     def use(self, command):
@@ -191,8 +197,62 @@ def lmdb_kind(inputs):
             "argv": cmd + ["b", "s", path], "sweep": cmd + ["b00", "s", path], "stores": ["s"], "side": ["s.keys"]}
 
 
+def lmdb_named_db_kind(inputs):
+    """append-lmdb --create from no store: the first run's kill leaves a store (or
+    nothing), the rerun of the same line continues it; a named database whose loader
+    keys (__len__, __keys__) sort among the values and are left out."""
+    import lmdb
+    rng = random.Random(7)
+    path = os.path.join(inputs, "env")
+    env = lmdb.open(path, map_size=1 << 26, max_dbs=2)
+    train = env.open_db(b"train")
+    n = 3000 if not SANITIZED else 1000
+    with env.begin(write=True) as txn:
+        txn.put(b"main-only", b"not in the named database")
+        txn.put(b"__len__", b"%d" % n, db=train)
+        txn.put(b"__keys__", b"pickled keys", db=train)
+        for i in range(n):
+            txn.put(b"s%05d" % i, bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 200))), db=train)
+    env.close()
+    cmd = ["append-lmdb", "--create", "--shards", "2", "--db", "train", "--exclude-key", "__len__", "--exclude-key",
+           "__keys__", "--checkpoint-every", "300", "--keys", "s.keys", "--from-length", "0"]
+    return {"setup": [], "argv": cmd + ["s", path], "sweep": cmd + ["--prefix", "s00", "s", path], "stores": ["s"],
+            "side": ["s.keys"], "length": n}
+
+
+def tar_dense_label_kind(inputs):
+    """append-tar --parse cls=int: the cls stream is a Dense scalar '<i8' store."""
+    rng = random.Random(8)
+    first, rest, short = (os.path.join(inputs, n + ".tar") for n in ("first", "input", "short"))
+    write_tar(first, ["p/%05d" % i for i in range(7)], rng)
+    write_tar(rest, ["q/%05d" % i for i in range(200 if not SANITIZED else 120)], rng)
+    write_tar(short, ["q/%05d" % i for i in range(40)], rng)
+    cmd = ["append-tar", "--parse", "cls=int", "--checkpoint-every", "20", "--keys", "s.keys", "--from-length", "7", "s"]
+    return {"setup": [["append-tar", "--shards", "1", "--parse", "cls=int", "--keys", "s.keys", "s", first]],
+            "argv": cmd + [rest], "sweep": cmd + [short], "stores": ["s/cls", "s/jpg", "s/txt"], "side": ["s.keys"],
+            "unit": "samples"}
+
+
+def stream_dense_kind(inputs):
+    """append-stream --parse ints into a Dense (3,) '<i8' store: three numbers a line."""
+    rng = random.Random(9)
+    first, rest, short = (os.path.join(inputs, n + ".txt") for n in ("first", "input", "short"))
+    open(first, "wb").write(b"".join(b"%d %d %d\n" % (i, -i, i * i) for i in range(7)))
+    n = 6000 if not SANITIZED else 2000
+    lines = [b"%d %d %d\n" % tuple(rng.randrange(-10**12, 10**12) for _ in range(3)) for _ in range(n)]
+    open(rest, "wb").write(b"".join(lines))
+    open(short, "wb").write(b"".join(lines[:1500]))
+    cmd = ["append-stream", "--parse", "ints", "--checkpoint-every", "500", "--from-length", "7", "s"]
+    return {"setup": [["create", "--dense", "--shape", "3", "--dtype", "<i8", "--shards", "2", "s"],
+                      ["append-stream", "--parse", "ints", "-i", first, "s"]],
+            "argv": cmd, "stdin": rest, "sweep": cmd, "sweep_stdin": short, "stores": ["s"]}
+
+
 KINDS = [Kind("append-npy", npy_kind), Kind("append-files", files_kind), Kind("append-stream", stream_kind),
-         Kind("append-tar", tar_kind), Kind("append-h5", h5_kind), Kind("append-lmdb", lmdb_kind)]
+         Kind("append-tar", tar_kind), Kind("append-h5", h5_kind), Kind("append-lmdb", lmdb_kind),
+         Kind("append-lmdb --create --db", lmdb_named_db_kind, TRIALS // 2),
+         Kind("append-tar --parse cls=int", tar_dense_label_kind, TRIALS // 2),
+         Kind("append-stream --parse ints (dense)", stream_dense_kind, TRIALS // 2)]
 
 
 def state_of(kind, cwd):
@@ -241,10 +301,13 @@ def exactly_once(kind, d):
         runs.append(time.monotonic() - t0)
         expect(rc == 0, "%s: a clean run failed: %s" % (kind.name, err))
     want = state_of(kind, work)
+    if kind.length is not None:
+        length = json.loads(must_out(["info", "--json", "s"], cwd=work))["length"]
+        expect(length == kind.length, "%s: a clean run left %d records, not %d" % (kind.name, length, kind.length))
     duration = measured = min(runs)
 
     killed = 0
-    for t in range(TRIALS):
+    for t in range(kind.trials):
         fresh()
         delay = rnd.uniform(0, duration)
         with open(kind.stdin, "rb") if kind.stdin else open(os.devnull, "rb") as f:
@@ -259,7 +322,8 @@ def exactly_once(kind, d):
             expect(p.returncode == 0, "%s: trial %d failed on its own: %s" % (kind.name, t, err.decode()))
             duration *= 0.7  # it outran the kill: aim earlier from now on
         rerun_and_check(kind, work, want, "kill %d at %.3f s" % (t, delay))
-    expect(killed >= TRIALS // 2, "%s: only %d of %d trials killed the command mid-run" % (kind.name, killed, TRIALS))
+    expect(killed >= kind.trials // 2, "%s: only %d of %d trials killed the command mid-run" %
+           (kind.name, killed, kind.trials))
 
     # Every fsync of one run (of a shorter input): the kill lands exactly between two
     # durable steps.
@@ -279,12 +343,12 @@ def exactly_once(kind, d):
         out = strace_faults.inject([ZREC] + kind.argv, site, "SIGKILL", work, stdin=kind.stdin, env=TRACED_ENV)
         expect(out.injected and out.rc == -signal.SIGKILL,
                "%s: the kill at %s %d did not land (rc %s)" % (kind.name, site.syscall, site.index, out.rc))
-        if kind.name == "append-tar":
+        if kind.name.startswith("append-tar"):
             committed, lengths = root_shape(work)
             past_commit += lengths[-1] > committed
             unequal += lengths[0] != lengths[-1]
         rerun_and_check(kind, work, want, "kill at %s #%d (%s)" % (site.syscall, site.index, out.call[:80]))
-    if kind.name == "append-tar":
+    if kind.name.startswith("append-tar"):
         # Some kills fell between two streams' publications, some between the streams
         # and the root's commit (every stream published, the root not yet committed).
         expect(unequal > 0 and past_commit > unequal,
@@ -292,15 +356,15 @@ def exactly_once(kind, d):
                (unequal, past_commit))
     FIGURES.append("%s: %d random kills (%d mid-run, run %.2f s) and %d fsync kills%s, each rerun equal to a clean "
                    "run, the third appending nothing" %
-                   (kind.name, TRIALS, killed, measured, len(sites),
+                   (kind.name, kind.trials, killed, measured, len(sites),
                     " (%d left unequal streams, %d streams past the root's commit)" % (unequal, past_commit)
-                    if kind.name == "append-tar" else ""))
+                    if kind.name.startswith("append-tar") else ""))
 
 
 def make_case(kind):
     def t(d):
         exactly_once(kind, d)
-    t.__name__ = "exactly_once_" + kind.name.replace("-", "_")
+    t.__name__ = "exactly_once_" + "_".join("".join(c if c.isalnum() else " " for c in kind.name).split())
     return t
 
 
