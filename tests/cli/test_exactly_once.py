@@ -227,7 +227,8 @@ def tar_dense_label_kind(inputs):
     write_tar(first, ["p/%05d" % i for i in range(7)], rng)
     write_tar(rest, ["q/%05d" % i for i in range(200 if not SANITIZED else 120)], rng)
     write_tar(short, ["q/%05d" % i for i in range(40)], rng)
-    cmd = ["append-tar", "--parse", "cls=int", "--checkpoint-every", "20", "--keys", "s.keys", "--from-length", "7", "s"]
+    cmd = ["append-tar", "--parse", "cls=int", "--checkpoint-every", "20", "--keys", "s.keys", "--from-length", "7",
+           "s"]
     return {"setup": [["append-tar", "--shards", "1", "--parse", "cls=int", "--keys", "s.keys", "s", first]],
             "argv": cmd + [rest], "sweep": cmd + [short], "stores": ["s/cls", "s/jpg", "s/txt"], "side": ["s.keys"],
             "unit": "samples"}
