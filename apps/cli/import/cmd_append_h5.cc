@@ -157,6 +157,7 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
   bool created = false;
   if (create && !is_store_dir(a.store)) {
     create->schema = schema;
+    set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
     ZREC_RETURN_IF_ERROR(create_store(a.store, *create));
     created = true;
     spdlog::info("created '{}': {}, codec {}, {} shards", a.store, schema.describe(), to_string(create->codec),
@@ -177,6 +178,7 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
     return Status(StatusCode::kNotFound, opened.status().message() + " (--create makes it from the dataset)");
   if (!opened.is_ok()) return take_back(opened.status());
   auto session = std::move(opened).value();
+  if (created) session->note_created();
   Status s = [&]() -> Status {
     const std::string diff = schema_difference(session->schema(), schema);
     if (!diff.empty())
