@@ -118,8 +118,6 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
       throw UsageError(
           "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
           "--distinct (or --shuffle) with --format tar");
-    if (a.with_ids)
-      throw UsageError("--with-ids is for jsonl; a tar member's key already names its sample (--keys, or the ID)");
     uint64_t maxsize = 0;
     if (!a.maxsize.empty()) {
       auto parsed = parse_byte_size(a.maxsize, "--maxsize");
@@ -129,7 +127,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     }
     if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
     return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
-                    a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0)},
+                    a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids},
                    g);
   }
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
@@ -143,7 +141,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
   if (a.distinct && !a.sample) throw UsageError("--distinct needs --sample N");
-  if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl");
+  if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl or tar");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
@@ -307,7 +305,9 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
       ->excludes(sample);
   cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle: same seed, same records (default: 0)");
-  cmd->add_flag("--with-ids", args->with_ids, "jsonl: write each record as {\"id\": ID, \"record\": VALUE}");
+  cmd->add_flag("--with-ids", args->with_ids,
+                "jsonl: write each record as {\"id\": ID, \"record\": VALUE}; tar: each sample gets a member KEY.id "
+                "holding its record ID (webdataset reads .id as an int; append-tar --parse id=int keeps it)");
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
