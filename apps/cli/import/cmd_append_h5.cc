@@ -214,7 +214,7 @@ Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--stop", args->stop, "Row to stop before (default: the end; past the end: the end)");
   auto* create =
       cmd->add_flag("--create", args->create, "Create STORE from the dataset's type and shape when it does not exist");
-  add_new_store_options(cmd, args->new_store, "With --create");
+  add_new_store_options(cmd, args->new_store, "The new store");
   cmd->add_flag("--allow-external", args->allow_external,
                 "Read a dataset whose values come from other files (external links, external raw data, virtual "
                 "datasets): only for HDF5 files you trust, since they may name any file");

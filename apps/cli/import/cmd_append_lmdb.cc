@@ -427,7 +427,7 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   auto* create =
       cmd->add_flag("--create", args->create,
                     "Create STORE (Ragged '|u1' ndim 1, one record of bytes per value) when it does not exist");
-  add_new_store_options(cmd, args->new_store, "With --create");
+  add_new_store_options(cmd, args->new_store, "The new store");
   for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
   add_append_options(cmd, args->append);
   cmd->footer(

@@ -20,7 +20,7 @@ struct NewStoreArgs {
 };
 
 // Binds --codec, --dict and --shards on `cmd`; `which` starts their help ("New
-// streams", "With --create").
+// streams", "The new store": the help adds "(needs --create)" where they need it).
 void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string& which);
 
 // The CreateOptions of a new store (without its schema): usage errors (thrown) for
