@@ -201,3 +201,35 @@ TEST_SUITE("record_format") {
 }
 
 }  // namespace zrec::cli
+
+namespace zrec::cli {
+namespace {
+
+// Summaries (cat on a terminal): numpy's print with threshold 1000, edgeitems 3.
+TEST_CASE("records of more than 1000 values are summarised as numpy prints them") {
+  const DType u1 = make_dtype('|', DTypeKind::kUInt, 1);
+  std::vector<uint8_t> data(1001);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i % 256);
+  std::string out;
+  append_text_record(out, u1, std::vector<uint64_t>{1001}, data.data(), true);
+  CHECK(out == "[0 1 2 ... 230 231 232]");
+  out.clear();
+  append_json_record(out, u1, std::vector<uint64_t>{1001}, data.data(), true);
+  CHECK(out == "[0,1,2,\"...\",230,231,232]");
+  // 1000 values are printed whole; so is any record without `summarise`.
+  out.clear();
+  append_text_record(out, u1, std::vector<uint64_t>{1000}, data.data(), true);
+  CHECK(out.find("...") == std::string::npos);
+  out.clear();
+  append_text_record(out, u1, std::vector<uint64_t>{1001}, data.data(), false);
+  CHECK(out.find("...") == std::string::npos);
+  // Axes of 6 or fewer keep every entry; longer ones elide their middle rows.
+  out.clear();
+  append_text_record(out, u1, std::vector<uint64_t>{7, 143}, data.data(), true);
+  CHECK(out.substr(0, 25) == "[[0 1 2 ... 140 141 142]\n");
+  CHECK(out.find("\n ...\n [") != std::string::npos);
+  CHECK(out.ends_with("\n [90 91 92 ... 230 231 232]]"));  // row 6 starts at 858 = 90 mod 256
+}
+
+}  // namespace
+}  // namespace zrec::cli

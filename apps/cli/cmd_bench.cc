@@ -7,7 +7,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/formats/printable.h"
 #include "cli/interrupt.h"
+#include "cli/option_choices.h"
 #include "cli/option_values.h"
 #include "cli/report/bench_export.h"
 #include "cli/report/bench_report.h"
@@ -93,7 +95,7 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   std::vector<bench::Workload> workloads;
   for (const auto& name : a.workloads) {
     auto w = bench::parse_workload(name);
-    if (!w) throw UsageError("unknown workload '" + name + "' (use vision, vision-var, tokens or tokens-var)");
+    if (!w) throw UsageError("unknown workload '" + printable(name) + "' (use " + choice_list(workload_names()) + ")");
     workloads.push_back(*w);
   }
   if (workloads.empty()) workloads.assign(std::begin(bench::kAllWorkloads), std::end(bench::kAllWorkloads));
@@ -178,11 +180,15 @@ Command register_bench(CLI::App& root, const GlobalOptions& global) {
       "bench",
       "Measure writes and random gathers on the loaderx workloads, or gathers on STORE, beside same-run baselines");
   cmd->add_option("store", a->store, "An existing store: measure random gathers on it (and its baselines) only");
-  cmd->add_option("-w,--workload", a->workloads,
-                  "Workloads, comma-separated: vision, vision-var, tokens, tokens-var (default: all four)")
-      ->delimiter(',');
-  cmd->add_option("-c,--codec", a->codecs, "Codecs, comma-separated: raw, zstd, zstd_dict (default: all three)")
-      ->delimiter(',');
+  offer_choices(
+      cmd->add_option("-w,--workload", a->workloads,
+                      "Workloads, comma-separated: vision, vision-var, tokens, tokens-var (default: all four)")
+          ->delimiter(','),
+      workload_names());
+  offer_choices(
+      cmd->add_option("-c,--codec", a->codecs, "Codecs, comma-separated: raw, zstd, zstd_dict (default: all three)")
+          ->delimiter(','),
+      codec_names());
   cmd->add_option("-n,--records", a->records,
                   "Records per workload (default: as loaderx: 2500 images, 200000 token records)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));

@@ -11,6 +11,7 @@
 #include "cli/formats/selection.h"
 #include "cli/formats/shuffle.h"
 #include "cli/interrupt.h"
+#include "cli/option_choices.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
 #include "cli/report/byte_size.h"
@@ -30,6 +31,7 @@ struct CatArgs {
   std::string format;             // "": npy, or text when writing to a terminal
   std::string framing;            // --framing lines|nul|u32le|u64le: payloads framed as append-stream reads them
   bool bytes_as_numbers = false;  // --bytes-as-numbers: '|u1' records as numbers in text/jsonl
+  bool full = false;              // --full: text/jsonl to a terminal print large records whole
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = kDefaultWindowBytes >> 20;
@@ -76,11 +78,8 @@ Framing framing_to_write(const CatArgs& a) {
   if (a.framing.empty()) return Framing::kNone;
   if (!a.format.empty() && a.format != "raw")
     throw UsageError("--framing writes payload bytes (--format raw), not --format " + a.format);
-  if (a.framing == "lines") return Framing::kLines;
-  if (a.framing == "nul") return Framing::kNul;
-  if (a.framing == "u32le") return Framing::kU32;
-  if (a.framing == "u64le") return Framing::kU64;
-  throw UsageError("unknown --framing '" + a.framing + "' (use lines, nul, u32le or u64le)");
+  // framing_names() in Framing's order, after kNone.
+  return static_cast<Framing>(1 + choose(framing_names(), "--framing", a.framing));
 }
 
 // One record's payload with its frame: the delimiter after it (lines, nul), or its
@@ -110,21 +109,15 @@ Status write_framed(Output& out, Framing framing, uint64_t id, const uint8_t* pa
 }
 
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
-  enum class Format { kNpy, kRaw, kText, kJsonl };
+  enum class Format { kNpy, kRaw, kText, kJsonl, kTar };  // cat_format_names()' order
   const Framing framing = framing_to_write(a);
-  Format format;
   const std::string name = format_to_write(a);
-  if (name == "npy") format = Format::kNpy;
-  else if (name == "raw") format = Format::kRaw;
-  else if (name == "text") format = Format::kText;
-  else if (name == "jsonl") format = Format::kJsonl;
-  else if (name == "tar" && a.sample && !a.distinct)
-    throw UsageError(
-        "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
-        "--distinct (or --shuffle) with --format tar");
-  else if (name == "tar" && a.with_ids)
-    throw UsageError("--with-ids is for jsonl; a tar member's key already names its sample (--keys, or the ID)");
-  else if (name == "tar") {
+  const auto format = static_cast<Format>(choose(cat_format_names(), "--format", name));
+  if (format == Format::kTar) {
+    if (a.sample && !a.distinct)
+      throw UsageError(
+          "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
+          "--distinct (or --shuffle) with --format tar");
     uint64_t maxsize = 0;
     if (!a.maxsize.empty()) {
       auto parsed = parse_byte_size(a.maxsize, "--maxsize");
@@ -134,19 +127,21 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     }
     if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
     return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
-                    a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0)},
+                    a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids},
                    g);
-  } else throw UsageError("unknown --format '" + a.format + "' (use npy, raw, text, jsonl or tar)");
+  }
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
   if (a.maxcount > 0 || !a.maxsize.empty()) throw UsageError("--maxcount and --maxsize write tar shards: --format tar");
   if (a.bytes_as_numbers && format != Format::kText && format != Format::kJsonl)
     throw UsageError("--bytes-as-numbers is used with --format text or jsonl only");
   if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
+  if (a.full && format != Format::kText && format != Format::kJsonl)
+    throw UsageError("--full is used with --format text or jsonl only");
 
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
   if (a.distinct && !a.sample) throw UsageError("--distinct needs --sample N");
-  if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl");
+  if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl or tar");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
@@ -191,6 +186,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     shape.insert(shape.end(), schema.item_shape->begin(), schema.item_shape->end());
     ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, shape)));
   }
+  // A person reads a terminal: records of more than kSummaryThreshold elements are
+  // summarised there, as numpy prints them; files and pipes get every value.
+  const bool summarise = out.is_terminal() && !a.full;
   std::string text;
   ProgressMeter meter(g, "cat");
   meter.set_total_records(total);
@@ -221,7 +219,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           text += std::to_string(w.ids[k]);
           text += '\t';
           if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/false);
-          else append_text_record(text, dtype, dims, payload);
+          else append_text_record(text, dtype, dims, payload, summarise);
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
           break;
@@ -229,10 +227,12 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           text.clear();
           if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
           if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/true);
-          else append_json_record(text, dtype, dims, payload);
+          else append_json_record(text, dtype, dims, payload, summarise);
           if (a.with_ids) text += '}';
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
+          break;
+        case Format::kTar:  // cat_tar wrote it
           break;
       }
     }
@@ -261,19 +261,28 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto* selection = cmd->add_option("selection", args->selection,
                                     "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
-  cmd->add_option("--format", args->format,
-                  "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
-                  "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for "
-                  "scalar records; Ragged 1-D '|u1' records as strings in both); "
-                  "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext> "
-                  "(default: npy, or text when stdout is a terminal)");
-  cmd->add_option("--framing", args->framing,
-                  "Payload bytes framed as append-stream --framing reads them, so that 'append-stream --framing X' "
-                  "then 'cat --framing X' gives back the same bytes: lines (each record then a newline; a record "
-                  "holding a newline is refused), nul (then a NUL), u32le or u64le (a little-endian length, then the "
-                  "bytes)");
+  auto* format = cmd->add_option(
+      "--format", args->format,
+      "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
+      "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for "
+      "scalar records; Ragged 1-D '|u1' records as strings in both); "
+      "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext> "
+      "(default: npy, or text when stdout is a terminal)");
+  offer_choices(format, cat_format_names());
+  auto* framing = cmd->add_option(
+      "--framing", args->framing,
+      "Payload bytes framed as append-stream --framing reads them, so that 'append-stream --framing X' "
+      "then 'cat --framing X' gives back the same bytes: lines (each record then a newline; a record "
+      "holding a newline is refused), nul (then a NUL), u32le or u64le (a little-endian length, then the "
+      "bytes)");
+  offer_choices(framing, framing_names());
   cmd->add_flag("--bytes-as-numbers", args->bytes_as_numbers,
                 "text, jsonl: show Ragged 1-D '|u1' records as numbers (byte values), not as strings");
+  cmd->add_flag("--full", args->full,
+                "text, jsonl: print every value of a record on a terminal too (there, records of more than " +
+                    std::to_string(kSummaryThreshold) + " values show the first and last " +
+                    std::to_string(kEdgeItems) +
+                    " of each axis around '...', as numpy prints them; files and pipes always get every value)");
   cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
   cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
   cmd->add_flag("--absolute-names", args->absolute_names,
@@ -296,7 +305,9 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
       ->excludes(sample);
   cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle: same seed, same records (default: 0)");
-  cmd->add_flag("--with-ids", args->with_ids, "jsonl: write each record as {\"id\": ID, \"record\": VALUE}");
+  cmd->add_flag("--with-ids", args->with_ids,
+                "jsonl: write each record as {\"id\": ID, \"record\": VALUE}; tar: each sample gets a member KEY.id "
+                "holding its record ID (webdataset reads .id as an int; append-tar --parse id=int keeps it)");
   cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
@@ -304,6 +315,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "Examples:\n"
       "  zrec cat images/ 0:100 -o first100.npy\n"
       "  zrec cat tokens/ ::1000 --format jsonl | head\n"
+      "  zrec cat images/ 7 --format text --full         # every value, on a terminal too\n"
       "  zrec cat docs/ --framing lines > corpus.jsonl    # the inverse of append-stream\n"
       "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
       "  zrec cat images/ --sample 1000 --distinct -o val.npy     # 1000 different records\n"

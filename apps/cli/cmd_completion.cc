@@ -3,22 +3,22 @@
 // editing a list. The build runs it to produce the installed scripts (CMakeLists.txt).
 //
 // What a value completes to is decided here, per option or positional:
-//   - named value sets (codec, format, framing, parse, workload names): those words;
+//   - named value sets (codec, format, framing, parse, tier, workload and dtype names):
+//     the words the option's own table holds (option_choices.h), the table its command
+//     checks the value against;
 //   - store arguments (positionals named store/stores/src/dst, or described as stores
 //     and not files) and --dir/--export: directories;
 //   - other text values (-o, --dict, --files-from, ...): file names;
-//   - numbers, sizes, shapes and dtypes: nothing (the shell offers no guesses).
+//   - numbers, sizes and shapes: nothing (the shell offers no guesses).
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "zrec/codec.h"
-
 #include "cli/commands.h"
+#include "cli/option_choices.h"
 #include "cli/report/console.h"
 #include "cli/usage.h"
 
@@ -33,32 +33,19 @@ struct Value {
   std::string words;  // space-separated, for kWords
 };
 
-// The value sets zrec accepts by name. Codec names come from the core's own to_string.
-std::string codec_words() {
-  return fmt::format("{} {} {}", to_string(Codec::kRaw), to_string(Codec::kZstd), to_string(Codec::kZstdDict));
-}
-
-const std::map<std::string, std::string>& word_sets() {
-  static const std::map<std::string, std::string> sets = {
-      {"--codec", codec_words()},
-      {"--format", "npy raw text jsonl"},
-      {"--framing", "lines nul u32le u64le"},
-      {"--parse", "ints floats"},
-      {"--workload", "vision vision-var tokens tokens-var"},
-      {"--tier", "small balanced max"},
-  };
-  return sets;
-}
-
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 Value value_of_option(const CLI::Option* o) {
+  if (const Choices* words = choices_of(o)) {
+    std::string joined;
+    for (const std::string& w : *words) joined += (joined.empty() ? "" : " ") + w;
+    return {ValueKind::kWords, joined};
+  }
   for (const std::string& l : o->get_lnames()) {
     const std::string name = "--" + l;
-    auto w = word_sets().find(name);
-    if (w != word_sets().end()) return {ValueKind::kWords, w->second};
     if (name == "--dir" || name == "--export") return {ValueKind::kDirs, {}};
-    if (name == "--shape" || name == "--dtype" || name == "--bytes") return {};
+    // append-tar's --parse takes EXT=int|float|ints|floats: nothing to offer.
+    if (name == "--shape" || name == "--bytes" || name == "--parse") return {};
   }
   // Text values are paths unless listed above; numbers (UINT, INT, FLOAT) complete to nothing.
   return starts_with(o->get_type_name(), "TEXT") ? Value{ValueKind::kFiles, {}} : Value{};

@@ -5,6 +5,7 @@
 
 #include "cli/codec_rules.h"
 #include "cli/commands.h"
+#include "cli/option_choices.h"
 #include "cli/option_values.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
@@ -17,7 +18,7 @@ namespace {
 struct CreateArgs {
   std::string store;
   bool dense = false, ragged = false;
-  std::string dtype, shape, codec = "zstd", dict;
+  std::string dtype, shape, codec, dict;  // codec empty: default_codec
   uint32_t ndim = 0;
   uint32_t shards = 4;
   bool checksum = false;
@@ -41,7 +42,8 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   }
   Status valid = options.schema.validate();
   if (!valid.is_ok()) throw UsageError(valid.message());
-  options.codec = parse_codec_option(a.codec);
+  options.codec =
+      a.codec.empty() ? default_codec(options.schema, a.checksum || !a.dict.empty()) : parse_codec_option(a.codec);
   options.data_shards = a.shards;
   check_codec_options({.codec = options.codec, .dict = !a.dict.empty(), .checksum = a.checksum, .dict_required = true});
   options.checksum = a.checksum;
@@ -67,13 +69,19 @@ Command register_create(CLI::App& root, const GlobalOptions& global) {
   auto* ragged = cmd->add_flag("--ragged", args->ragged, "Records have --ndim dims each, lengths free");
   dense->excludes(ragged);
   ragged->excludes(dense);
-  cmd->add_option("--dtype", args->dtype, "NumPy dtype: <i4, |u1, float32, uint8, <U8, <M8[ns], ...")->required();
+  offer_choices(
+      cmd->add_option("--dtype", args->dtype, "NumPy dtype: <i4, |u1, float32, uint8, <U8, <M8[ns], ...")->required(),
+      dtype_names());
   auto* shape = cmd->add_option("--shape", args->shape,
                                 "Dense item shape: 28,28 or (3,224,224); '()' or 'scalar' for one value per record")
                     ->needs(dense);
   cmd->add_option("--ndim", args->ndim, "Ragged: number of dims of every record (>= 1)")->needs(ragged);
-  cmd->add_option("--codec", args->codec, "raw, zstd (level 3) or zstd_dict (level 15, needs --dict)")
-      ->capture_default_str();
+  offer_choices(cmd->add_option("--codec", args->codec,
+                                "raw, zstd (level 3) or zstd_dict (level 15, needs --dict); default raw for Dense "
+                                "records of " +
+                                    std::to_string(kSmallRecordBytes) +
+                                    " bytes or fewer (a zstd frame would store more), zstd otherwise"),
+                codec_names());
   cmd->add_flag("--checksum", args->checksum,
                 "Every zstd frame carries a content checksum, so verify detects bit rot (appends keep it)");
   cmd->add_option("--dict", args->dict, "zstd dictionary file (dict.zr) for --codec zstd_dict");

@@ -22,4 +22,9 @@ void check_codec_options(const CodecOptions& o) {
     throw UsageError("--codec zstd_dict needs --dict FILE (train one with zrec train-dict or zstd --train)");
 }
 
+Codec default_codec(const Schema& schema, bool zstd_options) {
+  if (!zstd_options && schema.is_dense() && schema.dense_width() <= kSmallRecordBytes) return Codec::kRaw;
+  return Codec::kZstd;
+}
+
 }  // namespace zrec::cli

@@ -9,25 +9,38 @@
 #include <string>
 #include <vector>
 
+#include "cli/option_choices.h"
+
 namespace zrec::cli {
 
 namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+// Value sets of more words than this (--dtype's NumPy names) keep a one-word placeholder.
+constexpr size_t kMaxPlaceholderWords = 5;
+
 std::string upper(std::string s) {
   for (char& c : s) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
 
-// The placeholder for an option's value: N for numbers, FILE/LIST/DIR for paths, else
-// the option's long name in capitals (--codec CODEC), as man pages and argparse write it.
+// The placeholder for an option's value: its words when it takes a few named values
+// (--framing lines|nul|u32le|u64le, as the man pages' synopses write them), N for
+// numbers, FILE/LIST/DIR for paths, BYTES for sizes, else the option's long name in
+// capitals (--dtype DTYPE), as man pages and argparse write it.
 std::string placeholder(const CLI::Option* o) {
+  if (const Choices* words = choices_of(o); words && words->size() <= kMaxPlaceholderWords) {
+    std::string joined;
+    for (const std::string& w : *words) joined += (joined.empty() ? "" : "|") + w;
+    return joined;
+  }
   const std::string type = o->get_type_name();
   if (starts_with(type, "UINT") || starts_with(type, "INT") || starts_with(type, "FLOAT")) return "N";
   static const std::map<std::string, std::string> paths = {
-      {"output", "FILE"},  {"input", "FILE"},        {"dict", "FILE"},       {"manifest", "FILE"}, {"keys", "FILE"},
-      {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"}, {"dir", "DIR"},       {"export", "DIR"},
+      {"output", "FILE"}, {"input", "FILE"},   {"dict", "FILE"},         {"manifest", "FILE"},
+      {"keys", "FILE"},   {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"},
+      {"dir", "DIR"},     {"export", "DIR"},   {"maxsize", "BYTES"},
   };
   const std::vector<std::string>& longs = o->get_lnames();
   if (longs.empty()) return "VALUE";

@@ -7,6 +7,7 @@
 
 #include "zrec/file.h"
 
+#include "cli/option_choices.h"
 #include "cli/usage.h"
 
 namespace zrec::cli {
@@ -40,7 +41,7 @@ std::vector<uint64_t> parse_shape(std::string_view text) {
 
 Codec parse_codec_option(std::string_view text) {
   auto codec = parse_codec(text);
-  if (!codec) throw UsageError("unknown codec '" + std::string(text) + "' (use raw, zstd or zstd_dict)");
+  if (!codec) throw UsageError("unknown codec '" + std::string(text) + "' (use " + choice_list(codec_names()) + ")");
   return *codec;
 }
 

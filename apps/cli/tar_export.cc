@@ -32,6 +32,8 @@ namespace {
 
 // Samples per chunk: each stream holds a chunk's records at once.
 constexpr uint64_t kChunkSamples = 1024;
+// --with-ids: the extension of each sample's ID member (webdataset decodes it as an int).
+constexpr const char* kIdExtension = "id";
 
 // A member name that tar would extract outside the directory it is extracted in: an
 // absolute name, or one with a ".." component. GNU tar's rule: it strips or refuses
@@ -147,6 +149,12 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   }
   if (root) std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
+  if (a.with_ids)
+    for (const auto& name : names)
+      if ((single ? base_name(a.path) : name) == kIdExtension)
+        return invalid_argument("--with-ids writes each sample's ID as its '." + std::string(kIdExtension) +
+                                "' member, and stream '" + printable(single ? a.path : name) +
+                                "' already writes members of that name");
   for (const auto& name : names) {
     Stream s;
     s.ext = single ? base_name(a.path) : name;
@@ -294,6 +302,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
       if (sharded) {
         uint64_t sample_bytes = 0;
         for (const auto& s : streams) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
+        if (a.with_ids) sample_bytes += tar_member_bytes(key + "." + kIdExtension, std::to_string(ids[r]).size());
         const bool full = shard_samples > 0 && ((a.maxcount > 0 && shard_samples >= a.maxcount) ||
                                                 (a.maxsize > 0 && shard_bytes + sample_bytes > a.maxsize));
         if (!ar || full) {
@@ -303,17 +312,22 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
         ++shard_samples;
         shard_bytes += sample_bytes;
       }
-      for (auto& s : streams) {
-        const auto& data = s.chunk[r];
+      const auto write_member = [&](const std::string& name, const void* data, size_t size) -> Status {
         la->archive_entry_clear(entry.get());
-        la->archive_entry_set_pathname(entry.get(), (key + "." + s.ext).c_str());
+        la->archive_entry_set_pathname(entry.get(), name.c_str());
         la->archive_entry_set_filetype(entry.get(), AE_IFREG);
         la->archive_entry_set_perm(entry.get(), 0644);
-        la->archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
+        la->archive_entry_set_size(entry.get(), static_cast<la_int64_t>(size));
         if (la->archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
-        if (la->archive_write_data(ar.get(), data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
-          return ar_error("data");
-        bytes += data.size();
+        if (la->archive_write_data(ar.get(), data, size) != static_cast<la_ssize_t>(size)) return ar_error("data");
+        bytes += size;
+        return Status::ok();
+      };
+      for (auto& s : streams)
+        ZREC_RETURN_IF_ERROR(write_member(key + "." + s.ext, s.chunk[r].data(), s.chunk[r].size()));
+      if (a.with_ids) {
+        const std::string id = std::to_string(ids[r]);
+        ZREC_RETURN_IF_ERROR(write_member(key + "." + kIdExtension, id.data(), id.size()));
       }
       meter.update(++done, bytes);
     }

@@ -26,6 +26,7 @@ struct CatTarArgs {
   std::optional<uint64_t> sample;  // --sample N --distinct: N different samples, in draw order
   bool shuffle = false;            // --shuffle: the selection in a seeded random order
   uint64_t seed = 0;               // --seed K
+  bool with_ids = false;           // --with-ids: an "<key>.id" member holding the record ID
 };
 
 // Writes members "<key>.<ext>" per sample, in selection order: one per stream of the
@@ -39,6 +40,10 @@ struct CatTarArgs {
 // With maxcount or maxsize the samples go to shards named by the -o pattern
 // (cli/formats/shard_pattern.h), a new one before a sample that would pass a limit; a
 // sample larger than maxsize alone gets a shard of its own.
+// With with_ids, each sample also gets a member "<key>.id" holding its record ID in
+// decimal (webdataset decodes an .id member as an int, as it does .cls; append-tar
+// --parse id=int reads it back as a Dense scalar stream); a stream named "id" is then
+// refused, as its members would take the same names.
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g);
 
 }  // namespace zrec::cli

@@ -18,6 +18,7 @@
 #include "cli/formats/printable.h"
 #include "cli/interrupt.h"
 #include "cli/level_option.h"
+#include "cli/option_choices.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
 #include "cli/report/byte_size.h"
@@ -50,6 +51,7 @@ void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size) {
   }
   auto* tier =
       cmd->add_option("--tier", args.tier, "Dictionary preset: small, balanced or max (default: balanced):" + tiers);
+  offer_choices(tier, tier_names());
   if (with_size) {
     auto* size = cmd->add_option("--size", args.size,
                                  "Dictionary size in bytes (K, M suffixes allowed), instead of the tier's; "
@@ -66,9 +68,7 @@ void add_train_options(CLI::App* cmd, TrainArgs& args, bool with_size) {
 Result<TrainOptions> make_train_options(const TrainArgs& args, const GlobalOptions& g, int level) {
   DictTier tier = DictTier::kBalanced;
   if (!args.tier.empty()) {
-    auto t = parse_dict_tier(args.tier);
-    if (!t) throw UsageError("unknown --tier '" + args.tier + "' (use small, balanced or max)");
-    tier = *t;
+    tier = *parse_dict_tier(tier_names()[choose(tier_names(), "--tier", args.tier)]);
   }
   TrainOptions o = train_options(tier);
   if (!args.size.empty()) {
@@ -121,8 +121,10 @@ Result<std::vector<uint8_t>> train_with_report(const std::string& command, Recor
 }
 
 void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
-  cmd->add_option("--codec", args.codec,
-                  "Codec of DST: raw, zstd (level 3) or zstd_dict (level 15) (default: the first source's)");
+  offer_choices(
+      cmd->add_option("--codec", args.codec,
+                      "Codec of DST: raw, zstd (level 3) or zstd_dict (level 15) (default: the first source's)"),
+      codec_names());
   cmd->add_option("--dict", args.dict, "zstd dictionary file for zstd_dict (implies --codec zstd_dict)");
   add_train_options(cmd, args.train, false);
   cmd->add_option("--shards", args.shards, "Data files of DST, 1..255 (default: the first source's)")

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "zrec/status.h"
 
@@ -56,6 +57,11 @@ struct DType {
 // structured/subarray/object dtypes, zero itemsize (S0, U0, V0), long doubles
 // (f12, f16, c24, c32), unknown units, anything else.
 Result<DType> parse_dtype(std::string_view text);
+
+// The NumPy names parse_dtype accepts as they are (bool, int8, ..., float32, double,
+// complex128, datetime64, timedelta64), for shell completion; sized and unit forms
+// (bytes5, datetime64[ns]) and the letter grammar are not listed.
+std::vector<std::string> numpy_dtype_names();
 
 // Parses a dtype string read from a store schema or a .npy header: it must already be
 // canonical (parse_dtype(text)->str() == text). Anything else is kMalformed.

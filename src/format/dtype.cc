@@ -50,13 +50,14 @@ std::optional<uint64_t> parse_decimal(std::string_view s) {
 // for anything that is not a name, so the caller falls through to the letter grammar.
 // Sized names (bytes5, str5, unicode5, void4) are zrec's spelling of S5/U5/V4; NumPy
 // itself dropped them in 1.20, but they read well on a command line.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kFixed = {{
+    {"bool", "b1"},      {"int8", "i1"},        {"int16", "i2"},      {"int32", "i4"},       {"int64", "i8"},
+    {"uint8", "u1"},     {"uint16", "u2"},      {"uint32", "u4"},     {"uint64", "u8"},      {"float16", "f2"},
+    {"float32", "f4"},   {"float64", "f8"},     {"half", "f2"},       {"single", "f4"},      {"double", "f8"},
+    {"complex64", "c8"}, {"complex128", "c16"}, {"datetime64", "M8"}, {"timedelta64", "m8"},
+}};
+
 std::optional<std::string> name_to_letters(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kFixed = {{
-      {"bool", "b1"},      {"int8", "i1"},        {"int16", "i2"},      {"int32", "i4"},       {"int64", "i8"},
-      {"uint8", "u1"},     {"uint16", "u2"},      {"uint32", "u4"},     {"uint64", "u8"},      {"float16", "f2"},
-      {"float32", "f4"},   {"float64", "f8"},     {"half", "f2"},       {"single", "f4"},      {"double", "f8"},
-      {"complex64", "c8"}, {"complex128", "c16"}, {"datetime64", "M8"}, {"timedelta64", "m8"},
-  }};
   for (const auto& [n, letters] : kFixed) {
     if (name == n) return std::string(letters);
   }
@@ -301,6 +302,12 @@ Result<DType> parse_canonical_dtype(std::string_view text) {
     return malformed("dtype '" + std::string(text) + "' is not canonical (expected '" + canonical + "')");
   }
   return parsed;
+}
+
+std::vector<std::string> numpy_dtype_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, letters] : kFixed) names.emplace_back(n);
+  return names;
 }
 
 }  // namespace zrec

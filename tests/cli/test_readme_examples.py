@@ -1,20 +1,20 @@
 #!/usr/bin/python3
-"""README.md's shell examples run as written.
+"""README.md runs top to bottom.
 
 Every ```sh / ```bash / ```console block of README.md is split into commands (a command
 continues over a trailing backslash or an open quote; in console blocks only "$ " lines
-are commands) and each command runs with `bash -o pipefail -c` in a scratch directory,
-where `zrec` is the binary under test ($ZREC) and the inputs the examples name exist:
-small .npy batches, gen.py and tokenize_corpus.py, ids.txt, corpus.jsonl, imgs/, tar
-shards, in-*.npy, and stand-ins for the `gen` and `producer` commands the text leaves to
-the reader. A command fails the test when it exits non-zero.
+are commands), and all of them, in the README's order, run as ONE bash script (set -e,
+pipefail) in one scratch directory, as a reader would type them: a store an example
+uses is one an earlier example made, and no store is made twice. `zrec` is the binary
+under test ($ZREC); the inputs the examples name exist: small .npy batches, gen.py and
+tokenize_corpus.py, ids.txt, corpus.jsonl, imgs/, tar shards, train.h5, in-*.npy, and
+stand-ins for the `gen` and `producer` commands the text leaves to the reader. The
+script fails the test when a command exits non-zero; its step markers name the command.
 
-Blocks run in the order of the README. The tour (the block that creates images/ and
-tokens/) runs first in an empty directory; a later block starts from a copy of what the
-tour left, unless BLOCKS below says it starts empty (it creates those stores itself)
-and which pre-made stores it needs (a store an example only refers to, such as the
-`part-000` of a recipe shown later). SKIPPED lists what cannot run here, with the
-reason; each is printed as a `figure:` line.
+SKIPPED lists what cannot run here, with the reason; each is printed as a `figure:`
+line. Only the Slurm recipes need a live cluster; the others install packages as root,
+need an installed prefix, serve until Ctrl-C, or take minutes of CPU, and each names
+the test that runs the same thing.
 """
 import io
 import os
@@ -34,18 +34,6 @@ from cli_helpers import npy_bytes, require_zrec  # noqa: E402
 ZREC = require_zrec("test_readme_examples")
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 README = os.path.join(SRC, "README.md")
-
-# (section heading, block number within it, 1-based) -> how the block runs. Unlisted
-# blocks start from the tour's stores and need nothing more.
-TOUR = ("A short tour", 1)
-BLOCKS = {
-    TOUR: {"start": "empty", "stores": ["dataset"]},
-    ("Pipelines", 1): {"start": "empty", "stores": ["a", "b", "blobs"]},  # creates images/, tokens/ anew
-    ("Bringing data in", 1): {"start": "empty", "stores": []},
-    ("Compression: train-dict, recompress, concat, digest", 1): {"start": "tour",
-                                                                 "stores": ["part-000", "part-001", "part-002"]},
-    ("Compression: train-dict, recompress, concat, digest", 2): {"start": "empty", "stores": []},  # builds its parts
-}
 
 # What cannot run in a test: (section, block or None for all, a command's start or None
 # for the whole block) -> why. Keep it short: everything else runs.
@@ -133,7 +121,7 @@ GEN_PY = r'''import sys
 import numpy as np
 
 rng = np.random.default_rng(3)
-for _ in range(3000):  # one token sequence per record
+for _ in range(1000):  # one token sequence per record
     n = int(rng.integers(20, 200))
     np.save(sys.stdout.buffer, (rng.zipf(1.5, n) % 5000).astype("<i4"))
 '''
@@ -193,7 +181,7 @@ def make_inputs(d):
     # Images with structure (compressible, as photos are) and some noise.
     base = (np.arange(224)[None, :, None] + np.arange(224)[None, None, :]).astype(np.uint8)
     for b in range(2):
-        batch = np.broadcast_to(base, (56, 3, 224, 224)).copy()
+        batch = np.broadcast_to(base, (16, 3, 224, 224)).copy()
         batch += rng.integers(0, 8, batch.shape, dtype=np.uint8)
         write(os.path.join(d, "batch%d.npy" % b), npy_bytes(batch))
     write(os.path.join(d, "gen.py"), GEN_PY)
@@ -217,25 +205,6 @@ def make_inputs(d):
               npy_bytes((rng.zipf(1.4, (1000, 128)) % 3000).astype("<i4")))
 
 
-def make_stores(d, names):
-    """Stores an example refers to without creating it, made with zrec itself."""
-    def zrec(*args, stdin=b""):
-        subprocess.run([ZREC, "-q", *args], input=stdin, check=True, cwd=d)
-
-    for name in names:
-        if name == "dataset":  # a directory of named streams of equal length
-            os.makedirs(os.path.join(d, name))
-            zrec("create", "--dense", "--dtype", "<i8", "--shape", "scalar", "dataset/label")
-            zrec("append-npy", "dataset/label", "-", stdin=npy_bytes(np.arange(6, dtype="<i8")))
-            zrec("create", "--ragged", "--dtype", "<i4", "--ndim", "1", "dataset/token")
-            zrec("append-stream", "--parse", "ints", "dataset/token", stdin=b"1 2\n3\n4 5\n6\n7 8 9\n10\n")
-        elif name == "blobs":
-            zrec("create", "--ragged", "--dtype", "|u1", "--ndim", "1", name)
-        else:  # a, b, part-NNN: token stores with the same schema
-            zrec("create", "--ragged", "--dtype", "<i4", "--ndim", "1", name)
-            zrec("append-stream", "--parse", "ints", name, stdin=b"".join(b"%d %d\n" % (i, i * i) for i in range(50)))
-
-
 def stub_bin(d):
     """A directory for PATH: zrec (the binary under test), python, gen and producer."""
     os.makedirs(d)
@@ -250,67 +219,54 @@ def stub_bin(d):
 
 def main():
     blocks = shell_blocks(open(README).read())
-    assert any((s, n) == TOUR for s, n, _, _ in blocks), "README has no block %r (the tour): update TOUR" % (TOUR,)
-    for key in BLOCKS:
-        assert any((s, n) == key for s, n, _, _ in blocks), "BLOCKS names %r, which README no longer has" % (key,)
     root = tempfile.mkdtemp(prefix="zrec-readme-")
-    figures, failures = [], []
-    ran = skipped = 0
+    figures, steps = [], []
+    skipped = 0
     try:
-        inputs = os.path.join(root, "inputs")
-        make_inputs(inputs)
+        d = os.path.join(root, "run")
+        make_inputs(d)
         env = dict(os.environ, PATH=stub_bin(os.path.join(root, "bin")) + os.pathsep + os.environ["PATH"],
                    HOME=os.path.join(root, "home"))
         os.makedirs(env["HOME"])
-        tour_dir = None
-        # The tour first: the other blocks start from its stores.
-        order = sorted(blocks, key=lambda b: (b[0], b[1]) != TOUR)
-        for section, number, language, body in order:
-            plan = BLOCKS.get((section, number), {"start": "tour", "stores": []})
-            commands = commands_of(language, body)
-            runnable = [c for c in commands if not skip_reason(section, number, c)]
+        for section, number, language, body in blocks:
             reasons = {}  # reason -> commands skipped for it, one figure line each
-            for c in commands:
+            for c in commands_of(language, body):
                 why = skip_reason(section, number, c)
                 if why:
                     skipped += 1
                     reasons.setdefault(why, []).append(" ".join(c.split()[:2]))
+                else:
+                    steps.append(("%s #%d: %s" % (section, number, " ".join(c.split())), c))
             for why, skipped_commands in reasons.items():
                 figures.append("skipped %s #%d, %d command(s) (%s): %s" %
                                (section, number, len(skipped_commands), ", ".join(skipped_commands), why))
-            if not runnable:
-                continue
-            d = os.path.join(root, "block-%s-%d" % (re.sub(r"\W+", "_", section), number))
-            if plan["start"] == "tour":
-                assert tour_dir is not None
-                shutil.copytree(tour_dir, d, symlinks=True)
-            else:
-                shutil.copytree(inputs, d)
-            make_stores(d, plan["stores"])
-            for c in runnable:
-                p = subprocess.run(["bash", "-o", "pipefail", "-c", c], cwd=d, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-                ran += 1
-                label = "%s #%d: %s" % (section, number, " ".join(c.split()))
-                if p.returncode == 0:
-                    print("ok   " + label, flush=True)
-                else:
-                    failures.append(label)
-                    err = p.stderr.decode("utf-8", "replace").strip().splitlines()
-                    print("FAIL %s\n     exit %d: %s" % (label, p.returncode, "\n     ".join(err[-6:])), flush=True)
-            if (section, number) == TOUR:
-                tour_dir = d
+        # One script: a marker on stderr before each step names the one that failed.
+        script = "set -e -o pipefail\n" + "".join("echo '@@step %d' >&2\n%s\n" % (i, c) for i, (_, c) in
+                                                   enumerate(steps))
+        p = subprocess.run(["bash", "-c", script], cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=300)
+        err = p.stderr.decode("utf-8", "replace").splitlines()
+        marks = [int(l.split()[1]) for l in err if l.startswith("@@step ")]
+        done = len(marks) if p.returncode == 0 else len(marks) - 1
+        for label, _ in steps[:done]:
+            print("ok   " + label)
+        failed = p.returncode != 0
+        if failed:
+            last = max(i for i, l in enumerate(err) if l.startswith("@@step ")) if marks else -1
+            tail = err[last + 1:][-8:]  # what the failed step said
+            print("FAIL %s\n     exit %d: %s" % (steps[marks[-1]][0] if marks else "the script", p.returncode,
+                                              "\n     ".join(tail)))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     # The extraction itself must keep finding the examples.
-    if ran < 40:
-        failures.append("only %d README commands ran" % ran)
-        print("FAIL only %d README commands ran (want at least 40)" % ran)
+    if len(steps) < 50:
+        failed = True
+        print("FAIL only %d README commands to run (want at least 50)" % len(steps))
     for f in figures:
         print("figure: " + f)
-    print("figure: README shell blocks %d, commands run %d, skipped %d" % (len(blocks), ran, skipped))
-    print("%d passed, %d failed" % (ran - len(failures), len(failures)))
-    return 1 if failures else 0
+    print("figure: README shell blocks %d, commands run %d as one script, skipped %d" % (len(blocks), done, skipped))
+    print("%d passed, %d failed" % (done, 1 if failed else 0))
+    return 1 if failed else 0
 
 
 sys.exit(main())

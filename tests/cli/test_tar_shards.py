@@ -4,7 +4,8 @@
 samples kept whole, each shard within --maxsize; a pattern without exactly one %d (or
 with another '%') is refused before anything is written. --shuffle and --sample N
 --distinct order the tar's samples as cat's other formats do; --sample with replacement
-(keys repeated) is refused.
+(keys repeated) is refused. --with-ids gives each sample a KEY.id member holding its record
+ID, which append-tar --parse id=int reads back.
 
 Needs: ZREC (path of the zrec binary).
 """
@@ -88,6 +89,30 @@ def shuffled_and_sampled_tars(d):
     fails(["cat", "--format", "tar", ds, "--sample", "5", "-o", os.path.join(d, "x.tar")], 2,
           ["--sample draws with replacement, and a sample drawn twice would repeat its key in the tar"])
     expect(not os.path.exists(os.path.join(d, "x.tar")), "a refused --sample wrote a tar")
+
+
+@case
+def ids_in_tar_samples(d):
+    ds = os.path.join(d, "ds")
+    os.makedirs(ds)
+    lines_store(os.path.join(ds, "txt"), [b"t%02d" % i for i in range(20)])
+    shuffled = members_of_cat(d, "ids", [ds, "10:20", "--shuffle", "--seed", "5", "--with-ids"])
+    order = [int(l.split(b"\t")[0]) for l in
+             must(["cat", "--format", "text", ds + "/txt", "10:20", "--shuffle", "--seed", "5"])[0].splitlines()]
+    want = [m for i in order for m in (("%06d.txt" % i, b"t%02d" % i), ("%06d.id" % i, b"%d" % i))]
+    expect(shuffled == want, "--with-ids: %r" % shuffled[:4])
+    # Round trip: append-tar reads the ids back as a Dense scalar stream, the text beside it.
+    back = os.path.join(d, "back")
+    must(["append-tar", "--parse", "id=int", back, os.path.join(d, "ids.tar")])
+    expect(must(["cat", "--format", "jsonl", back + "/id"])[0].decode().split() == [str(i) for i in order],
+           "the id stream differs from the IDs written")
+    expect(must(["cat", "--framing", "lines", back + "/txt"])[0] == b"".join(b"t%02d\n" % i for i in order),
+           "the txt stream differs")
+    # A stream named id would write members of the same names: refused, nothing written.
+    fails(["cat", "--format", "tar", back, "--with-ids", "-o", os.path.join(d, "clash.tar")], 1,
+          ["--with-ids writes each sample's ID as its '.id' member, and stream 'id' already writes members of that "
+           "name"])
+    expect(not os.path.exists(os.path.join(d, "clash.tar")), "a refused --with-ids wrote a tar")
 
 
 def members_of_cat(d, name, args):

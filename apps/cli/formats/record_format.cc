@@ -432,18 +432,41 @@ void append_separator(std::string& out, bool text, size_t axes_left, size_t dept
   }
 }
 
+// Whether a record of `shape` is summarised (kSummaryThreshold).
+bool summarised(std::span<const uint64_t> shape) {
+  if (std::find(shape.begin(), shape.end(), uint64_t{0}) != shape.end()) return false;
+  uint64_t elements = 1;
+  for (uint64_t d : shape) {
+    if (d > kSummaryThreshold) return true;
+    elements *= d;  // both <= kSummaryThreshold: no overflow
+    if (elements > kSummaryThreshold) return true;
+  }
+  return false;
+}
+
 // Writes the sub-array starting at `p` at `depth` and returns the first byte after it.
+// `summary`: axes longer than 2 * kEdgeItems show only their edges around "...".
 const uint8_t* append_nested(std::string& out, const DType& dtype, std::span<const uint64_t> shape, size_t depth,
-                             const uint8_t* p, bool text) {
+                             const uint8_t* p, bool text, bool summary) {
   if (depth == shape.size()) {
     if (text) append_text_element(out, dtype, p);
     else append_json_element(out, dtype, p);
     return p + dtype.itemsize;
   }
   out += '[';
-  for (uint64_t i = 0; i < shape[depth]; ++i) {
+  const uint64_t n = shape[depth];
+  const bool elide = summary && n > 2 * kEdgeItems;
+  for (uint64_t i = 0; i < n; ++i) {
     if (i > 0) append_separator(out, text, shape.size() - depth, depth);
-    p = append_nested(out, dtype, shape, depth + 1, p, text);
+    if (elide && i == kEdgeItems) {
+      out += text ? "..." : "\"...\"";
+      append_separator(out, text, shape.size() - depth, depth);
+      uint64_t sub_bytes = dtype.itemsize;
+      for (size_t d = depth + 1; d < shape.size(); ++d) sub_bytes *= shape[d];
+      p += (n - 2 * kEdgeItems) * sub_bytes;
+      i = n - kEdgeItems;
+    }
+    p = append_nested(out, dtype, shape, depth + 1, p, text, summary);
   }
   out += ']';
   return p;
@@ -451,12 +474,14 @@ const uint8_t* append_nested(std::string& out, const DType& dtype, std::span<con
 
 }  // namespace
 
-void append_json_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data) {
-  append_nested(out, dtype, shape, 0, data, /*text=*/false);
+void append_json_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data,
+                        bool summarise) {
+  append_nested(out, dtype, shape, 0, data, /*text=*/false, summarise && summarised(shape));
 }
 
-void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data) {
-  append_nested(out, dtype, shape, 0, data, /*text=*/true);
+void append_text_record(std::string& out, const DType& dtype, std::span<const uint64_t> shape, const uint8_t* data,
+                        bool summarise) {
+  append_nested(out, dtype, shape, 0, data, /*text=*/true, summarise && summarised(shape));
 }
 
 std::optional<double> element_as_double(const DType& dtype, const uint8_t* data) {

@@ -123,8 +123,10 @@ AppendSession::AppendSession(const std::string& command, const std::string& stor
       require_records_(args.require_records),
       report_(command, global, args.json),
       writer_(std::move(writer)),
+      expansion_(store, false, [this](const std::string& message) { warn(message); }),
       window_(*writer_, window_bytes_),
       meter_(global, command) {
+  window_.set_expansion_check(&expansion_);
   first_id_ = writer_->length();
   first_stored_ = writer_->stored_bytes();
   skip_first_ = records_to_skip(args, first_id_);
@@ -181,7 +183,7 @@ Status AppendSession::append(std::span<const RecordRef> records) {
   ZREC_RETURN_IF_ERROR(window_.flush());  // keep input order if a command mixes both ways
   if (records.size() > room_before_checkpoint())
     return invalid_argument("internal: a batch of records crosses a checkpoint");
-  ZREC_RETURN_IF_ERROR(writer_->append(records));
+  ZREC_RETURN_IF_ERROR(expansion_.append(*writer_, records));
   return after_records(records.size());
 }
 

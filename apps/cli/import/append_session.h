@@ -181,6 +181,10 @@ class AppendSession {
   };
   void set_listener(Listener listener) { listener_ = std::move(listener); }
 
+  // The command created the store this run: the first window's codec warning
+  // (expansion_check.h) then says --codec raw.
+  void note_created() { expansion_.set_created(); }
+
   // A warning on stderr ("zrec <command>: warning: ..."), drawn above the progress line.
   void warn(const std::string& message);
   // The outcome finish() prints: a command adds its own facts (append-files: files
@@ -229,6 +233,7 @@ class AppendSession {
   const bool require_records_;
   CommandReport report_;  // its clock starts when the store is open
   std::unique_ptr<StoreWriter> writer_;
+  ExpansionCheck expansion_;
   RecordWindow window_;
   InterruptScope interrupt_scope_;
   ProgressMeter meter_;

@@ -157,6 +157,7 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
   bool created = false;
   if (create && !is_store_dir(a.store)) {
     create->schema = schema;
+    set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
     ZREC_RETURN_IF_ERROR(create_store(a.store, *create));
     created = true;
     spdlog::info("created '{}': {}, codec {}, {} shards", a.store, schema.describe(), to_string(create->codec),
@@ -177,6 +178,7 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
     return Status(StatusCode::kNotFound, opened.status().message() + " (--create makes it from the dataset)");
   if (!opened.is_ok()) return take_back(opened.status());
   auto session = std::move(opened).value();
+  if (created) session->note_created();
   Status s = [&]() -> Status {
     const std::string diff = schema_difference(session->schema(), schema);
     if (!diff.empty())
@@ -212,7 +214,7 @@ Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--stop", args->stop, "Row to stop before (default: the end; past the end: the end)");
   auto* create =
       cmd->add_flag("--create", args->create, "Create STORE from the dataset's type and shape when it does not exist");
-  add_new_store_options(cmd, args->new_store, "With --create");
+  add_new_store_options(cmd, args->new_store, "The new store");
   cmd->add_flag("--allow-external", args->allow_external,
                 "Read a dataset whose values come from other files (external links, external raw data, virtual "
                 "datasets): only for HDF5 files you trust, since they may name any file");

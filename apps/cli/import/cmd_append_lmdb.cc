@@ -300,6 +300,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
   if (create && !is_store_dir(a.store)) {
     create->schema.dtype = parse_dtype("|u1").value();
     create->schema.ndim = 1;
+    set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
     ZREC_RETURN_IF_ERROR(create_store(a.store, *create));
     created = true;
   }
@@ -317,6 +318,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
                   opened.status().message() + " (--create makes a Ragged '|u1' store of the values)");
   if (!opened.is_ok()) return take_back(opened.status());
   auto session = std::move(opened).value();
+  if (created) session->note_created();
   std::unique_ptr<KeysFile> keys;
   Status s = [&]() -> Status {
     const Schema& schema = session->schema();
@@ -425,7 +427,7 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   auto* create =
       cmd->add_flag("--create", args->create,
                     "Create STORE (Ragged '|u1' ndim 1, one record of bytes per value) when it does not exist");
-  add_new_store_options(cmd, args->new_store, "With --create");
+  add_new_store_options(cmd, args->new_store, "The new store");
   for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
   add_append_options(cmd, args->append);
   cmd->footer(

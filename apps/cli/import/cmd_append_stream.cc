@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
+#include "cli/option_choices.h"
 #include "cli/report/console.h"
 #include "cli/usage.h"
 
@@ -235,16 +236,10 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, Framing frami
 }
 
 Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
-  Framing framing;
-  if (a.framing == "lines") framing = Framing::kLines;
-  else if (a.framing == "nul") framing = Framing::kNul;
-  else if (a.framing == "u32le") framing = Framing::kU32;
-  else if (a.framing == "u64le") framing = Framing::kU64;
-  else throw UsageError("unknown --framing '" + a.framing + "' (use lines, nul, u32le or u64le)");
+  // framing_names() and number_syntax_names() are in the order of their enums.
+  const auto framing = static_cast<Framing>(choose(framing_names(), "--framing", a.framing));
   std::optional<NumberSyntax> syntax;
-  if (a.parse == "ints") syntax = NumberSyntax::kInts;
-  else if (a.parse == "floats") syntax = NumberSyntax::kFloats;
-  else if (!a.parse.empty()) throw UsageError("unknown --parse '" + a.parse + "' (use ints or floats)");
+  if (!a.parse.empty()) syntax = static_cast<NumberSyntax>(choose(number_syntax_names(), "--parse", a.parse));
   if (syntax && (framing == Framing::kU32 || framing == Framing::kU64))
     throw UsageError("--parse reads text: use it with --framing lines or nul");
   if (a.input == "-" && stdin_is_terminal())
@@ -301,14 +296,16 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
                                       "Append records read from a stream: lines, NUL-separated or length-prefixed");
   cmd->add_option("store", args->store, "Store to append to")->required();
   cmd->add_option("-i,--input", args->input, "Read this file instead of stdin (- for stdin)")->capture_default_str();
-  cmd->add_option("--framing", args->framing,
-                  "How records are delimited: lines (newline-terminated; the newline is dropped, a CR kept), "
-                  "nul (NUL-terminated), u32le or u64le (a little-endian length, then the bytes)")
-      ->capture_default_str();
-  cmd->add_option("--parse", args->parse,
-                  "ints or floats: each line is whitespace-separated numbers, stored as one record of the store's "
-                  "dtype: Ragged 1-D (any count), or Dense (exactly the item's count: one per line for a scalar "
-                  "store of labels)");
+  offer_choices(cmd->add_option("--framing", args->framing,
+                                "How records are delimited: lines (newline-terminated; the newline is dropped, a CR "
+                                "kept), nul (NUL-terminated), u32le or u64le (a little-endian length, then the bytes)")
+                    ->capture_default_str(),
+                framing_names());
+  offer_choices(cmd->add_option("--parse", args->parse,
+                                "ints or floats: each line is whitespace-separated numbers, stored as one record of "
+                                "the store's dtype: Ragged 1-D (any count), or Dense (exactly the item's count: one "
+                                "per line for a scalar store of labels)"),
+                number_syntax_names());
   cmd->add_flag("--skip-empty", args->skip_empty,
                 "Drop empty lines and frames instead of failing (records are nonempty)");
   add_append_options(cmd, args->append);

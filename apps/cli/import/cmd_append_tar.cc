@@ -50,6 +50,7 @@
 #include "cli/formats/stream_name.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
+#include "cli/import/expansion_check.h"
 #include "cli/import/new_store_options.h"
 #include "cli/import/tar_reader.h"
 #include "cli/keys_file.h"
@@ -111,6 +112,7 @@ struct Stream {
   std::optional<NumberSyntax> parse;
   std::unique_ptr<StoreWriter> writer;
   std::unique_ptr<RecordWindow> window;
+  std::unique_ptr<ExpansionCheck> expansion;  // the window's codec check
   uint64_t first_stored = 0;
   bool scalar = false;  // a Dense scalar store: one number per member
   // The current sample's member of this extension.
@@ -279,9 +281,10 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
       c.schema.ndim = 0;
       c.schema.item_shape = std::vector<uint64_t>{};
     }
+    set_new_store_codec(c, a_.create, a_.append.checksum.value_or(false), a_.append.level);
     ZREC_RETURN_IF_ERROR(create_store(s.path, c));
     created_.push_back(ext);
-    spdlog::info("created stream '{}': {}", s.path, c.schema.describe());
+    spdlog::info("created stream '{}': {}, codec {}", s.path, c.schema.describe(), to_string(c.codec));
   }
   ZREC_ASSIGN_OR_RETURN(s.writer, StoreWriter::open(s.path, writer_options()));
   // Existing streams are all opened before the first sample, so this refuses before
@@ -292,6 +295,9 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
   s.scalar = s.writer->schema().is_dense();
   s.first_stored = s.writer->stored_bytes();
   s.window = std::make_unique<RecordWindow>(*s.writer, a_.append.window_mib << 20);
+  s.expansion =
+      std::make_unique<ExpansionCheck>(s.path, !exists, [this](const std::string& message) { warn(message); });
+  s.window->set_expansion_check(s.expansion.get());
   index_[ext] = streams_.size();
   streams_.push_back(std::move(s));
   return Status::ok();

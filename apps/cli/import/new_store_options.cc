@@ -3,6 +3,7 @@
 #include "cli/import/new_store_options.h"
 
 #include "cli/codec_rules.h"
+#include "cli/option_choices.h"
 #include "cli/option_values.h"
 #include "cli/report/console.h"
 #include "cli/usage.h"
@@ -10,7 +11,10 @@
 namespace zrec::cli {
 
 void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string& which) {
-  cmd->add_option("--codec", args.codec, which + ": raw, zstd or zstd_dict (needs --dict)")->capture_default_str();
+  offer_choices(cmd->add_option("--codec", args.codec,
+                                which + ": raw, zstd or zstd_dict (needs --dict); default raw for Dense records of " +
+                                    std::to_string(kSmallRecordBytes) + " bytes or fewer, zstd otherwise"),
+                codec_names());
   cmd->add_option("--dict", args.dict, which + ": zstd dictionary file for --codec zstd_dict");
   cmd->add_option("--shards", args.shards, which + ": data files per store (1..255)")
       ->check(CLI::Range(1, 255))
@@ -20,7 +24,7 @@ void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string&
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level) {
   CreateOptions c;
   c.warn = log_core_warning;
-  c.codec = parse_codec_option(args.codec);
+  c.codec = args.codec.empty() ? Codec::kZstd : parse_codec_option(args.codec);
   c.data_shards = args.shards;
   c.checksum = checksum;
   check_codec_options(
@@ -29,6 +33,10 @@ Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum,
     ZREC_ASSIGN_OR_RETURN(c.dictionary, read_small_file(args.dict, "dictionary"));
   }
   return c;
+}
+
+void set_new_store_codec(CreateOptions& c, const NewStoreArgs& args, bool checksum, int level) {
+  if (args.codec.empty()) c.codec = default_codec(c.schema, checksum || level != 0 || !args.dict.empty());
 }
 
 }  // namespace zrec::cli

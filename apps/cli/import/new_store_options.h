@@ -14,19 +14,24 @@
 namespace zrec::cli {
 
 struct NewStoreArgs {
-  std::string codec = "zstd";  // --codec: raw, zstd or zstd_dict
-  std::string dict;            // --dict FILE: the dictionary of zstd_dict
-  uint32_t shards = 4;         // --shards: 1..255
+  std::string codec;    // --codec: raw, zstd or zstd_dict; empty: default_codec (codec_rules.h)
+  std::string dict;     // --dict FILE: the dictionary of zstd_dict
+  uint32_t shards = 4;  // --shards: 1..255
 };
 
 // Binds --codec, --dict and --shards on `cmd`; `which` starts their help ("New
-// streams", "With --create").
+// streams", "The new store": the help adds "(needs --create)" where they need it).
 void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string& which);
 
 // The CreateOptions of a new store (without its schema): usage errors (thrown) for
 // --checksum or --level with raw, zstd_dict without --dict and --dict without
 // zstd_dict; I/O errors reading the dictionary file. `checksum` and `level` are the
-// append's --checksum and --level.
+// append's --checksum and --level. Without --codec the codec is zstd until
+// set_new_store_codec, once the schema is known.
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level);
+
+// Sets c.codec from c.schema when --codec was not given (default_codec, codec_rules.h:
+// raw for tiny Dense records); `checksum` and `level` as for new_store_options.
+void set_new_store_codec(CreateOptions& c, const NewStoreArgs& args, bool checksum, int level);
 
 }  // namespace zrec::cli

@@ -75,7 +75,7 @@ Status RecordWindow::flush() {
     refs_.resize(sizes_.size());
     for (size_t k = 0; k < sizes_.size(); ++k)
       refs_[k] = RecordRef{bytes_.data() + offsets_[k], sizes_[k], ragged_ ? &dims_[k * ndim_] : nullptr};
-    s = writer_.append(refs_);
+    s = expansion_ ? expansion_->append(writer_, refs_) : writer_.append(refs_);
     appended_records_ += sizes_.size();
     appended_bytes_ += window_payload_;
   }

@@ -20,6 +20,8 @@
 
 #include "zrec/store_writer.h"
 
+#include "cli/import/expansion_check.h"
+
 namespace zrec::cli {
 
 // An allocator whose resize() leaves new bytes uninitialized: every byte of the window
@@ -61,6 +63,10 @@ class RecordWindow {
   static constexpr uint64_t kMaxRawRecords = uint64_t{1} << 14;
 
   RecordWindow(StoreWriter& writer, uint64_t budget_bytes);
+
+  // The first window is checked for a codec that stores more than it reads
+  // (expansion_check.h); null: not checked. `check` outlives the window.
+  void set_expansion_check(ExpansionCheck* check) { expansion_ = check; }
 
   // kMaxRawRecords for a raw store or a writer of one lane, kMaxRecords otherwise.
   uint64_t max_records() const { return max_records_; }
@@ -134,6 +140,7 @@ class RecordWindow {
   std::vector<uint64_t> dims_;  // ndim per record (Ragged)
   std::vector<RecordRef> refs_;
   uint64_t appended_records_ = 0, appended_bytes_ = 0;
+  ExpansionCheck* expansion_ = nullptr;
 };
 
 }  // namespace zrec::cli

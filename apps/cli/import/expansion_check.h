@@ -1,0 +1,46 @@
+// The warning an append gives when its store's codec makes records bigger: after the
+// first window a writer appends in a run, when zstd (or zstd_dict) stored more bytes
+// than a raw store would, once per store and run, with the ratio and the codec that
+// would store them smaller. Tiny records are the usual cause: each is one zstd frame,
+// at least 9 bytes besides its content (codec_rules.h, default_codec).
+//
+// Example:
+//   "'labels/': zstd stored 2.12x the bytes it read in the first 16384 records;
+//    --codec raw would store them smaller"
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "zrec/store_writer.h"
+#include "zrec/warning.h"
+
+namespace zrec::cli {
+
+// The warning's text, or empty when the window did not grow: `stored` bytes in
+// `codec` for `records` records of `payload` bytes read, which a raw store holds in
+// `raw_bytes` (the payload and, Ragged, each record's shape prefix). `created`: this
+// run made the store, so --codec raw is the way out; otherwise it is another store.
+std::string expansion_warning(const std::string& store, Codec codec, uint64_t records, uint64_t payload,
+                              uint64_t raw_bytes, uint64_t stored, bool created);
+
+class ExpansionCheck {
+ public:
+  // `warn` receives the warning; empty: the check is off.
+  ExpansionCheck(std::string store, bool created, WarningSink warn)
+      : store_(std::move(store)), created_(created), warn_(std::move(warn)) {}
+
+  void set_created() { created_ = true; }
+
+  // Appends `records` with `writer` (StoreWriter::append), checking the first window.
+  Status append(StoreWriter& writer, std::span<const RecordRef> records);
+
+ private:
+  std::string store_;
+  bool created_ = false;
+  WarningSink warn_;
+  bool checked_ = false;
+};
+
+}  // namespace zrec::cli
