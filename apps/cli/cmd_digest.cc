@@ -21,6 +21,7 @@
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
+#include "cli/window_option.h"
 
 namespace zrec::cli {
 
@@ -166,9 +167,7 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "
                 "keys: man zrec-digest, JSON OUTPUT)");
-  cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  add_window_mib_option(cmd, args->window_mib, "read window");
   cmd->footer(
       "Prints '<sha256 hex>  <store>' per store: a SHA-256 over the dtype, geometry, record\n"
       "count and each record's SHA-256, in order (man zrec-digest has the exact definition).\n"
