@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -28,5 +29,26 @@ void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string&
 // zstd_dict; I/O errors reading the dictionary file. `checksum` and `level` are the
 // append's --checksum and --level.
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level);
+
+class AppendSession;
+
+// The store an append --create makes (append-h5, append-lmdb): a run that fails before it
+// published anything takes it back, so a failed first run leaves no empty store behind.
+class CreatedStore {
+ public:
+  explicit CreatedStore(std::string path) : path_(std::move(path)) {}
+
+  // Creates the store with `options` and remembers that this run did.
+  Status create(const CreateOptions& options);
+  // `failed`, after removing the store if this run created it (a warning when it cannot).
+  Status take_back(Status failed) const;
+  // The end of a run: `session`'s finish(s); when that fails and nothing was published,
+  // the session (and the store's lock) goes first, then the store is taken back.
+  Status finish(std::unique_ptr<AppendSession> session, Status s) const;
+
+ private:
+  std::string path_;
+  bool created_ = false;
+};
 
 }  // namespace zrec::cli
