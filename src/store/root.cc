@@ -167,6 +167,21 @@ Result<RootState> decode_root_marker(const std::string& bytes, const std::string
 
 namespace {
 
+// The marker at `path`, opened with `flags` (never through a link) and stat'ed into `st`;
+// nullopt when there is none. Anything but a regular file is refused.
+Result<std::optional<io::File>> open_marker(const std::string& path, int flags, struct stat& st) {
+  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW); });
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<io::File>();
+    if (errno == ELOOP) return not_a_regular_file(path);
+    return io::errno_status(errno, "cannot open", path);
+  }
+  io::File f(fd, path);
+  if (::fstat(fd, &st) != 0) return io::errno_status(errno, "cannot stat", path);
+  if (!S_ISREG(st.st_mode)) return not_a_regular_file(path);
+  return std::optional<io::File>(std::move(f));
+}
+
 // The state in the marker `f` (at `path`) of `size` bytes, which must be at most 1 MiB.
 Result<RootState> read_marker_state(const io::File& f, off_t size, const std::string& path) {
   if (static_cast<uint64_t>(size) > kMaxMarkerBytes)
@@ -180,17 +195,10 @@ Result<RootState> read_marker_state(const io::File& f, off_t size, const std::st
 
 Result<std::optional<RootState>> read_root_marker(const std::string& root) {
   const std::string path = marker_path(root);
-  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); });
-  if (fd < 0) {
-    if (errno == ENOENT) return std::optional<RootState>();
-    if (errno == ELOOP) return not_a_regular_file(path);
-    return io::errno_status(errno, "cannot open", path);
-  }
-  io::File f(fd, path);
   struct stat st;
-  if (::fstat(fd, &st) != 0) return io::errno_status(errno, "cannot stat", path);
-  if (!S_ISREG(st.st_mode)) return not_a_regular_file(path);
-  ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(f, st.st_size, path));
+  ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, open_marker(path, O_RDONLY, st));
+  if (!f) return std::optional<RootState>();
+  ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, st.st_size, path));
   return std::optional<RootState>(std::move(state));
 }
 
@@ -202,16 +210,10 @@ RootWriter::~RootWriter() = default;
 Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, const io::LockWait& wait) {
   const std::string path = marker_path(root);
   for (int tries = 0; tries < kMaxReopens; ++tries) {
-    const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW); });
-    if (fd < 0) {
-      if (errno == ENOENT) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
-      if (errno == ELOOP) return not_a_regular_file(path);
-      return io::errno_status(errno, "cannot open", path);
-    }
-    io::File f(fd, path);
     struct stat held;
-    if (::fstat(fd, &held) != 0) return io::errno_status(errno, "cannot stat", path);
-    if (!S_ISREG(held.st_mode)) return not_a_regular_file(path);
+    ZREC_ASSIGN_OR_RETURN(std::optional<io::File> opened, open_marker(path, O_RDWR, held));
+    if (!opened) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
+    io::File f = std::move(*opened);
     ZREC_RETURN_IF_ERROR(lock_marker(f, wait, root));
     // The writer we waited for may have replaced the marker (a commit) or removed it
     // (a run that failed before publishing): then this lock guards nothing.
