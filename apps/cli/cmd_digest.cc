@@ -114,19 +114,18 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     const uint64_t count = selected ? selected->total() : store->length();
     ProgressMeter meter(g, "digest");
     meter.set_total_records(count);
-    uint64_t done = 0;
+    options.control.cancel = interrupt_token();
+    options.control.progress = [&meter](const Progress& p) { meter.update(p.records, p.bytes); };
     std::string line;
-    options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
-      if (interrupted()) return cancelled("interrupted");
-      if ((++done & 1023) == 0) meter.update(done, 0);
-      if (!a.per_record) return Status::ok();
-      // "ID<TAB>hash": lines of a sampled or filtered listing still say which record.
-      line = std::to_string(id);
-      line += '\t';
-      line += hash_to_hex(hash);
-      line += '\n';
-      return out.write(line);
-    };
+    if (a.per_record)
+      options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
+        // "ID<TAB>hash": lines of a sampled or filtered listing still say which record.
+        line = std::to_string(id);
+        line += '\t';
+        line += hash_to_hex(hash);
+        line += '\n';
+        return out.write(line);
+      };
     auto digest = digest_store(*store, options);
     meter.finish();
     if (!digest.is_ok()) {
