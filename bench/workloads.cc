@@ -1,6 +1,7 @@
 // Workload names, defaults and corpus generation (records generated in parallel; each
 // record depends only on its workload, seed and index).
 #include <cstring>
+#include <iterator>
 
 #include "bench_internal.h"
 
@@ -36,21 +37,34 @@ Schema schema_of(Workload w) {
   return s;
 }
 
+// One row per Workload, in the enum's order: its name, what its records are, and its defaults.
+struct WorkloadFacts {
+  const char* name;
+  const char* description;
+  WorkloadDefaults defaults;
+};
+constexpr WorkloadFacts kWorkloadFacts[] = {
+    {"vision",
+     "fixed-resolution vision: Dense |u1 (3, 224, 224), 147 KiB image-like records",
+     {2500, 256, 3 * kVisionSide* kVisionSide}},
+    {"vision-var",
+     "variable-resolution vision: Ragged |u1 ndim 3, (3, H, W), H and W in 176..304",
+     {2500, 256, 24 + 3 * 240 * 240}},
+    {"tokens", "small token records: Dense <i4 (512,), Zipf-distributed ids", {200000, 256, 4 * kTokensPerRecord}},
+    {"tokens-var", "variable token sequences: Ragged <i4 ndim 1, log-normal lengths", {200000, 256, 8 + 4 * 135}},
+};
+static_assert(std::size(kWorkloadFacts) == std::size(kAllWorkloads));
+
+const WorkloadFacts& facts(Workload w) {
+  // Past the table only through a cast from an out-of-range integer.
+  static constexpr WorkloadFacts kUnknown = {"?", "?", {1, 1, 1}};
+  const auto i = static_cast<size_t>(w);
+  return i < std::size(kWorkloadFacts) ? kWorkloadFacts[i] : kUnknown;
+}
+
 }  // namespace
 
-const char* to_string(Workload w) {
-  switch (w) {
-    case Workload::kVision:
-      return "vision";
-    case Workload::kVisionVar:
-      return "vision-var";
-    case Workload::kTokens:
-      return "tokens";
-    case Workload::kTokensVar:
-      return "tokens-var";
-  }
-  return "?";
-}
+const char* to_string(Workload w) { return facts(w).name; }
 
 std::optional<Workload> parse_workload(std::string_view name) {
   for (Workload w : kAllWorkloads)
@@ -58,33 +72,9 @@ std::optional<Workload> parse_workload(std::string_view name) {
   return std::nullopt;
 }
 
-const char* describe(Workload w) {
-  switch (w) {
-    case Workload::kVision:
-      return "fixed-resolution vision: Dense |u1 (3, 224, 224), 147 KiB image-like records";
-    case Workload::kVisionVar:
-      return "variable-resolution vision: Ragged |u1 ndim 3, (3, H, W), H and W in 176..304";
-    case Workload::kTokens:
-      return "small token records: Dense <i4 (512,), Zipf-distributed ids";
-    case Workload::kTokensVar:
-      return "variable token sequences: Ragged <i4 ndim 1, log-normal lengths";
-  }
-  return "?";
-}
+const char* describe(Workload w) { return facts(w).description; }
 
-WorkloadDefaults defaults(Workload w) {
-  switch (w) {
-    case Workload::kVision:
-      return {2500, 256, 3 * kVisionSide * kVisionSide};
-    case Workload::kVisionVar:
-      return {2500, 256, 24 + 3 * 240 * 240};
-    case Workload::kTokens:
-      return {200000, 256, 4 * kTokensPerRecord};
-    case Workload::kTokensVar:
-      return {200000, 256, 8 + 4 * 135};
-  }
-  return {1, 1, 1};
-}
+WorkloadDefaults defaults(Workload w) { return facts(w).defaults; }
 
 uint64_t Corpus::logical_bytes() const {
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();

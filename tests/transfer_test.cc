@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 
@@ -384,6 +385,41 @@ TEST_SUITE("digest") {
     REQUIRE_OK(digest_store(**store, o));
     CHECK(seen.size() == 20);
     CHECK(std::is_sorted(seen.begin(), seen.end()));
+  }
+
+  TEST_CASE("its Control reports records and logical bytes, and cancels") {
+    test::TempDir dir;
+    const Schema schema = ragged_u2();
+    const auto records = make_records(schema, 0, 200);
+    build(dir / "s", create_options(schema, Codec::kZstd, 3), records);
+    uint64_t logical = 0;
+    for (const auto& r : records) logical += r.size();
+    auto store = Store::open(dir / "s");
+    REQUIRE_OK(store);
+    Progress last;
+    int reports = 0;
+    DigestOptions o;
+    o.window_bytes = 1000;
+    o.control.progress = [&](const Progress& p) {
+      CHECK(p.records >= last.records);
+      CHECK(p.total_records == 200);
+      last = p;
+      ++reports;
+    };
+    REQUIRE_OK(digest_store(**store, o));
+    CHECK(last.records == 200);
+    CHECK(last.bytes == logical);
+    CHECK(reports > 1);
+
+    std::atomic<int> stop{0};
+    o.control.progress = [&](const Progress& p) {
+      if (p.records >= 64) stop = 1;
+    };
+    o.control.cancel = {&stop, -1};
+    auto cancelled = digest_store(**store, o);
+    REQUIRE(!cancelled.is_ok());
+    CHECK(cancelled.status().code() == StatusCode::kCancelled);
+    CHECK(cancelled.status().message() == "interrupted");
   }
 
   TEST_CASE("differs when a record, the dtype or the order differs") {

@@ -19,6 +19,7 @@
 #include "cli/report/progress.h"
 #include "cli/tar_export.h"
 #include "cli/usage.h"
+#include "cli/window_option.h"
 
 namespace zrec::cli {
 
@@ -308,9 +309,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--with-ids", args->with_ids,
                 "jsonl: write each record as {\"id\": ID, \"record\": VALUE}; tar: each sample gets a member KEY.id "
                 "holding its record ID (webdataset reads .id as an int; append-tar --parse id=int keeps it)");
-  cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  add_window_mib_option(cmd, args->window_mib, "read window");
   cmd->footer(
       "Examples:\n"
       "  zrec cat images/ 0:100 -o first100.npy\n"

@@ -21,6 +21,7 @@
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
+#include "cli/window_option.h"
 
 namespace zrec::cli {
 
@@ -113,19 +114,18 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     const uint64_t count = selected ? selected->total() : store->length();
     ProgressMeter meter(g, "digest");
     meter.set_total_records(count);
-    uint64_t done = 0;
+    options.control.cancel = interrupt_token();
+    options.control.progress = [&meter](const Progress& p) { meter.update(p.records, p.bytes); };
     std::string line;
-    options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
-      if (interrupted()) return cancelled("interrupted");
-      if ((++done & 1023) == 0) meter.update(done, 0);
-      if (!a.per_record) return Status::ok();
-      // "ID<TAB>hash": lines of a sampled or filtered listing still say which record.
-      line = std::to_string(id);
-      line += '\t';
-      line += hash_to_hex(hash);
-      line += '\n';
-      return out.write(line);
-    };
+    if (a.per_record)
+      options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
+        // "ID<TAB>hash": lines of a sampled or filtered listing still say which record.
+        line = std::to_string(id);
+        line += '\t';
+        line += hash_to_hex(hash);
+        line += '\n';
+        return out.write(line);
+      };
     auto digest = digest_store(*store, options);
     meter.finish();
     if (!digest.is_ok()) {
@@ -166,9 +166,7 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "
                 "keys: man zrec-digest, JSON OUTPUT)");
-  cmd->add_option("--window-mib", args->window_mib, "Memory budget of one read window, MiB")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  add_window_mib_option(cmd, args->window_mib, "read window");
   cmd->footer(
       "Prints '<sha256 hex>  <store>' per store: a SHA-256 over the dtype, geometry, record\n"
       "count and each record's SHA-256, in order (man zrec-digest has the exact definition).\n"

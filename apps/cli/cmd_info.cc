@@ -363,13 +363,8 @@ Command register_info(CLI::App& root, const GlobalOptions& global) {
       "  zrec info --json stores/*/ | jq .length");
   return Command{cmd,
                  [args, paths, &global]() {
-                   return for_each_path(
-                       "info", *paths,
-                       [&](const std::string& path) {
-                         InfoArgs one = *args;
-                         one.path = path;
-                         return run_info(one, global);
-                       },
+                   return for_each_path_of(
+                       "info", *args, *paths, [&](const InfoArgs& one) { return run_info(one, global); },
                        exit_code_for);
                  },
                  nullptr, [] { return true; }};

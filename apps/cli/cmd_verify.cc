@@ -460,13 +460,8 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
                  [args, paths, &global]() {
                    if (!args->against.empty() && paths->size() > 1)
                      throw UsageError("--against checks one store: give one path");
-                   return for_each_path(
-                       "verify", *paths,
-                       [&](const std::string& path) {
-                         VerifyArgs one = *args;
-                         one.path = path;
-                         return run_verify(one, global);
-                       },
+                   return for_each_path_of(
+                       "verify", *args, *paths, [&](const VerifyArgs& one) { return run_verify(one, global); },
                        verify_exit_code);
                  },
                  verify_exit_code, [] { return true; }};

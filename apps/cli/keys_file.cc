@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "cli/formats/line_field.h"
+
 namespace zrec::cli {
 
 Result<std::unique_ptr<KeysFile>> KeysFile::open(const std::string& path) {
@@ -66,21 +68,7 @@ Result<uint64_t> KeysFile::align(uint64_t length, const std::string& store) {
 }
 
 void KeysFile::add(std::string_view key) {
-  for (char c : key) {
-    switch (c) {
-      case '\\':
-        buffer_ += "\\\\";
-        break;
-      case '\n':
-        buffer_ += "\\n";
-        break;
-      case '\r':
-        buffer_ += "\\r";
-        break;
-      default:
-        buffer_ += c;
-    }
-  }
+  append_line_field(buffer_, key, LineField::kWholeLine);
   buffer_ += '\n';
 }
 

@@ -19,4 +19,19 @@ Status for_each_path(const std::string& command, const std::vector<std::string>&
                      const std::function<Status(const std::string&)>& one,
                      const std::function<int(const Status&)>& exit_code);
 
+// for_each_path for a command whose options struct names its store in `.path`: runs
+// `run` on a copy of `args` for each of `paths`, that copy's `.path` set to the path.
+template <class Args, class Run>
+Status for_each_path_of(const std::string& command, const Args& args, const std::vector<std::string>& paths,
+                        const Run& run, const std::function<int(const Status&)>& exit_code) {
+  return for_each_path(
+      command, paths,
+      [&](const std::string& path) {
+        Args one = args;
+        one.path = path;
+        return run(one);
+      },
+      exit_code);
+}
+
 }  // namespace zrec::cli

@@ -25,6 +25,7 @@
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
 #include "cli/usage.h"
+#include "cli/window_option.h"
 
 namespace zrec::cli {
 
@@ -131,9 +132,7 @@ void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
       ->check(CLI::Range(1, 255));
   add_level_option(cmd, args.level, "zstd level of DST's records",
                    "the format's: 3, or 15 with a dictionary; an explicit level re-encodes every record");
-  cmd->add_option("--window-mib", args.window_mib, "Memory budget of one window of records, MiB")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  add_window_mib_option(cmd, args.window_mib, "window of records");
   cmd->add_flag("--checksum", args.checksum,
                 "Every zstd frame of DST carries a content checksum, so verify detects bit rot (default: as "
                 "the first source); frames without one are re-encoded");

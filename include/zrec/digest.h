@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "zrec/control.h"
 #include "zrec/lanes.h"
 #include "zrec/store.h"
 
@@ -40,6 +41,10 @@ struct DigestOptions {
   // the digest of a store holding exactly those N.
   std::function<uint64_t(uint64_t position)> id_at = nullptr;
   uint64_t count = 0;
+  // Checked before each record (kCancelled "interrupted"); progress: the records and
+  // logical bytes hashed so far, out of `count` (or the store's length) records, every
+  // 64 records and at the end of each window.
+  Control control = {};
 };
 
 // The digest header for a schema and record count (the text above).

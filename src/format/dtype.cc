@@ -136,41 +136,11 @@ Result<DType> parse_letters(std::string_view text, std::string_view s) {
 
   if (letter == 'O') return bad_dtype(text, "object dtype is not supported");
 
+  // A DTypeKind's value is its letter (zrec/dtype.h); these are all of them.
+  constexpr std::string_view kKindLetters = "biufcSUVMm";
+  if (kKindLetters.find(letter) == std::string_view::npos) return bad_dtype(text, "not a supported dtype");
   DType d;
-  switch (letter) {
-    case 'b':
-      d.kind = DTypeKind::kBool;
-      break;
-    case 'i':
-      d.kind = DTypeKind::kInt;
-      break;
-    case 'u':
-      d.kind = DTypeKind::kUInt;
-      break;
-    case 'f':
-      d.kind = DTypeKind::kFloat;
-      break;
-    case 'c':
-      d.kind = DTypeKind::kComplex;
-      break;
-    case 'S':
-      d.kind = DTypeKind::kBytes;
-      break;
-    case 'U':
-      d.kind = DTypeKind::kUnicode;
-      break;
-    case 'V':
-      d.kind = DTypeKind::kVoid;
-      break;
-    case 'M':
-      d.kind = DTypeKind::kDatetime;
-      break;
-    case 'm':
-      d.kind = DTypeKind::kTimedelta;
-      break;
-    default:
-      return bad_dtype(text, "not a supported dtype");
-  }
+  d.kind = static_cast<DTypeKind>(letter);
   const bool is_datetime = d.kind == DTypeKind::kDatetime || d.kind == DTypeKind::kTimedelta;
   if (!bracket.empty() && !is_datetime) return bad_dtype(text, "not a supported dtype");
 

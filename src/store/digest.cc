@@ -33,6 +33,8 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
   format::Sha256 total;
   const uint64_t n = options.id_at ? options.count : store.length();
   total.update(digest_header(store.schema(), n));
+  Progress progress;
+  progress.total_records = n;
   std::vector<uint64_t> ids;
   std::vector<RecordHash> hashes;
   for (uint64_t first = 0; first < n; first += kIdChunk) {
@@ -62,8 +64,12 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
         return Status::ok();
       }));
       for (size_t k = 0; k < m; ++k) {
+        ZREC_RETURN_IF_ERROR(options.control.check());
         total.update(hashes[k].data(), hashes[k].size());
         if (options.per_record) ZREC_RETURN_IF_ERROR(options.per_record(w.ids[k], hashes[k]));
+        ++progress.records;
+        progress.bytes += w.offsets[k + 1] - w.offsets[k];
+        if ((progress.records & 63) == 0 || k + 1 == m) options.control.report(progress);
       }
       return Status::ok();
     }));

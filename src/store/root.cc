@@ -15,6 +15,7 @@
 #include "zrec/dataset.h"
 
 #include "io/store_lock.h"
+#include "store/temp_files.h"
 
 namespace zrec {
 
@@ -90,22 +91,7 @@ Status lock_marker(const io::File& marker, const io::LockWait& wait, const std::
 // A new temporary marker in `root` holding `bytes`, locked, synced, mode 0644.
 Result<io::File> write_temporary(const std::string& root, const std::string& bytes) {
   std::string tmpl = join_path(root, std::string(kTempPrefix) + "XXXXXX");
-  const int fd = io::make_temp_file(tmpl);
-  if (fd < 0) return io::errno_status(errno, "cannot create a temporary in", root);
-  io::File f(fd, tmpl);
-  // Blocking: a writer cleaning up stale temporaries may hold it for a moment (it then
-  // removes it, and the link or rename below fails with ENOENT).
-  Status s;
-  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
-  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0)
-    s = io::errno_status(errno, "cannot set the mode of", tmpl);
-  if (s.is_ok()) s = f.pwrite_all(bytes.data(), bytes.size(), 0);
-  if (s.is_ok()) s = f.sync();
-  if (!s.is_ok()) {
-    (void)::unlink(tmpl.c_str());
-    return s;
-  }
-  return f;
+  return store::write_locked_temp(tmpl, bytes, "cannot create a temporary in", root);
 }
 
 // Removes the temporaries that no live writer holds (a commit or create killed midway).
@@ -179,23 +165,40 @@ Result<RootState> decode_root_marker(const std::string& bytes, const std::string
   return state;
 }
 
-Result<std::optional<RootState>> read_root_marker(const std::string& root) {
-  const std::string path = marker_path(root);
-  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); });
+namespace {
+
+// The marker at `path`, opened with `flags` (never through a link) and stat'ed into `st`;
+// nullopt when there is none. Anything but a regular file is refused.
+Result<std::optional<io::File>> open_marker(const std::string& path, int flags, struct stat& st) {
+  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW); });
   if (fd < 0) {
-    if (errno == ENOENT) return std::optional<RootState>();
+    if (errno == ENOENT) return std::optional<io::File>();
     if (errno == ELOOP) return not_a_regular_file(path);
     return io::errno_status(errno, "cannot open", path);
   }
   io::File f(fd, path);
-  struct stat st;
   if (::fstat(fd, &st) != 0) return io::errno_status(errno, "cannot stat", path);
   if (!S_ISREG(st.st_mode)) return not_a_regular_file(path);
-  if (static_cast<uint64_t>(st.st_size) > kMaxMarkerBytes)
+  return std::optional<io::File>(std::move(f));
+}
+
+// The state in the marker `f` (at `path`) of `size` bytes, which must be at most 1 MiB.
+Result<RootState> read_marker_state(const io::File& f, off_t size, const std::string& path) {
+  if (static_cast<uint64_t>(size) > kMaxMarkerBytes)
     return Status(StatusCode::kMalformed, "malformed root marker '" + path + "': it is larger than 1 MiB");
-  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  std::string bytes(static_cast<size_t>(size), '\0');
   ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
-  ZREC_ASSIGN_OR_RETURN(RootState state, decode_root_marker(bytes, path));
+  return decode_root_marker(bytes, path);
+}
+
+}  // namespace
+
+Result<std::optional<RootState>> read_root_marker(const std::string& root) {
+  const std::string path = marker_path(root);
+  struct stat st;
+  ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, open_marker(path, O_RDONLY, st));
+  if (!f) return std::optional<RootState>();
+  ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, st.st_size, path));
   return std::optional<RootState>(std::move(state));
 }
 
@@ -207,26 +210,16 @@ RootWriter::~RootWriter() = default;
 Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, const io::LockWait& wait) {
   const std::string path = marker_path(root);
   for (int tries = 0; tries < kMaxReopens; ++tries) {
-    const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW); });
-    if (fd < 0) {
-      if (errno == ENOENT) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
-      if (errno == ELOOP) return not_a_regular_file(path);
-      return io::errno_status(errno, "cannot open", path);
-    }
-    io::File f(fd, path);
     struct stat held;
-    if (::fstat(fd, &held) != 0) return io::errno_status(errno, "cannot stat", path);
-    if (!S_ISREG(held.st_mode)) return not_a_regular_file(path);
+    ZREC_ASSIGN_OR_RETURN(std::optional<io::File> opened, open_marker(path, O_RDWR, held));
+    if (!opened) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
+    io::File f = std::move(*opened);
     ZREC_RETURN_IF_ERROR(lock_marker(f, wait, root));
     // The writer we waited for may have replaced the marker (a commit) or removed it
     // (a run that failed before publishing): then this lock guards nothing.
     struct stat now;
     if (::stat(path.c_str(), &now) != 0 || now.st_dev != held.st_dev || now.st_ino != held.st_ino) continue;
-    if (static_cast<uint64_t>(now.st_size) > kMaxMarkerBytes)
-      return Status(StatusCode::kMalformed, "malformed root marker '" + path + "': it is larger than 1 MiB");
-    std::string bytes(static_cast<size_t>(now.st_size), '\0');
-    ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
-    ZREC_ASSIGN_OR_RETURN(RootState state, decode_root_marker(bytes, path));
+    ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(f, now.st_size, path));
     remove_stale_temporaries(root);
     return std::unique_ptr<RootWriter>(new RootWriter(root, std::move(f), std::move(state)));
   }

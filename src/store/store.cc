@@ -311,15 +311,9 @@ class SlotExchange {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return stopped_ || !free_.empty(); });
     if (stopped_) return nullptr;
-    ScanSlot* slot = free_.front();
-    free_.pop_front();
-    return slot;
+    return pop_front(free_);
   }
-  void publish(ScanSlot* slot) {
-    std::lock_guard<std::mutex> lock(mu_);
-    filled_.push_back(slot);
-    cv_.notify_all();
-  }
+  void publish(ScanSlot* slot) { push_back(filled_, slot); }
   void finish(Status status) {
     std::lock_guard<std::mutex> lock(mu_);
     done_ = true;
@@ -332,15 +326,9 @@ class SlotExchange {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return done_ || !filled_.empty(); });
     if (filled_.empty()) return nullptr;
-    ScanSlot* slot = filled_.front();
-    filled_.pop_front();
-    return slot;
+    return pop_front(filled_);
   }
-  void release(ScanSlot* slot) {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(slot);
-    cv_.notify_all();
-  }
+  void release(ScanSlot* slot) { push_back(free_, slot); }
   void stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stopped_ = true;
@@ -349,6 +337,19 @@ class SlotExchange {
   const Status& reader_status() const { return reader_status_; }  // after the reader ended
 
  private:
+  // The first of `slots`; the caller holds mu_ and saw `slots` nonempty.
+  static ScanSlot* pop_front(std::deque<ScanSlot*>& slots) {
+    ScanSlot* slot = slots.front();
+    slots.pop_front();
+    return slot;
+  }
+  // Hands `slot` to the other side (under mu_) and wakes it.
+  void push_back(std::deque<ScanSlot*>& slots, ScanSlot* slot) {
+    std::lock_guard<std::mutex> lock(mu_);
+    slots.push_back(slot);
+    cv_.notify_all();
+  }
+
   std::array<ScanSlot, 2> slots_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -190,6 +190,24 @@ void remove_abandoned_temp_files(const std::string& parent, const std::string& p
       [&](const std::string& p, const io::File& f) { return remove_if_abandoned_file(p, f, magic, what); });
 }
 
+Result<io::File> write_locked_temp(std::string& tmpl, std::string_view bytes, const char* cannot_create,
+                                   const std::string& where) {
+  const int fd = io::make_temp_file(tmpl);
+  if (fd < 0) return io::errno_status(errno, cannot_create, where);
+  io::File f(fd, tmpl);
+  Status s;
+  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
+  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0)
+    s = io::errno_status(errno, "cannot set the mode of", tmpl);
+  if (s.is_ok()) s = f.pwrite_all(bytes.data(), bytes.size(), 0);
+  if (s.is_ok()) s = f.sync();
+  if (!s.is_ok()) {
+    (void)::unlink(tmpl.c_str());
+    return s;
+  }
+  return f;
+}
+
 Status write_file_whole(const std::string& path, std::string_view bytes, std::string_view magic, const char* what,
                         bool replace, const WarningSink& warn) {
   const std::filesystem::path target(path);
@@ -197,18 +215,9 @@ Status write_file_whole(const std::string& path, std::string_view bytes, std::st
   const std::string prefix = target.filename().string().substr(0, NAME_MAX - 11) + ".tmp-";
   remove_abandoned_temp_files(parent, prefix, magic, what, warn);
   std::string tmpl = join_path(parent, prefix + "XXXXXX");
-  const int fd = io::make_temp_file(tmpl);
-  if (fd < 0) return io::errno_status(errno, "cannot create a file next to", path);
-  io::File f(fd, tmpl);
-  // A blocking lock: a cleanup may hold it for the moment it takes to look at the file,
-  // and leaves an empty one this young alone.
+  ZREC_ASSIGN_OR_RETURN(io::File f, write_locked_temp(tmpl, bytes, "cannot create a file next to", path));
   Status s;
-  if (io::retry_eintr([&] { return ::flock(fd, LOCK_EX); }) != 0) s = io::errno_status(errno, "cannot lock", tmpl);
-  if (s.is_ok() && io::retry_eintr([&] { return ::fchmod(fd, 0644); }) != 0)
-    s = io::errno_status(errno, "cannot chmod", tmpl);
-  if (s.is_ok()) s = f.pwrite_all(bytes.data(), bytes.size(), 0);
-  if (s.is_ok()) s = f.sync();
-  if (s.is_ok() && replace && io::retry_eintr([&] { return ::rename(tmpl.c_str(), path.c_str()); }) != 0)
+  if (replace && io::retry_eintr([&] { return ::rename(tmpl.c_str(), path.c_str()); }) != 0)
     s = io::errno_status(errno, "cannot rename to", path);
   if (s.is_ok() && !replace) s = rename_no_replace(tmpl, path, path);
   if (!s.is_ok()) {

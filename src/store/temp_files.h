@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "zrec/file.h"
 #include "zrec/status.h"
 #include "zrec/warning.h"
 
@@ -44,6 +45,14 @@ void remove_abandoned_temp_stores(const std::string& parent, const std::string& 
 // under a temporary name before its rename). Anything else is left, with a warning.
 void remove_abandoned_temp_files(const std::string& parent, const std::string& prefix, std::string_view magic,
                                  const char* what, const WarningSink& warn);
+
+// A new file made from the mkstemp template `tmpl` (its XXXXXX filled in, in place)
+// holding `bytes`: locked (flock, blocking: a cleanup or a writer of stale temporaries
+// may hold it for the moment it takes to look at it, and leaves one this young alone),
+// mode 0644 and synced, before the caller links or renames it into place. A failed
+// creation says "CANNOT_CREATE 'WHERE'"; on any failure no file is left.
+Result<io::File> write_locked_temp(std::string& tmpl, std::string_view bytes, const char* cannot_create,
+                                   const std::string& where);
 
 // Writes `bytes` to `path` whole or not at all: into "NAME.tmp-XXXXXX" next to it (NAME
 // cut to fit NAME_MAX; abandoned ones, which start with `magic`, are removed first,

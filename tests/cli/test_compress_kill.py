@@ -23,17 +23,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import must  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
     sys.exit("test_compress_kill: set ZREC to the zrec binary (got %r)" % ZREC)
 
 
-def must(args):
-    p = subprocess.run([ZREC] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    if p.returncode != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), p.returncode, p.stderr.decode()))
-    return p.stdout.decode(), p.stderr.decode()
 
 
 def hash_tree(store):

@@ -28,6 +28,9 @@ ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
     sys.exit("test_malformed_store: set ZREC to the zrec binary (got %r)" % ZREC)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_helpers import must, must_out  # noqa: E402  (tests/cli/cli_helpers.py)
+
 VERBOSE = os.environ.get("VERBOSE") == "1"  # print each case's message
 PAGE = 4096
 TAILS = 16
@@ -50,11 +53,6 @@ def run(args, stdin=None, timeout=20):
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
-def must(args, stdin=None):
-    rc, out, err = run(args, stdin)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
 
 
 def check_one_line_error(cmd, args, keys, stdin=None):
@@ -825,7 +823,7 @@ def main():
             kind, rest = name.split("_", 1)
             codec, shards = rest.rsplit("_", 1)
             goods[name] = build_good(root, kind, codec, int(shards))
-            expected_out[name] = must(["cat", goods[name], "--format", "npy"])
+            expected_out[name] = must_out(["cat", goods[name], "--format", "npy"])
         for i, c in enumerate(CASES):
             try:
                 run_case(root, goods, expected_out, c, i)

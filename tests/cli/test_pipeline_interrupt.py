@@ -29,17 +29,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
+from cli_helpers import must  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
     sys.exit("test_pipeline_interrupt: set ZREC to the zrec binary (got %r)" % ZREC)
 
 
-def must(args, stdin=b""):
-    p = subprocess.run([ZREC] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    if p.returncode != 0:
-        raise AssertionError("zrec %s: rc %d: %s" % (" ".join(args), p.returncode, p.stderr.decode().strip()))
-    return p.stdout, p.stderr.decode()
 
 
 def create(path, dtype="|u1", codec="zstd"):

@@ -2,7 +2,8 @@
 # The progress meter: drawn on stderr under a pseudo-terminal (script -qc), never when
 # stderr is a pipe or a file, forced by --progress, suppressed by -q and --no-progress;
 # the line is cleared before the summary line. Covers append-stream (bytes total from a
-# regular file), append-files (records total: "N/M records", a percentage) and cat.
+# regular file), append-files (records total: "N/M records", a percentage), cat, and
+# digest (records total and the bytes hashed).
 #
 # The commands are kept running for half a second or so (a producer that pauses, a reader
 # that is slow to start), since the meter first draws after about 1/6 s.
@@ -89,5 +90,15 @@ head -c 8000000 /dev/zero | tr '\0' 'y' | fold -w 1000 | "$zrec" -q append-strea
 check "cat draws records out of the total" grep -q $'\rcat: [0-9,]*/8,000 records, .* (' cat.err
 "$zrec" cat --format raw big 2>cat2.err | (sleep 0.5; cat >/dev/null)
 check "cat draws nothing when stderr is not a terminal" [ ! -s cat2.err ]
+
+# --- digest: records out of the total and the bytes hashed, while the reader is slow --
+# 100,000 --per-record lines (7 MB) outgrow the output buffer and the pipe long before the
+# last record, so digest waits on the reader midway, its meter drawn.
+"$zrec" create --ragged --dtype '|u1' --ndim 1 --codec raw many >/dev/null
+head -c 1000000 /dev/zero | tr '\0' 'y' | fold -w 10 | "$zrec" -q append-stream many
+"$zrec" --progress digest --per-record many 2>digest.err | (sleep 0.5; cat >/dev/null)
+check "digest draws records out of the total" grep -q $'\rdigest: [0-9,]*/100,000 records, ' digest.err
+check "digest counts the bytes it hashed (not 0 B)" \
+  grep -q $'\rdigest: [0-9,]*/100,000 records, [1-9][0-9.]* [KM]iB' digest.err
 
 finish

@@ -32,7 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import STRACE_NO_LEAK_CHECK  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import STRACE_NO_LEAK_CHECK, must, must_out  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
@@ -59,10 +59,6 @@ def run(args, stdin=None, prefix=()):
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
-def must(args, stdin=None):
-    rc, out, err = run(args, stdin)
-    expect(rc == 0, "zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
 
 
 def make_base(d, codec):
@@ -100,9 +96,9 @@ def published_prefix(store, records, is_state, what):
     that its records are that prefix of `records`; returns its length."""
     vrc, vout, verr = run(["verify", "-q", store])
     expect(vrc == 0, "%s: verify fails afterwards: %s %s" % (what, vout.decode(errors="replace"), verr))
-    length = json.loads(must(["info", "--json", store]))["length"]
+    length = json.loads(must_out(["info", "--json", store]))["length"]
     expect(is_state(length), "%s: the store holds %d records, not a published state" % (what, length))
-    raw = must(["cat", "--format", "raw", store])
+    raw = must_out(["cat", "--format", "raw", store])
     expect(raw == b"".join(records[:length]), "%s: the %d records are not the input's prefix" % (what, length))
     return length
 

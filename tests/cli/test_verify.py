@@ -28,6 +28,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 import test_malformed_store as M  # noqa: E402  (the corruption corpus)
+from cli_helpers import must  # noqa: E402  (tests/cli/cli_helpers.py)
 
 import numpy as np  # noqa: E402
 
@@ -40,11 +41,6 @@ def run(args, stdin=None, timeout=120):
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
-def must(args, stdin=None):
-    rc, out, err = run(args, stdin)
-    if rc != 0:
-        raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
 
 
 def sane(rc, out, err, what):

@@ -9,13 +9,12 @@
 #include "cli/formats/printable.h"
 #include "cli/level_option.h"
 #include "cli/usage.h"
+#include "cli/window_option.h"
 
 namespace zrec::cli {
 
 void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit) {
-  cmd->add_option("--window-mib", args.window_mib, "Memory budget of one append window, MiB")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
-      ->capture_default_str();
+  add_window_mib_option(cmd, args.window_mib, "append window");
   cmd->add_option("--checkpoint-every", args.checkpoint_every,
                   "Publish every N records, so an interruption or crash loses at most the records "
                   "after the last checkpoint; 0 publishes once, at the end")

@@ -26,6 +26,7 @@
 #include "zrec/limits.h"
 
 #include "cli/commands.h"
+#include "cli/formats/line_field.h"
 #include "cli/import/append_session.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
@@ -263,24 +264,7 @@ class Manifest {
   void add(uint64_t id, const std::string& path, uint64_t bytes) {
     buffer_ += std::to_string(id);
     buffer_ += '\t';
-    for (char c : path) {
-      switch (c) {
-        case '\\':
-          buffer_ += "\\\\";
-          break;
-        case '\t':
-          buffer_ += "\\t";
-          break;
-        case '\n':
-          buffer_ += "\\n";
-          break;
-        case '\r':
-          buffer_ += "\\r";
-          break;
-        default:
-          buffer_ += c;
-      }
-    }
+    append_line_field(buffer_, path, LineField::kTabSeparated);
     buffer_ += '\t';
     buffer_ += std::to_string(bytes);
     buffer_ += '\n';

@@ -154,29 +154,20 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
   const uint64_t stop = std::min(a.stop.value_or(ds->rows()), ds->rows());
   const uint64_t start = std::min(a.start, stop);
 
-  bool created = false;
+  CreatedStore created(a.store);
   if (create && !is_store_dir(a.store)) {
     create->schema = schema;
     set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
-    ZREC_RETURN_IF_ERROR(create_store(a.store, *create));
-    created = true;
+    ZREC_RETURN_IF_ERROR(created.create(*create));
     spdlog::info("created '{}': {}, codec {}, {} shards", a.store, schema.describe(), to_string(create->codec),
                  create->data_shards);
   }
-  // A run that fails before it published anything takes back the store it created.
-  const auto take_back = [&](Status failed) {
-    if (created) {
-      Status s = remove_empty_store(a.store);
-      if (!s.is_ok()) spdlog::warn("left the store '{}' this run created: {}", a.store, s.message());
-    }
-    return failed;
-  };
   WriterOptions options;
   options.level = a.append.level;
   auto opened = AppendSession::open("append-h5", a.store, a.append, g, options);
   if (!opened.is_ok() && opened.status().code() == StatusCode::kNotFound && !a.create)
     return Status(StatusCode::kNotFound, opened.status().message() + " (--create makes it from the dataset)");
-  if (!opened.is_ok()) return take_back(opened.status());
+  if (!opened.is_ok()) return created.take_back(opened.status());
   auto session = std::move(opened).value();
   if (created) session->note_created();
   Status s = [&]() -> Status {
@@ -192,10 +183,7 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
     if (schema.is_dense()) return append_dense(*session, *ds, start + skip, stop);
     return append_vlen(*session, *ds, start + skip, stop);
   }();
-  Status result = session->finish(std::move(s));
-  if (result.is_ok() || session->writer().published_length() > 0) return result;
-  session.reset();  // lets the store's lock go
-  return take_back(std::move(result));
+  return created.finish(std::move(session), std::move(s));
 }
 
 }  // namespace

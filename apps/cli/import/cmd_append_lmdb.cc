@@ -296,27 +296,18 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
   // The source first: a refused environment leaves the store untouched (and uncreated).
   LmdbReader reader;
   ZREC_RETURN_IF_ERROR(reader.open(a.env, a.db));
-  bool created = false;
+  CreatedStore created(a.store);
   if (create && !is_store_dir(a.store)) {
     create->schema.dtype = parse_dtype("|u1").value();
     create->schema.ndim = 1;
     set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
-    ZREC_RETURN_IF_ERROR(create_store(a.store, *create));
-    created = true;
+    ZREC_RETURN_IF_ERROR(created.create(*create));
   }
-  // A run that fails before it published anything takes back the store it created.
-  const auto take_back = [&](Status failed) {
-    if (created) {
-      Status s = remove_empty_store(a.store);
-      if (!s.is_ok()) spdlog::warn("left the store '{}' this run created: {}", a.store, s.message());
-    }
-    return failed;
-  };
   auto opened = AppendSession::open("append-lmdb", a.store, a.append, g);
   if (!opened.is_ok() && opened.status().code() == StatusCode::kNotFound && !a.create)
     return Status(StatusCode::kNotFound,
                   opened.status().message() + " (--create makes a Ragged '|u1' store of the values)");
-  if (!opened.is_ok()) return take_back(opened.status());
+  if (!opened.is_ok()) return created.take_back(opened.status());
   auto session = std::move(opened).value();
   if (created) session->note_created();
   std::unique_ptr<KeysFile> keys;
@@ -399,10 +390,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
                                  " whose key --exclude-key names");
     return flush();
   }();
-  Status result = session->finish(std::move(s));
-  if (result.is_ok() || session->writer().published_length() > 0) return result;
-  session.reset();  // lets the store's lock go
-  return take_back(std::move(result));
+  return created.finish(std::move(session), std::move(s));
 }
 
 }  // namespace

@@ -39,23 +39,6 @@ void silence_hdf5() {
   (void)done;
 }
 
-struct Plist {
-  hid_t id;
-  explicit Plist(hid_t i) : id(i) {}
-  ~Plist() {
-    if (id >= 0) H5Pclose(id);
-  }
-  Plist(const Plist&) = delete;
-  Plist& operator=(const Plist&) = delete;
-};
-
-struct Space {
-  hid_t id = -1;
-  ~Space() {
-    if (id >= 0) H5Sclose(id);
-  }
-};
-
 // An external link's traversal, refused (H5Pset_elink_cb): without --allow-external a
 // dataset's path must not lead into another file. Notes the refusal in *refused.
 herr_t refuse_external_link(const char*, const char*, const char*, const char*, unsigned*, hid_t, void* refused) {
@@ -119,7 +102,7 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
     H5Eclear2(H5E_DEFAULT);
     return invalid_argument("'" + file + "' is not an HDF5 file");
   }
-  Plist fapl(H5Pcreate(H5P_FILE_ACCESS));
+  H5PropertyList fapl(H5Pcreate(H5P_FILE_ACCESS));
 #if H5_VERSION_GE(1, 10, 7)
   // Keep HDF5's file lock, but read files on filesystems without flock (Lustre, NFS
   // mounts without locking) instead of failing.
@@ -132,7 +115,7 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   // and be a link inside this file unless allow_external: each is checked before the
   // next one is looked up through it.
   bool refused = false;  // an external link was met (through a soft link) and not followed
-  Plist lapl(access_list(H5P_LINK_ACCESS, allow_external, &refused));
+  H5PropertyList lapl(access_list(H5P_LINK_ACCESS, allow_external, &refused));
   std::string path = name.starts_with("/") ? "/" : "";
   bool any = false;
   for (size_t at = 0; at <= name.size();) {
@@ -164,14 +147,14 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   }
   if (!any)
     return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
-  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external, &refused));
+  H5PropertyList dapl(access_list(H5P_DATASET_ACCESS, allow_external, &refused));
   d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), dapl.id);
   if (d->dataset_ < 0) {
     const std::string error = h5_error();
     if (refused)
       return invalid_argument("'" + name + "' in '" + file + "' leads through an external link (into another file)" +
                               kAllowExternal);
-    Plist gapl(access_list(H5P_GROUP_ACCESS, allow_external, &refused));
+    H5PropertyList gapl(access_list(H5P_GROUP_ACCESS, allow_external, &refused));
     const hid_t group = H5Gopen2(d->file_id_, name.c_str(), gapl.id);
     if (group >= 0) {
       H5Gclose(group);
@@ -184,7 +167,7 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   if (d->type_ < 0) return io_error("cannot read the datatype of " + d->where_ + ": " + h5_error());
   ZREC_ASSIGN_OR_RETURN(d->element_, map_h5_type(d->type_, d->where_));
 
-  Space space;
+  H5Space space;
   space.id = H5Dget_space(d->dataset_);
   if (space.id < 0) return io_error("cannot read the shape of " + d->where_ + ": " + h5_error());
   d->rank_ = H5Sget_simple_extent_ndims(space.id);
@@ -220,7 +203,7 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
                             "): " + valid.message());
   if (d->schema_.is_dense()) d->row_bytes_ = d->schema_.dense_width();
 
-  Plist dcpl(H5Dget_create_plist(d->dataset_));
+  H5PropertyList dcpl(H5Dget_create_plist(d->dataset_));
   if (dcpl.id < 0) return io_error("cannot read the storage of " + d->where_ + ": " + h5_error());
   // Values kept outside this file: raw data in external files (which may name any file,
   // /etc/hostname as well as data), or a virtual dataset's sources.
@@ -264,10 +247,10 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
 
 Status H5Dataset::use_chunk_cache(uint64_t bytes) {
   bool refused = false;
-  Plist dapl(access_list(H5P_DATASET_ACCESS, allow_external_, &refused));
+  H5PropertyList dapl(access_list(H5P_DATASET_ACCESS, allow_external_, &refused));
   uint64_t chunks = 1;  // chunks in one band: consecutive in HDF5's chunk index, so as many slots never collide
   if (chunk_rows_ > 0) {
-    Plist dcpl(H5Dget_create_plist(dataset_));
+    H5PropertyList dcpl(H5Dget_create_plist(dataset_));
     std::vector<hsize_t> chunk(rank_);
     if (dcpl.id >= 0 && H5Pget_chunk(dcpl.id, rank_, chunk.data()) == rank_)
       for (int i = 1; i < rank_; ++i) chunks *= (dims_[i] + chunk[i] - 1) / chunk[i];
@@ -296,7 +279,7 @@ Status H5Dataset::select_rows(uint64_t first, uint64_t count, hid_t& file_space,
 }
 
 Status H5Dataset::read_dense(uint64_t first, uint64_t count, uint8_t* out) {
-  Space file_space, mem_space;
+  H5Space file_space, mem_space;
   ZREC_RETURN_IF_ERROR(select_rows(first, count, file_space.id, mem_space.id));
   // The dataset's own type as the memory type: HDF5 converts nothing.
   if (H5Dread(dataset_, type_, mem_space.id, file_space.id, H5P_DEFAULT, out) < 0)
@@ -307,7 +290,7 @@ Status H5Dataset::read_dense(uint64_t first, uint64_t count, uint8_t* out) {
 
 Status H5Dataset::read_vlen(uint64_t first, uint64_t count, H5VlenRows& out) {
   out.release();
-  Space file_space;
+  H5Space file_space;
   ZREC_RETURN_IF_ERROR(select_rows(first, count, file_space.id, out.mem_space_));
   // A sequence of the file's element type (its byte order kept), in memory.
   const hid_t base = H5Tget_super(type_);

@@ -8,17 +8,6 @@ namespace zrec::cli {
 
 namespace {
 
-// An HDF5 id closed by its own close function at the end of the scope.
-struct TypeId {
-  hid_t id;
-  explicit TypeId(hid_t i) : id(i) {}
-  ~TypeId() {
-    if (id >= 0) H5Tclose(id);
-  }
-  TypeId(const TypeId&) = delete;
-  TypeId& operator=(const TypeId&) = delete;
-};
-
 Status refuse(const std::string& where, const std::string& what) {
   return invalid_argument(where + " has " + what +
                           "; append-h5 takes integers, IEEE floats, h5py's bool, fixed-length strings, arrays of "
@@ -81,7 +70,7 @@ Result<DType> float_dtype(hid_t type, const std::string& where) {
 
 // h5py writes NumPy bools as an enum of int8 with the members FALSE = 0 and TRUE = 1.
 bool is_h5py_bool(hid_t type) {
-  TypeId base(H5Tget_super(type));
+  H5Type base(H5Tget_super(type));
   if (base.id < 0 || H5Tget_class(base.id) != H5T_INTEGER || H5Tget_size(base.id) != 1) return false;
   if (H5Tget_nmembers(type) != 2) return false;
   for (unsigned i = 0; i < 2; ++i) {
@@ -133,7 +122,7 @@ Result<H5Element> map_h5_type(hid_t type, const std::string& where) {
   H5Element e;
   const H5T_class_t cls = H5Tget_class(type);
   if (cls == H5T_ARRAY || cls == H5T_VLEN) {
-    TypeId base(H5Tget_super(type));
+    H5Type base(H5Tget_super(type));
     if (base.id < 0) return invalid_argument(where + ": cannot read its datatype");
     ZREC_ASSIGN_OR_RETURN(e.dtype, scalar_dtype(base.id, where));
     if (cls == H5T_VLEN) {

@@ -23,6 +23,23 @@
 
 namespace zrec::cli {
 
+// An HDF5 identifier that `Close` (H5Pclose, H5Sclose, H5Tclose) releases when it goes
+// out of scope; -1 (none yet, or HDF5's failure) is left alone.
+template <herr_t (*Close)(hid_t)>
+struct H5Handle {
+  hid_t id = -1;
+  H5Handle() = default;
+  explicit H5Handle(hid_t i) : id(i) {}
+  ~H5Handle() {
+    if (id >= 0) Close(id);
+  }
+  H5Handle(const H5Handle&) = delete;
+  H5Handle& operator=(const H5Handle&) = delete;
+};
+using H5PropertyList = H5Handle<H5Pclose>;
+using H5Space = H5Handle<H5Sclose>;
+using H5Type = H5Handle<H5Tclose>;
+
 struct H5Element {
   DType dtype;                       // one value (of a sequence, for vlen)
   std::vector<uint64_t> array_dims;  // an array element type: its dims (else empty)

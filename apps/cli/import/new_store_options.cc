@@ -2,7 +2,10 @@
 // new_store_options.h).
 #include "cli/import/new_store_options.h"
 
+#include <spdlog/spdlog.h>
+
 #include "cli/codec_rules.h"
+#include "cli/import/append_session.h"
 #include "cli/option_choices.h"
 #include "cli/option_values.h"
 #include "cli/report/console.h"
@@ -37,6 +40,27 @@ Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum,
 
 void set_new_store_codec(CreateOptions& c, const NewStoreArgs& args, bool checksum, int level) {
   if (args.codec.empty()) c.codec = default_codec(c.schema, checksum || level != 0 || !args.dict.empty());
+}
+
+Status CreatedStore::create(const CreateOptions& options) {
+  ZREC_RETURN_IF_ERROR(create_store(path_, options));
+  created_ = true;
+  return Status::ok();
+}
+
+Status CreatedStore::take_back(Status failed) const {
+  if (created_) {
+    Status s = remove_empty_store(path_);
+    if (!s.is_ok()) spdlog::warn("left the store '{}' this run created: {}", path_, s.message());
+  }
+  return failed;
+}
+
+Status CreatedStore::finish(std::unique_ptr<AppendSession> session, Status s) const {
+  Status result = session->finish(std::move(s));
+  if (result.is_ok() || session->writer().published_length() > 0) return result;
+  session.reset();  // lets the store's lock go
+  return take_back(std::move(result));
 }
 
 }  // namespace zrec::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -33,5 +34,28 @@ Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum,
 // Sets c.codec from c.schema when --codec was not given (default_codec, codec_rules.h:
 // raw for tiny Dense records); `checksum` and `level` as for new_store_options.
 void set_new_store_codec(CreateOptions& c, const NewStoreArgs& args, bool checksum, int level);
+
+class AppendSession;
+
+// The store an append --create makes (append-h5, append-lmdb): a run that fails before it
+// published anything takes it back, so a failed first run leaves no empty store behind.
+class CreatedStore {
+ public:
+  explicit CreatedStore(std::string path) : path_(std::move(path)) {}
+
+  // Creates the store with `options` and remembers that this run did.
+  Status create(const CreateOptions& options);
+  // `failed`, after removing the store if this run created it (a warning when it cannot).
+  Status take_back(Status failed) const;
+  // The end of a run: `session`'s finish(s); when that fails and nothing was published,
+  // the session (and the store's lock) goes first, then the store is taken back.
+  Status finish(std::unique_ptr<AppendSession> session, Status s) const;
+  // Whether this run made the store.
+  explicit operator bool() const { return created_; }
+
+ private:
+  std::string path_;
+  bool created_ = false;
+};
 
 }  // namespace zrec::cli

@@ -19,28 +19,21 @@ void JsonWriter::before_value() {
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket) {
   before_value();
-  out_ += '{';
+  out_ += bracket;
   first_.push_back(true);
   return *this;
 }
-JsonWriter& JsonWriter::end_object() {
-  out_ += '}';
+JsonWriter& JsonWriter::close(char bracket) {
+  out_ += bracket;
   first_.pop_back();
   return *this;
 }
-JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  out_ += '[';
-  first_.push_back(true);
-  return *this;
-}
-JsonWriter& JsonWriter::end_array() {
-  out_ += ']';
-  first_.pop_back();
-  return *this;
-}
+JsonWriter& JsonWriter::begin_object() { return open('{'); }
+JsonWriter& JsonWriter::end_object() { return close('}'); }
+JsonWriter& JsonWriter::begin_array() { return open('['); }
+JsonWriter& JsonWriter::end_array() { return close(']'); }
 JsonWriter& JsonWriter::key(std::string_view k) {
   before_value();
   append_json_string(out_, k);

@@ -40,6 +40,8 @@ class JsonWriter {
 
  private:
   void before_value();
+  JsonWriter& open(char bracket);   // '{' or '[': a new container, as a value
+  JsonWriter& close(char bracket);  // '}' or ']'
   std::string out_;
   std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
