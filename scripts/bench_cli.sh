@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --rows) rows="$2"; shift 2 ;;
     --dir) base_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "bench_cli.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
