@@ -9,9 +9,12 @@
 #   append     zrec append-stream, raw, JSON lines   vs  cat F > out; sync out
 #   zstd       zrec --threads 1 append-stream, zstd  vs  ZSTD_compressCCtx level 3 per line, from memory
 #              (and the same loop on each Ragged logical record: 8-byte length prefix + line)
-#   cat        zrec cat --indices-from IDS --format raw -o /dev/null, 2 lanes
+#   cat        zrec cat --indices-from IDS --format raw -o /dev/null, 2 lanes, of 1,000, 12,000 and
+#              100,000 random ids, from the raw store and from a zstd store of the same images
 #                                                    vs  C pread loop (RecordLoc, then record into its
-#                                                        slot of a reused 256-record batch buffer), 2 lanes
+#                                                        slot of a reused 256-record batch buffer; zstd:
+#                                                        frame into scratch, ZSTD_decompressDCtx into the
+#                                                        slot), 2 lanes; both timed as whole processes
 #   reshard    zrec recompress SRC DST --shards 8     vs  cp -r SRC DST; sync
 #              (and the same of a zstd store of the images, and of one of the JSON lines:
 #              every copied zstd frame is decoded in full to check it)
@@ -20,7 +23,7 @@
 #              (a process's fixed cost: loading its libraries, parsing arguments)
 #
 # Sizes at --scale 1 are the issue's: 8000 records of 147 KiB (1.15 GiB, raw, 4 shards),
-# 256 MiB of ~110-byte JSON lines, 12,000 random ids. The two C baselines are built
+# 256 MiB of ~110-byte JSON lines, 1,000 / 12,000 / 100,000 random ids. The two C baselines are built
 # from scripts/bench_cli/*.c into the scratch directory.
 #
 # Usage: scripts/bench_cli.sh [--zrec PATH] [--zrec-before PATH] [--scale F] [--reps N]
@@ -45,7 +48,7 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --rows) rows="$2"; shift 2 ;;
     --dir) base_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "bench_cli.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -58,20 +61,21 @@ done
 
 work="$(mktemp -d "$base_dir/zrec-bench-cli.XXXXXX")"
 trap 'rm -rf -- "$work"' EXIT
-cc -O2 -pthread "$here/bench_cli/pread_gather.c" -o "$work/pread_gather"
+cc -O2 -pthread "$here/bench_cli/pread_gather.c" -lzstd -o "$work/pread_gather"
 cc -O2 "$here/bench_cli/zstd_lines.c" -lzstd -o "$work/zstd_lines"
 
 images=$(python3 -c "print(max(300, int(8000 * $scale)))")
 lines_mib=$(python3 -c "print(max(8, int(256 * $scale)))")
-cat_ids=$(python3 -c "print(max(1000, int(12000 * $scale)))")
+# The gathers' sizes: 1,000 to 100,000 ids (at --scale 1), at least 1,000.
+cat_sizes=$(python3 -c "print(' '.join(map(str, sorted({max(1000, int(n * $scale)) for n in (1000, 12000, 100000)}))))")
 record_bytes=$((3 * 224 * 224))
 has_row() { [[ ",$rows," == *",$1,"* ]]; }
 
 # --- inputs ------------------------------------------------------------------------
-echo "bench_cli: $images records of 147 KiB, $lines_mib MiB of JSON lines, $cat_ids ids, $reps reps; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-/usr/bin/python3 - "$work" "$images" "$lines_mib" "$cat_ids" <<'PY'
+echo "bench_cli: $images records of 147 KiB, $lines_mib MiB of JSON lines, gathers of $cat_sizes ids, $reps reps; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+/usr/bin/python3 - "$work" "$images" "$lines_mib" $cat_sizes <<'PY'
 import numpy as np, sys, random
-work, images, lines_mib, cat_ids = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+work, images, lines_mib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(1)
 with open(f"{work}/images.npy", "wb") as f:
     np.lib.format.write_array_header_1_0(f, {"descr": "|u1", "fortran_order": False, "shape": (images, 3, 224, 224)})
@@ -88,16 +92,19 @@ with open(f"{work}/lines.jsonl", "w") as f:
         f.write(line)
         written += len(line)
         i += 1
-with open(f"{work}/ids.txt", "w") as f:
-    f.write("".join(f"{random.randrange(images)}\n" for _ in range(cat_ids)))
+for count in map(int, sys.argv[4:]):
+    with open(f"{work}/ids_{count}.txt", "w") as f:
+        f.write("".join(f"{random.randrange(images)}\n" for _ in range(count)))
 PY
 "$zrec" create --dense --dtype '|u1' --shape 3,224,224 --codec raw --shards 4 "$work/img"
 "$zrec" append-npy "$work/img" "$work/images.npy"
 rm -f "$work/images.npy"
 cp -r "$work/img" "$work/img_b"
 "$zrec" create --ragged --dtype '|u1' --ndim 1 "$work/empty"
-if has_row reshard; then
+if has_row reshard || has_row cat; then
   "$zrec" recompress "$work/img" "$work/img_z" --codec zstd
+fi
+if has_row reshard; then
   "$zrec" create --ragged --dtype '|u1' --ndim 1 --codec zstd --shards 4 "$work/lines_z"
   "$zrec" append-stream "$work/lines_z" -i "$work/lines.jsonl"
 fi
@@ -179,9 +186,18 @@ round() {
     done
   fi
   if has_row cat; then
-    time_self cat_base "$work/pread_gather" "$work/img" "$work/ids.txt" 2 "$record_bytes"
-    for z in "${binaries[@]}"; do
-      time_cmd "cat_$(label "$z")" "$z" --threads 2 cat "$work/img" --indices-from "$work/ids.txt" --format raw -o /dev/null
+    # The page cache holds both stores (the warm-up round read them): this is CPU, not disk.
+    local count codec
+    for count in $cat_sizes; do
+      for codec in raw zstd; do
+        local store="$work/img" mode=""
+        [ "$codec" = zstd ] && store="$work/img_z" mode=zstd
+        time_cmd "cat_${codec}_${count}_base" "$work/pread_gather" "$store" "$work/ids_$count.txt" 2 "$record_bytes" $mode
+        for z in "${binaries[@]}"; do
+          time_cmd "cat_${codec}_${count}_$(label "$z")" "$z" --threads 2 cat "$store" --indices-from "$work/ids_$count.txt" \
+            --format raw -o /dev/null
+        done
+      done
     done
   fi
   if has_row reshard; then
@@ -238,8 +254,12 @@ for z in "${binaries[@]}"; do
     echo "| same, against the same logical records | $us_z us/record | the same loop on 8-byte length prefix + line: $us_b us/record | $(python3 -c "print(f'{100 * $b / $a:.0f}%')") of in-memory | | $(cr "zstd_$l" zstd_ragged) |"
   fi
   if has_row cat; then
-    b=$(median cat_base); a=$(median "cat_$l")
-    echo "| \`zrec cat --indices-from IDS --format raw\`$tag, $cat_ids random x 147 KiB, 2 lanes | $(fmt "$a") | C pread loop, 2 lanes: $(fmt "$b") | $(ratio "$b" "$a") of limit | >= 0.95 | $(cr "cat_$l" cat_base) |"
+    for count in $cat_sizes; do
+      for codec in raw zstd; do
+        b=$(median "cat_${codec}_${count}_base"); a=$(median "cat_${codec}_${count}_$l")
+        echo "| \`zrec cat --indices-from IDS --format raw\`$tag, $codec store, $count random x 147 KiB, 2 lanes | $(fmt "$a") | C pread loop ($codec), 2 lanes: $(fmt "$b") | $(ratio "$b" "$a") of limit | >= 0.95 | $(cr "cat_${codec}_${count}_$l" "cat_${codec}_${count}_base") |"
+      done
+    done
   fi
   if has_row reshard; then
     b=$(median reshard_base); a=$(median "reshard_$l")

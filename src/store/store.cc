@@ -5,18 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <mutex>
 #include <thread>
 
 #include "codec/record_codec.h"
 #include "format/endian.h"
 #include "format/record_loc.h"
 #include "io/mapped_file.h"
+#include "store/scan_windows.h"
 #include "store/store_files.h"
 
 namespace zrec {
@@ -289,77 +286,8 @@ Status Store::gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8
 // the scan runs) gathers the next window into one of two buffers while fn handles the
 // other, so decoding overlaps what the caller does with the records (recompress
 // encodes them, cat writes them out, digest hashes them). Each buffer holds half the
-// window budget, so the memory of a scan stays within window_bytes.
-namespace {
-
-struct ScanSlot {
-  std::unique_ptr<uint8_t[]> buffer;
-  uint64_t capacity = 0;
-  std::vector<uint64_t> offsets;
-  std::span<const uint64_t> ids;
-  uint64_t first_index = 0;
-};
-
-// The two slots going back and forth between the reader thread and the caller.
-class SlotExchange {
- public:
-  SlotExchange() {
-    for (auto& slot : slots_) free_.push_back(&slot);
-  }
-  // Reader: a slot to fill, or nullptr once the caller has stopped.
-  ScanSlot* acquire() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return stopped_ || !free_.empty(); });
-    if (stopped_) return nullptr;
-    return pop_front(free_);
-  }
-  void publish(ScanSlot* slot) { push_back(filled_, slot); }
-  void finish(Status status) {
-    std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
-    reader_status_ = std::move(status);
-    cv_.notify_all();
-  }
-  // Caller: the next filled slot in order, or nullptr when the reader is done (then
-  // reader_status() says how it ended).
-  ScanSlot* next() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return done_ || !filled_.empty(); });
-    if (filled_.empty()) return nullptr;
-    return pop_front(filled_);
-  }
-  void release(ScanSlot* slot) { push_back(free_, slot); }
-  void stop() {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopped_ = true;
-    cv_.notify_all();
-  }
-  const Status& reader_status() const { return reader_status_; }  // after the reader ended
-
- private:
-  // The first of `slots`; the caller holds mu_ and saw `slots` nonempty.
-  static ScanSlot* pop_front(std::deque<ScanSlot*>& slots) {
-    ScanSlot* slot = slots.front();
-    slots.pop_front();
-    return slot;
-  }
-  // Hands `slot` to the other side (under mu_) and wakes it.
-  void push_back(std::deque<ScanSlot*>& slots, ScanSlot* slot) {
-    std::lock_guard<std::mutex> lock(mu_);
-    slots.push_back(slot);
-    cv_.notify_all();
-  }
-
-  std::array<ScanSlot, 2> slots_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<ScanSlot*> free_, filled_;
-  bool done_ = false, stopped_ = false;
-  Status reader_status_;
-};
-
-}  // namespace
-
+// window budget, so the memory of a scan stays within window_bytes. The lanes go from
+// one window to the next without waiting for each other (store/scan_windows.h).
 Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
                    const std::function<Status(const Window&)>& fn) {
   impl_->maps_allowed = false;
@@ -369,12 +297,11 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
   } restore{*impl_};
   Impl& m = *impl_;
   ZREC_RETURN_IF_ERROR(m.check_ids(ids));
-  const uint64_t slot_budget = std::max<uint64_t>(1, window_bytes / 2);
+  store::ScanWindows windows(std::max<uint64_t>(1, window_bytes / 2), m.pool->count());
 
-  SlotExchange exchange;
   auto read_windows = [&]() -> Status {
     std::vector<RecordLoc> locs;
-    for (uint64_t chunk = 0; chunk < ids.size(); chunk += kLocChunk) {
+    for (uint64_t chunk = 0; chunk < ids.size() && windows.going(); chunk += kLocChunk) {
       const uint64_t count = std::min<uint64_t>(kLocChunk, ids.size() - chunk);
       auto chunk_ids = ids.subspan(chunk, count);
       locs.resize(count);
@@ -396,36 +323,12 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
           return Status::ok();
         }));
       }
-      // Cut windows of at most slot_budget logical bytes (at least one record each).
-      for (uint64_t begin = 0; begin < count;) {
-        ScanSlot* slot = exchange.acquire();
-        if (slot == nullptr) return Status::ok();  // the caller stopped
-        uint64_t end = begin, bytes = 0;
-        slot->offsets.assign(1, 0);
-        while (end < count && (end == begin || bytes + locs[end].logic_length <= slot_budget)) {
-          bytes += locs[end].logic_length;
-          slot->offsets.push_back(bytes);
-          ++end;
-        }
-        // Not value-initialized: a logic_length is only a claim until the record
-        // decodes, and untouched pages cost nothing, so a damaged table claiming 2 GiB
-        // records can't make a reader fill 2 GiB of memory (decoders write only what
-        // frames really hold). A buffer grown for one oversized record shrinks again.
-        if (slot->capacity < bytes || slot->capacity > 2 * std::max(bytes, slot_budget)) {
-          slot->buffer.reset();
-          slot->buffer = std::make_unique_for_overwrite<uint8_t[]>(bytes);
-          slot->capacity = bytes;
-        }
-        slot->ids = chunk_ids.subspan(begin, end - begin);
-        slot->first_index = chunk + begin;
-        Status s = gather(slot->ids, locs.data() + begin, slot->buffer.get(), slot->offsets);
-        if (!s.is_ok()) {
-          exchange.release(slot);
-          return s;
-        }
-        exchange.publish(slot);
-        begin = end;
-      }
+      windows.begin_chunk(chunk_ids, locs, chunk);
+      const store::ScanWindows::ReadOne read_one = [&](size_t lane, size_t k, uint8_t* dst) {
+        return m.read_record(lane, chunk_ids[k], locs[k], dst);
+      };
+      ZREC_RETURN_IF_ERROR(
+          m.pool->run(m.pool->count(), [&](size_t lane, size_t) { return windows.work(lane, read_one); }));
     }
     return Status::ok();
   };
@@ -433,29 +336,29 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
   std::thread reader = start_background_thread([&] {
     // An exception (bad_alloc) must not escape a thread: it becomes the scan's error.
     try {
-      exchange.finish(read_windows());
+      windows.finish(read_windows());
     } catch (const std::exception& e) {
-      exchange.finish(io_error(std::string("reading a window failed: ") + e.what()));
+      windows.finish(io_error(std::string("reading a window failed: ") + e.what()));
     }
   });
   // If fn throws, the reader is stopped and joined before the exception leaves.
   struct JoinReader {
-    SlotExchange& exchange;
+    store::ScanWindows& windows;
     std::thread& reader;
     ~JoinReader() {
-      exchange.stop();
+      windows.stop();
       if (reader.joinable()) reader.join();
     }
-  } join_reader{exchange, reader};
+  } join_reader{windows, reader};
   Status result;
-  while (ScanSlot* slot = exchange.next()) {
+  while (store::ScanSlot* slot = windows.next()) {
     result = fn(Window{slot->ids, slot->buffer.get(), slot->offsets, slot->first_index});
-    exchange.release(slot);
+    windows.release(slot);
     if (!result.is_ok()) break;
   }
-  exchange.stop();
+  windows.stop();
   reader.join();
-  return result.is_ok() ? exchange.reader_status() : result;
+  return result.is_ok() ? windows.reader_status() : result;
 }
 
 bool Store::checksum() const { return store::read_checksum_setting(impl_->files).checksum; }
