@@ -31,6 +31,7 @@ import hashlib
 import io
 import os
 import shutil
+import shlex
 import subprocess
 import sys
 import time
@@ -98,30 +99,44 @@ def expect(cond, msg):
         raise AssertionError(msg)
 
 
-def run_zrec(args, stdin=None, timeout=300, cwd=None, prefix=(), env=None):
-    """Runs [*prefix, ZREC, *args]; returns (exit status, stdout bytes, stderr text)."""
-    p = subprocess.run(list(prefix) + [ZREC] + list(args), input=stdin, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=timeout, cwd=cwd, env=env)
+def run_zrec(args, stdin=None, timeout=300, cwd=None, prefix=(), env=None, stdin_file=None, stdin_from=None):
+    """Runs [*prefix, ZREC, *args]; returns (exit status, stdout bytes, stderr text).
+    Its standard input: `stdin` bytes (a pipe), the file at `stdin_file` (opened as a
+    shell's `<` would), or the output of the shell pipeline `stdin_from` (bash, pipefail:
+    a failing producer fails the run); with none of them, this process's own."""
+    argv = list(prefix) + [ZREC] + list(args)
+    if stdin_from is not None:
+        line = stdin_from + " | " + " ".join(shlex.quote(a) for a in argv)
+        p = subprocess.run(["bash", "-o", "pipefail", "-c", line], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, cwd=cwd, env=env)
+    elif stdin_file is not None:
+        with open(stdin_file, "rb") as f:
+            p = subprocess.run(argv, stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                               cwd=cwd, env=env)
+    else:
+        p = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                           cwd=cwd, env=env)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
-def must(args, stdin=None, timeout=300, cwd=None, env=None):
+def must(args, stdin=None, timeout=300, cwd=None, env=None, stdin_file=None, stdin_from=None):
     """run_zrec that must exit 0; returns (stdout bytes, stderr text). The one `must` of
     the Python tests: a script that wants stdout only takes must_out."""
-    rc, out, err = run_zrec(args, stdin, timeout=timeout, cwd=cwd, env=env)
+    rc, out, err = run_zrec(args, stdin, timeout=timeout, cwd=cwd, env=env, stdin_file=stdin_file,
+                            stdin_from=stdin_from)
     if rc != 0:
         raise AssertionError("zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
     return out, err
 
 
-def must_out(args, stdin=None, timeout=300, cwd=None, env=None):
+def must_out(args, stdin=None, timeout=300, cwd=None, env=None, stdin_file=None, stdin_from=None):
     """must, returning stdout only."""
-    return must(args, stdin, timeout=timeout, cwd=cwd, env=env)[0]
+    return must(args, stdin, timeout=timeout, cwd=cwd, env=env, stdin_file=stdin_file, stdin_from=stdin_from)[0]
 
 
-def fails(args, rc_want=1, says=(), stdin=None):
+def fails(args, rc_want=1, says=(), stdin=None, stdin_file=None, stdin_from=None):
     """run_zrec that must exit rc_want with each string of says in its stderr; returns stderr."""
-    rc, _, err = run_zrec(args, stdin)
+    rc, _, err = run_zrec(args, stdin, stdin_file=stdin_file, stdin_from=stdin_from)
     return expect_failure(args, rc, err, rc_want, says)
 
 

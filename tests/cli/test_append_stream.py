@@ -20,6 +20,7 @@ import io
 import json
 import os
 import random
+import shlex
 import struct
 import subprocess
 import sys
@@ -28,37 +29,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import byte_records, expect_failure, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import byte_records, fails, must, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = require_zrec("test_append_stream")
-
-
-def run(args, stdin=None, shell_input=None):
-    """Runs zrec with `args`; stdin bytes, or a shell pipeline producing them."""
-    if shell_input is not None:
-        cmd = shell_input + " | " + " ".join([quote(ZREC)] + [quote(a) for a in args])
-        p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=120)
-    else:
-        p = subprocess.run([ZREC] + args, input=stdin if stdin is not None else b"", stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def quote(s):
-    return "'" + s.replace("'", "'\\''") + "'"
-
-
-def must(args, stdin=None, shell_input=None):
-    rc, out, err = run(args, stdin, shell_input)
-    if rc != 0:
-        raise AssertionError("zrec %s: rc %d: %s" % (" ".join(args), rc, err.strip()))
-    return out, err
-
-
-def fails(args, stdin=None, shell_input=None, rc_want=1, says=()):
-    rc, _, err = run(args, stdin, shell_input)
-    return expect_failure(args, rc, err, rc_want, says)
 
 
 def create(path, dtype="|u1", codec="raw", dense_shape=None):
@@ -88,7 +61,7 @@ CASES, case = case_runner.case_registry()
 def lines_basic(tmp):
     s = create(os.path.join(tmp, "s"), codec="zstd")
     # An unterminated last line counts; CRLF keeps the CR; bytes need not be UTF-8.
-    must(["append-stream", s], shell_input=r"printf 'hello\nworld\r\n\xff\xfe bin\nlast'")
+    must(["append-stream", s], stdin_from=r"printf 'hello\nworld\r\n\xff\xfe bin\nlast'")
     assert byte_records(s) == [b"hello", b"world\r", b"\xff\xfe bin", b"last"], byte_records(s)
     # Explicit --framing lines and -i FILE.
     path = os.path.join(tmp, "in.txt")
@@ -114,7 +87,7 @@ def empty_lines(tmp):
 @case
 def nul_framing(tmp):
     s = create(os.path.join(tmp, "s"))
-    must(["append-stream", "--framing", "nul", s], shell_input=r"printf 'one\0two\nlines\0three'")
+    must(["append-stream", "--framing", "nul", s], stdin_from=r"printf 'one\0two\nlines\0three'")
     fails(["append-stream", "--framing", "nul", s], stdin=b"x\0\0y", says=["record 2 is empty"])
     must(["append-stream", "--framing", "nul", "--skip-empty", s], stdin=b"x\0\0y\0")
     assert byte_records(s) == [b"one", b"two\nlines", b"three", b"x", b"y"], byte_records(s)
@@ -151,11 +124,11 @@ def cut_short_mid_frame(tmp):
     # Inside a payload, inside a length prefix, and after the whole stream but one byte.
     for cut in (len(full) // 2 + 3, 2, len(full) - 1):
         err = fails(["append-stream", "--framing", "u32le", s],
-                    shell_input="/usr/bin/python3 %s | head -c %d" % (quote(gen), cut), says=["truncated"])
+                    stdin_from="/usr/bin/python3 %s | head -c %d" % (shlex.quote(gen), cut), says=["truncated"])
         assert store_files(s) == before, "a cut-short stream changed the store (cut at %d)" % cut
     # With checkpoints, the store holds the checkpointed prefix, and says so.
     err = fails(["append-stream", "--framing", "u32le", "--checkpoint-every", "500", s],
-                shell_input="/usr/bin/python3 %s | head -c %d" % (quote(gen), len(full) // 2 + 3),
+                stdin_from="/usr/bin/python3 %s | head -c %d" % (shlex.quote(gen), len(full) // 2 + 3),
                 says=["truncated", "holds 1001 records", "(resume: the same command with --from-length 1)"])
     assert length(s) == 1001
     verify(s)
@@ -179,7 +152,7 @@ def million_short_lines(tmp):
     n = 1000000
     # Lines of 10 bytes: 9 digits and the newline, which is dropped.
     gen = "/usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(b\"\".join(b\"%%09d\\n\" %% i for i in range(%d)))'" % n
-    must(["append-stream", s], shell_input=gen)
+    must(["append-stream", s], stdin_from=gen)
     assert length(s) == n
     raw = must(["cat", "--format", "raw", s])[0]
     assert raw == b"".join(b"%09d" % i for i in range(n)), "concatenated records differ"
@@ -198,7 +171,7 @@ def memory_stays_bounded(tmp):
         return  # peak RSS means nothing under ASan; /usr/bin/time comes from the 'time' package
     s = create(os.path.join(tmp, "s"))
     gen = "/usr/bin/python3 -c 'import sys; [sys.stdout.buffer.write((b\"y\" * 99 + b\"\\n\") * 10000) for _ in range(50)]'"
-    cmd = "%s | /usr/bin/time -f 'maxrss=%%M' %s append-stream --window-mib 4 %s" % (gen, quote(ZREC), quote(s))
+    cmd = "%s | /usr/bin/time -f 'maxrss=%%M' %s append-stream --window-mib 4 %s" % (gen, shlex.quote(ZREC), shlex.quote(s))
     p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     err = p.stderr.decode()
     assert p.returncode == 0, err
@@ -225,7 +198,7 @@ def parse_ints_tokenizer(tmp):
     open(gen, "w").write(TOKENIZER)
     s = create(os.path.join(tmp, "tokens"), dtype="<i4", codec="zstd")
     must(["append-stream", "--parse", "ints", "--checkpoint-every", "1000", s],
-         shell_input="/usr/bin/python3 %s 5 3000" % quote(gen))
+         stdin_from="/usr/bin/python3 %s 5 3000" % shlex.quote(gen))
     text = subprocess.run(["/usr/bin/python3", gen, "5", "3000"], stdout=subprocess.PIPE, check=True).stdout
     want = [np.array(line.split(), dtype="<i4") for line in text.decode().splitlines()]
     got = records(s)
@@ -308,8 +281,8 @@ def cat_npy_into_append_npy(tmp):
     a = create(os.path.join(tmp, "a"), codec="zstd")
     must(["append-stream", a], stdin=b"alpha\nbeta\ngamma delta\n")
     b = create(os.path.join(tmp, "b"), codec="raw")
-    cmd = "%s cat --format npy %s" % (quote(ZREC), quote(a))
-    must(["append-npy", b, "-"], shell_input=cmd)
+    cmd = "%s cat --format npy %s" % (shlex.quote(ZREC), shlex.quote(a))
+    must(["append-npy", b, "-"], stdin_from=cmd)
     assert byte_records(b) == byte_records(a) == [b"alpha", b"beta", b"gamma delta"]
     da = create(os.path.join(tmp, "da"), dtype="<f4", dense_shape="2,3")
     x = np.arange(24, dtype="<f4").reshape(4, 2, 3)
@@ -317,7 +290,7 @@ def cat_npy_into_append_npy(tmp):
     np.save(buf, x)
     must(["append-npy", da, "-"], stdin=buf.getvalue())
     db = create(os.path.join(tmp, "db"), dtype="<f4", dense_shape="2,3", codec="zstd")
-    must(["append-npy", db, "-"], shell_input="%s cat --format npy %s" % (quote(ZREC), quote(da)))
+    must(["append-npy", db, "-"], stdin_from="%s cat --format npy %s" % (shlex.quote(ZREC), shlex.quote(da)))
     (got,) = records(db)
     assert np.array_equal(got, x)
 

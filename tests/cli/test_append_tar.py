@@ -34,27 +34,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import SANITIZED, byte_records, fails, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import SANITIZED, byte_records, fails, must, records, require_zrec, run_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = require_zrec("test_append_tar")
 FIGURES = []
-
-
-def run(args, stdin=None, shell=None):
-    if shell is not None:
-        p = subprocess.run(["bash", "-o", "pipefail", "-c", shell], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=300, env=dict(os.environ, Z=ZREC))
-    else:
-        p = subprocess.run([ZREC] + args, input=stdin if stdin is not None else b"", stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None, shell=None):
-    rc, out, err = run(args, stdin, shell)
-    if rc != 0:
-        raise AssertionError("zrec %s: rc %d: %s" % (" ".join(args) if shell is None else shell, rc, err.strip()))
-    return out, err
 
 
 def info(root):
@@ -140,8 +123,7 @@ def compressions_and_formats(tmp):
     t2 = make_tar(os.path.join(tmp, "e.tar"), mem2[45:])
     subprocess.run(["bash", "-c", "cat '%s' '%s' | zstd -q -o '%s'" % (t1, t2, os.path.join(tmp, "de.tar.zst"))],
                    check=True)
-    must([], shell="$Z append-tar --keys '%s' '%s' - < '%s'" % (os.path.join(tmp, "keys"), root,
-                                                                 os.path.join(tmp, "de.tar.zst")))
+    must(["append-tar", "--keys", os.path.join(tmp, "keys"), root, "-"], stdin_file=os.path.join(tmp, "de.tar.zst"))
     check_streams(root, smp + smp2)
     assert open(os.path.join(tmp, "keys")).read().splitlines() == [k for k, _ in smp + smp2]
     i = info(root)
@@ -375,7 +357,7 @@ def random_kills(tmp):
             i = info(root)
             if not i["lengths_agree"]:
                 unequal += 1
-                _, text, _ = run(["info", root])
+                _, text, _ = run_zrec(["info", root])
                 assert b"samples the root committed (an append-tar run stopped before committing" in text, text
         # The same command, less its frequent checkpoints (one publication is quicker).
         _, err = must(["append-tar", "--from-length", "0", "--keys", keys, root, t])

@@ -49,7 +49,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import SANITIZED, expect, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import SANITIZED, expect, must_out, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 import strace_faults  # noqa: E402  (tests/cli/strace_faults.py)
 import zrecord_ref  # noqa: E402  (tests/cli/zrecord_ref.py)
 from strace_faults import FAULTS, STRERROR  # noqa: E402
@@ -76,12 +76,6 @@ def zrec(args, stdin=None, cwd=None, timeout=120):
         p = subprocess.run([ZREC] + args, stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
                            timeout=timeout)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def must(args, stdin=None):
-    rc, out, err = zrec(args, stdin)
-    expect(rc == 0, "zrec %s failed (rc %d): %s" % (" ".join(args), rc, err.strip()))
-    return out
 
 
 def sha(b):
@@ -199,12 +193,12 @@ class AppendScenario(Scenario):
 
     def build(self, pristine, work):
         s = os.path.join(pristine, "s")
-        must(["create"] + self.create_args + [s])
+        must_out(["create"] + self.create_args + [s])
         first = os.path.join(pristine, "first.npy")
         with open(first, "wb") as f:
             for a in self.first_records:
                 np.save(f, a)
-        must(["-q", "append-npy", s, "-"], stdin=first)
+        must_out(["-q", "append-npy", s, "-"], stdin_file=first)
         os.remove(first)
         self.old = len(self.first_records)
         self.expected = [sha(zrecord_ref.logical_record(a, dense=False)) for a in self.first_records]
@@ -391,12 +385,12 @@ class NewStoreScenario(Scenario):
 
 def build_source(pristine, name, seed, n, shards, codec="zstd"):
     path = os.path.join(pristine, name)
-    must(["create", "--dense", "--dtype", "<i4", "--shape", "6", "--codec", codec, "--shards", str(shards), path])
+    must_out(["create", "--dense", "--dtype", "<i4", "--shape", "6", "--codec", codec, "--shards", str(shards), path])
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 50, size=(n, 6), dtype="<i4")
     buf = os.path.join(pristine, name + ".npy")
     np.save(buf, a)
-    must(["-q", "append-npy", path, buf])
+    must_out(["-q", "append-npy", path, buf])
     os.remove(buf)
     return path
 
@@ -486,14 +480,14 @@ class Transfer(NewStoreScenario):
 def build_samples(pristine):
     """A store of 120 text lines to train dictionaries from."""
     path = os.path.join(pristine, "samples")
-    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", "--shards", "2", path])
+    must_out(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", "--shards", "2", path])
     rng = np.random.default_rng(5)
     words = [b"record", b"field", b"value", b"zrec", b"sample", b"dictionary", b"train"]
     lines = os.path.join(pristine, "lines")
     with open(lines, "wb") as f:
         for _ in range(120):
             f.write(b" ".join(words[j] for j in rng.integers(0, 7, size=int(rng.integers(8, 30)))) + b"\n")
-    must(["-q", "append-stream", "-i", lines, path])
+    must_out(["-q", "append-stream", "-i", lines, path])
     os.remove(lines)
     return path
 
@@ -503,7 +497,7 @@ TRAIN_ARGS = ["--tier", "small", "--size", "1K", "--samples", "100"]
 
 def make_dictionary(pristine, name):
     samples = build_samples(pristine)
-    must(["-q", "train-dict"] + TRAIN_ARGS + [samples, "-o", os.path.join(pristine, name)])
+    must_out(["-q", "train-dict"] + TRAIN_ARGS + [samples, "-o", os.path.join(pristine, name)])
     shutil.rmtree(samples)
 
 
