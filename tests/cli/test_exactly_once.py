@@ -154,18 +154,22 @@ def write_tar(path, keys, rng):
                 t.addfile(ti, io.BytesIO(data))
 
 
-def tar_kind(inputs):
-    rng = random.Random(4)
-    first, rest, short = (os.path.join(inputs, n + ".tar") for n in ("first", "input", "short"))
-    write_tar(first, ["p/%05d" % i for i in range(7)], rng)
-    write_tar(rest, ["q/%05d" % i for i in range(200 if not SANITIZED else 120)], rng)
-    write_tar(short, ["q/%05d" % i for i in range(40)], rng)
-    cmd = ["append-tar", "--parse", "cls=ints", "--checkpoint-every", "20", "--keys", "s.keys", "--from-length", "7",
-           "s"]
-    # One data file per stream, so that a sweep over every fsync stays short.
-    return {"setup": [["append-tar", "--shards", "1", "--parse", "cls=ints", "--keys", "s.keys", "s", first]],
-            "argv": cmd + [rest], "sweep": cmd + [short], "stores": ["s/cls", "s/jpg", "s/txt"], "side": ["s.keys"],
-            "unit": "samples"}
+def tar_kind_parsing(cls, seed):
+    """append-tar into a root of three streams, its cls members parsed as `cls` (ints: a
+    Ragged stream; int: a Dense scalar '<i8' one)."""
+    def prepare(inputs):
+        rng = random.Random(seed)
+        first, rest, short = (os.path.join(inputs, n + ".tar") for n in ("first", "input", "short"))
+        write_tar(first, ["p/%05d" % i for i in range(7)], rng)
+        write_tar(rest, ["q/%05d" % i for i in range(200 if not SANITIZED else 120)], rng)
+        write_tar(short, ["q/%05d" % i for i in range(40)], rng)
+        cmd = ["append-tar", "--parse", "cls=" + cls, "--checkpoint-every", "20", "--keys", "s.keys", "--from-length",
+               "7", "s"]
+        # One data file per stream, so that a sweep over every fsync stays short.
+        return {"setup": [["append-tar", "--shards", "1", "--parse", "cls=" + cls, "--keys", "s.keys", "s", first]],
+                "argv": cmd + [rest], "sweep": cmd + [short], "stores": ["s/cls", "s/jpg", "s/txt"],
+                "side": ["s.keys"], "unit": "samples"}
+    return prepare
 
 
 def h5_kind(inputs):
@@ -220,20 +224,6 @@ def lmdb_named_db_kind(inputs):
             "side": ["s.keys"], "length": n}
 
 
-def tar_dense_label_kind(inputs):
-    """append-tar --parse cls=int: the cls stream is a Dense scalar '<i8' store."""
-    rng = random.Random(8)
-    first, rest, short = (os.path.join(inputs, n + ".tar") for n in ("first", "input", "short"))
-    write_tar(first, ["p/%05d" % i for i in range(7)], rng)
-    write_tar(rest, ["q/%05d" % i for i in range(200 if not SANITIZED else 120)], rng)
-    write_tar(short, ["q/%05d" % i for i in range(40)], rng)
-    cmd = ["append-tar", "--parse", "cls=int", "--checkpoint-every", "20", "--keys", "s.keys", "--from-length", "7",
-           "s"]
-    return {"setup": [["append-tar", "--shards", "1", "--parse", "cls=int", "--keys", "s.keys", "s", first]],
-            "argv": cmd + [rest], "sweep": cmd + [short], "stores": ["s/cls", "s/jpg", "s/txt"], "side": ["s.keys"],
-            "unit": "samples"}
-
-
 def stream_dense_kind(inputs):
     """append-stream --parse ints into a Dense (3,) '<i8' store: three numbers a line."""
     rng = random.Random(9)
@@ -250,9 +240,9 @@ def stream_dense_kind(inputs):
 
 
 KINDS = [Kind("append-npy", npy_kind), Kind("append-files", files_kind), Kind("append-stream", stream_kind),
-         Kind("append-tar", tar_kind), Kind("append-h5", h5_kind), Kind("append-lmdb", lmdb_kind),
+         Kind("append-tar", tar_kind_parsing("ints", 4)), Kind("append-h5", h5_kind), Kind("append-lmdb", lmdb_kind),
          Kind("append-lmdb --create --db", lmdb_named_db_kind, TRIALS // 2),
-         Kind("append-tar --parse cls=int", tar_dense_label_kind, TRIALS // 2),
+         Kind("append-tar --parse cls=int", tar_kind_parsing("int", 8), TRIALS // 2),
          Kind("append-stream --parse ints (dense)", stream_dense_kind, TRIALS // 2)]
 
 
