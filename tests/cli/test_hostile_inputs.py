@@ -167,7 +167,10 @@ def names_printed_through_the_escaper(d):
 
     # An append's summary quotes the root: one line.
     weird = os.path.join(d, "r\n\x1b[31mfake")
-    _, err = must(["append-tar", weird, write(os.path.join(d, "t.tar"), hostile.tar_bytes(hostile.samples(1)))])
+    # --codec raw: zstd streams of one tiny sample would add the first window's codec
+    # warnings (escaped the same way) to the one summary line this checks.
+    _, err = must(["append-tar", "--codec", "raw", weird,
+                   write(os.path.join(d, "t.tar"), hostile.tar_bytes(hostile.samples(1)))])
     one_clean_line(err)
     expect("r\\x0a\\x1b[31mfake" in err, "summary: %r" % err)
 

@@ -440,7 +440,9 @@ NASTY = b"st\x1b[31m\nX\xff\xfe\x01end"
 def test_escaped_messages_and_json(d):
     dd = d.encode()
     store = os.path.join(dd, NASTY)
-    rc, _, err = run([b"create", b"--ragged", b"--dtype", b"|u1", b"--ndim", b"1", store])
+    # raw: a zstd store of one 2-byte record would add the first window's codec warning
+    # (escaped the same way) to the one summary line this checks.
+    rc, _, err = run([b"create", b"--ragged", b"--dtype", b"|u1", b"--ndim", b"1", b"--codec", b"raw", store])
     expect(rc == 0, "create with a nasty name: %s" % err)
     rc, _, err = run([b"append-stream", store], stdin=b"hi\n")
     expect(rc == 0, "append-stream: %s" % err)
