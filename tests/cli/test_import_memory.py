@@ -5,6 +5,8 @@ expands to, far more than the window, and checks that the run ends as it must (t
 records byte-exact, or a one-line error) with peak RSS under the window's bound:
 
   append-tar     a .tar.gz of 0.7 MiB holding 128 MiB of members (decompressed chunks);
+                 48 MiB of 256 KiB members into raw streams with the default 64 MiB
+                 window (a raw window is flushed every 2 MiB: bound 40 MiB);
                  a member header claiming 2 GiB before 1 MiB of data (also within 1 GiB
                  of address space: no claim is reserved on trust); 128 MiB of "1 "
                  text into a Dense scalar stream (refused at the second number, not after
@@ -43,6 +45,8 @@ CASES, case = case_runner.case_registry()
 FIGURES = []
 WINDOW_MIB = 8
 BOUND_MIB = 2 * WINDOW_MIB + 48
+# append-tar into raw streams with the default window: windows of 2 MiB and the process.
+RAW_WINDOW_BOUND_MIB = 40
 
 
 def peak(args, stdin=None, address_space=None):
@@ -101,6 +105,24 @@ def tar_gz_expanding_to_many_members(d):
     expect(length(os.path.join(root, "jpg")) == 2048 and record(os.path.join(root, "jpg"), 2047) == members[4094][1],
            "records differ")
     bounded("append-tar, %.1f MiB .tar.gz of 128 MiB of members" % (os.path.getsize(t) / 2**20), rss)
+
+
+@case
+def tar_raw_window_flushed_small(d):
+    # A raw store's window is flushed every 2 MiB whatever --window-mib (the default 64
+    # here): it is only copied into the store, so 48 MiB of 256 KiB members never fill
+    # a window of their size (they did: peak RSS 60 MiB).
+    members = []
+    for i in range(192):
+        members.append(("%05d.jpg" % i, struct.pack("<I", i) + bytes((256 << 10) - 4)))
+        members.append(("%05d.cls" % i, b"%d" % (i % 10)))
+    t = write(os.path.join(d, "t.tar"), hostile.tar_bytes(members))
+    root = os.path.join(d, "root")
+    rc, err, rss = peak(["append-tar", "--codec", "raw", root, t])
+    expect(rc == 0, err)
+    expect(length(os.path.join(root, "jpg")) == 192 and record(os.path.join(root, "jpg"), 191) == members[382][1],
+           "records differ")
+    bounded("append-tar --codec raw, the default window, 48 MiB of 256 KiB members", rss, RAW_WINDOW_BOUND_MIB)
 
 
 @case

@@ -11,7 +11,9 @@ namespace zrec::cli {
 
 RecordWindow::RecordWindow(StoreWriter& writer, uint64_t budget_bytes)
     : writer_(writer),
-      budget_(std::max<uint64_t>(1, budget_bytes)),
+      budget_(
+          std::max<uint64_t>(1, writer.codec() == Codec::kRaw ? std::min(budget_bytes, kMaxRawBytes) : budget_bytes)),
+      keep_(std::max(budget_, budget_bytes)),
       ndim_(writer.schema().ndim),
       ragged_(!writer.schema().is_dense()),
       max_records_(writer.codec() == Codec::kRaw || writer.lanes()->count() == 1 ? kMaxRawRecords : kMaxRecords) {}
@@ -85,8 +87,10 @@ Status RecordWindow::flush() {
   offsets_.clear();
   sizes_.clear();
   dims_.clear();
-  // A window that grew for one oversized record gives the memory back.
-  if (bytes_.size() > budget_ && pending_ <= budget_) {
+  // A window that grew past the caller's budget for one oversized record gives the
+  // memory back (a raw window keeps what it grew to within the budget, so members
+  // larger than kMaxRawBytes do not fault in fresh memory each).
+  if (bytes_.size() > keep_ && pending_ <= budget_) {
     decltype(bytes_) smaller(bytes_.begin(), bytes_.begin() + static_cast<ptrdiff_t>(pending_));
     bytes_.swap(smaller);
   }
