@@ -206,6 +206,51 @@ TEST_SUITE("transfer") {
     CHECK(digest_of(dir / "all") == digest_of(dir / "one"));
   }
 
+  TEST_CASE("its Control hears running records and logical bytes over every source, and cancels") {
+    test::TempDir dir;
+    const Schema schema = ragged_u2();
+    const auto all = make_records(schema, 0, 200);
+    uint64_t logical = 0;
+    for (const auto& r : all) logical += r.size();
+    std::vector<std::unique_ptr<Store>> parts;
+    std::vector<Store*> ptrs;
+    for (int p = 0; p < 2; ++p) {
+      const std::string path = dir / ("part" + std::to_string(p));
+      // Part 0 is frame-copied, part 1 (raw) re-encoded: both report.
+      build(path, create_options(schema, p == 1 ? Codec::kRaw : Codec::kZstd, 2),
+            {all.begin() + p * 100, all.begin() + (p + 1) * 100});
+      parts.push_back(std::move(Store::open(path).value()));
+      ptrs.push_back(parts.back().get());
+    }
+    TransferOptions o;
+    o.window_bytes = 1000;
+    Progress last;
+    int reports = 0;
+    o.control.progress = [&](const Progress& p) {
+      CHECK(p.records >= last.records);
+      CHECK(p.bytes >= last.bytes);
+      CHECK(p.phase == nullptr);
+      last = p;
+      ++reports;
+    };
+    TransferStats stats;
+    REQUIRE_OK(build_from_stores(ptrs, dir / "all", create_options(schema, Codec::kZstd, 2), {}, o, &stats));
+    CHECK(last.records == 200);
+    CHECK(last.bytes == logical);
+    CHECK(reports > 2);
+
+    std::atomic<int> stop{0};
+    o.control.progress = [&](const Progress& p) {
+      if (p.records >= 64) stop = 15;
+    };
+    o.control.cancel = {&stop, -1};
+    TransferStats partial;
+    Status s = build_from_stores(ptrs, dir / "stopped", create_options(schema, Codec::kZstd, 2), {}, o, &partial);
+    CHECK(s.code() == StatusCode::kCancelled);
+    CHECK(s.message() == "interrupted");
+    CHECK(!exists(dir / "stopped"));
+  }
+
   TEST_CASE("schema mismatch, existing destination: clear errors, nothing created") {
     test::TempDir dir;
     build(dir / "a", create_options(ragged_u2(), Codec::kZstd, 2), make_records(ragged_u2(), 0, 10));
