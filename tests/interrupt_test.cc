@@ -29,8 +29,7 @@ TEST_SUITE("interrupt") {
     {
       InterruptScope scope;
       CHECK_FALSE(interrupted());
-      io::InputStream in(fds[0], "pipe");
-      in.set_cancel(interrupt_token());
+      io::InputStream in(fds[0], "pipe", {.cancel = interrupt_token()});
       const pthread_t reader = ::pthread_self();
       std::thread signaller([reader] {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -63,8 +62,7 @@ TEST_SUITE("interrupt") {
       InterruptScope scope;
       const io::CancelToken token = interrupt_token();
       REQUIRE(token.wake_fd >= 0);
-      io::InputStream in(fds[0], "pipe");
-      in.set_cancel({nullptr, token.wake_fd});
+      io::InputStream in(fds[0], "pipe", {.cancel = {nullptr, token.wake_fd}});
       ::raise(SIGINT);
       char buf[16];
       auto got = in.read_some(buf, sizeof buf);  // would block forever without the pipe
@@ -74,8 +72,7 @@ TEST_SUITE("interrupt") {
     {
       InterruptScope fresh;  // a new scope drains the pipe
       REQUIRE(::write(fds[1], "ok", 2) == 2);
-      io::InputStream in(fds[0], "pipe");
-      in.set_cancel(interrupt_token());
+      io::InputStream in(fds[0], "pipe", {.cancel = interrupt_token()});
       char buf[2];
       auto got = in.read_full(buf, 2);
       REQUIRE(got.is_ok());
@@ -104,8 +101,7 @@ TEST_SUITE("interrupt") {
     REQUIRE(::write(fds[1], "abc", 3) == 3);
     ::close(fds[1]);
     InterruptScope scope;
-    io::InputStream in(fds[0], "pipe");
-    in.set_cancel(interrupt_token());
+    io::InputStream in(fds[0], "pipe", {.cancel = interrupt_token()});
     char buf[8];
     auto got = in.read_full(buf, sizeof buf);
     REQUIRE(got.is_ok());
