@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -107,6 +108,25 @@ TEST_SUITE("interrupt") {
     REQUIRE(got.is_ok());
     CHECK(got.value() == 3);
     ::close(fds[0]);
+  }
+
+  TEST_CASE("a lock wait whose Control is cancelled already ends at once, without the lock") {
+    char dir[] = "/tmp/zrec-lockwait-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    const std::string meta = std::string(dir) + "/meta.zr";
+    auto holder = io::File::open(meta, O_RDWR | O_CREAT, 0644);
+    REQUIRE(holder.is_ok());
+    REQUIRE(::flock(holder.value().fd(), LOCK_EX) == 0);
+    auto waiter = io::File::open(meta, O_RDWR);
+    REQUIRE(waiter.is_ok());
+    std::atomic<int> stop{15};
+    io::LockWait wait = true;
+    wait.control.cancel = {&stop, -1};
+    Status s = io::lock_store(waiter.value(), io::LockMode::kExclusive, wait, "S");
+    CHECK(s.code() == StatusCode::kCancelled);
+    CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");
+    ::unlink(meta.c_str());
+    ::rmdir(dir);
   }
 
   TEST_CASE("a --wait for a held store lock ends on a signal with kCancelled") {

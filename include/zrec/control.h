@@ -1,7 +1,7 @@
 // How a caller stops and watches a long operation, one way for all of them: one
 // Control in the operation's options (`control` of DigestOptions, VerifyOptions,
-// TransferOptions, JoinOptions), or a constructor argument where there are no options
-// (io::InputStream). The caller's thread runs the operation; a signal handler
+// TransferOptions, JoinOptions, io::LockWait), or a constructor argument where there
+// are no options (io::InputStream). The caller's thread runs the operation; a signal handler
 // (or another thread) sets the cancel token's flag, and the operation ends at its next
 // check with kCancelled "interrupted", having changed nothing it promised not to; the
 // progress sink hears the counts done so far from the operation's own thread.
