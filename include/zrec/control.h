@@ -1,8 +1,9 @@
 // How a caller stops and watches a long operation, one way for all of them: one
-// Control in the operation's options (`control` of DigestOptions, VerifyOptions,
-// TransferOptions, JoinOptions, io::LockWait), or a constructor argument where there
-// are no options (io::InputStream). The caller's thread runs the operation; a signal handler
-// (or another thread) sets the cancel token's flag, and the operation ends at its next
+// Control in the operation's options, named `control` (DigestOptions, VerifyOptions,
+// TransferOptions, JoinOptions, io::LockWait; the benchmark's RunOptions and
+// StoreBenchOptions), or a constructor argument where there are no options
+// (io::InputStream). The caller's thread runs the operation; a signal handler (or
+// another thread) sets the cancel token's flag, and the operation ends at its next
 // check with kCancelled "interrupted", having changed nothing it promised not to; the
 // progress sink hears the counts done so far from the operation's own thread.
 //
@@ -14,8 +15,9 @@
 //
 // Progress holds counts and nothing else. An operation with more to say keeps it out
 // of the sink: one that runs in passes names the pass in `phase` (verify: "table",
-// then "records"), and one with richer totals returns them as its result (transfer's
-// and join's stats), which the caller reads once the run ends.
+// then "records"; the benchmark: each phase, with no counts), and one with richer
+// totals returns them as its result (transfer's and join's stats), which the caller
+// reads once the run ends.
 #pragma once
 
 #include <atomic>
@@ -36,7 +38,8 @@ struct Progress {
   uint64_t total_records = 0;
   uint64_t total_bytes = 0;
   // The pass the counts belong to, for an operation that runs in several (verify's
-  // "table" and "records"); null for one that runs in one. Valid during the call only.
+  // "table" and "records", the benchmark's phases); null for one that runs in one.
+  // Valid during the call only.
   const char* phase = nullptr;
 };
 
