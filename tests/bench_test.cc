@@ -43,6 +43,16 @@ void build(const std::string& path, const bench::Corpus& c, Codec codec, uint32_
   REQUIRE_OK((*w)->close());
 }
 
+// bench_store options that measure a small store briefly.
+bench::StoreBenchOptions brief_store_bench() {
+  bench::StoreBenchOptions o;
+  o.batch = 4;
+  o.seconds = 0.02;
+  o.rounds = 1;
+  o.lanes = std::make_shared<Lanes>(2);
+  return o;
+}
+
 }  // namespace
 
 TEST_SUITE("bench") {
@@ -242,11 +252,7 @@ TEST_SUITE("bench") {
     test::TempDir dir;
     const auto c = generate(bench::Workload::kVision, 10, 1, 2);
     build(dir / "s", c, Codec::kZstd);
-    bench::StoreBenchOptions o;
-    o.batch = 4;
-    o.seconds = 0.02;
-    o.rounds = 1;
-    o.lanes = std::make_shared<Lanes>(2);
+    bench::StoreBenchOptions o = brief_store_bench();
     auto r = bench::bench_store(dir / "s", o);
     REQUIRE_OK(r);
     CHECK(r->records == 10);
@@ -261,11 +267,7 @@ TEST_SUITE("bench") {
     test::TempDir dir;
     const auto c = generate(bench::Workload::kVision, 10, 1, 2);
     build(dir / "s", c, Codec::kZstd);
-    bench::StoreBenchOptions o;
-    o.batch = 4;
-    o.seconds = 0.02;
-    o.rounds = 1;
-    o.lanes = std::make_shared<Lanes>(2);
+    bench::StoreBenchOptions o = brief_store_bench();
     std::vector<std::string> phases;
     std::atomic<int> stop{2};
     o.control = {.cancel = {&stop, -1}, .progress = [&](const Progress& p) {

@@ -20,8 +20,29 @@
 
 #include "cli/commands.h"
 #include "io/store_lock.h"
+#include "testutil.h"
 
 namespace zrec::cli {
+
+namespace {
+
+// meta.zr in a fresh directory, locked exclusively by `holder`, and `waiter`: its own
+// open file description of the same file, whose lock requests the holder refuses.
+struct HeldLock {
+  test::TempDir dir;
+  io::File holder, waiter;
+  HeldLock() {
+    auto h = io::File::open(dir / "meta.zr", O_RDWR | O_CREAT, 0644);
+    REQUIRE(h.is_ok());
+    holder = std::move(h.value());
+    REQUIRE(::flock(holder.fd(), LOCK_EX) == 0);
+    auto w = io::File::open(dir / "meta.zr", O_RDWR);
+    REQUIRE(w.is_ok());
+    waiter = std::move(w.value());
+  }
+};
+
+}  // namespace
 
 TEST_SUITE("interrupt") {
   TEST_CASE("a signal stops a read blocked on an idle pipe with kCancelled") {
@@ -111,33 +132,17 @@ TEST_SUITE("interrupt") {
   }
 
   TEST_CASE("a lock wait whose Control is cancelled already ends at once, without the lock") {
-    char dir[] = "/tmp/zrec-lockwait-XXXXXX";
-    REQUIRE(::mkdtemp(dir) != nullptr);
-    const std::string meta = std::string(dir) + "/meta.zr";
-    auto holder = io::File::open(meta, O_RDWR | O_CREAT, 0644);
-    REQUIRE(holder.is_ok());
-    REQUIRE(::flock(holder.value().fd(), LOCK_EX) == 0);
-    auto waiter = io::File::open(meta, O_RDWR);
-    REQUIRE(waiter.is_ok());
+    HeldLock lock;
     std::atomic<int> stop{15};
     io::LockWait wait = true;
     wait.control.cancel = {&stop, -1};
-    Status s = io::lock_store(waiter.value(), io::LockMode::kExclusive, wait, "S");
+    Status s = io::lock_store(lock.waiter, io::LockMode::kExclusive, wait, "S");
     CHECK(s.code() == StatusCode::kCancelled);
     CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");
-    ::unlink(meta.c_str());
-    ::rmdir(dir);
   }
 
   TEST_CASE("a --wait for a held store lock ends on a signal with kCancelled") {
-    char dir[] = "/tmp/zrec-lockwait-XXXXXX";
-    REQUIRE(::mkdtemp(dir) != nullptr);
-    const std::string meta = std::string(dir) + "/meta.zr";
-    auto holder = io::File::open(meta, O_RDWR | O_CREAT, 0644);
-    REQUIRE(holder.is_ok());
-    REQUIRE(::flock(holder.value().fd(), LOCK_EX) == 0);
-    auto waiter = io::File::open(meta, O_RDWR);  // its own open file description
-    REQUIRE(waiter.is_ok());
+    HeldLock lock;
     {
       InterruptScope scope;
       const pthread_t self = ::pthread_self();
@@ -148,15 +153,13 @@ TEST_SUITE("interrupt") {
       const auto started = std::chrono::steady_clock::now();
       GlobalOptions g;  // --wait: the command's lock wait carries the interrupt token
       g.wait = true;
-      Status s = io::lock_store(waiter.value(), io::LockMode::kShared, g.lock_wait(), "S");
+      Status s = io::lock_store(lock.waiter, io::LockMode::kShared, g.lock_wait(), "S");
       signaller.join();
       CHECK(s.code() == StatusCode::kCancelled);
       CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");
       CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
       CHECK(interrupt_exit_code() == 130);
     }
-    ::unlink(meta.c_str());
-    ::rmdir(dir);
   }
 }
 
