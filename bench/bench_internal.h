@@ -65,7 +65,7 @@ struct LoopOptions {
   double seconds = 2.0;  // per measurement, in total
   uint32_t rounds = 4;
   uint64_t seed = 1;
-  const std::atomic<int>* stop = nullptr;  // non-zero: return kCancelled before the next batch
+  Control control = {};  // cancelled: return kCancelled before the next batch (progress: unused)
 };
 
 // Runs the measurements interleaved: in each round, each one runs batches for

@@ -5,10 +5,8 @@
 
 namespace zrec::bench {
 
-Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& o, const Progress& progress) {
-  auto say = [&](const std::string& what) {
-    if (progress) progress(what);
-  };
+Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& o) {
+  auto say = [&](const std::string& what) { o.control.report({.phase = what.c_str()}); };
   const std::shared_ptr<Lanes> lanes = o.lanes ? o.lanes : std::make_shared<Lanes>(read_lane_budget());
   ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = lanes, .wait = o.wait}));
   if (store->length() == 0) return invalid_argument("store '" + path + "' holds no records to gather");
@@ -52,7 +50,8 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
   std::vector<Measurement*> ms;
   for (auto& m : owned) ms.push_back(m.get());
   say("gathering");
-  ZREC_ASSIGN_OR_RETURN(auto results, run_interleaved(ms, {r.records, r.batch, o.seconds, o.rounds, o.seed, o.stop}));
+  ZREC_ASSIGN_OR_RETURN(auto results,
+                        run_interleaved(ms, {r.records, r.batch, o.seconds, o.rounds, o.seed, o.control}));
   r.pread_limit = results[0];
   r.gather = results[1];
   if (in_memory) r.mem_decode = results[2];

@@ -26,8 +26,7 @@ Result<std::vector<Throughput>> run_interleaved(std::span<Measurement* const> me
       Throughput& t = out[m];
       double spent = 0;
       do {
-        if (o.stop != nullptr && o.stop->load(std::memory_order_relaxed) != 0)
-          return Status(StatusCode::kCancelled, "interrupted");
+        ZREC_RETURN_IF_ERROR(o.control.check());
         batch_ids(o, next_batch[m]++, ids);
         ZREC_RETURN_IF_ERROR(measurements[m]->before_batch());
         const auto t0 = Clock::now();

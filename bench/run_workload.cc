@@ -63,8 +63,7 @@ Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Co
   ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo));
   const uint64_t n = corpus.records();
   for (uint64_t first = 0; first < n;) {
-    if (o.stop != nullptr && o.stop->load(std::memory_order_relaxed) != 0)
-      return Status(StatusCode::kCancelled, "interrupted");
+    ZREC_RETURN_IF_ERROR(o.control.check());
     uint64_t end = first, bytes = 0;
     while (end < n && (end == first || bytes + corpus.logic_length(end) <= kDefaultWindowBytes))
       bytes += corpus.logic_length(end++);
@@ -91,16 +90,16 @@ Throughput add(Throughput a, const Throughput& b) {
 
 }  // namespace
 
-Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& corpus, const Progress& progress) {
+Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& corpus) {
   RunOptions o = options_in;  // with both executors made
   if (!o.read_lanes) o.read_lanes = std::make_shared<Lanes>(read_lane_budget());
   if (!o.write_lanes) o.write_lanes = std::make_shared<Lanes>(write_lane_budget());
   auto say = [&](const std::string& what) {
-    if (progress) progress(std::string(to_string(corpus.workload)) + ": " + what);
+    const std::string phase = std::string(to_string(corpus.workload)) + ": " + what;
+    o.control.report({.phase = phase.c_str()});
   };
-  // Between phases: a stop request ends the run (the temporary stores go with it).
-  auto stopped = [&] { return o.stop != nullptr && o.stop->load(std::memory_order_relaxed) != 0; };
-  const Status kStopped(StatusCode::kCancelled, "interrupted");
+  // Between phases (o.control.check()): a stop request ends the run (the temporary
+  // stores go with it).
   WorkloadResult r;
   r.workload = corpus.workload;
   r.schema = corpus.schema;
@@ -126,7 +125,7 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
 
   // Made after the dictionary is trained (which cannot be interrupted), so from here
   // on a stop request is noticed within a batch or phase and the stores are removed.
-  if (stopped()) return kStopped;
+  ZREC_RETURN_IF_ERROR(o.control.check());
   ZREC_ASSIGN_OR_RETURN(std::string tmp, make_temp_dir(temp_parent(o.dir), corpus.workload));
   TempStores cleanup(tmp, o.keep);
 
@@ -139,12 +138,12 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
     cr.codec = c;
     cr.store_path = tmp + "/" + to_string(corpus.workload) + "-" + to_string(c);
     auto dict = c == Codec::kZstdDict ? dictionary : nullptr;
-    if (stopped()) return kStopped;
+    ZREC_RETURN_IF_ERROR(o.control.check());
     say(std::string("encoding in memory (") + to_string(c) + ")");
     ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
     say(std::string("writing the ") + to_string(c) + " store");
     ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o));
-    if (stopped()) return kStopped;
+    ZREC_RETURN_IF_ERROR(o.control.check());
     ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
     cr.mem_encode = add(before, after);
     cr.dict_bytes = c == Codec::kZstdDict ? dict_bytes.size() : 0;
@@ -181,8 +180,8 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
   for (auto& m : owned) ms.push_back(m.get());
   say("gathering (" + std::to_string(ms.size()) + " measurements interleaved, " + std::to_string(o.rounds) +
       " rounds)");
-  if (stopped()) return kStopped;
-  LoopOptions lo{r.records, r.batch, o.seconds, o.rounds, o.seed, o.stop};
+  ZREC_RETURN_IF_ERROR(o.control.check());
+  LoopOptions lo{r.records, r.batch, o.seconds, o.rounds, o.seed, o.control};
   ZREC_ASSIGN_OR_RETURN(auto results, run_interleaved(ms, lo));
   r.pread_limit = results[0];
   for (size_t i = 0; i < built.size(); ++i) {

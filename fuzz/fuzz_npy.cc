@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const int fd = fuzz::memory_fd(data, size);
   {
-    io::InputStream in(fd, "fuzz", 4096);
+    io::InputStream in(fd, "fuzz", {}, 4096);
     std::vector<uint8_t> skip(4096);
     for (int arrays = 0; arrays < 64; ++arrays) {
       auto header = cli::read_npy_header(in);

@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (length <= 100000) {
     const int fd = fuzz::memory_fd(data + 8, size - 8);
     {
-      io::InputStream in(fd, "fuzz", 4096);
+      io::InputStream in(fd, "fuzz", {}, 4096);
       auto ids = cli::read_indices(in, length);
       if (ids.is_ok())
         for (uint64_t id : ids.value())

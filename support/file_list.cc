@@ -55,9 +55,8 @@ Status FileListParser::too_long() const {
 }
 
 Status read_file_list(const std::string& path, ListSeparator separator, std::vector<std::string>& out,
-                      io::CancelToken cancel) {
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
-  in.set_cancel(cancel);
+                      Control control) {
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path, std::move(control)));
   FileListParser parser(path, separator, out);
   std::vector<char> chunk(size_t{1} << 16);
   for (;;) {

@@ -2,6 +2,7 @@
 // drove into the executor: Store::read_locs(ids) and the RecordLoc cache behind gather.
 #include <zstd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <numeric>
 
@@ -40,6 +41,16 @@ void build(const std::string& path, const bench::Corpus& c, Codec codec, uint32_
   REQUIRE_OK(w);
   REQUIRE_OK((*w)->append(c.refs(0, c.records())));
   REQUIRE_OK((*w)->close());
+}
+
+// bench_store options that measure a small store briefly.
+bench::StoreBenchOptions brief_store_bench() {
+  bench::StoreBenchOptions o;
+  o.batch = 4;
+  o.seconds = 0.02;
+  o.rounds = 1;
+  o.lanes = std::make_shared<Lanes>(2);
+  return o;
 }
 
 }  // namespace
@@ -218,7 +229,7 @@ TEST_SUITE("bench") {
     o.seconds = 0.02;
     o.rounds = 2;
     o.batch = 32;
-    auto r = bench::run_workload(o, c, nullptr);
+    auto r = bench::run_workload(o, c);
     REQUIRE_OK(r);
     CHECK(r->records == 600);
     CHECK(r->pread_limit.measured);
@@ -241,12 +252,8 @@ TEST_SUITE("bench") {
     test::TempDir dir;
     const auto c = generate(bench::Workload::kVision, 10, 1, 2);
     build(dir / "s", c, Codec::kZstd);
-    bench::StoreBenchOptions o;
-    o.batch = 4;
-    o.seconds = 0.02;
-    o.rounds = 1;
-    o.lanes = std::make_shared<Lanes>(2);
-    auto r = bench::bench_store(dir / "s", o, nullptr);
+    bench::StoreBenchOptions o = brief_store_bench();
+    auto r = bench::bench_store(dir / "s", o);
     REQUIRE_OK(r);
     CHECK(r->records == 10);
     CHECK(r->logical_bytes == c.logical_bytes());
@@ -254,5 +261,23 @@ TEST_SUITE("bench") {
     CHECK(r->pread_limit.measured);
     CHECK(r->mem_decode.measured);
     CHECK(r->payload_bytes < r->logical_bytes);
+  }
+
+  TEST_CASE("the benchmark's Control hears each phase and stops at the first batch") {
+    test::TempDir dir;
+    const auto c = generate(bench::Workload::kVision, 10, 1, 2);
+    build(dir / "s", c, Codec::kZstd);
+    bench::StoreBenchOptions o = brief_store_bench();
+    std::vector<std::string> phases;
+    std::atomic<int> stop{2};
+    o.control = {.cancel = {&stop, -1}, .progress = [&](const Progress& p) {
+                   CHECK(p.records == 0);
+                   phases.emplace_back(p.phase);
+                 }};
+    auto r = bench::bench_store(dir / "s", o);
+    CHECK(r.status().code() == StatusCode::kCancelled);
+    CHECK(r.status().message() == "interrupted");
+    CHECK(phases ==
+          std::vector<std::string>{"reading the record table", "loading the stored frames into memory", "gathering"});
   }
 }

@@ -103,7 +103,7 @@ TEST_SUITE("input_stream") {
     int fd = ::open(path.c_str(), O_RDONLY);
     REQUIRE(fd >= 0);
     {
-      InputStream in(fd, "f.bin", 4);
+      InputStream in(fd, "f.bin", {}, 4);
       char buf[16];
       auto r = in.read_some(buf, 3);  // fills 4, hands out 3
       REQUIRE(r.is_ok());
@@ -183,7 +183,7 @@ TEST_SUITE("input_stream") {
         }
         ::close(p[1]);
       });
-      InputStream in(p[0], "pipe", 1024);
+      InputStream in(p[0], "pipe", {}, 1024);
       std::string got(4000, '\0');
       auto r = in.read_full(got.data(), got.size());
       writer.join();
@@ -225,7 +225,7 @@ TEST_SUITE("input_stream") {
   TEST_CASE("a read error is an io_error naming the stream") {
     int p[2];
     REQUIRE(::pipe(p) == 0);
-    InputStream in(p[1], "out-end", 16);  // reading the write end fails with EBADF
+    InputStream in(p[1], "out-end", {}, 16);  // reading the write end fails with EBADF
     char buf[4];
     auto r = in.read_some(buf, 4);
     REQUIRE_FALSE(r.is_ok());
@@ -264,7 +264,7 @@ TEST_SUITE("input_stream") {
     const std::string path = dir.write("s.bin", data);
     auto opened = InputStream::open(path);
     REQUIRE(opened.is_ok());
-    InputStream in(opened.value().fd(), path, 64);
+    InputStream in(opened.value().fd(), path, {}, 64);
     char buf[16];
     REQUIRE(in.read_full(buf, 10).value() == 10);  // the buffer holds bytes 10..63 now
     CHECK(in.skip(20).value() == 20);              // from the buffer
@@ -284,7 +284,7 @@ TEST_SUITE("input_stream") {
       while (done < data.size()) done += static_cast<size_t>(::write(fds[1], data.data() + done, data.size() - done));
       ::close(fds[1]);
     });
-    InputStream pipe_in(fds[0], "-", 4096);
+    InputStream pipe_in(fds[0], "-", {}, 4096);
     CHECK(pipe_in.skip(70000).value() == 70000);
     REQUIRE(pipe_in.read_full(buf, 16).value() == 16);
     CHECK(std::string(buf, 16) == data.substr(70000, 16));

@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -19,8 +20,29 @@
 
 #include "cli/commands.h"
 #include "io/store_lock.h"
+#include "testutil.h"
 
 namespace zrec::cli {
+
+namespace {
+
+// meta.zr in a fresh directory, locked exclusively by `holder`, and `waiter`: its own
+// open file description of the same file, whose lock requests the holder refuses.
+struct HeldLock {
+  test::TempDir dir;
+  io::File holder, waiter;
+  HeldLock() {
+    auto h = io::File::open(dir / "meta.zr", O_RDWR | O_CREAT, 0644);
+    REQUIRE(h.is_ok());
+    holder = std::move(h.value());
+    REQUIRE(::flock(holder.fd(), LOCK_EX) == 0);
+    auto w = io::File::open(dir / "meta.zr", O_RDWR);
+    REQUIRE(w.is_ok());
+    waiter = std::move(w.value());
+  }
+};
+
+}  // namespace
 
 TEST_SUITE("interrupt") {
   TEST_CASE("a signal stops a read blocked on an idle pipe with kCancelled") {
@@ -29,8 +51,7 @@ TEST_SUITE("interrupt") {
     {
       InterruptScope scope;
       CHECK_FALSE(interrupted());
-      io::InputStream in(fds[0], "pipe");
-      in.set_cancel(interrupt_token());
+      io::InputStream in(fds[0], "pipe", {.cancel = interrupt_token()});
       const pthread_t reader = ::pthread_self();
       std::thread signaller([reader] {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -63,8 +84,7 @@ TEST_SUITE("interrupt") {
       InterruptScope scope;
       const io::CancelToken token = interrupt_token();
       REQUIRE(token.wake_fd >= 0);
-      io::InputStream in(fds[0], "pipe");
-      in.set_cancel({nullptr, token.wake_fd});
+      io::InputStream in(fds[0], "pipe", {.cancel = {nullptr, token.wake_fd}});
       ::raise(SIGINT);
       char buf[16];
       auto got = in.read_some(buf, sizeof buf);  // would block forever without the pipe
@@ -74,8 +94,7 @@ TEST_SUITE("interrupt") {
     {
       InterruptScope fresh;  // a new scope drains the pipe
       REQUIRE(::write(fds[1], "ok", 2) == 2);
-      io::InputStream in(fds[0], "pipe");
-      in.set_cancel(interrupt_token());
+      io::InputStream in(fds[0], "pipe", {.cancel = interrupt_token()});
       char buf[2];
       auto got = in.read_full(buf, 2);
       REQUIRE(got.is_ok());
@@ -104,8 +123,7 @@ TEST_SUITE("interrupt") {
     REQUIRE(::write(fds[1], "abc", 3) == 3);
     ::close(fds[1]);
     InterruptScope scope;
-    io::InputStream in(fds[0], "pipe");
-    in.set_cancel(interrupt_token());
+    io::InputStream in(fds[0], "pipe", {.cancel = interrupt_token()});
     char buf[8];
     auto got = in.read_full(buf, sizeof buf);
     REQUIRE(got.is_ok());
@@ -113,15 +131,18 @@ TEST_SUITE("interrupt") {
     ::close(fds[0]);
   }
 
+  TEST_CASE("a lock wait whose Control is cancelled already ends at once, without the lock") {
+    HeldLock lock;
+    std::atomic<int> stop{15};
+    io::LockWait wait = true;
+    wait.control.cancel = {&stop, -1};
+    Status s = io::lock_store(lock.waiter, io::LockMode::kExclusive, wait, "S");
+    CHECK(s.code() == StatusCode::kCancelled);
+    CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");
+  }
+
   TEST_CASE("a --wait for a held store lock ends on a signal with kCancelled") {
-    char dir[] = "/tmp/zrec-lockwait-XXXXXX";
-    REQUIRE(::mkdtemp(dir) != nullptr);
-    const std::string meta = std::string(dir) + "/meta.zr";
-    auto holder = io::File::open(meta, O_RDWR | O_CREAT, 0644);
-    REQUIRE(holder.is_ok());
-    REQUIRE(::flock(holder.value().fd(), LOCK_EX) == 0);
-    auto waiter = io::File::open(meta, O_RDWR);  // its own open file description
-    REQUIRE(waiter.is_ok());
+    HeldLock lock;
     {
       InterruptScope scope;
       const pthread_t self = ::pthread_self();
@@ -132,15 +153,13 @@ TEST_SUITE("interrupt") {
       const auto started = std::chrono::steady_clock::now();
       GlobalOptions g;  // --wait: the command's lock wait carries the interrupt token
       g.wait = true;
-      Status s = io::lock_store(waiter.value(), io::LockMode::kShared, g.lock_wait(), "S");
+      Status s = io::lock_store(lock.waiter, io::LockMode::kShared, g.lock_wait(), "S");
       signaller.join();
       CHECK(s.code() == StatusCode::kCancelled);
       CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");
       CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
       CHECK(interrupt_exit_code() == 130);
     }
-    ::unlink(meta.c_str());
-    ::rmdir(dir);
   }
 }
 

@@ -298,8 +298,8 @@ TEST_SUITE("join") {
     // Stop part 1 after its first window (a kill or a signal in the middle of it).
     std::atomic<int> cancel{0};
     JoinOptions stop;
-    stop.cancel = &cancel;
-    stop.progress = [&](const JoinStats&) { cancel = 15; };
+    stop.control.cancel = {&cancel, -1};
+    stop.control.progress = [&](const Progress&) { cancel = 15; };
     Status s = place_join_part(plan, 1, stop, nullptr);
     CHECK(s.code() == StatusCode::kCancelled);
     CHECK(!read_join_plan(plan)->placed[1]);

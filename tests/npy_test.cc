@@ -36,7 +36,7 @@ class ByteSource {
     REQUIRE(fd_ >= 0);
     REQUIRE(::write(fd_, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
     REQUIRE(::lseek(fd_, 0, SEEK_SET) == 0);
-    stream_.emplace(fd_, name, 4096);
+    stream_.emplace(fd_, name, Control{}, 4096);
   }
   ~ByteSource() { ::close(fd_); }
   io::InputStream& stream() { return *stream_; }

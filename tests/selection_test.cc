@@ -37,7 +37,7 @@ Result<std::vector<uint64_t>> read_indices_from(const std::string& contents, uin
   REQUIRE(fd >= 0);
   REQUIRE(write(fd, contents.data(), contents.size()) == ssize_t(contents.size()));
   REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
-  io::InputStream in(fd, "idx.txt", /*buffer_bytes=*/7);  // tiny buffer: lines span reads
+  io::InputStream in(fd, "idx.txt", {}, /*buffer_bytes=*/7);  // tiny buffer: lines span reads
   Result<std::vector<uint64_t>> ids = read_indices(in, length);
   close(fd);
   unlink(path);

@@ -119,6 +119,23 @@ bool exists(const std::string& p) {
   return ::lstat(p.c_str(), &st) == 0;
 }
 
+// A Control whose sink checks that the counts never go back and keeps the last, and
+// which cancels (flag 15, as SIGTERM) once `stop_at` records are done (0: never).
+struct WatchingControl {
+  Progress last;
+  int reports = 0;
+  std::atomic<int> stop{0};
+  Control control(uint64_t stop_at = 0) {
+    return {.cancel = {&stop, -1}, .progress = [this, stop_at](const Progress& p) {
+              CHECK(p.records >= last.records);
+              CHECK(p.bytes >= last.bytes);
+              last = p;
+              ++reports;
+              if (stop_at != 0 && p.records >= stop_at) stop = 15;
+            }};
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("transfer") {
@@ -204,6 +221,42 @@ TEST_SUITE("transfer") {
     CHECK(stats.sources_copied == 2);
     CHECK(read_all(dir / "all") == all);
     CHECK(digest_of(dir / "all") == digest_of(dir / "one"));
+  }
+
+  TEST_CASE("its Control hears running records and logical bytes over every source, and cancels") {
+    test::TempDir dir;
+    const Schema schema = ragged_u2();
+    const auto all = make_records(schema, 0, 200);
+    uint64_t logical = 0;
+    for (const auto& r : all) logical += r.size();
+    std::vector<std::unique_ptr<Store>> parts;
+    std::vector<Store*> ptrs;
+    for (int p = 0; p < 2; ++p) {
+      const std::string path = dir / ("part" + std::to_string(p));
+      // Part 0 is frame-copied, part 1 (raw) re-encoded: both report.
+      build(path, create_options(schema, p == 1 ? Codec::kRaw : Codec::kZstd, 2),
+            {all.begin() + p * 100, all.begin() + (p + 1) * 100});
+      parts.push_back(std::move(Store::open(path).value()));
+      ptrs.push_back(parts.back().get());
+    }
+    TransferOptions o;
+    o.window_bytes = 1000;
+    WatchingControl whole;
+    o.control = whole.control();
+    TransferStats stats;
+    REQUIRE_OK(build_from_stores(ptrs, dir / "all", create_options(schema, Codec::kZstd, 2), {}, o, &stats));
+    CHECK(whole.last.records == 200);
+    CHECK(whole.last.bytes == logical);
+    CHECK(whole.last.phase == nullptr);
+    CHECK(whole.reports > 2);
+
+    WatchingControl stopped;
+    o.control = stopped.control(64);
+    TransferStats partial;
+    Status s = build_from_stores(ptrs, dir / "stopped", create_options(schema, Codec::kZstd, 2), {}, o, &partial);
+    CHECK(s.code() == StatusCode::kCancelled);
+    CHECK(s.message() == "interrupted");
+    CHECK(!exists(dir / "stopped"));
   }
 
   TEST_CASE("schema mismatch, existing destination: clear errors, nothing created") {
@@ -396,26 +449,18 @@ TEST_SUITE("digest") {
     for (const auto& r : records) logical += r.size();
     auto store = Store::open(dir / "s");
     REQUIRE_OK(store);
-    Progress last;
-    int reports = 0;
     DigestOptions o;
     o.window_bytes = 1000;
-    o.control.progress = [&](const Progress& p) {
-      CHECK(p.records >= last.records);
-      CHECK(p.total_records == 200);
-      last = p;
-      ++reports;
-    };
+    WatchingControl all;
+    o.control = all.control();
     REQUIRE_OK(digest_store(**store, o));
-    CHECK(last.records == 200);
-    CHECK(last.bytes == logical);
-    CHECK(reports > 1);
+    CHECK(all.last.records == 200);
+    CHECK(all.last.total_records == 200);
+    CHECK(all.last.bytes == logical);
+    CHECK(all.reports > 1);
 
-    std::atomic<int> stop{0};
-    o.control.progress = [&](const Progress& p) {
-      if (p.records >= 64) stop = 1;
-    };
-    o.control.cancel = {&stop, -1};
+    WatchingControl stopped;
+    o.control = stopped.control(64);
     auto cancelled = digest_store(**store, o);
     REQUIRE(!cancelled.is_ok());
     CHECK(cancelled.status().code() == StatusCode::kCancelled);

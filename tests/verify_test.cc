@@ -187,11 +187,11 @@ TEST_SUITE("verify") {
     uint64_t last = 0, total = 0;
     bool monotone = true;
     VerifyOptions o;
-    o.progress = [&](const char* phase, uint64_t done, uint64_t t, uint64_t) {
-      if (std::string(phase) != "records") return;
-      monotone = monotone && done >= last && done <= t;
-      last = done;
-      total = t;
+    o.control.progress = [&](const Progress& p) {
+      if (std::string(p.phase) != "records") return;
+      monotone = monotone && p.records >= last && p.records <= p.total_records;
+      last = p.records;
+      total = p.total_records;
     };
     auto r = verify_store(path, o);
     REQUIRE_OK(r);
@@ -199,9 +199,11 @@ TEST_SUITE("verify") {
     CHECK(last == 2000);
     CHECK(total == 2000);
     VerifyOptions c;
-    c.cancelled = [] { return true; };
+    std::atomic<int> stop{15};
+    c.control.cancel = {&stop, -1};
     auto stopped = verify_store(path, c);
     CHECK(stopped.status().code() == StatusCode::kCancelled);
+    CHECK(stopped.status().message() == "interrupted");
   }
 
   TEST_CASE("per-record digests catch changed bytes in a raw store") {

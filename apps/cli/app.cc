@@ -138,7 +138,7 @@ std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
 
 io::LockWait GlobalOptions::lock_wait() const {
   io::LockWait w(wait);
-  w.cancel = interrupt_token();                       // --wait on a held store ends on SIGINT/SIGTERM too
+  w.control.cancel = interrupt_token();               // --wait on a held store ends on SIGINT/SIGTERM too
   w.probe = wait_probe ? wait_probe : pipe_deadlock;  // a --wait on our own pipe's writer fails, not hangs
   return w;
 }

@@ -58,6 +58,11 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// The benchmark's progress: each phase as it starts, one info line each.
+void log_phase(const Progress& p) {
+  if (p.phase != nullptr) spdlog::info("{}", p.phase);
+}
+
 Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) {
   const BenchEnvironment env = collect_environment(g.threads);
   if (g.verbosity >= 0) std::fputs(environment_text(env, "the store's", a.cold).c_str(), stderr);
@@ -68,8 +73,8 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   set_measurement_options(o, a);
   // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
   InterruptScope interrupts;
-  o.stop = interrupt_flag();
-  ZREC_ASSIGN_OR_RETURN(auto r, bench::bench_store(a.store, o, [](const std::string& s) { spdlog::info("{}", s); }));
+  o.control = {.cancel = interrupt_token(), .progress = log_phase};
+  ZREC_ASSIGN_OR_RETURN(auto r, bench::bench_store(a.store, o));
   if (a.json) {
     JsonWriter j;
     j.begin_object();
@@ -143,21 +148,20 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
     j.end_object();
     j.key("workloads").begin_array();
   }
-  auto progress = [](const std::string& s) { spdlog::info("{}", s); };
   // SIGINT/SIGTERM stop the run at the next batch or phase; its temporary stores are
   // removed on the way out, and zrec exits 130/143.
   InterruptScope interrupts;
-  o.stop = interrupt_flag();
+  o.control = {.cancel = interrupt_token(), .progress = log_phase};
   for (bench::Workload w : workloads) {
     if (interrupted()) return cancelled("interrupted");
     const auto d = bench::defaults(w);
     const uint64_t n = a.records != 0 ? a.records
                        : bytes != 0   ? std::max<uint64_t>(1, bytes / d.record_bytes)
                                       : d.records;
-    progress(fmt::format("{}: generating {} records", bench::to_string(w), n));
+    spdlog::info("{}: generating {} records", bench::to_string(w), n);
     const bench::Corpus corpus = bench::generate(w, n, a.seed, *o.read_lanes);
     if (!a.export_dir.empty()) ZREC_RETURN_IF_ERROR(export_corpus(corpus, a.export_dir));
-    ZREC_ASSIGN_OR_RETURN(auto r, bench::run_workload(o, corpus, progress));
+    ZREC_ASSIGN_OR_RETURN(auto r, bench::run_workload(o, corpus));
     if (a.json) {
       workload_json(j, r);
     } else {

@@ -107,7 +107,7 @@ Status run_place(const StepArgs& step, const std::string& plan, bool json, const
   JoinOptions options;
   options.warn = log_core_warning;
   options.wait = g.lock_wait();
-  options.cancel = interrupt_flag();
+  options.control.cancel = interrupt_token();
   options.lanes = g.lanes(Work::kRead);
   JoinStats stats;
   const auto started = report.elapsed_s();

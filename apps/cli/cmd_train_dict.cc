@@ -198,8 +198,8 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   apply_deprecated_spellings(a);
   std::vector<std::string> paths = a.sources;
   if (!a.files_from.empty())
-    ZREC_RETURN_IF_ERROR(
-        read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths, interrupt_token()));
+    ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths,
+                                        {.cancel = interrupt_token()}));
   if (paths.empty()) throw UsageError("no SOURCE: give a store, .npy files, or --files-from LIST");
   size_t dirs = 0;
   for (const auto& p : paths) {

@@ -270,12 +270,12 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.wait = g.lock_wait();
   o.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;
-  o.cancelled = [] { return interrupted(); };
-  o.progress = [&](const char* phase, uint64_t done, uint64_t total, uint64_t bytes) {
+  o.control.cancel = interrupt_token();
+  o.control.progress = [&](const Progress& p) {
     // The table pass is quick next to the payload pass; show it only when it is all.
-    if (!a.quick && std::string_view(phase) == "table") return;
-    meter.set_total_records(total);
-    meter.update(done, bytes);
+    if (!a.quick && std::string_view(p.phase) == "table") return;
+    meter.set_total_records(p.total_records);
+    meter.update(p.records, p.bytes);
   };
   o.on_problem = [&](const VerifyProblem& p) {
     Status s;

@@ -66,8 +66,6 @@ InterruptScope::~InterruptScope() {
 
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
 
-const std::atomic<int>* interrupt_flag() { return &g_signal; }
-
 io::CancelToken interrupt_token() {
   make_wake_pipe();  // made once, so a token taken before a scope begins wakes at once too
   return {&g_signal, g_wake[0]};

@@ -39,11 +39,9 @@ class InterruptScope {
 int interrupt_signal();
 inline bool interrupted() { return interrupt_signal() != 0; }
 
-// The flag itself (non-zero: stop), for loops that check it between units of work.
-const std::atomic<int>* interrupt_flag();
-
-// The flag and the self-pipe, for io::InputStream::set_cancel: reads stop when a
-// signal arrives, wherever it lands.
+// The flag and the self-pipe, for a Control's cancel (zrec/control.h: every long
+// operation's, an io::InputStream's, a lock wait's): loops stop between units of work,
+// reads and waits when a signal arrives, wherever it lands.
 io::CancelToken interrupt_token();
 
 // The exit status for a command stopped by a signal: 128 + the signal recorded

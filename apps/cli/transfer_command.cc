@@ -193,8 +193,8 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   TransferOptions options;
   options.window_bytes = a.window_mib << 20;
   options.frame_copy = a.level == 0 && (!create.checksum || sources_checksummed);
-  options.cancel = interrupt_flag();
-  options.progress = [&](const TransferStats& st) { meter.update(st.records, st.logical_bytes); };
+  options.control.cancel = interrupt_token();
+  options.control.progress = [&](const Progress& p) { meter.update(p.records, p.bytes); };
   WriterOptions writer;
   writer.lanes = g.lanes(work);
   writer.level = a.level;
@@ -206,8 +206,7 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   if (f.placed) {
     JoinOptions join;
     join.warn = log_core_warning;
-    join.cancel = interrupt_flag();
-    join.progress = [&](const JoinStats& st) { meter.update(st.records, st.logical_bytes); };
+    join.control = options.control;
     join.link_first = a.consume;
     join.lanes = g.lanes(work);
     s = join_stores(sources, a.dst, create.checksum, join, &f.joined);

@@ -3,17 +3,16 @@
 // figure comes with baselines measured in the same run (plain parallel preads of the
 // same bytes; the same lanes compressing/decompressing the same records in memory), so
 // a noisy machine still yields meaningful ratios. Nothing here prints: results are
-// structs, progress goes through a callback.
+// structs; a Control in the options (zrec/control.h) stops a run and hears what it is
+// doing, as Progress::phase ("vision: writing the zstd_dict store"; no counts).
 //
 // Example:
 //   auto corpus = zrec::bench::generate(zrec::bench::Workload::kVision, 500, 1, 2);
 //   zrec::bench::RunOptions o{.codecs = {zrec::Codec::kRaw}, .dir = "/tmp"};
-//   auto result = zrec::bench::run_workload(o, corpus, nullptr);
+//   auto result = zrec::bench::run_workload(o, corpus);
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "zrec/codec.h"
+#include "zrec/control.h"
 #include "zrec/lanes.h"
 #include "zrec/lock_wait.h"
 #include "zrec/schema.h"
@@ -107,9 +107,9 @@ struct RunOptions {
   uint32_t rounds = 4;       // measurements interleave in this many rounds (noise control)
   uint32_t data_shards = 4;  // of the stores built
   uint64_t seed = 1;         // of the batch id streams
-  // Non-zero: stop at the next batch or phase with kCancelled (a signal handler's flag);
-  // the temporary stores are removed all the same.
-  const std::atomic<int>* stop = nullptr;
+  // Cancel: stop at the next batch or phase with kCancelled (the temporary stores are
+  // removed all the same). Progress: each phase as it starts, named in Progress::phase.
+  Control control = {};
 };
 
 // One codec's row: what the loaderx tables report, plus same-run baselines.
@@ -137,12 +137,9 @@ struct WorkloadResult {
   std::vector<CodecResult> codecs;
 };
 
-// Reports what is being done ("vision: writing zstd_dict store"), for a progress line.
-using Progress = std::function<void(const std::string&)>;
-
 // Builds one store per codec from `corpus` (always a raw one: it is the pread-limit
 // source), measures writes, then gathers and baselines interleaved in rounds.
-Result<WorkloadResult> run_workload(const RunOptions& options, const Corpus& corpus, const Progress& progress);
+Result<WorkloadResult> run_workload(const RunOptions& options, const Corpus& corpus);
 
 // `zrec bench STORE`: random IID gathers on an existing store, beside the pread limit
 // of the same stored bytes and (when the stored payload fits in memory_limit bytes) the
@@ -156,8 +153,9 @@ struct StoreBenchOptions {
   uint32_t rounds = 4;
   uint64_t seed = 1;
   uint64_t memory_limit = uint64_t{2} << 30;
-  // Non-zero: stop before the next batch with kCancelled (a signal handler's flag).
-  const std::atomic<int>* stop = nullptr;
+  // Cancel: stop before the next batch with kCancelled (a --wait for the lock ends too
+  // when `wait` carries the same token). Progress: each phase as it starts.
+  Control control = {};
 };
 struct StoreBenchResult {
   std::string path;
@@ -168,7 +166,6 @@ struct StoreBenchResult {
   bool cold = false;
   Throughput gather, pread_limit, mem_decode;
 };
-Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& options,
-                                     const Progress& progress);
+Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& options);
 
 }  // namespace zrec::bench

@@ -2,7 +2,7 @@
 // lock): a flag a signal handler sets, and a descriptor the handler makes readable.
 //
 //   std::atomic<int> flag;  // set by the handler, which also writes a byte to pipe[1]
-//   stream.set_cancel({&flag, pipe[0]});
+//   io::InputStream stream(fd, "pipe", {.cancel = {&flag, pipe[0]}});
 #pragma once
 
 #include <atomic>

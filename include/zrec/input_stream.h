@@ -1,7 +1,7 @@
 // Buffered sequential reader over a file descriptor (a file, a pipe, stdin).
 // Large reads (1 MiB buffer by default); reads larger than the buffer go straight
-// to the destination. EINTR is retried, unless cancelled (see set_cancel). Never
-// allocates beyond its buffer.
+// to the destination. EINTR is retried, unless cancelled (the Control given at
+// construction). Never allocates beyond its buffer.
 #pragma once
 
 #include <atomic>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/cancel.h"
+#include "zrec/control.h"
 #include "zrec/status.h"
 
 namespace zrec::io {
@@ -18,10 +18,14 @@ namespace zrec::io {
 class InputStream {
  public:
   // Does not take ownership of `fd`. `name` is used in error messages ("'-'" for stdin).
-  InputStream(int fd, std::string name, size_t buffer_bytes = 1 << 20);
+  // `control`'s cancel token makes reads stop with kCancelled ("interrupted while
+  // reading '<name>'"): checked before each read(2), after a signal interrupts a wait
+  // (EINTR), and while waiting for input (its wake_fd). A stream reports no progress
+  // (position() says how far it is). The default Control never cancels.
+  InputStream(int fd, std::string name, Control control = {}, size_t buffer_bytes = 1 << 20);
 
   // Opens `path` for reading ("-" means stdin). The stream owns a descriptor it opened.
-  static Result<InputStream> open(const std::string& path);
+  static Result<InputStream> open(const std::string& path, Control control = {});
 
   InputStream(InputStream&&) noexcept;
   InputStream& operator=(InputStream&&) noexcept;
@@ -48,12 +52,6 @@ class InputStream {
   const std::string& name() const { return name_; }
   int fd() const { return fd_; }
 
-  // Makes reads stop with kCancelled ("interrupted while reading '<name>'") once the
-  // token says so: checked before each read(2), after a signal interrupts a wait
-  // (EINTR), and while waiting for input (wake_fd). Not owned; the default token
-  // never cancels.
-  void set_cancel(CancelToken token) { cancel_ = token; }
-
  private:
   Status fill();  // refill buffer_ when empty
 
@@ -64,7 +62,7 @@ class InputStream {
   size_t begin_ = 0, end_ = 0;  // unread bytes are buffer_[begin_, end_)
   bool eof_ = false;
   uint64_t position_ = 0;
-  CancelToken cancel_;
+  Control control_;
 };
 
 }  // namespace zrec::io

@@ -18,14 +18,13 @@
 //   zrec::publish_join("all.plan", {});                        // once, after every part
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "zrec/control.h"
 #include "zrec/lanes.h"
 #include "zrec/lock_wait.h"
 #include "zrec/status.h"
@@ -79,10 +78,10 @@ struct JoinStats {
 };
 
 struct JoinOptions {
-  // Checked between windows; when non-zero (a signal number), the step stops with kCancelled.
-  const std::atomic<int>* cancel = nullptr;
-  // Called with the running totals after every window (from the calling thread).
-  std::function<void(const JoinStats&)> progress;
+  // Checked between windows (kCancelled "interrupted"). Progress, from the calling
+  // thread after every window: the records placed so far and their logical bytes
+  // (no totals). The rest of JoinStats is the result, in *stats.
+  Control control = {};
   io::LockWait wait = {};  // block on a held lock instead of failing with kBusy (zrec/lock_wait.h)
   // join_stores() only: DEST's data files start as hard links to the first part's
   // instead of copies of them (that part is consumed: the caller holds the parts for

@@ -6,13 +6,13 @@
 //
 //   zrec::OpenOptions o;
 //   o.wait = true;                                  // block until the holder lets go
-//   o.wait.cancel = {&sigint_flag, wake_pipe[0]};   // ... or until a signal arrives
+//   o.wait.control.cancel = {&sigint_flag, wake_pipe[0]};  // ... or until a signal arrives
 #pragma once
 
 #include <functional>
 #include <string>
 
-#include "zrec/cancel.h"
+#include "zrec/control.h"
 #include "zrec/file.h"
 
 namespace zrec::io {
@@ -27,14 +27,16 @@ struct LockWait {
 
   // False: a held lock fails at once with kBusy. True: wait for the holder.
   bool block = false;
-  // What ends the wait early (kCancelled); a default token (none): a plain blocking
-  // wait. A signal handler that only sets a flag cannot end a flock(2) that retries
-  // EINTR, nor one entered just after the flag was checked, so a cancellable wait
-  // polls: LOCK_NB tries, between which it sleeps in poll(2) on the token's wake
+  // The wait's own Control (zrec/control.h): its cancel token ends the wait early
+  // (kCancelled); a default token (none): a plain blocking wait. A wait reports no
+  // progress. A signal handler that only sets a flag cannot end a flock(2) that
+  // retries EINTR, nor one entered just after the flag was checked, so a cancellable
+  // wait polls: LOCK_NB tries, between which it sleeps in poll(2) on the token's wake
   // descriptor (a signal wakes it at once). A cancelled wait fails within a fraction
-  // of a second.
-  CancelToken cancel;
-  // Empty: none. Asked only while a cancellable wait lasts (cancel set).
+  // of a second. The operation that waits may have a Control of its own (a verify's);
+  // the CLI gives both the same token.
+  Control control;
+  // Empty: none. Asked only while a cancellable wait lasts (control.cancel set).
   LockWaitProbe probe;
 
   explicit operator bool() const { return block; }

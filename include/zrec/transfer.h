@@ -11,12 +11,11 @@
 //   ZREC_RETURN_IF_ERROR(zrec::build_from_stores({src.get()}, "tokens8/", create, {}, {}, &stats));
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "zrec/control.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
@@ -46,11 +45,11 @@ struct TransferOptions {
   // raw Dense source, whose checks need no stored byte, is then not read at all.
   // Default true; false writes from the buffer the bytes were read and checked in.
   bool kernel_copy = true;
-  // Checked between windows; when non-zero (e.g. a signal number), the transfer stops
-  // with kCancelled.
-  const std::atomic<int>* cancel = nullptr;
-  // Called after every window with the running totals (from the calling thread).
-  std::function<void(const TransferStats&)> progress;
+  // Checked between windows (kCancelled "interrupted"). Progress, from the calling
+  // thread after every window: the records appended so far and their logical bytes
+  // (running totals over every source of build_from_stores; no totals). The rest of
+  // TransferStats is the result, in *stats.
+  Control control = {};
 };
 
 // "" when the schemas are equal; otherwise what differs, e.g. "dtype '<i4' vs '<i8'",

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "zrec/codec.h"
+#include "zrec/control.h"
 #include "zrec/lanes.h"
 #include "zrec/lock_wait.h"
 #include "zrec/schema.h"
@@ -57,12 +58,11 @@ struct VerifyOptions {
   const std::vector<std::array<uint8_t, 32>>* against = nullptr;
   // Memory budget of one overlap pass (16 bytes per record); default 1 GiB.
   uint64_t overlap_memory = uint64_t{1} << 30;
-  // Called from the calling thread after each batch of records. phase is "table" (the
-  // RecordLoc pass; with quick the only one) or "records" (payloads); done <= total;
-  // bytes: stored bytes read so far in this phase.
-  std::function<void(const char* phase, uint64_t done, uint64_t total, uint64_t bytes)> progress = nullptr;
-  // Polled between batches; returning true stops the run with kCancelled (a signal).
-  std::function<bool()> cancelled = nullptr;
+  // Checked between batches (kCancelled "interrupted"). Progress, from the calling
+  // thread after each batch: phase "table" (the RecordLoc pass; with quick the only
+  // one) or "records" (payloads); records <= total_records; bytes: stored bytes read
+  // so far in this phase (the table's, then the payloads').
+  Control control = {};
   // Called with every problem as it is found, on the calling thread, in report order
   // (the table pass by record ID, overlaps by offset within each data file, payloads by
   // record ID). An error it returns stops the run and is returned (e.g. stdout closed).

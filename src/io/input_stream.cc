@@ -66,11 +66,11 @@ Status read_error(int err, const std::string& name) {
 
 }  // namespace
 
-InputStream::InputStream(int fd, std::string name, size_t buffer_bytes)
-    : fd_(fd), name_(std::move(name)), buffer_(std::max<size_t>(buffer_bytes, 1)) {}
+InputStream::InputStream(int fd, std::string name, Control control, size_t buffer_bytes)
+    : fd_(fd), name_(std::move(name)), buffer_(std::max<size_t>(buffer_bytes, 1)), control_(std::move(control)) {}
 
-Result<InputStream> InputStream::open(const std::string& path) {
-  if (path == "-") return InputStream(STDIN_FILENO, "-");
+Result<InputStream> InputStream::open(const std::string& path, Control control) {
+  if (path == "-") return InputStream(STDIN_FILENO, "-", std::move(control));
   int fd;
   do {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -82,7 +82,7 @@ Result<InputStream> InputStream::open(const std::string& path) {
     ::close(fd);
     return errno_status(EISDIR, "cannot open", path);
   }
-  InputStream stream(fd, path);
+  InputStream stream(fd, path, std::move(control));
   stream.owns_fd_ = true;
   return stream;
 }
@@ -96,7 +96,7 @@ InputStream::InputStream(InputStream&& other) noexcept
       end_(std::exchange(other.end_, 0)),
       eof_(std::exchange(other.eof_, true)),
       position_(other.position_),
-      cancel_(other.cancel_) {}
+      control_(std::move(other.control_)) {}
 
 InputStream& InputStream::operator=(InputStream&& other) noexcept {
   if (this != &other) {
@@ -109,7 +109,7 @@ InputStream& InputStream::operator=(InputStream&& other) noexcept {
     end_ = std::exchange(other.end_, 0);
     eof_ = std::exchange(other.eof_, true);
     position_ = other.position_;
-    cancel_ = other.cancel_;
+    control_ = std::move(other.control_);
   }
   return *this;
 }
@@ -121,7 +121,7 @@ InputStream::~InputStream() {
 Status InputStream::fill() {
   begin_ = end_ = 0;
   if (eof_) return Status::ok();
-  ssize_t got = read_retry(fd_, buffer_.data(), buffer_.size(), cancel_);
+  ssize_t got = read_retry(fd_, buffer_.data(), buffer_.size(), control_.cancel);
   if (got < 0) return read_error(errno, name_);
   if (got == 0) eof_ = true;
   end_ = static_cast<size_t>(got);
@@ -134,7 +134,7 @@ Result<size_t> InputStream::read_some(void* dst, size_t n) {
     if (eof_) return size_t{0};
     // Performance note: a read at least as large as the buffer skips the copy.
     if (n >= buffer_.size()) {
-      ssize_t got = read_retry(fd_, dst, n, cancel_);
+      ssize_t got = read_retry(fd_, dst, n, control_.cancel);
       if (got < 0) return read_error(errno, name_);
       if (got == 0) eof_ = true;
       position_ += static_cast<uint64_t>(got);

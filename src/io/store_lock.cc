@@ -36,7 +36,7 @@ int try_flock(int fd, int op) {
 int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const std::string& store_path,
                            std::string* why) {
   const int fd = meta.fd();
-  const CancelToken& cancel = wait.cancel;
+  const CancelToken& cancel = wait.control.cancel;
   int sleep_ms = 1;
   for (;;) {
     if (lock_wait_cancelled(cancel)) return ECANCELED;
@@ -59,7 +59,8 @@ Status lock_store(const File& meta, LockMode mode, const LockWait& wait, const s
   int err = try_flock(meta.fd(), op | LOCK_NB);
   std::string why;
   if (err == EWOULDBLOCK && wait)
-    err = can_cancel(wait.cancel) ? wait_flock_cancellable(meta, op, wait, store_path, &why) : try_flock(meta.fd(), op);
+    err = can_cancel(wait.control.cancel) ? wait_flock_cancellable(meta, op, wait, store_path, &why)
+                                          : try_flock(meta.fd(), op);
   if (err == 0) return Status::ok();
   if (err == EDEADLK && !why.empty()) return Status(StatusCode::kBusy, why);
   if (err == ECANCELED)

@@ -50,12 +50,6 @@ constexpr uint64_t kCopyPiece = uint64_t{8} << 20;
 // The prefix of a placement marker: ".zrec-placed-K" in the join's temporary.
 constexpr const char* kPlacedPrefix = ".zrec-placed-";
 
-Status check_cancel(const JoinOptions& options) {
-  if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed) != 0)
-    return Status(StatusCode::kCancelled, "interrupted");
-  return Status::ok();
-}
-
 // meta.zr's size once published: the table, or for an empty store the page and, with
 // checksums on, the marker in the RecordLoc[0] slot (docs/format.md §7).
 uint64_t meta_size(uint64_t length, bool checksum) {
@@ -210,7 +204,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
   std::vector<uint8_t> table;
   JoinStats running = *stats;  // for progress()
   for (uint64_t first = 0; first < part.length(); first += kIdChunk) {
-    ZREC_RETURN_IF_ERROR(check_cancel(options));
+    ZREC_RETURN_IF_ERROR(options.control.check());
     const uint64_t count = std::min(kIdChunk, part.length() - first);
     ids.resize(count);
     std::iota(ids.begin(), ids.end(), first);
@@ -228,7 +222,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
     ZREC_RETURN_IF_ERROR(
         io::write_behind(dest.meta, table_behind, format::record_loc_offset(place.base + first + count)));
     for (uint64_t begin = 0; begin < count;) {
-      ZREC_RETURN_IF_ERROR(check_cancel(options));
+      ZREC_RETURN_IF_ERROR(options.control.check());
       uint64_t end = begin, window = 0;
       while (end < count && (end == begin || window + locs[end].phys_length <= kCheckWindow))
         window += locs[end++].phys_length;
@@ -241,7 +235,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
       ZREC_RETURN_IF_ERROR(copy_ready(false));
       running.records += end - begin;
       running.stored_bytes += window;
-      if (options.progress) options.progress(running);
+      options.control.report({.records = running.records, .bytes = running.logical_bytes});
       // A window that grew for one oversized record gives the memory back.
       if (check.bytes.size() > 2 * kCheckWindow) check = CheckBuffers();
       begin = end;
@@ -559,7 +553,7 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   for (size_t k = 0; k < parts.size(); ++k)
     ZREC_RETURN_IF_ERROR(
         place_part(*parts[k], layout.parts[k], dest, k == 0 ? linked : std::vector<bool>(), options, check, stats));
-  ZREC_RETURN_IF_ERROR(check_cancel(options));
+  ZREC_RETURN_IF_ERROR(options.control.check());
   ZREC_RETURN_IF_ERROR(seal_dest(dest, dest_page(layout, first.codec(), schema, true)));
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/true));
   restore.keep();  // DEST is in place: its data files are these

@@ -17,10 +17,9 @@ namespace {
 // IDs handled per step: their RecordLocs (16 bytes each) and ids stay bounded.
 constexpr uint64_t kIdChunk = 65536;
 
-Status check_cancel(const TransferOptions& options) {
-  if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed) != 0)
-    return Status(StatusCode::kCancelled, "interrupted");
-  return Status::ok();
+// What the progress sink hears: the running counts.
+void report(const TransferOptions& options, const TransferStats& stats) {
+  options.control.report({.records = stats.records, .bytes = stats.logical_bytes});
 }
 
 std::string shape_text(const std::vector<uint64_t>& shape) {
@@ -67,7 +66,7 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
   return for_each_id_chunk(src, [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
     const uint64_t count = ids.size();
     for (uint64_t begin = 0; begin < count;) {
-      ZREC_RETURN_IF_ERROR(check_cancel(options));
+      ZREC_RETURN_IF_ERROR(options.control.check());
       uint64_t end = begin, bytes = 0;
       while (end < count && (end == begin || bytes + locs[end].phys_length <= window_bytes))
         bytes += locs[end++].phys_length;
@@ -91,7 +90,7 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
       stats->frames_copied += records.size();
       stats->logical_bytes += logical;
       stats->source_stored_bytes += bytes;
-      if (options.progress) options.progress(*stats);
+      report(options, *stats);
       // A window that grew for one oversized record gives the memory back.
       if (buffer.size() > 2 * window_bytes) std::vector<uint8_t>().swap(buffer);
       begin = end;
@@ -109,7 +108,7 @@ Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, Tran
     // Stored sizes for the statistics; scan reads the same slice of the table again.
     for (const RecordLoc& loc : locs) stats->source_stored_bytes += loc.phys_length;
     return src.scan(ids, options.window_bytes, [&](const Window& w) -> Status {
-      ZREC_RETURN_IF_ERROR(check_cancel(options));
+      ZREC_RETURN_IF_ERROR(options.control.check());
       const size_t m = w.ids.size();
       refs.resize(m);
       if (prefix > 0) dims.resize(m * schema.ndim);
@@ -128,7 +127,7 @@ Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, Tran
       stats->records += m;
       stats->records_recoded += m;
       stats->logical_bytes += w.offsets.back();
-      if (options.progress) options.progress(*stats);
+      report(options, *stats);
       return Status::ok();
     });
   });

@@ -73,13 +73,10 @@ class Verifier {
   // What on_problem returned when it failed.
   const Status& sink_error() const { return sink_error_; }
 
-  Status check_cancelled() const {
-    if (opt_.cancelled && opt_.cancelled()) return Status(StatusCode::kCancelled, "interrupted");
-    return Status::ok();
-  }
+  Status check_cancelled() const { return opt_.control.check(); }
 
   void progress(const char* phase, uint64_t done, uint64_t total, uint64_t bytes = 0) const {
-    if (opt_.progress) opt_.progress(phase, done, total, bytes);
+    opt_.control.report({.records = done, .bytes = bytes, .total_records = total, .phase = phase});
   }
 
   Status read_locs(uint64_t first, uint64_t count, std::vector<RecordLoc>& locs, std::vector<uint8_t>& bytes) {

@@ -511,10 +511,11 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     const ListSeparator separator = a.null ? ListSeparator::kNul : ListSeparator::kNewline;
     std::vector<std::string> names;
     for (const auto& f : a.files) {
-      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names, interrupt_token()));
+      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names, {.cancel = interrupt_token()}));
       else names.push_back(f);
     }
-    if (!a.files_from.empty()) ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names, interrupt_token()));
+    if (!a.files_from.empty())
+      ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names, {.cancel = interrupt_token()}));
     session->progress().set_total_records(names.size());
 
     if (!a.manifest.empty()) {

@@ -151,12 +151,11 @@ Status run_append_npy(AppendNpyArgs& a, const GlobalOptions& g) {
   session->progress().set_total_bytes(total_bytes);
   Status s;
   for (const auto& input : a.inputs) {
-    auto in = io::InputStream::open(input);
+    auto in = io::InputStream::open(input, {.cancel = interrupt_token()});
     if (!in.is_ok()) {
       s = in.status();
       break;
     }
-    in->set_cancel(interrupt_token());
     s = append_stream(*in, a, *session);
     if (!s.is_ok()) break;
   }

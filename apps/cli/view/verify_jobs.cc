@@ -6,7 +6,7 @@
 namespace zrec::cli::view {
 
 VerifyJobs::~VerifyJobs() {
-  cancel_ = true;
+  cancel_ = 1;
   if (runner_.joinable()) runner_.join();
 }
 
@@ -26,14 +26,14 @@ Result<uint64_t> VerifyJobs::start(const std::string& dir, size_t path, size_t s
     options.lanes = lanes_;
     options.max_errors = 0;  // count every problem; keep the first kKeptProblems
     options.keep_problems = kKeptProblems;
-    options.progress = [&](const char* phase, uint64_t done, uint64_t total, uint64_t bytes) {
+    options.control.cancel = {&cancel_, -1};
+    options.control.progress = [&](const Progress& p) {
       std::lock_guard<std::mutex> lock(mutex_);
-      job->phase = phase;
-      job->done = done;
-      job->total = total;
-      job->bytes = bytes;
+      job->phase = p.phase;
+      job->done = p.records;
+      job->total = p.total_records;
+      job->bytes = p.bytes;
     };
-    options.cancelled = [this] { return cancel_.load(); };
     options.on_problem = [&](const VerifyProblem& p) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (job->problems.size() < kKeptProblems) job->problems.push_back(p);

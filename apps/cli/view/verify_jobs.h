@@ -56,7 +56,7 @@ class VerifyJobs {
   std::mutex mutex_;  // guards jobs_, next_ and every Job's fields
   std::vector<std::shared_ptr<Job>> jobs_;
   uint64_t next_ = 1;
-  std::atomic<bool> cancel_{false};
+  std::atomic<int> cancel_{0};  // non-zero: stop the running verify (its Control's flag)
   std::thread runner_;
 };
 

@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/cancel.h"
+#include "zrec/control.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -65,9 +65,9 @@ class FileListParser {
 
 // Reads the list `path` ("-": stdin) to its end, appending its names to `out`. Errors:
 // the list cannot be opened or read (kIOError, naming it); those of FileListParser;
-// kCancelled when `cancel` says so (a list piped from a program that never ends: the
-// CLI passes its interrupt token).
+// kCancelled when `control`'s token says so (a list piped from a program that never
+// ends: the CLI passes its interrupt token).
 Status read_file_list(const std::string& path, ListSeparator separator, std::vector<std::string>& out,
-                      io::CancelToken cancel = {});
+                      Control control = {});
 
 }  // namespace zrec
