@@ -563,11 +563,7 @@ Command register_append_files(CLI::App& root, const GlobalOptions& global) {
   cmd->footer(
       "The store must be Ragged with dtype '|u1' and ndim 1. Records follow list order; their IDs\n"
       "continue from the store's length. One invocation is all or nothing, unless\n"
-      "--checkpoint-every publishes along the way.\n\n"
-      "Examples:\n"
-      "  zrec append-files docs/ a.json b.json c.json\n"
-      "  find imgs/ -type f -print0 | sort -z | zrec append-files --null --manifest map.tsv images/ -\n"
-      "  zrec append-files --files-from list.txt --skip-missing --checkpoint-every 10000 blobs/");
+      "--checkpoint-every publishes along the way.");
   return Command{cmd, [args, &global]() { return run_append_files(*args, global); }, nullptr};
 }
 

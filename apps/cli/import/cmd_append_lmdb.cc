@@ -420,13 +420,7 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   add_append_options(cmd, args->append);
   cmd->footer(
       "The environment is read in one read-only transaction (a snapshot): a live environment can be\n"
-      "converted while a writer works on it.\n\n"
-      "Examples:\n"
-      "  zrec create --ragged --dtype '|u1' --ndim 1 imgs/ && zrec append-lmdb --keys imgs.keys imgs/ train.lmdb\n"
-      "  zrec create --dense --dtype '<f4' --shape 512 emb/ && zrec append-lmdb --dense emb/ embeddings.lmdb\n"
-      "  zrec append-lmdb --prefix 'train-' imgs/ data.lmdb\n"
-      "  zrec append-lmdb --create --exclude-key __len__ --exclude-key __keys__ imgs/ train.lmdb\n"
-      "  zrec append-lmdb --create --db train imgs/ splits.lmdb     # a named database, as mdb_dump -s train");
+      "converted while a writer works on it.");
   return Command{cmd, [args, &global]() { return run_append_lmdb(*args, global); }, nullptr};
 }
 
