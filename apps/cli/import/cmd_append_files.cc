@@ -521,13 +521,7 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     if (!a.manifest.empty()) {
       uint64_t dropped = 0;
       ZREC_ASSIGN_OR_RETURN(manifest, Manifest::open(a.manifest, session->next_id(), &dropped));
-      if (dropped > 0)
-        session->warn("removed the last " + std::to_string(dropped) + " line" + (dropped == 1 ? "" : "s") + " of '" +
-                      a.manifest + "': records an interrupted run did not publish");
-      Manifest* m = manifest.get();
-      session->set_listener({.prepare = [m] { return m->prepare(); },
-                             .commit = [m] { m->commit(); },
-                             .rollback = [m] { m->rollback(); }});
+      session->follow(manifest.get(), dropped, "'" + a.manifest + "'", "records an interrupted run did not publish");
     }
     FilesAppender appender(a, g, *session, names, manifest.get());
     Status run = appender.run();

@@ -332,13 +332,8 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
       // Line i is record i's key: lines past the store's length are keys a killed run
       // wrote for records it never published.
       ZREC_ASSIGN_OR_RETURN(uint64_t cut, keys->align(session->next_id(), a.store));
-      if (cut > 0)
-        session->warn("removed the last " + std::to_string(cut) + " line" + (cut == 1 ? "" : "s") + " of keys file '" +
-                      a.keys + "': keys of records an interrupted run did not publish");
-      KeysFile* k = keys.get();
-      session->set_listener({.prepare = [k] { return k->prepare(); },
-                             .commit = [k] { k->commit(); },
-                             .rollback = [k] { k->rollback(); }});
+      session->follow(keys.get(), cut, "keys file '" + a.keys + "'",
+                      "keys of records an interrupted run did not publish");
     }
     std::vector<RecordRef> refs;
     std::vector<uint64_t> dims;
