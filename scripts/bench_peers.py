@@ -100,30 +100,35 @@ class Corpus:
 
 # --- peers: each has write() -> seconds, open(), gather(idx) -> bytes, close() ---------
 
-class NpyPeer:
-    name = "npy-mmap-raw"
-    compressed = False
+class Peer:
+    """A format zrec is measured against: its row's name, whether it compresses, and the
+    file or directory at `path` that write() fills (its size is the row's disk bytes)."""
 
+    def __init__(self, corpus, path, name, compressed=False):
+        self.c, self.path, self.name, self.compressed = corpus, path, name, compressed
+
+
+class NpyPeer(Peer):
     def __init__(self, corpus, root):
-        self.c, self.root = corpus, os.path.join(root, "npy")
+        super().__init__(corpus, os.path.join(root, "npy"), "npy-mmap-raw")
 
     def write(self):
-        os.makedirs(self.root)
+        os.makedirs(self.path)
         t0 = time.perf_counter()
         if self.c.dense:
-            np.save(os.path.join(self.root, "records.npy"), np.asarray(self.c.records))
+            np.save(os.path.join(self.path, "records.npy"), np.asarray(self.c.records))
         else:
-            np.save(os.path.join(self.root, "payload.npy"), np.asarray(self.c.payload))
-            np.save(os.path.join(self.root, "offsets.npy"), self.c.offsets)
-            np.save(os.path.join(self.root, "shapes.npy"), self.c.shapes)
+            np.save(os.path.join(self.path, "payload.npy"), np.asarray(self.c.payload))
+            np.save(os.path.join(self.path, "offsets.npy"), self.c.offsets)
+            np.save(os.path.join(self.path, "shapes.npy"), self.c.shapes)
         return time.perf_counter() - t0
 
     def open(self):
         if self.c.dense:
-            self.m = np.load(os.path.join(self.root, "records.npy"), mmap_mode="r")
+            self.m = np.load(os.path.join(self.path, "records.npy"), mmap_mode="r")
         else:
-            self.m = np.load(os.path.join(self.root, "payload.npy"), mmap_mode="r")
-            self.offs = np.load(os.path.join(self.root, "offsets.npy"))
+            self.m = np.load(os.path.join(self.path, "payload.npy"), mmap_mode="r")
+            self.offs = np.load(os.path.join(self.path, "offsets.npy"))
 
     def gather(self, idx):
         if self.c.dense:
@@ -136,14 +141,11 @@ class NpyPeer:
         self.m = None
 
 
-class Hdf5Peer:
-    compressed = False
-
+class Hdf5Peer(Peer):
     def __init__(self, corpus, root, gzip):
-        self.c, self.gzip = corpus, gzip
-        self.name = "hdf5-gzip" if gzip else "hdf5-raw"
-        self.compressed = gzip
-        self.path = os.path.join(root, self.name + ".h5")
+        name = "hdf5-gzip" if gzip else "hdf5-raw"
+        super().__init__(corpus, os.path.join(root, name + ".h5"), name, compressed=gzip)
+        self.gzip = gzip
         self.vlen = not corpus.dense and corpus.ndim == 1
 
     def write(self):
@@ -204,12 +206,9 @@ class Hdf5Peer:
         self.f.close()
 
 
-class LmdbPeer:
-    name = "lmdb-raw"
-    compressed = False
-
+class LmdbPeer(Peer):
     def __init__(self, corpus, root):
-        self.c, self.path = corpus, os.path.join(root, "lmdb")
+        super().__init__(corpus, os.path.join(root, "lmdb"), "lmdb-raw")
 
     def write(self):
         import lmdb
@@ -299,7 +298,7 @@ def main():
             for p in peers:
                 print(f"bench_peers: {w}: writing {p.name}", file=sys.stderr)
                 secs = p.write()
-                disk = dir_bytes(p.path if hasattr(p, "path") else p.root)
+                disk = dir_bytes(p.path)
                 p.open()
                 peer_rows.append({"backend": p.name, "peer": p, "write_bytes_per_s": corpus.logical_bytes / secs,
                                   "disk_bytes": disk, "compressed": p.compressed, "times": [], "records": 0,

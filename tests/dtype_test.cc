@@ -1,5 +1,6 @@
 // Tests for zrec::DType, parse_dtype and parse_canonical_dtype (docs/format.md §4, §10),
-// plus the small helpers that live beside them: to_string(StatusCode), checked_volume.
+// plus the small helpers that live beside them: to_string(StatusCode), the codec names,
+// checked_volume.
 //
 // Expected canonical strings and itemsizes were produced by NumPy 1.24.2,
 // `np.dtype(x).str` and `np.dtype(x).itemsize`, and pasted here.
@@ -12,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include "zrec/codec.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
@@ -296,6 +298,19 @@ TEST_SUITE("status") {
     CHECK(std::string(to_string(StatusCode::kUnsupported)) == "unsupported");
     CHECK(std::string(to_string(StatusCode::kAlreadyExists)) == "already exists");
     CHECK(std::string(to_string(StatusCode::kCancelled)) == "cancelled");
+    CHECK(std::string(to_string(static_cast<StatusCode>(9))) == "unknown");  // past the last code
+  }
+}
+
+TEST_SUITE("codec names") {
+  TEST_CASE("to_string and parse_codec spell every codec alike, and zstdict is another name for zstd_dict") {
+    for (Codec c : {Codec::kRaw, Codec::kZstd, Codec::kZstdDict}) CHECK(parse_codec(to_string(c)) == c);
+    CHECK(std::string(to_string(Codec::kRaw)) == "raw");
+    CHECK(std::string(to_string(Codec::kZstd)) == "zstd");
+    CHECK(std::string(to_string(Codec::kZstdDict)) == "zstd_dict");
+    CHECK(std::string(to_string(static_cast<Codec>(3))) == "unknown");
+    CHECK(parse_codec("zstdict") == Codec::kZstdDict);
+    for (const char* bad : {"", "ZSTD", "zstd ", "lz4", "unknown", "zstd_dic"}) CHECK(parse_codec(bad) == std::nullopt);
   }
 }
 

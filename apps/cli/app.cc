@@ -152,10 +152,6 @@ int run_cli(int argc, char** argv) {
       "Print the version of zrec and of the libraries it uses (zstd, fmt, libarchive, HDF5, LMDB, OpenSSL)");
   app.require_subcommand(1, 1);
   app.fallthrough();
-  app.footer(
-      "Run 'zrec help <command>' (or 'zrec <command> --help') for one command, or see man zrec.\n"
-      "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error, 75 a store is busy\n"
-      "with another process (try again, or pass --wait), 130/143 interrupted (SIGINT/SIGTERM).");
 
   GlobalOptions global;
   int verbose = 0;
@@ -187,6 +183,13 @@ int run_cli(int argc, char** argv) {
   } else {
     for (const CommandEntry& c : kCommands) commands.push_back(c.add(app, global));
   }
+
+  // After the commands: CLI11 gives a new subcommand its parent's footer, and a command's
+  // help ends with its own words and its man page's examples (help_format.cc) instead.
+  app.footer(
+      "Run 'zrec help <command>' (or 'zrec <command> --help') for one command, or see man zrec.\n"
+      "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error, 75 a store is busy\n"
+      "with another process (try again, or pass --wait), 130/143 interrupted (SIGINT/SIGTERM).");
 
   refuse_negative_unsigned(app);
 

@@ -215,12 +215,6 @@ Command register_bench(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--keep", a->keep, "Keep the stores built (their paths are printed with -v and in --json)");
   cmd->add_option("--export", a->export_dir,
                   "Also write the generated records as .npy files under DIR/<workload>/ (for scripts/bench_peers.py)");
-  cmd->footer(
-      "Examples:\n"
-      "  zrec bench                                  # all workloads and codecs, loaderx sizes\n"
-      "  zrec bench -w vision -c raw,zstd --bytes 1GiB --threads 2\n"
-      "  zrec bench -w tokens --cold --json\n"
-      "  zrec bench --batch 256 train/               # gathers on an existing store");
   return Command{cmd, [a, &global]() { return run_bench(*a, global); }, nullptr, [] { return true; }};
 }
 

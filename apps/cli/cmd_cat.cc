@@ -310,19 +310,6 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
                 "jsonl: write each record as {\"id\": ID, \"record\": VALUE}; tar: each sample gets a member KEY.id "
                 "holding its record ID (webdataset reads .id as an int; append-tar --parse id=int keeps it)");
   add_window_mib_option(cmd, args->window_mib, "read window");
-  cmd->footer(
-      "Examples:\n"
-      "  zrec cat images/ 0:100 -o first100.npy\n"
-      "  zrec cat tokens/ ::1000 --format jsonl | head\n"
-      "  zrec cat images/ 7 --format text --full         # every value, on a terminal too\n"
-      "  zrec cat docs/ --framing lines > corpus.jsonl    # the inverse of append-stream\n"
-      "  zrec cat tokens/ --sample 5 --seed 1 --format jsonl --with-ids\n"
-      "  zrec cat images/ --sample 1000 --distinct -o val.npy     # 1000 different records\n"
-      "  zrec cat images/ 0:1000 --shuffle --seed 7 -o shuffled.npy\n"
-      "  zrec cat --format npy a/ | zrec append-npy b/ -\n"
-      "  zrec cat --format tar --keys ds.keys ds/ 0:10000 > shard-0.tar\n"
-      "  zrec cat --format tar --maxcount 10000 ds/ -o 'shards/train-%06d.tar'\n"
-      "  zrec cat --format tar --keys abs.keys --absolute-names ds/ -o restore.tar");
   return Command{cmd,
                  [args, selection, &global]() {
                    if (selection->count() > 0 && args->selection.empty())

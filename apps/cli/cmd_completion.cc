@@ -90,21 +90,36 @@ std::string join(const std::vector<std::string>& v, const char* sep = " ") {
   return out;
 }
 
-// ---- bash ---------------------------------------------------------------------------
+// What one shell's script does to complete a value of each kind; `words` is a format
+// string whose {} is the value's words.
+struct ShellActions {
+  const char* words;
+  const char* files;
+  const char* dirs;
+  const char* none;
+};
 
-std::string bash_reply(const Value& v) {
+constexpr ShellActions kBashActions{"COMPREPLY=($(compgen -W '{}' -- \"$cur\"))", "_zrec_paths -f", "_zrec_paths -d",
+                                    "COMPREPLY=()"};
+constexpr ShellActions kZshActions{"({})", "_files", "_files -/", " "};
+
+std::string shell_action(const Value& v, const ShellActions& actions) {
   switch (v.kind) {
     case ValueKind::kWords:
-      return fmt::format("COMPREPLY=($(compgen -W '{}' -- \"$cur\"))", v.words);
+      return fmt::format(fmt::runtime(actions.words), v.words);
     case ValueKind::kFiles:
-      return "_zrec_paths -f";
+      return actions.files;
     case ValueKind::kDirs:
-      return "_zrec_paths -d";
+      return actions.dirs;
     case ValueKind::kNone:
       break;
   }
-  return "COMPREPLY=()";
+  return actions.none;
 }
+
+// ---- bash ---------------------------------------------------------------------------
+
+std::string bash_reply(const Value& v) { return shell_action(v, kBashActions); }
 
 std::string bash_script(const CLI::App& root, const std::string& version) {
   const auto commands = visible_commands(root);
@@ -227,19 +242,7 @@ std::string zsh_text(const std::string& about) {
   return out;
 }
 
-std::string zsh_action(const Value& v) {
-  switch (v.kind) {
-    case ValueKind::kWords:
-      return "(" + v.words + ")";
-    case ValueKind::kFiles:
-      return "_files";
-    case ValueKind::kDirs:
-      return "_files -/";
-    case ValueKind::kNone:
-      break;
-  }
-  return " ";
-}
+std::string zsh_action(const Value& v) { return shell_action(v, kZshActions); }
 
 // `skip`: the flags of a subcommand, whose names the root's own specs must not repeat.
 std::string zsh_option_specs(const CLI::App* app, const std::string& indent, const CLI::App* skip = nullptr) {

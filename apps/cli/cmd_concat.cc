@@ -209,23 +209,13 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
       "The sources come first and DST last, as with cp. The old order, DST first, still works\n"
       "with a warning until the next release, when the first argument does not exist and the\n"
       "last is a store; in every other case the last argument is DST.\n\n"
-      "Examples:\n"
-      "  zrec concat part-0/ part-1/ part-2/ all/\n"
-      "  zrec concat part-*/ all/ --shards 16\n"
-      "  parallel 'zrec create ... part-{} && zrec append-npy part-{} in-{}.npy' ::: 0 1 2 \\\n"
-      "    && zrec concat part-0 part-1 part-2 all/\n\n"
       "Sources with one schema, codec, dictionary, shard count and checksum setting (as\n"
       "parts built alike are) are joined by placement when DST keeps them: each source's\n"
       "data files land as whole runs in DST's, its record table shifted, every frame\n"
-      "checked. The same join runs in steps, each in any process on any machine that sees\n"
-      "the files:\n"
-      "  zrec concat --plan all.plan part-0 part-1 part-2 all/   # once: checks, plans\n"
-      "  zrec concat --place 1 all.plan                          # part 1; any order, at once\n"
-      "  zrec concat --publish all.plan                          # after every part\n"
-      "  zrec concat --discard all.plan                          # or: give the join up\n"
-      "A kill or failure in any step leaves DST absent; run the step again. With\n"
-      "--consume the sources are removed once DST is in place:\n"
-      "  zrec concat --consume part-0 part-1 part-2 all/");
+      "checked. The same join runs in steps (--plan, --place K, then --publish or --discard),\n"
+      "each in any process on any machine that sees the files. A kill or failure in any step\n"
+      "leaves DST absent; run the step again. With --consume the sources are removed once\n"
+      "DST is in place.");
   return Command{cmd, [cmd, args, step, stores, &global]() {
                    const int steps = (!step->plan.empty()) + (step->place >= 0) + step->publish + step->discard;
                    if (steps > 1) throw UsageError("give one of --plan, --place, --publish and --discard");

@@ -89,12 +89,6 @@ Command register_create(CLI::App& root, const GlobalOptions& global) {
       ->check(CLI::Range(1, 255))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys: man zrec-create, JSON OUTPUT)");
-  cmd->footer(
-      "Examples:\n"
-      "  zrec create --dense --dtype '|u1' --shape 3,224,224 images/\n"
-      "  zrec create --ragged --dtype '<i4' --ndim 1 tokens/\n"
-      "  zrec create --dense --dtype float32 --shape scalar labels/\n"
-      "  zrec create --ragged --dtype uint8 --ndim 1 --codec zstd_dict --dict dict.zr blobs/");
   return Command{cmd, [args, shape, &global]() {
                    if (!args->dense && !args->ragged)
                      throw UsageError("give --dense (with --shape) or --ragged (with --ndim)");

@@ -354,13 +354,6 @@ Command register_info(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--dims", args->dims,
                 "Ragged, ndim > 1: statistics of each dimension (reads and decodes every record)");
   cmd->add_flag("--shards", args->shards, "Add a table of the data shards (records, payload, logical and file bytes)");
-  cmd->footer(
-      "Examples:\n"
-      "  zrec info tokens/\n"
-      "  zrec info --shards tokens/\n"
-      "  zrec info --json tokens/ | python3 -m json.tool\n"
-      "  zrec info dataset/        # dataset/joint, dataset/label, dataset/token\n"
-      "  zrec info --json stores/*/ | jq .length");
   return Command{cmd,
                  [args, paths, &global]() {
                    return for_each_path_of(

@@ -19,13 +19,7 @@ Command register_recompress(CLI::App& root, const GlobalOptions& global) {
       "dictionary equal SRC's and no --level is given (a reshard), stored frames are copied\n"
       "without recompressing. --codec zstd_dict without --dict keeps SRC's dictionary if it\n"
       "has one, and otherwise (or with --tier) trains one from SRC first. DST is built under\n"
-      "a hidden temporary name next to it and renamed into place only when complete.\n\n"
-      "Examples:\n"
-      "  zrec recompress tokens/ tokens-dict/ --codec zstd_dict          # train from SRC\n"
-      "  zrec recompress tokens/ tokens-dict/ --dict dict.zr\n"
-      "  zrec recompress images/ images8/ --shards 8                      # frames copied\n"
-      "  zrec recompress images/ images-raw/ --codec raw\n"
-      "  zrec recompress logs/ logs19/ --codec zstd --level 19");
+      "a hidden temporary name next to it and renamed into place only when complete.");
   return Command{cmd, [args, src, &global]() {
                    args->sources = {*src};
                    return run_transfer("recompress", *args, global);

@@ -290,13 +290,7 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
       "Fails with the reason when there are fewer than 10 records or fewer sample bytes than\n"
       "the dictionary size; warns when the samples are under 10x the dictionary size or the\n"
       "dictionary saves under 2% on held-out records. The same input and seed always give the\n"
-      "same dictionary bytes.\n\n"
-      "Examples:\n"
-      "  zrec train-dict tokens/ -o dict.zr\n"
-      "  zrec train-dict --tier max --seed 7 images/ -o images.dict\n"
-      "  zrec train-dict --for-ragged --size 64K part-*.npy -o dict.zr\n"
-      "  find shards -name '*.npy' | zrec train-dict --for-dense --files-from - -o dict.zr\n"
-      "  find shards -name '*.npy' -print0 | zrec train-dict --for-dense --null --files-from - -o dict.zr");
+      "same dictionary bytes.");
   return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }, nullptr,
                  [args] { return args->output == "-"; }};
 }

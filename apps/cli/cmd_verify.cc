@@ -450,12 +450,7 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
       "or in a zstd frame without a content checksum when it still decodes to the right size;\n"
       "keep 'zrec digest --per-record STORE > sums' elsewhere and check with --against sums.\n\n"
       "Exit codes: 0 valid, 1 corrupt (problems found), 2 usage error or the store could not\n"
-      "be checked (missing, unreadable), 75 busy (another process holds it: try again, or --wait).\n\n"
-      "Examples:\n"
-      "  zrec verify images/\n"
-      "  zrec verify --quick stores/*/            # one verdict per store\n"
-      "  zrec verify --quick --json dataset/      # every store of dataset/; a root: its commit\n"
-      "  zrec digest --per-record raw/ > raw.sums && zrec verify raw/ --against raw.sums");
+      "be checked (missing, unreadable), 75 busy (another process holds it: try again, or --wait).");
   return Command{cmd,
                  [args, paths, &global]() {
                    if (!args->against.empty() && paths->size() > 1)

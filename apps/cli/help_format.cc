@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/help_examples.h"
 #include "cli/option_choices.h"
 
 namespace zrec::cli {
@@ -79,6 +80,16 @@ class HelpFormatter : public CLI::Formatter {
     }
     out << make_subcommands(app, mode) << '\n' << make_footer(app);
     return out.str();
+  }
+
+  // A subcommand's footer (what it does, in prose) followed by the examples of its man
+  // page (help_examples.h).
+  std::string make_footer(const CLI::App* app) const override {
+    std::string footer = app->get_footer();
+    if (const std::string_view examples = help_examples(app->get_name()); !examples.empty())
+      footer += (footer.empty() ? "" : "\n\n") + std::string("Examples:\n") + std::string(examples);
+    else if (!footer.empty()) footer += '\n';
+    return footer;
   }
 
   std::string make_option_name(const CLI::Option* o, bool is_positional) const override {

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 
+#include "cli/signal_handlers.h"
+
 namespace zrec::cli {
 
 namespace {
@@ -19,8 +21,7 @@ static_assert(std::atomic<int>::is_always_lock_free, "the interrupt flag must be
 // non-blocking at both ends (a full pipe already says "interrupted").
 int g_wake[2] = {-1, -1};
 
-struct sigaction g_old_int, g_old_term;
-int g_depth = 0;  // scopes alive; only the outermost installs and restores
+constinit SignalHandlers g_handlers{SIGINT, SIGTERM};
 
 extern "C" void on_interrupt(int sig) {
   const int saved_errno = errno;
@@ -42,27 +43,25 @@ void reset_wake_pipe() {
   }
 }
 
-}  // namespace
-
-InterruptScope::InterruptScope() {
-  if (g_depth++ > 0) return;
-  reset_wake_pipe();
-  g_signal.store(0);
+struct sigaction interrupt_action() {
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT);
   sigaddset(&sa.sa_mask, SIGTERM);
   sa.sa_flags = 0;  // no SA_RESTART: a blocked read(2) returns EINTR and sees the flag
-  ::sigaction(SIGINT, &sa, &g_old_int);
-  ::sigaction(SIGTERM, &sa, &g_old_term);
+  return sa;
 }
 
-InterruptScope::~InterruptScope() {
-  if (--g_depth > 0) return;
-  ::sigaction(SIGINT, &g_old_int, nullptr);
-  ::sigaction(SIGTERM, &g_old_term, nullptr);
+// Before the outermost scope's handlers: no signal of an earlier scope is left over.
+void clear_signal() {
+  reset_wake_pipe();
+  g_signal.store(0);
 }
+
+}  // namespace
+
+InterruptScope::InterruptScope() : scope_(g_handlers, interrupt_action(), clear_signal) {}
 
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
 

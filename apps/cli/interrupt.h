@@ -14,6 +14,8 @@
 #include "zrec/input_stream.h"
 #include "zrec/status.h"
 
+#include "cli/signal_handlers.h"
+
 namespace zrec::cli {
 
 // Installs handlers for SIGINT and SIGTERM that record the signal number and nothing
@@ -29,9 +31,9 @@ namespace zrec::cli {
 class InterruptScope {
  public:
   InterruptScope();
-  ~InterruptScope();
-  InterruptScope(const InterruptScope&) = delete;
-  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  SignalHandlers::Scope scope_;
 };
 
 // The first signal recorded since the last InterruptScope began; 0 when none.

@@ -4,8 +4,9 @@
 #
 # For every subcommand `zrec --help` lists: `zrec <cmd> --help` exits 0, prints to
 # stdout only, shows an example, and man/zrec-<cmd>.1 exists and mentions every long
-# option the help lists. man/zrec.1 mentions every global long option and every
-# subcommand. `--help` itself is not required in the pages (every command has it).
+# option the help lists and every example line the help ends with (after "Examples:").
+# man/zrec.1 mentions every global long option and every subcommand. `--help` itself
+# is not required in the pages (every command has it).
 #
 # Usage: ZREC=path/to/zrec bash tests/cli/test_help.sh  (CTest sets ZREC).
 set -u
@@ -40,6 +41,29 @@ subcommands() {
 # "\fB\-\-window\-mib\fR" reads "--window-mib".
 plain_roff() {
   sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\f(..//g' -e 's/\\%//g' -e 's/\\&//g' "$1"
+}
+
+# The lines of the EXAMPLES section of man page $1 as a terminal shows them, a leading
+# "$ " prompt dropped: plain_roff, then the escapes of quotes and the backslash.
+man_examples() {
+  plain_roff "$1" | sed -n '/^\.SH EXAMPLES/,/^\.SH /p' |
+    sed -e "s/\\\\(aq/'/g" -e 's/\\(dq/"/g' -e 's/\\(ga/`/g' -e 's/\\e/\\/g' -e 's/^\$ //'
+}
+
+# Checks that every example line of help file $1 (after "Examples:", less its two-space
+# indent) is a line of the EXAMPLES of man page $2, and that there is at least one: the
+# help's examples are the page's (cmake/help_examples.py copies the marked ones).
+check_examples_in_man() {
+  local help=$1 page=$2 label=$3 line missing="" count=0
+  man_examples "$page" >"$tmp/examples.txt"
+  while IFS= read -r line; do
+    count=$((count + 1))
+    grep -qxF -- "${line#  }" "$tmp/examples.txt" || missing="$missing
+  $line"
+  done < <(sed -n '/^Examples:$/,$p' "$help" | tail -n +2)
+  if [ "$count" -gt 0 ] && [ -z "$missing" ]; then ok; else
+    fail "$label: $count example(s) after 'Examples:'; not in the EXAMPLES of ${page#"$root"/}:$missing"
+  fi
 }
 
 # Checks that every long option listed in help file $1 appears in man page $2.
@@ -129,6 +153,7 @@ for cmd in $commands; do
   if [ -f "$page" ]; then
     ok
     check_options_in_man "$tmp/help_$cmd" "$page" "zrec $cmd"
+    check_examples_in_man "$tmp/help_$cmd" "$page" "zrec $cmd"
   else
     fail "man/zrec-$cmd.1 is missing"
   fi

@@ -322,97 +322,102 @@ bool decodable(const DType& dtype) {
   return false;
 }
 
-void append_json_element(std::string& out, const DType& dtype, const uint8_t* p) {
-  const bool big = dtype.big_endian();
-  const uint32_t n = dtype.itemsize;
-  auto it = std::back_inserter(out);
-  switch (decodable(dtype) ? dtype.kind : DTypeKind::kVoid) {
-    case DTypeKind::kBool:
-      out += p[0] ? "true" : "false";
-      break;
-    case DTypeKind::kInt:
-      fmt::format_to(it, "{}", load_signed(p, n, big));
-      break;
-    case DTypeKind::kUInt:
-      fmt::format_to(it, "{}", load_unsigned(p, n, big));
-      break;
-    case DTypeKind::kFloat:
-      append_float_json(out, float_repr(p, n, big));
-      break;
-    case DTypeKind::kComplex:
-      out += '[';
-      append_float_json(out, float_repr(p, n / 2, big));
-      out += ',';
-      append_float_json(out, float_repr(p + n / 2, n / 2, big));
-      out += ']';
-      break;
-    case DTypeKind::kBytes:
-      append_json_chars(out, load_chars(dtype, p), true);
-      break;
-    case DTypeKind::kUnicode:
-      append_json_chars(out, load_chars(dtype, p), false);
-      break;
-    case DTypeKind::kVoid:
-      out += '"';
-      append_hex(out, p, n);
-      out += '"';
-      break;
-    case DTypeKind::kDatetime:
-    case DTypeKind::kTimedelta: {
-      const int64_t count = load_signed(p, 8, big);
-      if (count == kNaT) out += "null";
-      else fmt::format_to(it, "{}", count);
-      break;
-    }
+// How one output format spells each kind of element; append_element decodes, the
+// spelling only writes.
+struct Spelling {  // in this order in kJsonSpelling and kTextSpelling
+  const char* true_word;
+  const char* false_word;
+  void (*real)(std::string& out, const std::string& repr);
+  void (*complex)(std::string& out, const std::string& re, const std::string& im);
+  void (*chars)(std::string& out, const std::vector<uint32_t>& chars, bool bytes);
+  void (*opaque)(std::string& out, const uint8_t* p, uint32_t size);
+  void (*time)(std::string& out, const DType& dtype, int64_t count);
+};
+
+// JSON: numbers, strings, [re, im] for complex, null for NaT.
+void append_json_complex(std::string& out, const std::string& re, const std::string& im) {
+  out += '[';
+  append_float_json(out, re);
+  out += ',';
+  append_float_json(out, im);
+  out += ']';
+}
+
+void append_json_opaque(std::string& out, const uint8_t* p, uint32_t size) {
+  out += '"';
+  append_hex(out, p, size);
+  out += '"';
+}
+
+void append_json_time(std::string& out, const DType&, int64_t count) {
+  if (count == kNaT) out += "null";
+  else fmt::format_to(std::back_inserter(out), "{}", count);
+}
+
+constexpr Spelling kJsonSpelling{
+    "true", "false", append_float_json, append_json_complex, append_json_chars, append_json_opaque, append_json_time};
+
+// Text, as numpy's repr writes: True, 1+2j, b'..' and '..', 0x.. for opaque bytes, ISO
+// dates where the unit allows, NaT.
+void append_text_complex(std::string& out, const std::string& re, const std::string& im) {
+  out += re;
+  if (im[0] != '-') out += '+';
+  out += im;
+  out += 'j';
+}
+
+void append_text_opaque(std::string& out, const uint8_t* p, uint32_t size) {
+  out += "0x";
+  append_hex(out, p, size);
+}
+
+void append_text_time(std::string& out, const DType& dtype, int64_t count) {
+  if (count == kNaT) {
+    out += "NaT";
+  } else if (dtype.kind == DTypeKind::kTimedelta || !append_iso_datetime(out, count, dtype.unit)) {
+    fmt::format_to(std::back_inserter(out), "{}", count);
+    if (!dtype.unit.empty()) fmt::format_to(std::back_inserter(out), " {}", dtype.unit);
   }
 }
 
-void append_text_element(std::string& out, const DType& dtype, const uint8_t* p) {
+constexpr Spelling kTextSpelling{
+    "True",          "False", append_float_text, append_text_complex, append_python_string, append_text_opaque,
+    append_text_time};
+
+// One element at `p`, decoded here once and written in `Spelling`.
+template <const Spelling& spelling>
+void append_element(std::string& out, const DType& dtype, const uint8_t* p) {
   const bool big = dtype.big_endian();
   const uint32_t n = dtype.itemsize;
-  auto it = std::back_inserter(out);
   switch (decodable(dtype) ? dtype.kind : DTypeKind::kVoid) {
     case DTypeKind::kBool:
-      out += p[0] ? "True" : "False";
+      out += p[0] ? spelling.true_word : spelling.false_word;
       break;
     case DTypeKind::kInt:
-      fmt::format_to(it, "{}", load_signed(p, n, big));
+      fmt::format_to(std::back_inserter(out), "{}", load_signed(p, n, big));
       break;
     case DTypeKind::kUInt:
-      fmt::format_to(it, "{}", load_unsigned(p, n, big));
+      fmt::format_to(std::back_inserter(out), "{}", load_unsigned(p, n, big));
       break;
     case DTypeKind::kFloat:
-      append_float_text(out, float_repr(p, n, big));
+      spelling.real(out, float_repr(p, n, big));
       break;
-    case DTypeKind::kComplex: {
-      const std::string imag = float_repr(p + n / 2, n / 2, big);
-      out += float_repr(p, n / 2, big);
-      if (imag[0] != '-') out += '+';
-      out += imag;
-      out += 'j';
+    case DTypeKind::kComplex:
+      spelling.complex(out, float_repr(p, n / 2, big), float_repr(p + n / 2, n / 2, big));
       break;
-    }
     case DTypeKind::kBytes:
-      append_python_string(out, load_chars(dtype, p), true);
+      spelling.chars(out, load_chars(dtype, p), true);
       break;
     case DTypeKind::kUnicode:
-      append_python_string(out, load_chars(dtype, p), false);
+      spelling.chars(out, load_chars(dtype, p), false);
       break;
     case DTypeKind::kVoid:
-      out += "0x";
-      append_hex(out, p, n);
+      spelling.opaque(out, p, n);
       break;
     case DTypeKind::kDatetime:
-    case DTypeKind::kTimedelta: {
-      const int64_t count = load_signed(p, 8, big);
-      if (count == kNaT) {
-        out += "NaT";
-      } else if (dtype.kind == DTypeKind::kTimedelta || !append_iso_datetime(out, count, dtype.unit)) {
-        fmt::format_to(it, "{}", count);
-        if (!dtype.unit.empty()) fmt::format_to(it, " {}", dtype.unit);
-      }
+    case DTypeKind::kTimedelta:
+      spelling.time(out, dtype, load_signed(p, 8, big));
       break;
-    }
   }
 }
 
@@ -449,8 +454,8 @@ bool summarised(std::span<const uint64_t> shape) {
 const uint8_t* append_nested(std::string& out, const DType& dtype, std::span<const uint64_t> shape, size_t depth,
                              const uint8_t* p, bool text, bool summary) {
   if (depth == shape.size()) {
-    if (text) append_text_element(out, dtype, p);
-    else append_json_element(out, dtype, p);
+    if (text) append_element<kTextSpelling>(out, dtype, p);
+    else append_element<kJsonSpelling>(out, dtype, p);
     return p + dtype.itemsize;
   }
   out += '[';

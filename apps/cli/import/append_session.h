@@ -180,6 +180,19 @@ class AppendSession {
     std::function<void()> rollback;
   };
   void set_listener(Listener listener) { listener_ = std::move(listener); }
+  // The listener of a side file with prepare(), commit() and rollback() (append-files'
+  // manifest, append-lmdb's keys file). Opening it cut off `removed` lines that an
+  // interrupted run wrote for records it never published; they are reported as
+  // "removed the last N line(s) of WHAT: WHY".
+  template <class SideFile>
+  void follow(SideFile* file, uint64_t removed, const std::string& what, const std::string& why) {
+    if (removed > 0)
+      warn("removed the last " + std::to_string(removed) + " line" + (removed == 1 ? "" : "s") + " of " + what + ": " +
+           why);
+    set_listener({.prepare = [file] { return file->prepare(); },
+                  .commit = [file] { file->commit(); },
+                  .rollback = [file] { file->rollback(); }});
+  }
 
   // The command created the store this run: the first window's codec warning
   // (expansion_check.h) then says --codec raw.

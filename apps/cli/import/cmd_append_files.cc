@@ -521,13 +521,7 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     if (!a.manifest.empty()) {
       uint64_t dropped = 0;
       ZREC_ASSIGN_OR_RETURN(manifest, Manifest::open(a.manifest, session->next_id(), &dropped));
-      if (dropped > 0)
-        session->warn("removed the last " + std::to_string(dropped) + " line" + (dropped == 1 ? "" : "s") + " of '" +
-                      a.manifest + "': records an interrupted run did not publish");
-      Manifest* m = manifest.get();
-      session->set_listener({.prepare = [m] { return m->prepare(); },
-                             .commit = [m] { m->commit(); },
-                             .rollback = [m] { m->rollback(); }});
+      session->follow(manifest.get(), dropped, "'" + a.manifest + "'", "records an interrupted run did not publish");
     }
     FilesAppender appender(a, g, *session, names, manifest.get());
     Status run = appender.run();
@@ -563,11 +557,7 @@ Command register_append_files(CLI::App& root, const GlobalOptions& global) {
   cmd->footer(
       "The store must be Ragged with dtype '|u1' and ndim 1. Records follow list order; their IDs\n"
       "continue from the store's length. One invocation is all or nothing, unless\n"
-      "--checkpoint-every publishes along the way.\n\n"
-      "Examples:\n"
-      "  zrec append-files docs/ a.json b.json c.json\n"
-      "  find imgs/ -type f -print0 | sort -z | zrec append-files --null --manifest map.tsv images/ -\n"
-      "  zrec append-files --files-from list.txt --skip-missing --checkpoint-every 10000 blobs/");
+      "--checkpoint-every publishes along the way.");
   return Command{cmd, [args, &global]() { return run_append_files(*args, global); }, nullptr};
 }
 

@@ -215,12 +215,7 @@ Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
       "Compound, reference, enum (other than bool) and variable-length string types are refused.\n"
       "A dataset whose values come from other files (an external link on its path, external raw\n"
       "data files, a virtual dataset) is refused unless --allow-external. A band of chunks (the\n"
-      "chunk's rows across all other axes) must fit in the window (--window-mib).\n\n"
-      "Examples:\n"
-      "  zrec append-h5 --create imgs/ train.h5 images\n"
-      "  zrec append-h5 --create --codec zstd --shards 8 --level 9 emb/ data.h5 /embeddings\n"
-      "  zrec append-h5 --start 100000 --stop 200000 --create part-1/ train.h5 images\n"
-      "  zrec append-h5 --allow-external --create all/ index.h5 /virtual/images");
+      "chunk's rows across all other axes) must fit in the window (--window-mib).");
   return Command{cmd, [args, &global]() { return run_append_h5(*args, global); }, nullptr};
 }
 

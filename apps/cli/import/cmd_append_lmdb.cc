@@ -332,13 +332,8 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
       // Line i is record i's key: lines past the store's length are keys a killed run
       // wrote for records it never published.
       ZREC_ASSIGN_OR_RETURN(uint64_t cut, keys->align(session->next_id(), a.store));
-      if (cut > 0)
-        session->warn("removed the last " + std::to_string(cut) + " line" + (cut == 1 ? "" : "s") + " of keys file '" +
-                      a.keys + "': keys of records an interrupted run did not publish");
-      KeysFile* k = keys.get();
-      session->set_listener({.prepare = [k] { return k->prepare(); },
-                             .commit = [k] { k->commit(); },
-                             .rollback = [k] { k->rollback(); }});
+      session->follow(keys.get(), cut, "keys file '" + a.keys + "'",
+                      "keys of records an interrupted run did not publish");
     }
     std::vector<RecordRef> refs;
     std::vector<uint64_t> dims;
@@ -420,13 +415,7 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   add_append_options(cmd, args->append);
   cmd->footer(
       "The environment is read in one read-only transaction (a snapshot): a live environment can be\n"
-      "converted while a writer works on it.\n\n"
-      "Examples:\n"
-      "  zrec create --ragged --dtype '|u1' --ndim 1 imgs/ && zrec append-lmdb --keys imgs.keys imgs/ train.lmdb\n"
-      "  zrec create --dense --dtype '<f4' --shape 512 emb/ && zrec append-lmdb --dense emb/ embeddings.lmdb\n"
-      "  zrec append-lmdb --prefix 'train-' imgs/ data.lmdb\n"
-      "  zrec append-lmdb --create --exclude-key __len__ --exclude-key __keys__ imgs/ train.lmdb\n"
-      "  zrec append-lmdb --create --db train imgs/ splits.lmdb     # a named database, as mdb_dump -s train");
+      "converted while a writer works on it.");
   return Command{cmd, [args, &global]() { return run_append_lmdb(*args, global); }, nullptr};
 }
 

@@ -178,11 +178,7 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
       "Dense stores take arrays shaped (B, *item_shape); Ragged stores take each array as one\n"
       "record (or, with --split-axis0, each slice along axis 0). The dtype must equal the\n"
       "store's exactly. The whole invocation is one all-or-nothing append, unless\n"
-      "--checkpoint-every publishes along the way.\n\n"
-      "Examples:\n"
-      "  zrec append-npy images/ batch0.npy batch1.npy\n"
-      "  python gen.py | zrec append-npy tokens/ -\n"
-      "  zrec append-npy --split-axis0 tokens/ padded_rows.npy");
+      "--checkpoint-every publishes along the way.");
   return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }, nullptr};
 }
 

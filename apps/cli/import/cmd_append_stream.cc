@@ -313,14 +313,7 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
       "bytes of one line or frame; with --parse it is of an integer (ints) or float (floats)\n"
       "dtype, Ragged with ndim 1 or Dense (each line then holds exactly one record's count of\n"
       "numbers). One invocation is all or nothing, unless\n"
-      "--checkpoint-every publishes along the way.\n\n"
-      "Examples:\n"
-      "  zrec append-stream docs/ < corpus.jsonl\n"
-      "  find . -name '*.txt' -print0 | zrec append-stream --framing nul paths/\n"
-      "  python tokenize.py | zrec append-stream --parse ints --checkpoint-every 100000 tokens/\n"
-      "  zrec create --dense --shape scalar --dtype '<i8' labels/ && zrec append-stream --parse ints labels/ < "
-      "labels.txt\n"
-      "  zrec append-stream --framing u32le -i frames.bin blobs/");
+      "--checkpoint-every publishes along the way.");
   return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }, nullptr};
 }
 

@@ -856,13 +856,7 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
       "extension 'seg.png'; consecutive members with one key form a sample. Record i of every\n"
       "stream belongs to sample i. --window-mib is the budget of each stream's window.\n"
       "ROOT/zrec-root marks the root and records its streams and committed samples; a\n"
-      "directory of stores without it is left alone unless --adopt.\n\n"
-      "Examples:\n"
-      "  zrec append-tar ds/ shard-000000.tar shard-000001.tar.gz\n"
-      "  cat shard-*.tar | zrec append-tar --ext jpg,cls --parse cls=int --keys ds.keys ds/ -\n"
-      "  zrec append-tar --checkpoint-every 10000 --skip-incomplete ds/ shards/*.tar.zst\n"
-      "  zrec append-tar --from-length 0 --keys ds.keys ds/ shards/*.tar   # rerun after a kill: each sample once\n"
-      "  zrec append-tar --adopt old-ds/ more.tar   # a root an older zrec built");
+      "directory of stores without it is left alone unless --adopt.");
   return Command{cmd, [args, &global]() { return run_append_tar(*args, global); }, nullptr};
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <memory>
+#include <utility>
 
 namespace zrec::cli {
 
@@ -84,9 +85,27 @@ bool is_h5py_bool(hid_t type) {
   return true;
 }
 
-// One value's dtype: integer, float, bool or fixed-length string.
+// What a refused type class is called in the message that refuses it.
+const char* refused_class_name(H5T_class_t cls) {
+  static constexpr std::pair<H5T_class_t, const char*> kRefused[] = {
+      {H5T_COMPOUND, "a compound type"},
+      {H5T_REFERENCE, "a reference type"},
+      {H5T_OPAQUE, "an opaque type"},
+      {H5T_BITFIELD, "a bitfield type"},
+      {H5T_TIME, "a time type"},
+      {H5T_VLEN, "a variable-length sequence inside another type"},
+      {H5T_ARRAY, "an array type inside another type"},
+  };
+  for (const auto& [refused, name] : kRefused)
+    if (refused == cls) return name;
+  return "a type of unknown class";
+}
+
+// One value's dtype: integer, float, bool or fixed-length string; every other class is
+// refused.
 Result<DType> scalar_dtype(hid_t type, const std::string& where) {
-  switch (H5Tget_class(type)) {
+  const H5T_class_t cls = H5Tget_class(type);
+  switch (cls) {
     case H5T_INTEGER:
       return integer_dtype(type, where);
     case H5T_FLOAT:
@@ -97,22 +116,8 @@ Result<DType> scalar_dtype(hid_t type, const std::string& where) {
     case H5T_STRING:
       if (H5Tis_variable_str(type) > 0) return refuse(where, "a variable-length string type");
       return dtype_of("|S" + std::to_string(H5Tget_size(type)));
-    case H5T_COMPOUND:
-      return refuse(where, "a compound type");
-    case H5T_REFERENCE:
-      return refuse(where, "a reference type");
-    case H5T_OPAQUE:
-      return refuse(where, "an opaque type");
-    case H5T_BITFIELD:
-      return refuse(where, "a bitfield type");
-    case H5T_TIME:
-      return refuse(where, "a time type");
-    case H5T_VLEN:
-      return refuse(where, "a variable-length sequence inside another type");
-    case H5T_ARRAY:
-      return refuse(where, "an array type inside another type");
     default:
-      return refuse(where, "a type of unknown class");
+      return refuse(where, refused_class_name(cls));
   }
 }
 

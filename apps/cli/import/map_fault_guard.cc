@@ -11,9 +11,8 @@ namespace {
 
 // The guarded call of this thread: where its fault returns to.
 thread_local sigjmp_buf* t_return_to = nullptr;
-// Guards alive (one at a time in practice), and the dispositions they replaced.
-int g_guards = 0;
-struct sigaction g_old_bus, g_old_segv;
+// The handlers of the guards alive (one at a time in practice).
+constinit SignalHandlers g_handlers{SIGBUS, SIGSEGV};
 
 void on_fault(int sig, siginfo_t*, void*) {
   if (sigjmp_buf* to = t_return_to) {
@@ -22,13 +21,10 @@ void on_fault(int sig, siginfo_t*, void*) {
   }
   // Not a guarded call: put the old disposition back and return, so the access faults
   // again and gets it (the default action, or a sanitizer's report).
-  ::sigaction(sig, sig == SIGBUS ? &g_old_bus : &g_old_segv, nullptr);
+  ::sigaction(sig, &g_handlers.previous(sig), nullptr);
 }
 
-}  // namespace
-
-MapFaultGuard::MapFaultGuard() {
-  if (g_guards++ > 0) return;
+struct sigaction fault_action() {
   struct sigaction sa {};
   sa.sa_sigaction = on_fault;
   // SA_NODEFER: the handler leaves by siglongjmp without restoring a signal mask
@@ -36,15 +32,12 @@ MapFaultGuard::MapFaultGuard() {
   // signal must not be blocked while it runs.
   sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGBUS, &sa, &g_old_bus);
-  ::sigaction(SIGSEGV, &sa, &g_old_segv);
+  return sa;
 }
 
-MapFaultGuard::~MapFaultGuard() {
-  if (--g_guards > 0) return;
-  ::sigaction(SIGBUS, &g_old_bus, nullptr);
-  ::sigaction(SIGSEGV, &g_old_segv, nullptr);
-}
+}  // namespace
+
+MapFaultGuard::MapFaultGuard() : scope_(g_handlers, fault_action()) {}
 
 bool MapFaultGuard::run(const std::function<void()>& call) {
   assert(t_return_to == nullptr);  // not nested

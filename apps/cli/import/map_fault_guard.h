@@ -19,17 +19,19 @@
 #include <csetjmp>
 #include <functional>
 
+#include "cli/signal_handlers.h"
+
 namespace zrec::cli {
 
 class MapFaultGuard {
  public:
   MapFaultGuard();
-  ~MapFaultGuard();
-  MapFaultGuard(const MapFaultGuard&) = delete;
-  MapFaultGuard& operator=(const MapFaultGuard&) = delete;
 
   // Runs `call`; false when it raised SIGBUS or SIGSEGV (and was abandoned there).
   bool run(const std::function<void()>& call);
+
+ private:
+  SignalHandlers::Scope scope_;
 };
 
 }  // namespace zrec::cli

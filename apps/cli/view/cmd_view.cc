@@ -116,13 +116,7 @@ Command register_view(CLI::App& root, const GlobalOptions& global) {
                   "Sample keys of the i-th PATH for the i-th --keys (an empty FILE skips a PATH): one key per line, as "
                   "append-tar --keys writes")
       ->allow_extra_args(false);  // one FILE per --keys: PATHs may follow
-  cmd->footer(
-      "Prints the page's URL (with a random token every request needs) on stdout, then serves until Ctrl-C.\n"
-      "Examples:\n"
-      "  zrec view images/\n"
-      "  zrec view dataset/ --keys dataset.keys      # a root of named streams: image, label, json side by side\n"
-      "  zrec view --port 8765 train/ val/\n"
-      "  ssh -L 8765:127.0.0.1:8765 host zrec view --port 8765 ds/   # from another machine, through ssh");
+  cmd->footer("Prints the page's URL (with a random token every request needs) on stdout, then serves until Ctrl-C.");
   return Command{cmd, [args, &global]() { return run_view(*args, global); }};
 }
 
