@@ -141,7 +141,7 @@ TEST_SUITE("record_window") {
     CHECK(read_all(path) == std::vector<std::string>{"short", longline, "after", "tail"});
   }
 
-  TEST_CASE("a raw store's window is flushed at kMaxRawBytes whatever its budget; an encoded one at its budget") {
+  TEST_CASE("a raw store's window is flushed at kMaxRawBytes whatever its budget, an encoded one at its budget") {
     test::TempDir dir;
     for (Codec codec : {Codec::kRaw, Codec::kZstd}) {
       CAPTURE(to_string(codec));
