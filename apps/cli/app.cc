@@ -16,6 +16,7 @@
 #include <H5public.h>
 #include <fmt/format.h>
 #include <openssl/crypto.h>
+#include <spdlog/version.h>
 
 #include "zrec/lock_wait.h"
 
@@ -61,7 +62,8 @@ void refuse_negative_unsigned(CLI::App& app) {
 
 // zrec's version and the versions of the libraries linked in, one per line: each as the
 // library reports itself at run time where it can (a shared library may differ from the
-// headers built against: zstd, libarchive, LMDB, OpenSSL, HDF5), fmt as compiled in.
+// headers built against: zstd, libarchive, LMDB, OpenSSL, HDF5), fmt and spdlog as
+// compiled in (deps/: their headers and the code zrec compiles are of one version).
 // libarchive is loaded only by the commands that read or write tar (libarchive_api.h);
 // -V loads it too, and says so when it cannot.
 std::string version_text() {
@@ -72,10 +74,10 @@ std::string version_text() {
   (void)H5get_libversion(&h5_major, &h5_minor, &h5_release);
   int lmdb_major = 0, lmdb_minor = 0, lmdb_patch = 0;
   (void)mdb_version(&lmdb_major, &lmdb_minor, &lmdb_patch);
-  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}\n{}\nhdf5 {}.{}.{}\nlmdb {}.{}.{}\nopenssl {}", ZREC_VERSION,
-                     ZSTD_versionString(), FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100,
-                     archive_line, h5_major, h5_minor, h5_release, lmdb_major, lmdb_minor, lmdb_patch,
-                     OpenSSL_version(OPENSSL_VERSION_STRING));
+  return fmt::format("zrec {}\nzstd {}\nfmt {}.{}.{}\nspdlog {}.{}.{}\n{}\nhdf5 {}.{}.{}\nlmdb {}.{}.{}\nopenssl {}",
+                     ZREC_VERSION, ZSTD_versionString(), FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
+                     FMT_VERSION % 100, SPDLOG_VER_MAJOR, SPDLOG_VER_MINOR, SPDLOG_VER_PATCH, archive_line, h5_major,
+                     h5_minor, h5_release, lmdb_major, lmdb_minor, lmdb_patch, OpenSSL_version(OPENSSL_VERSION_STRING));
 }
 
 // Every subcommand, in the order `zrec --help` lists them.

@@ -104,21 +104,23 @@ else
 fi
 
 # --version and -V: zrec's version, then the zstd library loaded at run time (as the
-# zstd CLI of the same library reports it), fmt's version, then every other library zrec
-# links (libarchive, HDF5, LMDB, OpenSSL), one per line.
+# zstd CLI of the same library reports it), the versions of fmt and spdlog compiled in
+# (deps/), then every other library zrec links (libarchive, HDF5, LMDB, OpenSSL), one
+# per line.
 zstd_runtime=$(python3 -c 'import ctypes; z = ctypes.CDLL("libzstd.so.1"); z.ZSTD_versionString.restype = ctypes.c_char_p; print(z.ZSTD_versionString().decode())' 2>/dev/null)
 for flag in --version -V; do
   run "$zrec" "$flag"
   if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(sed -n 1p "$tmp/out")" = "zrec 0.1.0" ] &&
      [ "$(sed -n 2p "$tmp/out")" = "zstd $zstd_runtime" ] && [ -n "$zstd_runtime" ] &&
      grep -qxE 'fmt [0-9]+\.[0-9]+\.[0-9]+' <(sed -n 3p "$tmp/out") &&
-     grep -qxE 'libarchive [0-9]+\.[0-9]+\.[0-9]+.*' <(sed -n 4p "$tmp/out") &&
-     grep -qxE 'hdf5 [0-9]+\.[0-9]+\.[0-9]+' <(sed -n 5p "$tmp/out") &&
-     grep -qxE 'lmdb 0\.[0-9]+\.[0-9]+' <(sed -n 6p "$tmp/out") &&
-     grep -qxE 'openssl [0-9]+\.[0-9]+\.[0-9]+.*' <(sed -n 7p "$tmp/out") && [ "$(wc -l <"$tmp/out")" -eq 7 ]; then
+     grep -qxE 'spdlog [0-9]+\.[0-9]+\.[0-9]+' <(sed -n 4p "$tmp/out") &&
+     grep -qxE 'libarchive [0-9]+\.[0-9]+\.[0-9]+.*' <(sed -n 5p "$tmp/out") &&
+     grep -qxE 'hdf5 [0-9]+\.[0-9]+\.[0-9]+' <(sed -n 6p "$tmp/out") &&
+     grep -qxE 'lmdb 0\.[0-9]+\.[0-9]+' <(sed -n 7p "$tmp/out") &&
+     grep -qxE 'openssl [0-9]+\.[0-9]+\.[0-9]+.*' <(sed -n 8p "$tmp/out") && [ "$(wc -l <"$tmp/out")" -eq 8 ]; then
     ok
   else
-    fail "zrec $flag: exit $rc, stdout '$(cat "$tmp/out")', want 0 and 'zrec 0.1.0', 'zstd $zstd_runtime', 'fmt X.Y.Z', libarchive, hdf5, lmdb, openssl"
+    fail "zrec $flag: exit $rc, stdout '$(cat "$tmp/out")', want 0 and 'zrec 0.1.0', 'zstd $zstd_runtime', 'fmt X.Y.Z', 'spdlog X.Y.Z', libarchive, hdf5, lmdb, openssl"
   fi
 done
 

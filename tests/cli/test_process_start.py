@@ -2,7 +2,9 @@
 """What every zrec process loads at its start (issue 24): only what every command needs.
 
 - `zrec info` of an empty store maps no libarchive (nor libxml2 or ICU, which it
-  brings): the dynamic loader's trace (LD_DEBUG=files) lists every object it loads;
+  brings), and no C++ shared library: fmt and spdlog are compiled in (deps/),
+  libstdc++ and libgcc linked statically; the dynamic loader's trace (LD_DEBUG=files)
+  lists every object it loads;
 - `zrec cat --format tar` and `zrec append-tar` load libarchive when they run, and
   their tar is the one they wrote and read before (a round trip, byte for byte);
 - a libarchive that cannot be loaded fails append-tar and cat --format tar with one
@@ -26,6 +28,8 @@ from cli_helpers import expect, must, require_zrec, run_zrec, tree_hash  # noqa:
 ZREC = require_zrec("test_process_start")
 FIGURES = []
 ARCHIVE_LIBS = ("libarchive", "libxml2", "libicu")
+# What a start loaded before: 2,960 of its 3,200 symbol bindings (docs/bench.md).
+CXX_LIBS = ("libstdc++", "libgcc_s", "libfmt", "libspdlog")
 
 
 def loaded_objects(args, cwd):
@@ -46,12 +50,14 @@ def make_tar(path):
             t.addfile(ti, io.BytesIO(data))
 
 
-def test_info_loads_no_libarchive(d):
+def test_info_loads_no_libarchive_nor_cxx_libraries(d):
     must(["create", "--dense", "--dtype", "<f4", "--shape", "4", os.path.join(d, "s")])
     objects, _ = loaded_objects(["info", "s"], d)
     expect(objects, "LD_DEBUG=files listed nothing (is this a dynamically linked zrec?)")
     bad = [o for o in objects if any(name in o for name in ARCHIVE_LIBS)]
     expect(not bad, "zrec info loads %s (all: %s)" % (bad, objects))
+    cxx = [o for o in objects if any(name in o for name in CXX_LIBS)]
+    expect(not cxx, "zrec info loads the C++ shared libraries %s (all: %s)" % (cxx, objects))
     FIGURES.append("zrec info loads %d shared objects: %s" % (len(objects), " ".join(objects)))
 
 
@@ -118,6 +124,7 @@ def test_the_named_command_alone_is_built(d):
 
 
 if __name__ == "__main__":
-    sys.exit(case_runner.run_cases([test_info_loads_no_libarchive, test_tar_commands_load_libarchive,
+    sys.exit(case_runner.run_cases([test_info_loads_no_libarchive_nor_cxx_libraries,
+                                    test_tar_commands_load_libarchive,
                                     test_unloadable_libarchive_fails_cleanly, test_the_named_command_alone_is_built],
                                    "zrec-start-", figures=FIGURES))
