@@ -44,8 +44,10 @@ struct Progress {
 };
 
 struct Control {
-  io::CancelToken cancel;                         // flag set: stop; none: never stops
-  std::function<void(const Progress&)> progress;  // optional; cheap calls, often
+  io::CancelToken cancel;  // flag set: stop; none: never stops
+  // Optional; cheap calls, often. The initializer lets callers write `{.cancel = token}`
+  // without g++ 12's -Wmissing-field-initializers (an error in CI's -Werror build).
+  std::function<void(const Progress&)> progress = nullptr;
 
   bool cancelled() const { return cancel.flag != nullptr && cancel.flag->load(std::memory_order_relaxed) != 0; }
   // kCancelled "interrupted" once cancelled, else ok: the check an operation makes
