@@ -421,18 +421,26 @@ def readme_resume_recipe(d):
     expect(rc == 0, err)
     want = digest("tokens", os.path.join(d, "clean"))
     # The first try dies (SIGKILL) after its first checkpoint; a slow producer lets the
-    # test see the checkpoint before the kill.
+    # test see the checkpoint before the kill. The producer pauses longer than the test
+    # waits, so a checkpoint that only came with the rest of the input still fails; the
+    # wait is long because a loaded CI machine once took more than 30 s.
     w = os.path.join(d, "killed")
-    slow = subprocess.Popen(["bash", "-c", 'head -n 150 "$0"; sleep 30; cat "$0"', gen], stdout=subprocess.PIPE)
+    # Its own process group, so that killing it kills its sleep too (an orphaned sleep
+    # would hold the test's stderr, and CTest would wait for it).
+    slow = subprocess.Popen(["bash", "-c", 'head -n 150 "$0"; sleep 150; cat "$0"', gen], stdout=subprocess.PIPE,
+                            start_new_session=True)
     p = subprocess.Popen([ZREC] + argv, stdin=slow.stdout, cwd=w, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     slow.stdout.close()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while json.loads(must_out(["info", "--json", "tokens"], cwd=w))["length"] < n + 100:
-        expect(time.monotonic() < deadline and p.poll() is None, "no checkpoint within 30 s")
+        if p.poll() is not None:
+            os.killpg(slow.pid, signal.SIGKILL)
+            expect(False, "zrec exited (%d) before its first checkpoint: %s" % (p.returncode, p.stderr.read().decode()))
+        expect(time.monotonic() < deadline, "no checkpoint within 120 s")
         time.sleep(0.02)
     p.send_signal(signal.SIGKILL)
     p.wait()
-    slow.kill()
+    os.killpg(slow.pid, signal.SIGKILL)
     slow.wait()
     expect(json.loads(must_out(["info", "--json", "tokens"], cwd=w))["length"] == n + 100, "state after the kill")
     rc, err = zrec(argv, w, gen)
