@@ -252,7 +252,6 @@ class AppendSession {
   ProgressMeter meter_;
   Listener listener_;
   std::vector<std::string> final_warnings_;
-  bool json_summary_ = false;
 
   uint64_t first_id_ = 0;          // the store's length when the session began
   uint64_t first_stored_ = 0;      // its stored bytes then
