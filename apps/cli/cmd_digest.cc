@@ -167,11 +167,6 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
                 "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "
                 "keys: man zrec-digest, JSON OUTPUT)");
   add_window_mib_option(cmd, args->window_mib, "read window");
-  cmd->footer(
-      "Prints '<sha256 hex>  <store>' per store: a SHA-256 over the dtype, geometry, record\n"
-      "count and each record's SHA-256, in order (man zrec-digest has the exact definition).\n"
-      "Two stores with equal digests hold the same records: codec, dictionary, level, shard\n"
-      "count and physical layout do not enter it.");
   return Command{cmd, [args, &global]() { return run_digest(*args, global); }, nullptr,
                  [args] { return args->output == "-"; }};
 }

@@ -283,14 +283,6 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout instead of the summary line (needs -o FILE; keys: man "
                 "zrec-train-dict, JSON OUTPUT)");
-  cmd->footer(
-      "Samples records at random (reproducibly, from --seed) up to the tier's budget; records\n"
-      "longer than 128 KiB contribute their first 128 KiB. Every 8th sample is held out to\n"
-      "choose among fastCover candidates and to report the ratio the dictionary reaches.\n"
-      "Fails with the reason when there are fewer than 10 records or fewer sample bytes than\n"
-      "the dictionary size; warns when the samples are under 10x the dictionary size or the\n"
-      "dictionary saves under 2% on held-out records. The same input and seed always give the\n"
-      "same dictionary bytes.");
   return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }, nullptr,
                  [args] { return args->output == "-"; }};
 }

@@ -413,9 +413,6 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   add_new_store_options(cmd, args->new_store, "The new store");
   for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
   add_append_options(cmd, args->append);
-  cmd->footer(
-      "The environment is read in one read-only transaction (a snapshot): a live environment can be\n"
-      "converted while a writer works on it.");
   return Command{cmd, [args, &global]() { return run_append_lmdb(*args, global); }, nullptr};
 }
 
