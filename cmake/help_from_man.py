@@ -8,7 +8,7 @@ what help copies:
 - in DESCRIPTION, before a paragraph: the paragraph becomes a paragraph of the help's
   description, in page order. It runs to the next paragraph macro (.PP, .SS, .TP, ...)
   or blank line; its text lines and font macros (.B, .I, .BR, .IR, ...) are joined,
-  roff escapes decoded (fonts dropped) and filled to kWidth columns.
+  roff escapes decoded (fonts dropped) and filled to WIDTH columns.
 - in EXAMPLES, inside .EX/.EE, before a command line: the line becomes one of the
   examples help prints, in page order, with its continuation lines (those after a line
   that ends in a backslash, '|' or '&&') and without a leading "$ " prompt.
@@ -27,7 +27,7 @@ MARK = '.\\" --help'
 
 # The width the description is filled to: that of the hand-wrapped prose help printed
 # before it came from the man pages.
-kWidth = 90
+WIDTH = 90
 
 # Stands for roff's unbreakable space (\ ) until the text is filled.
 NO_BREAK = '\x00'
@@ -99,7 +99,7 @@ def macro_arguments(text):
 
 
 def paragraph_text(lines, where):
-    """The words of a paragraph's roff lines, decoded, filled to kWidth."""
+    """The words of a paragraph's roff lines, decoded, filled to WIDTH."""
     words = []
     for line, at in zip(lines, where):
         name = line.split(' ', 1)[0]
@@ -109,7 +109,7 @@ def paragraph_text(lines, where):
         elif line.startswith('.') or line.startswith("'"):
             fail(at, f'a request help_from_man.py does not copy into --help: {line!r}')
         words.extend(decode(line, at).split())
-    filled = textwrap.fill(' '.join(words), width=kWidth, break_long_words=False, break_on_hyphens=False)
+    filled = textwrap.fill(' '.join(words), width=WIDTH, break_long_words=False, break_on_hyphens=False)
     return filled.replace(NO_BREAK, ' ')
 
 
