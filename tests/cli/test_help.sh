@@ -207,6 +207,62 @@ if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ]; then ok; else
   fail "zrec --no-such-option: exit $rc, want 2 with a message on stderr"
 fi
 
+# --- cmake/help_from_man.py on pages made here ----------------------------------------
+
+# A marked paragraph: font macros joined (two-letter ones without spaces, quotes kept
+# whole), escapes decoded, the unbreakable space kept; filled to 90 columns; a marked
+# example with its continuation line and without its prompt.
+words=$(printf 'word %.0s' $(seq 25))
+cat >"$tmp/zrec-x.1" <<PAGE
+.SH DESCRIPTION
+.\" --help
+.B zrec x
+copies
+.IR src 's
+records
+.RB ( "a b" ", " c )
+with \\-\\-level and 2\\ GiB\\ \\-\\ 9 bytes, \\(lqquoted\\(rq.
+.PP
+Not marked.
+.PP
+.\" --help
+$words
+.SH EXAMPLES
+.EX
+.\" --help
+\$ zrec x a \\e
+    b
+.EE
+PAGE
+first=$(printf 'word %.0s' $(seq 17))word
+rest=$(printf 'word %.0s' $(seq 6))word
+if python3 "$root/cmake/help_from_man.py" "$tmp/help_text.cc" "$tmp/zrec-x.1" &&
+   grep -qxF "    {\"x\", \"zrec x copies src's records (a b, c) with --level and 2 GiB - 9 bytes, \\\"quoted\\\".\\n\\n$first\\n$rest\\n\"," "$tmp/help_text.cc" &&
+   grep -qxF '     "  zrec x a \\\n      b\n"},' "$tmp/help_text.cc"; then ok; else
+  fail "help_from_man.py: the description and example of a page made here are not as expected:
+$(grep -A1 '{"x"' "$tmp/help_text.cc" 2>&1)"
+fi
+
+# What fails the build: a mark outside DESCRIPTION and EXAMPLES, an escape or a request
+# the script does not decode, each named with its page and line.
+bad_page() {
+  local what=$1 want=$2
+  printf '%s\n' "$3" >"$tmp/zrec-bad.1"
+  if python3 "$root/cmake/help_from_man.py" "$tmp/bad.cc" "$tmp/zrec-bad.1" 2>"$tmp/bad.err"; then
+    fail "help_from_man.py accepted $what"
+  elif grep -qF -- "$tmp/zrec-bad.1:$want" "$tmp/bad.err"; then ok; else
+    fail "help_from_man.py on $what: '$(cat "$tmp/bad.err")', want '<page>:$want'"
+  fi
+}
+bad_page "a mark in NAME" '2: ".\" --help" must stand before a paragraph of DESCRIPTION' \
+  "$(printf '.SH NAME\n.\\" --help\nx')"
+bad_page "a mark before .PP" '3: ".\" --help" in DESCRIPTION must stand before a paragraph' \
+  "$(printf '.SH DESCRIPTION\ntext\n.\\" --help\n.PP\ny')"
+bad_page "an undecodable escape" "3: a roff escape help_from_man.py does not decode" \
+  "$(printf '.SH DESCRIPTION\n.\\" --help\nx \\(bu y')"
+bad_page "a request inside a marked paragraph" "4: a request help_from_man.py does not copy into --help" \
+  "$(printf '.SH DESCRIPTION\n.\\" --help\nx\n.sp\ny')"
+
 # --- every subcommand -------------------------------------------------------------
 
 for cmd in $commands; do
