@@ -186,13 +186,6 @@ int run_cli(int argc, char** argv) {
     for (const CommandEntry& c : kCommands) commands.push_back(c.add(app, global));
   }
 
-  // After the commands: CLI11 gives a new subcommand its parent's footer, and a command's
-  // help ends with its own words and its man page's examples (help_format.cc) instead.
-  app.footer(
-      "Run 'zrec help <command>' (or 'zrec <command> --help') for one command, or see man zrec.\n"
-      "Exit codes: 0 success, 1 failure (I/O, malformed store, bad input), 2 usage error, 75 a store is busy\n"
-      "with another process (try again, or pass --wait), 130/143 interrupted (SIGINT/SIGTERM).");
-
   refuse_negative_unsigned(app);
 
   // `zrec` alone: how to use it, on stderr (it did nothing: exit 2). `zrec help [CMD]`:

@@ -14,6 +14,7 @@
 #include "cli/option_choices.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
+#include "cli/output_option.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
@@ -284,7 +285,7 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
                     std::to_string(kSummaryThreshold) + " values show the first and last " +
                     std::to_string(kEdgeItems) +
                     " of each axis around '...', as numpy prints them; files and pipes always get every value)");
-  cmd->add_option("-o,--output", args->output, "Output file (- for stdout)")->capture_default_str();
+  add_output_options(cmd, args->output, args->force, "Output file", "write binary formats even to a terminal");
   cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
   cmd->add_flag("--absolute-names", args->absolute_names,
                 "--format tar: keep keys that are absolute or have a '..' component as member names (refused by "
@@ -295,8 +296,6 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--maxsize", args->maxsize,
                   "--format tar: write shards of at most BYTES each (e.g. 1G; headers included; a larger sample "
                   "gets a shard of its own), named by -o PATTERN");
-  cmd->add_flag("-f,--force", args->force,
-                "Overwrite an existing -o file, and write binary formats even to a terminal");
   auto* sample = cmd->add_option("--sample", args->sample,
                                  "Write N records drawn IID with replacement (a record may come more than once) from "
                                  "the selection, in draw order; with --distinct, N different records");

@@ -200,22 +200,6 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--publish", step->publish,
                 "Publish the plan PLAN's DST once every part is placed: static page, then the rename into place");
   cmd->add_flag("--discard", step->discard, "Remove the plan PLAN and its temporary (never DST or the sources)");
-  cmd->footer(
-      "Record i of SRC2 becomes record len(SRC1) + i of DST, and so on. The schemas must be\n"
-      "identical. DST takes the first source's codec, dictionary and shard count unless\n"
-      "--codec, --dict or --shards say otherwise; sources with DST's codec and dictionary\n"
-      "have their frames copied verbatim, the others are recompressed. DST is built under a\n"
-      "hidden temporary name and renamed into place only when complete.\n\n"
-      "The sources come first and DST last, as with cp. The old order, DST first, still works\n"
-      "with a warning until the next release, when the first argument does not exist and the\n"
-      "last is a store; in every other case the last argument is DST.\n\n"
-      "Sources with one schema, codec, dictionary, shard count and checksum setting (as\n"
-      "parts built alike are) are joined by placement when DST keeps them: each source's\n"
-      "data files land as whole runs in DST's, its record table shifted, every frame\n"
-      "checked. The same join runs in steps (--plan, --place K, then --publish or --discard),\n"
-      "each in any process on any machine that sees the files. A kill or failure in any step\n"
-      "leaves DST absent; run the step again. With --consume the sources are removed once\n"
-      "DST is in place.");
   return Command{cmd, [cmd, args, step, stores, &global]() {
                    const int steps = (!step->plan.empty()) + (step->place >= 0) + step->publish + step->discard;
                    if (steps > 1) throw UsageError("give one of --plan, --place, --publish and --discard");

@@ -16,6 +16,7 @@
 #include "cli/formats/selection.h"
 #include "cli/interrupt.h"
 #include "cli/output_guard.h"
+#include "cli/output_option.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
@@ -160,18 +161,11 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
       ->required();
   cmd->add_flag("--per-record", args->per_record,
                 "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex");
-  cmd->add_option("-o,--output", args->output, "Output file (- for stdout); an existing file needs -f")
-      ->capture_default_str();
-  cmd->add_flag("-f,--force", args->force, "Overwrite an existing -o file");
+  add_output_options(cmd, args->output, args->force, "Output file", "");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "
                 "keys: man zrec-digest, JSON OUTPUT)");
   add_window_mib_option(cmd, args->window_mib, "read window");
-  cmd->footer(
-      "Prints '<sha256 hex>  <store>' per store: a SHA-256 over the dtype, geometry, record\n"
-      "count and each record's SHA-256, in order (man zrec-digest has the exact definition).\n"
-      "Two stores with equal digests hold the same records: codec, dictionary, level, shard\n"
-      "count and physical layout do not enter it.");
   return Command{cmd, [args, &global]() { return run_digest(*args, global); }, nullptr,
                  [args] { return args->output == "-"; }};
 }

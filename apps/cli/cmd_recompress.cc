@@ -13,13 +13,6 @@ Command register_recompress(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("src", *src, "Store to read (SRC; only read, under its shared lock)")->required();
   cmd->add_option("dst", args->dst, "Store to create (DST; must not exist)")->required();
   add_transfer_options(cmd, *args);
-  cmd->footer(
-      "DST gets SRC's records in order, byte for byte (zrec digest SRC == zrec digest DST).\n"
-      "Options left out keep SRC's codec, dictionary and shard count. When DST's codec and\n"
-      "dictionary equal SRC's and no --level is given (a reshard), stored frames are copied\n"
-      "without recompressing. --codec zstd_dict without --dict keeps SRC's dictionary if it\n"
-      "has one, and otherwise (or with --tier) trains one from SRC first. DST is built under\n"
-      "a hidden temporary name next to it and renamed into place only when complete.");
   return Command{cmd, [args, src, &global]() {
                    args->sources = {*src};
                    return run_transfer("recompress", *args, global);

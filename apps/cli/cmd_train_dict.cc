@@ -28,6 +28,7 @@
 #include "cli/level_option.h"
 #include "cli/option_values.h"
 #include "cli/output_guard.h"
+#include "cli/output_option.h"
 #include "cli/report/console.h"
 #include "cli/transfer_command.h"
 #include "cli/usage.h"
@@ -265,7 +266,8 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("-0,--null", args->null,
                 "Names in --files-from are NUL-separated (find -print0), not newline-separated")
       ->needs(files_from);
-  cmd->add_option("-o,--output", args->output, "Dictionary file to write (- for stdout); an existing file needs -f")
+  add_output_options(cmd, args->output, args->force, "Dictionary file to write",
+                     "write the dictionary even to a terminal")
       ->required();
   add_train_options(cmd, args->train, true);
   add_level_option(cmd, args->level, "zstd level the dictionary is tuned for", "15, zstd_dict's");
@@ -278,19 +280,9 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--dense", args->old_dense, "Deprecated spelling of --for-dense")->group("");
   cmd->add_flag("--ragged", args->old_ragged, "Deprecated spelling of --for-ragged")->group("");
   cmd->add_flag("--batch", args->old_batch, "Deprecated spelling of --split-axis0")->group("");
-  cmd->add_flag("-f,--force", args->force,
-                "Overwrite an existing -o file, and write the dictionary even to a terminal");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout instead of the summary line (needs -o FILE; keys: man "
                 "zrec-train-dict, JSON OUTPUT)");
-  cmd->footer(
-      "Samples records at random (reproducibly, from --seed) up to the tier's budget; records\n"
-      "longer than 128 KiB contribute their first 128 KiB. Every 8th sample is held out to\n"
-      "choose among fastCover candidates and to report the ratio the dictionary reaches.\n"
-      "Fails with the reason when there are fewer than 10 records or fewer sample bytes than\n"
-      "the dictionary size; warns when the samples are under 10x the dictionary size or the\n"
-      "dictionary saves under 2% on held-out records. The same input and seed always give the\n"
-      "same dictionary bytes.");
   return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }, nullptr,
                  [args] { return args->output == "-"; }};
 }

@@ -440,17 +440,6 @@ Command register_verify(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--against", args->against,
                   "Per-record SHA-256 file from 'zrec digest --per-record' (or -): report every record "
                   "whose bytes changed");
-  cmd->footer(
-      "Checks every rule of docs/format.md section 8 on every record (lengths, tails, schema widths,\n"
-      "Ragged shape prefixes), that no two records overlap in a data file, and that every record\n"
-      "reads and decodes to exactly its logic_length (zstd content checksums are verified when\n"
-      "frames carry them: create --checksum). Problems are listed with record ID, data file,\n"
-      "offset and rule; verify keeps going until --max-errors.\n"
-      "Not detectable: a bit flip inside a raw store's payload (the format has no checksum),\n"
-      "or in a zstd frame without a content checksum when it still decodes to the right size;\n"
-      "keep 'zrec digest --per-record STORE > sums' elsewhere and check with --against sums.\n\n"
-      "Exit codes: 0 valid, 1 corrupt (problems found), 2 usage error or the store could not\n"
-      "be checked (missing, unreadable), 75 busy (another process holds it: try again, or --wait).");
   return Command{cmd,
                  [args, paths, &global]() {
                    if (!args->against.empty() && paths->size() > 1)

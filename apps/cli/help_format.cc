@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/help_examples.h"
+#include "cli/help_text.h"
 #include "cli/option_choices.h"
 
 namespace zrec::cli {
@@ -82,13 +82,13 @@ class HelpFormatter : public CLI::Formatter {
     return out.str();
   }
 
-  // A subcommand's footer (what it does, in prose) followed by the examples of its man
-  // page (help_examples.h).
+  // What the command does, in prose, then its examples: both from its man page
+  // (help_text.h); the root's page is zrec.1.
   std::string make_footer(const CLI::App* app) const override {
-    std::string footer = app->get_footer();
-    if (const std::string_view examples = help_examples(app->get_name()); !examples.empty())
-      footer += (footer.empty() ? "" : "\n\n") + std::string("Examples:\n") + std::string(examples);
-    else if (!footer.empty()) footer += '\n';
+    const std::string command = app->get_parent() ? app->get_name() : "zrec";
+    std::string footer(help_description(command));
+    if (const std::string_view examples = help_examples(command); !examples.empty())
+      footer += (footer.empty() ? "" : "\n") + std::string("Examples:\n") + std::string(examples);
     return footer;
   }
 

@@ -13,7 +13,8 @@
 //     that already says "(default: ...)" keeps its own words;
 //   - "(required)", "(needs --dense)", "(not with --ragged)" in the description too;
 //   - under each subcommand, the root's options as "Global options" (they are accepted
-//     after the command word as well as before it).
+//     after the command word as well as before it);
+//   - last, the description and examples that the command's man page marks (help_text.h).
 // The options themselves (their CLI11 type names, which the completion generator and
 // the negative-number check read) are left unchanged.
 #pragma once

@@ -4,7 +4,8 @@
 #
 # For every subcommand `zrec --help` lists: `zrec <cmd> --help` exits 0, prints to
 # stdout only, shows an example, and man/zrec-<cmd>.1 exists and mentions every long
-# option the help lists and every example line the help ends with (after "Examples:").
+# option the help lists and every example line the help ends with (after "Examples:"),
+# and the description before the examples is the DESCRIPTION paragraphs the page marks.
 # man/zrec.1 mentions every global long option and every subcommand. `--help` itself
 # is not required in the pages (every command has it).
 #
@@ -52,7 +53,7 @@ man_examples() {
 
 # Checks that every example line of help file $1 (after "Examples:", less its two-space
 # indent) is a line of the EXAMPLES of man page $2, and that there is at least one: the
-# help's examples are the page's (cmake/help_examples.py copies the marked ones).
+# help's examples are the page's (cmake/help_from_man.py copies the marked ones).
 check_examples_in_man() {
   local help=$1 page=$2 label=$3 line missing="" count=0
   man_examples "$page" >"$tmp/examples.txt"
@@ -64,6 +65,72 @@ check_examples_in_man() {
   if [ "$count" -gt 0 ] && [ -z "$missing" ]; then ok; else
     fail "$label: $count example(s) after 'Examples:'; not in the EXAMPLES of ${page#"$root"/}:$missing"
   fi
+}
+
+# The DESCRIPTION paragraphs man page $1 marks with `.\" --help`, one a line, as plain
+# words: font macros and escapes dropped, quotes of macro arguments removed (the two-letter
+# macros join their arguments without a space). A paragraph ends at a blank line, a
+# paragraph macro or the next mark. Written apart from cmake/help_from_man.py, which
+# copies the same paragraphs into --help.
+man_description() {
+  awk -v mark='.\\" --help' '
+    # The arguments of a macro line, as roff splits them, joined by `sep`.
+    function join_args(s, sep,   i, c, quoted, word, have, out, n) {
+      n = 0
+      for (i = 1; i <= length(s) + 1; i++) {
+        c = i <= length(s) ? substr(s, i, 1) : " "
+        if (c == "\"") { quoted = !quoted; have = 1; continue }
+        if (c == " " && !quoted) {
+          if (have) { out = out (n++ ? sep : "") word }
+          word = ""; have = 0; continue
+        }
+        word = word c; have = 1
+      }
+      return out
+    }
+    /^\.SH / { section = $0; sub(/^\.SH +/, "", section); gsub(/"/, "", section) }
+    in_para && (/^[ \t]*$/ || /^\.(PP|P|LP|SH|SS|TP|IP|HP|EX|RS|RE|SY|YS)([ \t]|$)/ || $0 == mark) {
+      print para; in_para = 0
+    }
+    in_para {
+      line = $0
+      if (line ~ /^\.[BI] /) line = join_args(substr(line, 4), " ")
+      else if (line ~ /^\.(BR|RB|IR|RI|BI|IB) /) line = join_args(substr(line, 5), "")
+      para = para (para == "" ? "" : " ") line
+      next
+    }
+    $0 == mark && section == "DESCRIPTION" { in_para = 1; para = "" }
+    END { if (in_para) print para }' "$1" |
+    sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\[%&]//g' -e "s/\\\\(aq/'/g" -e 's/\\(dq/"/g' \
+        -e 's/\\([lr]q/"/g' -e 's/\\ / /g' -e 's/\\e/\\/g' -e 's/  */ /g' -e 's/^ //' -e 's/ $//'
+}
+
+# The description paragraphs of help file $1 (between the last option list, "Global
+# options:" or "Subcommands:", and "Examples:"), one a line, their lines joined.
+help_description() {
+  awk '/^(Global options|Subcommands):$/ { list = 1; next }
+       list && /^$/ { list = 0; text = 1; next }
+       text && /^Examples:$/ { exit }
+       text && /^$/ { if (para != "") print para; para = ""; next }
+       text { para = para (para == "" ? "" : " ") $0 }
+       END { if (para != "") print para }' "$1"
+}
+
+# Checks that the description help file $1 prints is the paragraphs man page $2 marks
+# for it, word for word, filled to at most 90 columns.
+check_description_is_man() {
+  local help=$1 page=$2 label=$3
+  man_description "$page" >"$tmp/man_description.txt"
+  help_description "$help" >"$tmp/help_description.txt"
+  if diff -u "$tmp/man_description.txt" "$tmp/help_description.txt" >"$tmp/description.diff"; then ok; else
+    fail "$label: the --help description is not the paragraphs ${page#"$root"/} marks in DESCRIPTION:
+$(cat "$tmp/description.diff")"
+  fi
+  local wide
+  wide=$(awk '/^(Global options|Subcommands):$/ { list = 1; next } list && /^$/ { list = 0; text = 1; next }
+              text && /^Examples:$/ { exit } text && length($0) > 90' "$help")
+  if [ -z "$wide" ]; then ok; else fail "$label: description lines wider than 90 columns:
+$wide"; fi
 }
 
 # Checks that every long option listed in help file $1 appears in man page $2.
@@ -93,6 +160,7 @@ if [ -n "$commands" ]; then ok; else fail "zrec --help lists no subcommands"; fi
 if [ -f "$man_dir/zrec.1" ]; then
   ok
   check_options_in_man "$tmp/root_help" "$man_dir/zrec.1" "zrec (global options)"
+  check_description_is_man "$tmp/root_help" "$man_dir/zrec.1" "zrec"
   plain_roff "$man_dir/zrec.1" >"$tmp/page.txt"
   for cmd in $commands; do
     if grep -qE -- "(^|[^A-Za-z0-9-])${cmd}([^A-Za-z0-9-]|$)" "$tmp/page.txt"; then ok; else
@@ -139,6 +207,62 @@ if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ]; then ok; else
   fail "zrec --no-such-option: exit $rc, want 2 with a message on stderr"
 fi
 
+# --- cmake/help_from_man.py on pages made here ----------------------------------------
+
+# A marked paragraph: font macros joined (two-letter ones without spaces, quotes kept
+# whole), escapes decoded, the unbreakable space kept; filled to 90 columns; a marked
+# example with its continuation line and without its prompt.
+words=$(printf 'word %.0s' $(seq 25))
+cat >"$tmp/zrec-x.1" <<PAGE
+.SH DESCRIPTION
+.\" --help
+.B zrec x
+copies
+.IR src 's
+records
+.RB ( "a b" ", " c )
+with \\-\\-level and 2\\ GiB\\ \\-\\ 9 bytes, \\(lqquoted\\(rq.
+.PP
+Not marked.
+.PP
+.\" --help
+$words
+.SH EXAMPLES
+.EX
+.\" --help
+\$ zrec x a \\e
+    b
+.EE
+PAGE
+first=$(printf 'word %.0s' $(seq 17))word
+rest=$(printf 'word %.0s' $(seq 6))word
+if python3 "$root/cmake/help_from_man.py" "$tmp/help_text.cc" "$tmp/zrec-x.1" &&
+   grep -qxF "    {\"x\", \"zrec x copies src's records (a b, c) with --level and 2 GiB - 9 bytes, \\\"quoted\\\".\\n\\n$first\\n$rest\\n\"," "$tmp/help_text.cc" &&
+   grep -qxF '     "  zrec x a \\\n      b\n"},' "$tmp/help_text.cc"; then ok; else
+  fail "help_from_man.py: the description and example of a page made here are not as expected:
+$(grep -A1 '{"x"' "$tmp/help_text.cc" 2>&1)"
+fi
+
+# What fails the build: a mark outside DESCRIPTION and EXAMPLES, an escape or a request
+# the script does not decode, each named with its page and line.
+bad_page() {
+  local what=$1 want=$2
+  printf '%s\n' "$3" >"$tmp/zrec-bad.1"
+  if python3 "$root/cmake/help_from_man.py" "$tmp/bad.cc" "$tmp/zrec-bad.1" 2>"$tmp/bad.err"; then
+    fail "help_from_man.py accepted $what"
+  elif grep -qF -- "$tmp/zrec-bad.1:$want" "$tmp/bad.err"; then ok; else
+    fail "help_from_man.py on $what: '$(cat "$tmp/bad.err")', want '<page>:$want'"
+  fi
+}
+bad_page "a mark in NAME" '2: ".\" --help" must stand before a paragraph of DESCRIPTION' \
+  "$(printf '.SH NAME\n.\\" --help\nx')"
+bad_page "a mark before .PP" '3: ".\" --help" in DESCRIPTION must stand before a paragraph' \
+  "$(printf '.SH DESCRIPTION\ntext\n.\\" --help\n.PP\ny')"
+bad_page "an undecodable escape" "3: a roff escape help_from_man.py does not decode" \
+  "$(printf '.SH DESCRIPTION\n.\\" --help\nx \\(bu y')"
+bad_page "a request inside a marked paragraph" "4: a request help_from_man.py does not copy into --help" \
+  "$(printf '.SH DESCRIPTION\n.\\" --help\nx\n.sp\ny')"
+
 # --- every subcommand -------------------------------------------------------------
 
 for cmd in $commands; do
@@ -156,6 +280,7 @@ for cmd in $commands; do
     ok
     check_options_in_man "$tmp/help_$cmd" "$page" "zrec $cmd"
     check_examples_in_man "$tmp/help_$cmd" "$page" "zrec $cmd"
+    check_description_is_man "$tmp/help_$cmd" "$page" "zrec $cmd"
   else
     fail "man/zrec-$cmd.1 is missing"
   fi

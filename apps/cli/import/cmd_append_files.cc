@@ -554,10 +554,6 @@ Command register_append_files(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--manifest", args->manifest,
                   "Append 'id<TAB>path<TAB>bytes' lines for the records published to FILE");
   add_append_options(cmd, args->append);
-  cmd->footer(
-      "The store must be Ragged with dtype '|u1' and ndim 1. Records follow list order; their IDs\n"
-      "continue from the store's length. One invocation is all or nothing, unless\n"
-      "--checkpoint-every publishes along the way.");
   return Command{cmd, [args, &global]() { return run_append_files(*args, global); }, nullptr};
 }
 

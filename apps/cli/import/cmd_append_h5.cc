@@ -200,22 +200,11 @@ Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("dataset", args->dataset, "Dataset in the file: 'images', '/train/x'")->required();
   cmd->add_option("--start", args->start, "First row to append (default 0)");
   cmd->add_option("--stop", args->stop, "Row to stop before (default: the end; past the end: the end)");
-  auto* create =
-      cmd->add_flag("--create", args->create, "Create STORE from the dataset's type and shape when it does not exist");
-  add_new_store_options(cmd, args->new_store, "The new store");
+  add_create_options(cmd, args->create, args->new_store, "from the dataset's type and shape");
   cmd->add_flag("--allow-external", args->allow_external,
                 "Read a dataset whose values come from other files (external links, external raw data, virtual "
                 "datasets): only for HDF5 files you trust, since they may name any file");
-  for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
   add_append_options(cmd, args->append);
-  cmd->footer(
-      "HDF5 types map to NumPy dtypes in the file's byte order: integers, IEEE floats (f2, f4, f8),\n"
-      "h5py's bool (|b1), fixed-length strings (|S<n>), arrays of these (their dims extend the row\n"
-      "shape); a 1-D dataset of variable-length sequences of numbers gives Ragged ndim-1 records.\n"
-      "Compound, reference, enum (other than bool) and variable-length string types are refused.\n"
-      "A dataset whose values come from other files (an external link on its path, external raw\n"
-      "data files, a virtual dataset) is refused unless --allow-external. A band of chunks (the\n"
-      "chunk's rows across all other axes) must fit in the window (--window-mib).");
   return Command{cmd, [args, &global]() { return run_append_h5(*args, global); }, nullptr};
 }
 

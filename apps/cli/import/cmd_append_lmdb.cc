@@ -407,15 +407,8 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--exclude-key", args->exclude_keys,
                   "Leave out the entry whose key is exactly KEY (a loader's __len__ or __keys__); repeat it for more")
       ->allow_extra_args(false);
-  auto* create =
-      cmd->add_flag("--create", args->create,
-                    "Create STORE (Ragged '|u1' ndim 1, one record of bytes per value) when it does not exist");
-  add_new_store_options(cmd, args->new_store, "The new store");
-  for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(create);
+  add_create_options(cmd, args->create, args->new_store, "(Ragged '|u1' ndim 1, one record of bytes per value)");
   add_append_options(cmd, args->append);
-  cmd->footer(
-      "The environment is read in one read-only transaction (a snapshot): a live environment can be\n"
-      "converted while a writer works on it.");
   return Command{cmd, [args, &global]() { return run_append_lmdb(*args, global); }, nullptr};
 }
 

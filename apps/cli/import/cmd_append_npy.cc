@@ -174,11 +174,6 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
                 "(Dense stores always split axis 0)");
   cmd->add_flag("--batch", args->deprecated_batch, "Deprecated spelling of --split-axis0")->group("");
   add_append_options(cmd, args->append);
-  cmd->footer(
-      "Dense stores take arrays shaped (B, *item_shape); Ragged stores take each array as one\n"
-      "record (or, with --split-axis0, each slice along axis 0). The dtype must equal the\n"
-      "store's exactly. The whole invocation is one all-or-nothing append, unless\n"
-      "--checkpoint-every publishes along the way.");
   return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }, nullptr};
 }
 

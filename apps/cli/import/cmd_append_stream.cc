@@ -308,12 +308,6 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--skip-empty", args->skip_empty,
                 "Drop empty lines and frames instead of failing (records are nonempty)");
   add_append_options(cmd, args->append);
-  cmd->footer(
-      "Without --parse the store must be Ragged '|u1' with ndim 1 and each record holds the\n"
-      "bytes of one line or frame; with --parse it is of an integer (ints) or float (floats)\n"
-      "dtype, Ragged with ndim 1 or Dense (each line then holds exactly one record's count of\n"
-      "numbers). One invocation is all or nothing, unless\n"
-      "--checkpoint-every publishes along the way.");
   return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }, nullptr};
 }
 

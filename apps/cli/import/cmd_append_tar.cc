@@ -851,12 +851,6 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
                 "streams, if they all hold the same number of records");
   add_new_store_options(cmd, args->create, "New streams");
   add_append_options(cmd, args->append, "samples");
-  cmd->footer(
-      "Members are grouped into samples as WebDataset does: 'a/0001.seg.png' has key 'a/0001' and\n"
-      "extension 'seg.png'; consecutive members with one key form a sample. Record i of every\n"
-      "stream belongs to sample i. --window-mib is the budget of each stream's window.\n"
-      "ROOT/zrec-root marks the root and records its streams and committed samples; a\n"
-      "directory of stores without it is left alone unless --adopt.");
   return Command{cmd, [args, &global]() { return run_append_tar(*args, global); }, nullptr};
 }
 

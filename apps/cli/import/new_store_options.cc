@@ -24,6 +24,12 @@ void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string&
       ->capture_default_str();
 }
 
+void add_create_options(CLI::App* cmd, bool& create, NewStoreArgs& args, const std::string& how) {
+  CLI::Option* flag = cmd->add_flag("--create", create, "Create STORE " + how + " when it does not exist");
+  add_new_store_options(cmd, args, "The new store");
+  for (const char* name : {"--codec", "--dict", "--shards"}) cmd->get_option(name)->needs(flag);
+}
+
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level) {
   CreateOptions c;
   c.warn = log_core_warning;

@@ -24,6 +24,11 @@ struct NewStoreArgs {
 // streams", "The new store": the help adds "(needs --create)" where they need it).
 void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string& which);
 
+// The --create of an append that makes its store when it does not exist (append-h5,
+// append-lmdb): "--create", bound to `create` and described as "Create STORE HOW when it
+// does not exist", then add_new_store_options for "The new store", each needing --create.
+void add_create_options(CLI::App* cmd, bool& create, NewStoreArgs& args, const std::string& how);
+
 // The CreateOptions of a new store (without its schema): usage errors (thrown) for
 // --checksum or --level with raw, zstd_dict without --dict and --dict without
 // zstd_dict; I/O errors reading the dictionary file. `checksum` and `level` are the

@@ -116,7 +116,6 @@ Command register_view(CLI::App& root, const GlobalOptions& global) {
                   "Sample keys of the i-th PATH for the i-th --keys (an empty FILE skips a PATH): one key per line, as "
                   "append-tar --keys writes")
       ->allow_extra_args(false);  // one FILE per --keys: PATHs may follow
-  cmd->footer("Prints the page's URL (with a random token every request needs) on stdout, then serves until Ctrl-C.");
   return Command{cmd, [args, &global]() { return run_view(*args, global); }};
 }
 
