@@ -4,11 +4,13 @@
 #include "cli/import/record_window.h"
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
+#include "zrec/lanes.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
@@ -141,32 +143,39 @@ TEST_SUITE("record_window") {
     CHECK(read_all(path) == std::vector<std::string>{"short", longline, "after", "tail"});
   }
 
-  TEST_CASE("a raw store's window is flushed at kMaxRawBytes whatever its budget, an encoded one at its budget") {
+  TEST_CASE("a window of a raw store or of one lane is flushed at kSmallWindowBytes, one of more lanes at its budget") {
     test::TempDir dir;
-    for (Codec codec : {Codec::kRaw, Codec::kZstd}) {
-      CAPTURE(to_string(codec));
-      const std::string path = dir / to_string(codec);
-      REQUIRE_OK(create_store(path, bytes_store(codec, 2)));
-      auto writer = StoreWriter::open(path);
-      REQUIRE_OK(writer);
-      RecordWindow window(**writer, uint64_t{64} << 20);
-      const uint64_t record = RecordWindow::kMaxRawBytes / 4;
-      for (uint64_t i = 0; i < 6; ++i) {
-        auto space = window.input_space(record);
-        REQUIRE_OK(space);
-        std::memset(space.value().data(), static_cast<int>('a' + i), record);
-        window.input_written(record);
-        REQUIRE_OK(window.cut(record, 0, true, &record));
+    for (Codec codec : {Codec::kRaw, Codec::kZstd})
+      for (size_t lanes : {1, 2}) {
+        CAPTURE(to_string(codec));
+        CAPTURE(lanes);
+        const std::string path = dir / (std::string(to_string(codec)) + std::to_string(lanes));
+        REQUIRE_OK(create_store(path, bytes_store(codec, 2)));
+        WriterOptions options;
+        options.lanes = std::make_shared<Lanes>(lanes);
+        auto writer = StoreWriter::open(path, options);
+        REQUIRE_OK(writer);
+        RecordWindow window(**writer, uint64_t{64} << 20);
+        const bool small = codec == Codec::kRaw || lanes == 1;
+        CHECK(RecordWindow::small_windows(**writer) == small);
+        CHECK(window.buffer_budget() == (small ? RecordWindow::kSmallWindowBytes : uint64_t{64} << 20));
+        const uint64_t record = RecordWindow::kSmallWindowBytes / 4;
+        for (uint64_t i = 0; i < 6; ++i) {
+          auto space = window.input_space(record);
+          REQUIRE_OK(space);
+          std::memset(space.value().data(), static_cast<int>('a' + i), record);
+          window.input_written(record);
+          REQUIRE_OK(window.cut(record, 0, true, &record));
+        }
+        // Small: the fifth record's room flushed the first four; else all six wait.
+        CHECK(window.records_appended() == (small ? 4u : 0u));
+        CHECK(window.records_in_window() == (small ? 2u : 6u));
+        REQUIRE_OK(window.flush());
+        REQUIRE_OK((*writer)->close());
+        const auto got = read_all(path);
+        REQUIRE(got.size() == 6);
+        for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == std::string(record, static_cast<char>('a' + i)));
       }
-      // Raw: the fifth record's room flushed the first four; zstd: all six wait.
-      CHECK(window.records_appended() == (codec == Codec::kRaw ? 4u : 0u));
-      CHECK(window.records_in_window() == (codec == Codec::kRaw ? 2u : 6u));
-      REQUIRE_OK(window.flush());
-      REQUIRE_OK((*writer)->close());
-      const auto got = read_all(path);
-      REQUIRE(got.size() == 6);
-      for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == std::string(record, static_cast<char>('a' + i)));
-    }
   }
 
   TEST_CASE("a window holding only dropped bytes does not grow without bound") {

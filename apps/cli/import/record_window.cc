@@ -11,12 +11,15 @@ namespace zrec::cli {
 
 RecordWindow::RecordWindow(StoreWriter& writer, uint64_t budget_bytes)
     : writer_(writer),
-      budget_(
-          std::max<uint64_t>(1, writer.codec() == Codec::kRaw ? std::min(budget_bytes, kMaxRawBytes) : budget_bytes)),
+      budget_(std::max<uint64_t>(1, small_windows(writer) ? std::min(budget_bytes, kSmallWindowBytes) : budget_bytes)),
       keep_(std::max(budget_, budget_bytes)),
       ndim_(writer.schema().ndim),
       ragged_(!writer.schema().is_dense()),
-      max_records_(writer.codec() == Codec::kRaw || writer.lanes()->count() == 1 ? kMaxRawRecords : kMaxRecords) {}
+      max_records_(small_windows(writer) ? kSmallWindowRecords : kMaxRecords) {}
+
+bool RecordWindow::small_windows(const StoreWriter& writer) {
+  return writer.codec() == Codec::kRaw || writer.lanes()->count() == 1;
+}
 
 Result<uint64_t> RecordWindow::reserve(uint64_t count, uint64_t bytes_each) {
   assert(pending_ == 0);  // the two ways of filling a window are not mixed
@@ -89,7 +92,7 @@ Status RecordWindow::flush() {
   dims_.clear();
   // A window that grew past the caller's budget for one oversized record gives the
   // memory back (a raw window keeps what it grew to within the budget, so members
-  // larger than kMaxRawBytes do not fault in fresh memory each).
+  // larger than kSmallWindowBytes do not fault in fresh memory each).
   if (bytes_.size() > keep_ && pending_ <= budget_) {
     decltype(bytes_) smaller(bytes_.begin(), bytes_.begin() + static_cast<ptrdiff_t>(pending_));
     bytes_.swap(smaller);

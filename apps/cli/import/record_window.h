@@ -53,21 +53,23 @@ class RecordWindow {
   // Encoded stores written on several lanes: enough records for every lane to get
   // chunks of its own.
   static constexpr uint64_t kMaxRecords = uint64_t{1} << 18;
-  // Raw stores, where a window is only copied and written, and stores encoded on one
-  // lane, where nothing runs beside the window: a window this small (1.4 MiB
-  // of ~90-byte lines, their bookkeeping about as much) stays in the CPU's caches and is
-  // faulted in once, where a 2^18-record one (22 MiB of lines, 16 MiB of bookkeeping)
-  // went to memory and back. Measured on 64 MiB of lines, CPU seconds of the whole
-  // append-stream: 0.20 at 2^16, 0.15 at 2^14 (0.59 at 2^18 before the writer's packing
-  // was fused into one pass; docs/bench.md).
-  static constexpr uint64_t kMaxRawRecords = uint64_t{1} << 14;
-  // Raw stores flush their window at this many bytes, whatever the budget: the window is
-  // only copied into the store's files, so a small one reused while it is in the CPU's
-  // caches does the work of a large one without faulting in fresh memory for every byte
-  // of input (a 64 MiB window's first touch was 7% of append-tar --codec raw of 256 KiB
-  // members in clearing pages alone; docs/import.md). The budget still bounds the memory
-  // kept after a record larger than this.
-  static constexpr uint64_t kMaxRawBytes = uint64_t{2} << 20;
+  // Small windows, for raw stores (a window is only copied into the store's files) and
+  // stores encoded on one lane (nothing encodes beside the record being encoded): a
+  // window this small (1.4 MiB of ~90-byte lines, their bookkeeping about as much)
+  // stays in the CPU's caches and is faulted in once, where a 2^18-record one (22 MiB
+  // of lines, 16 MiB of bookkeeping) went to memory and back. Measured on 64 MiB of
+  // lines, CPU seconds of the whole append-stream: 0.20 at 2^16, 0.15 at 2^14 (0.59 at
+  // 2^18 before the writer's packing was fused into one pass; docs/bench.md).
+  static constexpr uint64_t kSmallWindowRecords = uint64_t{1} << 14;
+  // Small windows are flushed at this many bytes, whatever the budget: a small one
+  // reused while it is in the CPU's caches does the work of a large one without
+  // faulting in fresh memory for every byte of input (a 64 MiB window's first touch was
+  // 7% of append-tar --codec raw of 256 KiB members in clearing pages alone, and 29%
+  // of its zstd on one lane; docs/import.md). The budget still bounds the memory kept
+  // after a record larger than this.
+  static constexpr uint64_t kSmallWindowBytes = uint64_t{2} << 20;
+  // Whether `writer` gets small windows: a raw store, or a writer of one lane.
+  static bool small_windows(const StoreWriter& writer);
 
   RecordWindow(StoreWriter& writer, uint64_t budget_bytes);
 
@@ -75,7 +77,7 @@ class RecordWindow {
   // (expansion_check.h); null: not checked. `check` outlives the window.
   void set_expansion_check(ExpansionCheck* check) { expansion_ = check; }
 
-  // kMaxRawRecords for a raw store or a writer of one lane, kMaxRecords otherwise.
+  // kSmallWindowRecords for small windows (small_windows()), kMaxRecords otherwise.
   uint64_t max_records() const { return max_records_; }
 
   // Makes room for `count` records of `bytes_each` payload bytes, flushing first if
@@ -126,6 +128,8 @@ class RecordWindow {
   uint64_t records_in_window() const { return sizes_.size(); }
   uint64_t records_appended() const { return appended_records_; }
   uint64_t bytes_appended() const { return appended_bytes_; }
+  // The bytes at which the window is flushed (kSmallWindowBytes caps small windows).
+  uint64_t buffer_budget() const { return budget_; }
 
  private:
   StoreWriter& writer_;
