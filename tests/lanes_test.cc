@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "testutil.h"
 #include "zrec_support/background_task.h"
@@ -91,6 +92,25 @@ TEST_SUITE("lanes") {
     CHECK(!task.started());
     task.start([]() -> Status { throw std::runtime_error("boom"); });
     CHECK(task.wait().message() == "background task failed: boom");
+  }
+
+  TEST_CASE("a background task runs its jobs one at a time on one thread of its own") {
+    BackgroundTask task;
+    std::vector<std::thread::id> ran;
+    int done = 0;
+    for (int i = 0; i < 50; ++i) {
+      task.start([&ran, &done] {
+        ran.push_back(std::this_thread::get_id());
+        ++done;  // the owner reads it after wait(): no lock needed
+        return Status::ok();
+      });
+      if (i % 2 == 0) REQUIRE_OK(task.wait());  // else the next start() waits for it
+    }
+    REQUIRE_OK(task.wait());
+    CHECK(done == 50);
+    REQUIRE(ran.size() == 50);
+    CHECK(ran.front() != std::this_thread::get_id());
+    for (const auto& id : ran) CHECK(id == ran.front());
   }
 
   TEST_CASE("the lane budget follows docs/format.md section 9 unless overridden") {

@@ -138,6 +138,7 @@ AppendSession::AppendSession(const std::string& command, const std::string& stor
 AppendSession::~AppendSession() {
   if (finished_) return;
   meter_.finish();
+  (void)window_.wait();  // the write thread may be appending
   writer_->abort();
   if (listener_.rollback) listener_.rollback();
 }
@@ -176,13 +177,17 @@ Result<std::span<uint8_t>> AppendSession::input_space(uint64_t min_bytes) {
   return window_.input_space(min_bytes);
 }
 
-Status AppendSession::append(std::span<const RecordRef> records) {
+Status AppendSession::append(std::span<const RecordRef> records) { return append_batch(records, false); }
+
+Status AppendSession::append_behind(std::span<const RecordRef> records) { return append_batch(records, true); }
+
+Status AppendSession::append_batch(std::span<const RecordRef> records, bool behind) {
   if (records.empty()) return Status::ok();
   ZREC_RETURN_IF_ERROR(check_interrupt());
-  ZREC_RETURN_IF_ERROR(window_.flush());  // keep input order if a command mixes both ways
   if (records.size() > room_before_checkpoint())
     return invalid_argument("internal: a batch of records crosses a checkpoint");
-  ZREC_RETURN_IF_ERROR(expansion_.append(*writer_, records));
+  // After the window's records: input order is kept if a command mixes both ways.
+  ZREC_RETURN_IF_ERROR(behind ? window_.append_behind(records) : window_.append(records));
   return after_records(records.size());
 }
 
@@ -208,6 +213,9 @@ Status AppendSession::finish(Status input) {
                   : "appended 0 records: the input was empty";
   if (!nothing.empty() && require_records_) s = invalid_argument(nothing + " (--require-records)");
   if (s.is_ok() && listener_.prepare) s = listener_.prepare();
+  // A failed run may have a batch in flight (the window flushed, and waited, otherwise):
+  // nothing reads or aborts the writer before it is written.
+  if (!s.is_ok()) (void)window_.wait();
   const uint64_t before = writer_->published_length();
   if (s.is_ok()) s = writer_->close();  // on failure it aborts by itself
   meter_.finish();

@@ -160,10 +160,24 @@ class AppendSession {
     return window_.cut(0, n, false, nullptr);
   }
 
-  // --- records in the caller's buffers (append-files) --------------------------------
+  // --- records in the caller's buffers (append-files, append-h5, append-lmdb) --------
   // Appends them at once, without copying. Requires records.size() <=
   // room_before_checkpoint(); publishes a checkpoint when one is due.
   Status append(std::span<const RecordRef> records);
+  // As append(), but on the window's write thread where it writes behind
+  // (RecordWindow::append_behind): returns once they are handed on, and their memory
+  // must stay unchanged until wait_appended() returned; a checkpoint that comes due
+  // waits for them first. The error of the batch before is returned first.
+  Status append_behind(std::span<const RecordRef> records);
+  // Waits for the records handed on by append_behind() and returns how their append
+  // went.
+  Status wait_appended() { return window_.wait(); }
+  // The bytes a caller's batch for append_behind() should hold at most: half the
+  // window when one batch is written while the next is read, so that the two stay
+  // within --window-mib; the whole window otherwise.
+  uint64_t batch_bytes() const {
+    return window_.writes_behind() ? std::max<uint64_t>(1, window_bytes_ / 2) : window_bytes_;
+  }
 
   // Bytes read from the inputs, for the progress meter and the summary.
   void count_input(uint64_t bytes) {
@@ -223,6 +237,8 @@ class AppendSession {
   AppendSession(const std::string& command, const std::string& store, const AppendArgs& args,
                 const GlobalOptions& global, std::unique_ptr<StoreWriter> writer);
   Status checkpoint();
+  // append() (behind: append_behind()) of a batch that does not cross a checkpoint.
+  Status append_batch(std::span<const RecordRef> records, bool behind);
   // Commits the listener when the store's published length moved past `before`. A
   // publication can fail after its page reached meta.zr (a failed fsync; the writer
   // then reports the new state as published), so the side file follows the store,

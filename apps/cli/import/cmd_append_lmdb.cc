@@ -303,6 +303,11 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
     set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
     ZREC_RETURN_IF_ERROR(created.create(*create));
   }
+  // Two batches of records that point into LMDB's map: one is written (on the session's
+  // write thread, where it writes behind) while the cursor fills the other. Declared
+  // before the session, which waits for the batch in flight whenever it ends.
+  std::vector<RecordRef> refs[2];
+  std::vector<uint64_t> dims[2];
   auto opened = AppendSession::open("append-lmdb", a.store, a.append, g);
   if (!opened.is_ok() && opened.status().code() == StatusCode::kNotFound && !a.create)
     return Status(StatusCode::kNotFound,
@@ -335,16 +340,23 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
       session->follow(keys.get(), cut, "keys file '" + a.keys + "'",
                       "keys of records an interrupted run did not publish");
     }
-    std::vector<RecordRef> refs;
-    std::vector<uint64_t> dims;
-    refs.reserve(kBatchRecords);
-    dims.reserve(kBatchRecords);
+    for (int k : {0, 1}) {
+      refs[k].reserve(kBatchRecords);  // dims never reallocates: refs point into it
+      dims[k].reserve(kBatchRecords);
+    }
+    int cur = 0;
     uint64_t batch_bytes = 0;
+    const uint64_t max_batch_bytes = session->batch_bytes();
+    // Hands the batch on once the one before is written; only then are the mapped
+    // pages read so far handed back (the write thread reads the values, and the
+    // pages of this batch it has not touched yet cost no fault to drop).
     const auto flush = [&]() -> Status {
-      ZREC_RETURN_IF_ERROR(session->append(refs));
+      ZREC_RETURN_IF_ERROR(session->wait_appended());
       reader.release_pages();
-      refs.clear();
-      dims.clear();
+      ZREC_RETURN_IF_ERROR(session->append_behind(refs[cur]));
+      cur ^= 1;
+      refs[cur].clear();
+      dims[cur].clear();
       batch_bytes = 0;
       return Status::ok();
     };
@@ -369,21 +381,25 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
         return invalid_argument("the value of key '" + printable(k) + "' is " + std::to_string(size) +
                                 " bytes; a record holds at most " + std::to_string(kMaxRagged1dPayloadBytes));
       if (session->skip_record()) continue;
-      dims.push_back(size);
-      refs.push_back(RecordRef{static_cast<const uint8_t*>(value.mv_data), size, a.dense ? nullptr : &dims.back()});
+      dims[cur].push_back(size);
+      refs[cur].push_back(
+          RecordRef{static_cast<const uint8_t*>(value.mv_data), size, a.dense ? nullptr : &dims[cur].back()});
       if (keys) keys->add(k);
       session->count_input(size);
       batch_bytes += size;
       // A batch ends at a checkpoint, so the keys written before a publication are
       // exactly those of the records it publishes.
-      if (refs.size() >= std::min<uint64_t>(kBatchRecords, session->room_before_checkpoint()) ||
-          batch_bytes >= session->window_bytes())
+      if (refs[cur].size() >= std::min<uint64_t>(kBatchRecords, session->room_before_checkpoint()) ||
+          batch_bytes >= max_batch_bytes)
         ZREC_RETURN_IF_ERROR(flush());
     }
     if (excluded > 0)
       session->add_final_warning("left out " + std::to_string(excluded) + " entr" + (excluded == 1 ? "y" : "ies") +
                                  " whose key --exclude-key names");
-    return flush();
+    ZREC_RETURN_IF_ERROR(flush());
+    ZREC_RETURN_IF_ERROR(session->wait_appended());
+    reader.release_pages();
+    return Status::ok();
   }();
   return created.finish(std::move(session), std::move(s));
 }

@@ -111,8 +111,8 @@ struct Stream {
   std::string ext, path;
   std::optional<NumberSyntax> parse;
   std::unique_ptr<StoreWriter> writer;
-  std::unique_ptr<RecordWindow> window;
-  std::unique_ptr<ExpansionCheck> expansion;  // the window's codec check
+  std::unique_ptr<ExpansionCheck> expansion;  // the window's codec check (outlives it)
+  std::unique_ptr<RecordWindow> window;       // destroyed first: it waits for its batch in flight
   uint64_t first_stored = 0;
   bool scalar = false;  // a Dense scalar store: one number per member
   // The current sample's member of this extension.
@@ -133,8 +133,7 @@ class TarImport {
   // what it created, as finish() does for an error.
   ~TarImport() {
     if (finished_) return;
-    for (auto& s : streams_)
-      if (s.writer) s.writer->abort();
+    abort_streams();
     if (keys_) keys_->rollback();
     if (!published_) take_back_created();
   }
@@ -158,6 +157,14 @@ class TarImport {
   Status parse_text(Stream& s, bool member_end);
   Status close_sample();
   Status checkpoint();
+  // Aborts every stream's unpublished records, once its window's batch in flight (if
+  // any) is written: the write threads are done with the writers after this.
+  void abort_streams() {
+    for (auto& s : streams_) {
+      if (s.window) (void)s.window->wait();
+      if (s.writer) s.writer->abort();
+    }
+  }
   void drop_sample();
   Stream* find(const std::string& ext) {
     auto it = index_.find(ext);
@@ -384,7 +391,7 @@ Status TarImport::lock_root() {
       if (!a_.adopt) return unmarked(stores);
       made = adopt(stores);
       if (made.code() == StatusCode::kAlreadyExists) {  // marked meanwhile: open that one
-        for (auto& s : streams_) s.writer->abort();
+        abort_streams();
         streams_.clear();
         index_.clear();
         continue;
@@ -509,7 +516,7 @@ Status TarImport::prepare() {
 // marker it made and the directory it made go again; a marker it found gets back the
 // streams it listed.
 void TarImport::take_back_created() {
-  for (auto& s : streams_) s.writer->abort();  // lets each lock go
+  abort_streams();  // lets each lock go
   for (const auto& ext : created_) {
     const std::string path = join_path(a_.root, ext);
     Status s = remove_empty_store(path);
@@ -647,6 +654,7 @@ Status TarImport::close_sample() {
 // open_streams() of the next run cuts them back to it. The keys reach the disk before
 // either phase, so they are at least as many as the committed samples.
 Status TarImport::checkpoint() {
+  // flush() waits for each window's batch in flight: every record is in its writer.
   for (auto& s : streams_) ZREC_RETURN_IF_ERROR(s.window->flush());
   if (interrupted()) return cancelled("interrupted");
   if (keys_) ZREC_RETURN_IF_ERROR(keys_->prepare());
@@ -796,7 +804,7 @@ Status TarImport::finish(Status s) {
     streams_.clear();
     return outcome_.finish(line);
   }
-  for (auto& st : streams_) st.writer->abort();
+  abort_streams();
   if (keys_) keys_->rollback();
   const uint64_t held = holds();
   const bool read_root = root_ != nullptr;  // the root was locked and read: what it holds is known

@@ -1,6 +1,8 @@
 // The first window's codec check of the append commands (expansion_check.h).
 #include "cli/import/expansion_check.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "cli/formats/printable.h"
@@ -26,10 +28,14 @@ Status ExpansionCheck::append(StoreWriter& writer, std::span<const RecordRef> re
   for (const RecordRef& r : records) payload += r.size;
   const Schema& schema = writer.schema();
   const uint64_t prefixes = schema.is_dense() ? 0 : schema.shape_prefix_bytes() * records.size();
-  const std::string message = expansion_warning(store_, writer.codec(), records.size(), payload, payload + prefixes,
-                                                writer.stored_bytes() - before, created_);
-  if (!message.empty()) warn_(message);
+  warning_ = expansion_warning(store_, writer.codec(), records.size(), payload, payload + prefixes,
+                               writer.stored_bytes() - before, created_);
   return Status::ok();
+}
+
+void ExpansionCheck::report() {
+  if (warning_.empty()) return;
+  warn_(std::exchange(warning_, std::string()));
 }
 
 }  // namespace zrec::cli

@@ -33,14 +33,21 @@ class ExpansionCheck {
 
   void set_created() { created_ = true; }
 
-  // Appends `records` with `writer` (StoreWriter::append), checking the first window.
+  // Appends `records` with `writer` (StoreWriter::append), checking the first window;
+  // a warning is kept for report(). May run on a write thread (RecordWindow's), one
+  // call at a time.
   Status append(StoreWriter& writer, std::span<const RecordRef> records);
+  // Gives the kept warning, if any, to the sink, on the calling thread: the sink draws
+  // on stderr beside the progress meter and the command's own warnings, which a write
+  // thread must not race. Call it after append() returned (or was waited for).
+  void report();
 
  private:
   std::string store_;
   bool created_ = false;
   WarningSink warn_;
   bool checked_ = false;
+  std::string warning_;  // the first window's warning, not reported yet
 };
 
 }  // namespace zrec::cli
