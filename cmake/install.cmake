@@ -2,15 +2,19 @@
 # the core library as a package (headers, libzrec.a, CMake config as zrec::zrec, zrec.pc).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS zrec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# zrec view's HTTP server module, where zrec looks for it (ZREC_VIEW_MODULE_DIR).
-install(TARGETS zrec_view_http LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/zrec)
-# Every man/*.1 page: zrec.1 and one zrec-<cmd>.1 per subcommand.
-install(DIRECTORY man/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 FILES_MATCHING PATTERN "*.1")
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/completions/zrec
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/completions/_zrec
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
+if(ZREC_BUILD_CLI)
+  install(TARGETS zrec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # zrec view's HTTP server module, where zrec looks for it (ZREC_VIEW_MODULE_DIR).
+  if(ZREC_BUILD_VIEW)
+    install(TARGETS zrec_view_http LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/zrec)
+  endif()
+  # Every man/*.1 page: zrec.1 and one zrec-<cmd>.1 per subcommand.
+  install(DIRECTORY man/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 FILES_MATCHING PATTERN "*.1")
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/completions/zrec
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/completions/_zrec
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
+endif()
 
 # The format specification, the README and the license, to share/doc/zrec.
 install(FILES README.md LICENSE docs/format.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang++, ASan + UBSan, fuzz/CMakeLists.txt) and runs
-# each for a bounded time on its committed seed corpus, as CI does (warnings are errors).
+# Builds the libFuzzer targets (clang++, ASan + UBSan, fuzz/CMakeLists.txt) in the
+# sanitized tree (build-asan/, the one scripts/test.sh builds; scripts/build.sh
+# --sanitized) and runs each for a bounded time on its committed seed corpus, as CI does.
 #
 # Usage: scripts/fuzz.sh [SECONDS]   seconds per target (default: $ZREC_FUZZ_SECONDS or 20)
 #        scripts/fuzz.sh SECONDS TARGET...   only these targets
 #
-# New inputs the fuzzer finds go to a scratch corpus (build-fuzz/corpus/<target>/), not
+# New inputs the fuzzer finds go to a scratch corpus (build-asan/fuzz-work/corpus/<target>/), not
 # into fuzz/corpus/, so a run never changes the tree. A crash, leak, sanitizer report,
 # timeout (10 s per input) or RSS over 2.5 GiB (512 MiB for the import targets) fails
 # the run; its input is saved as
-# build-fuzz/crash-<target>-*. To keep it as a regression test (replayed by CTest in
+# build-asan/fuzz-work/crash-<target>-*. To keep it as a regression test (replayed by CTest in
 # every build): copy it into fuzz/regressions/<target>/ with a name saying what it found.
 # Prints one "figure:" line per target with the executions and the corpus size.
 set -euo pipefail
@@ -19,13 +20,12 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
   targets=(fuzz_store fuzz_npy fuzz_schema fuzz_selection fuzz_record_format fuzz_tar_import fuzz_lmdb_import)
-dir=build-fuzz
-
-# -g1: line tables are all a crash report needs; full debug info (-g) made each file
-# about a third slower to compile.
-CXX=${ZREC_FUZZ_CXX:-clang++} cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DZREC_FUZZ=ON >/dev/null
-ninja -C "$dir" "${targets[@]}"
+tree=build-asan
+build_args=()
+for t in "${targets[@]}"; do build_args+=(--target "$t"); done
+scripts/build.sh "$tree" --sanitized "${build_args[@]}"
+dir=$tree/fuzz-work  # scratch corpora, logs and crash inputs
+mkdir -p "$dir"
 
 # One target per core at a time: each fuzzer is a single process, and on CI's two cores
 # running them in pairs halves the wall time for the same seconds per target.
@@ -44,7 +44,7 @@ run_target() {
   case $t in fuzz_tar_import | fuzz_lmdb_import) limits=(-rss_limit_mb=512 -malloc_limit_mb=2560) ;; esac
   # detect_leaks: a fuzz input must not leak either. -timeout: a hang is a bug.
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     "$dir/fuzz/$t" -max_total_time="$secs" -timeout=10 "${limits[@]}" -print_final_stats=1 \
+     "$tree/fuzz/$t" -max_total_time="$secs" -timeout=10 "${limits[@]}" -print_final_stats=1 \
        -artifact_prefix="$dir/crash-$t-" "${corpora[@]}" >"$log" 2>&1; then
     local runs size
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config ccache  # ccache: scripts/build.sh, cache under ~/.cache/ccache
   libzstd-dev libssl-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py

@@ -101,7 +101,9 @@ constexpr CommandEntry kCommands[] = {
     {"digest", register_digest},
     {"verify", register_verify},
     {"bench", register_bench},
+#ifdef ZREC_WITH_VIEW  // cmake/cli.cmake: built with ZREC_BUILD_VIEW
     {"view", register_view},
+#endif
     {"completion", register_completion},
 };
 
