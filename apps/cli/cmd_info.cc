@@ -296,7 +296,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   }
   // Lengths are compared only in a root append-tar marked: elsewhere the stores are unrelated.
   std::vector<RootProblem> problems;
-  if (root) problems = root_problems(*root, names, lengths);
+  if (root) problems = root_problems(a.path, *root, names, lengths);
   if (a.json) {
     JsonWriter j;
     j.begin_object().key("path").value(a.path).key("streams").begin_object();

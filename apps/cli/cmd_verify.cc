@@ -379,7 +379,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // Lengths are compared only in a root append-tar marked, against what it committed:
   // the stores of any other directory are unrelated.
   std::vector<RootProblem> problems;
-  if (root) problems = root_problems(*root, names, lengths);
+  if (root) problems = root_problems(a.path, *root, names, lengths);
   for (const auto& p : problems) text += fmt::format("{}: problem: {} [{}]\n", printable(a.path), p.text, p.key);
   const bool valid = corrupt == 0 && problems.empty() && unreadable.is_ok();
   j.key("marked").value(root.has_value());

@@ -2,20 +2,51 @@
 #include "cli/keys_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "cli/formats/line_field.h"
 
 namespace zrec::cli {
 
 Result<std::unique_ptr<KeysFile>> KeysFile::open(const std::string& path) {
-  ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDWR | O_CREAT | O_APPEND, 0644));
+  // O_EXCL first, to know whether this run made the file; an existing one is opened
+  // without blocking (a FIFO would wait for a writer) and must be a regular file.
+  bool created = true;
+  int fd =
+      io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644); });
+  if (fd < 0 && errno == EEXIST) {
+    created = false;
+    fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC); });
+  }
+  if (fd < 0) return io::errno_status(errno, "cannot open keys file", path);
+  io::File f(fd, path);
+  struct stat st;
+  if (::fstat(f.fd(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
+  if (!S_ISREG(st.st_mode)) return invalid_argument("keys file '" + path + "' is not a regular file");
   ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
   auto k = std::unique_ptr<KeysFile>(new KeysFile(path, std::move(f)));
   k->committed_ = k->written_ = size;
+  k->created_ = created;
   return k;
+}
+
+void KeysFile::remove_created() {
+  if (!created_) return;
+  if (written_ != 0) {
+    spdlog::warn("left the keys file '{}' this run created: it holds keys already", path_);
+    return;
+  }
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
+    spdlog::warn("left the keys file '{}' this run created: {}", path_, std::strerror(errno));
+  created_ = false;
 }
 
 namespace {

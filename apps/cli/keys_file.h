@@ -21,6 +21,12 @@ class KeysFile {
   // Opens (creating) `path` for appending.
   static Result<std::unique_ptr<KeysFile>> open(const std::string& path);
 
+  // Whether open() created the file: a run that fails before its first publication
+  // removes it again (remove_created), so a failed first run leaves no keys file behind.
+  bool created() const { return created_; }
+  // Removes the file open() created, when it is still empty; a warning says why not.
+  void remove_created();
+
   // Lines in the file (newline-terminated).
   Result<uint64_t> count_lines() const;
   // Puts the file in step with a store that holds `length` records, line i being record
@@ -45,6 +51,7 @@ class KeysFile {
   io::File file_;
   std::string buffer_;
   uint64_t committed_ = 0, written_ = 0;  // file sizes: as of the last publication, and now
+  bool created_ = false;
 };
 
 }  // namespace zrec::cli

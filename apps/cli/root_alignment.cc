@@ -7,9 +7,12 @@
 
 namespace zrec::cli {
 
-std::vector<RootProblem> root_problems(const RootState& state, const std::vector<std::string>& stores,
+std::vector<RootProblem> root_problems(const std::string& root, const RootState& state,
+                                       const std::vector<std::string>& stores,
                                        const std::map<std::string, uint64_t>& lengths) {
   std::vector<RootProblem> out;
+  for (const auto& name : stores)
+    if (Status s = check_root_stream(root, name); !s.is_ok()) out.push_back({"root_streams", s.message()});
   const std::string committed = std::to_string(state.length);
   for (const auto& name : state.streams) {
     if (std::find(stores.begin(), stores.end(), name) == stores.end()) {

@@ -24,8 +24,10 @@ struct RootProblem {
 // store) have `lengths` (name -> records; a store that could not be opened is absent
 // from `lengths` but named in `stores`): every listed stream must be a store holding
 // exactly state.length records, and no other store may hold records (an empty one in a
-// root that committed nothing is a stream a killed first run created). Empty: aligned.
-std::vector<RootProblem> root_problems(const RootState& state, const std::vector<std::string>& stores,
+// root that committed nothing is a stream a killed first run created); a store that is a
+// symbolic link in `root` is none of its streams (zrec::check_root_stream). Empty: aligned.
+std::vector<RootProblem> root_problems(const std::string& root, const RootState& state,
+                                       const std::vector<std::string>& stores,
                                        const std::map<std::string, uint64_t>& lengths);
 
 // The words for a directory without the marker: "not a root (no zrec-root marker): its N

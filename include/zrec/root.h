@@ -52,6 +52,12 @@ Result<RootState> decode_root_marker(const std::string& bytes, const std::string
 // rename(2), so an unlocked read sees one whole committed state.
 Result<std::optional<RootState>> read_root_marker(const std::string& root);
 
+// Why `name` cannot be a stream of `root` as it lies on disk, or kOk: a root's streams are
+// directories inside it. A symbolic link (a stream shared with another root) is refused,
+// since a writer's recovery cuts its streams back to the root's committed count and would
+// cut the store it points to; so is anything but a directory. kInvalidArgument naming both.
+Status check_root_stream(const std::string& root, const std::string& name);
+
 // The writer's hold on a root: the marker open and exclusively locked, and its state.
 class RootWriter {
  public:

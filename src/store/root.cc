@@ -167,10 +167,11 @@ Result<RootState> decode_root_marker(const std::string& bytes, const std::string
 
 namespace {
 
-// The marker at `path`, opened with `flags` (never through a link) and stat'ed into `st`;
-// nullopt when there is none. Anything but a regular file is refused.
+// The marker at `path`, opened with `flags` (never through a link, never blocking: a FIFO
+// named zrec-root would wait for a writer forever) and stat'ed into `st`; nullopt when
+// there is none. Anything but a regular file is refused.
 Result<std::optional<io::File>> open_marker(const std::string& path, int flags, struct stat& st) {
-  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW); });
+  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); });
   if (fd < 0) {
     if (errno == ENOENT) return std::optional<io::File>();
     if (errno == ELOOP) return not_a_regular_file(path);
@@ -200,6 +201,18 @@ Result<std::optional<RootState>> read_root_marker(const std::string& root) {
   if (!f) return std::optional<RootState>();
   ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, st.st_size, path));
   return std::optional<RootState>(std::move(state));
+}
+
+Status check_root_stream(const std::string& root, const std::string& name) {
+  const std::string path = join_path(root, name);
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
+  if (S_ISLNK(st.st_mode))
+    return invalid_argument("stream '" + name + "' of root '" + root +
+                            "' is a symbolic link: a root's streams are directories inside it (a writer's "
+                            "recovery cuts them back, which would cut the store it points to); copy it in");
+  if (!S_ISDIR(st.st_mode)) return invalid_argument("stream '" + name + "' of root '" + root + "' is not a directory");
+  return Status::ok();
 }
 
 RootWriter::RootWriter(std::string root, io::File marker, RootState state)

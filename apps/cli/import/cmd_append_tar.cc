@@ -472,6 +472,13 @@ Status TarImport::open_streams() {
   if (!a_.keys.empty()) {
     ZREC_ASSIGN_OR_RETURN(keys_, KeysFile::open(a_.keys));
     ZREC_ASSIGN_OR_RETURN(lines, keys_->count_lines());
+    // A new root has no keys yet: lines already there are another dataset's, which
+    // cutting back to the committed count would erase.
+    if (marker_created_ && !a_.adopt && lines > 0)
+      return invalid_argument("keys file '" + a_.keys + "' already holds " + std::to_string(lines) +
+                              " lines, but root '" + a_.root +
+                              "' is new: they are no keys of its samples (append-tar appends to the keys file "
+                              "of a root's earlier runs; name a new file, or remove this one)");
     if (lines < first_length_)
       return invalid_argument("keys file '" + a_.keys + "' has " + std::to_string(lines) + " lines but root '" +
                               a_.root + "' holds " + std::to_string(first_length_) +
@@ -517,6 +524,7 @@ Status TarImport::prepare() {
 // streams it listed.
 void TarImport::take_back_created() {
   abort_streams();  // lets each lock go
+  if (keys_) keys_->remove_created();
   for (const auto& ext : created_) {
     const std::string path = join_path(a_.root, ext);
     Status s = remove_empty_store(path);
