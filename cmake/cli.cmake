@@ -78,8 +78,10 @@ target_compile_definitions(zrec_cli PRIVATE ZREC_VERSION="${PROJECT_VERSION}")
 target_include_directories(zrec_cli SYSTEM PRIVATE ${LibArchive_INCLUDE_DIRS})
 set_source_files_properties(apps/cli/libarchive_api.cc PROPERTIES
                             COMPILE_DEFINITIONS ZREC_LIBARCHIVE_SONAME="${ZREC_LIBARCHIVE_SONAME}")
-target_precompile_headers(zrec_cli PRIVATE <CLI/CLI.hpp> <fmt/format.h> <spdlog/spdlog.h>
-                          <string> <vector>)
+# Not CLI11's header: it costs seconds of compiling per file, and every file including it
+# constructs its validator objects when the process starts (one .init_array entry each), so
+# only the files that register options, parse or format help include it (commands.h).
+target_precompile_headers(zrec_cli PRIVATE <fmt/format.h> <spdlog/spdlog.h> <string> <vector>)
 
 # --- zrec view (ZREC_BUILD_VIEW): its pages, API and renderers in zrec_view (the front
 # end's static files are compiled in: cmake/embed_assets.cmake); its HTTP server is the
@@ -112,6 +114,7 @@ if(ZREC_BUILD_VIEW)
                      DEPENDS ${ZREC_VIEW_ASSETS} cmake/embed_assets.cmake
                      COMMENT "Embedding zrec view's static files" VERBATIM)
   add_library(zrec_view STATIC ${ZREC_VIEW_SOURCES} ${CMAKE_CURRENT_BINARY_DIR}/view_assets.cc)
+  target_precompile_headers(zrec_view PRIVATE <fmt/format.h> <string> <vector>)
   target_link_libraries(zrec_view PUBLIC zrec_cli PRIVATE zrec_png ${CMAKE_DL_LIBS} zrec_warnings)
   target_link_libraries(zrec_cli PUBLIC zrec_view)  # app.cc's register_view (a cycle CMake links twice)
   set_source_files_properties(apps/cli/app.cc PROPERTIES COMPILE_DEFINITIONS ZREC_WITH_VIEW=1)

@@ -3,6 +3,7 @@
 // then results to stdout: Markdown tables, or one JSON object with --json.
 #include <algorithm>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 

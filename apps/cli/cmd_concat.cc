@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace zrec::cli {
 
 size_t edit_distance(std::string_view a, std::string_view b) {

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include <CLI/CLI.hpp>
+
 namespace zrec::cli {
 
 namespace {

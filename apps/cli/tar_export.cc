@@ -146,6 +146,9 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     // Every store in the directory, listed in the marker or not: one whose name breaks
     // the rule is refused as append-tar refuses it (it could be mistaken for a stream).
     ZREC_RETURN_IF_ERROR(check_root_streams(a.path, names));
+    // and a stream that is a link or no directory, as every command reading a root does.
+    if (root)
+      for (const auto& name : names) ZREC_RETURN_IF_ERROR(check_root_stream(a.path, name));
   }
   if (root) std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");

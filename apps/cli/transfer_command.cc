@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 

@@ -4,8 +4,6 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "zrec/root.h"
-
 namespace zrec::cli {
 
 namespace {
@@ -44,12 +42,10 @@ std::string stream_name_problem(std::string_view name) {
 }
 
 Status check_root_streams(const std::string& root, const std::vector<std::string>& names) {
-  for (const auto& name : names) {
+  for (const auto& name : names)
     if (const std::string why = stream_name_problem(name); !why.empty())
       return invalid_argument("'" + root + "' holds the store '" + name + "', which cannot be a stream: " + why + " (" +
                               kStreamNameRule + "); move it out of the root");
-    ZREC_RETURN_IF_ERROR(check_root_stream(root, name));
-  }
   return Status::ok();
 }
 

@@ -28,9 +28,8 @@ std::string stream_name_problem(std::string_view name);
 
 // kInvalidArgument "'ROOT' holds the store 'NAME', which cannot be a stream: WHY (the
 // rule); move it out of the root" for the first of `names` (the stores a root holds)
-// that breaks the rule, or zrec::check_root_stream's refusal of a stream that is a
-// symbolic link or no directory: append-tar and cat --format tar refuse such a root
-// whole, rather than write into it (or through a link) or leave a stream out.
+// that breaks the rule: append-tar and cat --format tar refuse such a root whole,
+// rather than write into it or leave a stream out.
 Status check_root_streams(const std::string& root, const std::vector<std::string>& names);
 
 }  // namespace zrec::cli

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"

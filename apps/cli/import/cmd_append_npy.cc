@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/store.h"

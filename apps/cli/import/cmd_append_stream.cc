@@ -13,6 +13,8 @@
 #include <cstring>
 #include <optional>
 
+#include <CLI/CLI.hpp>
+
 #include "zrec/input_stream.h"
 #include "zrec/limits.h"
 

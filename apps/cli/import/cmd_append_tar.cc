@@ -35,6 +35,7 @@
 #include <optional>
 #include <set>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
@@ -419,6 +420,8 @@ Status TarImport::open_streams() {
   first_length_ = found_state_.length;
   const std::vector<std::string> found = child_stores(a_.root);
   ZREC_RETURN_IF_ERROR(check_root_streams(a_.root, found));
+  // Recovery cuts streams back: never through a link into a store outside the root.
+  for (const auto& name : found) ZREC_RETURN_IF_ERROR(check_root_stream(a_.root, name));
   auto is_found = [&](const std::string& name) { return std::binary_search(found.begin(), found.end(), name); };
   auto is_listed = [&](const std::string& name) {
     return std::binary_search(found_state_.streams.begin(), found_state_.streams.end(), name);
