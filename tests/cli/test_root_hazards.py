@@ -7,6 +7,10 @@
   0); info and verify report the link as a root problem.
 - A FIFO named zrec-root: info, verify and cat --format tar refuse it at once (they used
   to block in the open forever), as append-tar does.
+- A root with streams of numbers (--parse cls=int, ids=ints) is adopted, resumed and
+  appended to without --parse repeated: each existing stream continues as the --parse
+  that made it (the Slurm publish step's `append-tar --adopt RESULT empty.tar` used to
+  refuse the `<i8` stream, so a tar build with --parse never published).
 - --keys FILE into a new root when FILE already holds lines: refused, FILE byte-identical
   (it used to be emptied, also when the run then failed); a failed first run leaves no
   keys file it created.
@@ -96,6 +100,39 @@ def fifo_marker_is_refused_at_once(d):
         # run_zrec's timeout (60 s here) fails the test where the open blocked.
         rc, _, err = run_zrec(args, timeout=60)
         expect(rc != 0 and "is not a regular file" in err, "zrec %s: rc %d, %s" % (" ".join(args), rc, err.strip()))
+
+
+@case
+def number_streams_need_no_parse_repeated(d):
+    root = os.path.join(d, "ds")
+    def numbers_tar(path, ks):  # a text, one number (cls) and two numbers (ids) a sample
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+            for i, k in enumerate(ks):
+                for e, data in (("txt", b"text %d" % i), ("cls", b"%d\n" % (i % 3)), ("ids", b"%d %d\n" % (i, -i))):
+                    info = tarfile.TarInfo("%s.%s" % (k, e))
+                    info.size = len(data)
+                    t.addfile(info, io.BytesIO(data))
+        with open(path, "wb") as f:
+            f.write(buf.getvalue())
+        return path
+    a, b = numbers_tar(os.path.join(d, "a.tar"), keys("a", 5)), numbers_tar(os.path.join(d, "b.tar"), keys("b", 3))
+    must(["append-tar", "--parse", "cls=int", "--parse", "ids=ints", root, a])
+    empty = os.path.join(d, "empty.tar")
+    with tarfile.open(empty, "w"):
+        pass
+    before = tree(root)
+    _, err = must(["append-tar", "--adopt", root, empty])
+    expect(tree(root) == before, "adopting a root with nothing to add changed it")
+    must(["append-tar", root, b])
+    got = [json.loads(line) for line in must(["cat", "--format", "jsonl", os.path.join(root, "cls")])[0].splitlines()]
+    expect(got == [0, 1, 2, 0, 1, 0, 1, 2], got)
+    ids = [json.loads(line) for line in must(["cat", "--format", "jsonl", os.path.join(root, "ids")])[0].splitlines()]
+    expect(ids == [[i, -i] for i in range(5)] + [[i, -i] for i in range(3)], ids)
+    # A --parse that does not fit the stream is still refused.
+    args = ["append-tar", "--parse", "cls=float", root, b]
+    rc, _, err = run_zrec(args)
+    expect_failure(args, rc, err, 1, ["--parse cls=float needs a Dense scalar store of a float dtype"])
 
 
 @case

@@ -154,6 +154,7 @@ class TarImport {
   WriterOptions writer_options() const;
   Status open_stream(const std::string& ext, bool exists);
   Status check_schema(const Stream& s) const;
+  void infer_parse(Stream& s);
   Status read_member(Stream& s, const TarMember& m);
   Status parse_text(Stream& s, bool member_end);
   Status close_sample();
@@ -273,6 +274,23 @@ Status TarImport::check_schema(const Stream& s) const {
   return Status::ok();
 }
 
+// An existing stream of numbers continues as the --parse that made it: a Dense scalar
+// stream of an integer (float) dtype as EXT=int (float), a Ragged 1-D one as EXT=ints
+// (floats). So a rerun, a resume or an --adopt (which adds no member at all: the publish
+// step of a Slurm tar build) needs no --parse repeated; a --parse given is checked instead.
+void TarImport::infer_parse(Stream& s) {
+  const Schema& schema = s.writer->schema();
+  const DTypeKind kind = schema.dtype.kind;
+  const bool ints = kind == DTypeKind::kInt || (kind == DTypeKind::kUInt && schema.dtype.str() != "|u1");
+  const bool floats = kind == DTypeKind::kFloat;
+  const bool scalar = schema.is_dense() && schema.ndim == 0;
+  const bool ragged_1d = !schema.is_dense() && schema.ndim == 1;
+  if (!(ints || floats) || !(scalar || ragged_1d)) return;
+  s.parse = ints ? NumberSyntax::kInts : NumberSyntax::kFloats;
+  parse_[s.ext] = *s.parse;
+  if (scalar) parse_one_.insert(s.ext);
+}
+
 Status TarImport::open_stream(const std::string& ext, bool exists) {
   Stream s;
   s.ext = ext;
@@ -295,6 +313,7 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
     spdlog::info("created stream '{}': {}, codec {}", s.path, c.schema.describe(), to_string(c.codec));
   }
   ZREC_ASSIGN_OR_RETURN(s.writer, StoreWriter::open(s.path, writer_options()));
+  if (exists && !s.parse) infer_parse(s);
   // Existing streams are all opened before the first sample, so this refuses before
   // anything is appended (as append-stream refuses --level on a raw store).
   if (a_.append.level != 0 && s.writer->codec() == Codec::kRaw)
