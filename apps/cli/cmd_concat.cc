@@ -197,7 +197,13 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--place", step->place,
                   "Place part K (0-based) of the plan given as the one operand, PLAN; again after a failure "
                   "or kill: it writes the same bytes")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            // Not CLI::NonNegativeNumber, whose message prints DBL_MAX's 310 digits.
+            return text.empty() || text.front() == '-' ? std::string("a part number is 0 or more, not '" + text + "'")
+                                                       : std::string();
+          },
+          "K"));
   cmd->add_flag("--publish", step->publish,
                 "Publish the plan PLAN's DST once every part is placed: static page, then the rename into place");
   cmd->add_flag("--discard", step->discard, "Remove the plan PLAN and its temporary (never DST or the sources)");

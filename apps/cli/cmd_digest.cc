@@ -39,12 +39,21 @@ struct DigestArgs {
 };
 
 // `digest STORE... SELECTION`: the last operand is a selection when it is no path and
-// reads as one (0:1000, ::10, -5:): then it is taken off the stores.
+// reads as one (0:1000, ::10, -5:): then it is taken off the stores. One that is no path
+// and holds only a selection's characters (digits, ':', ',', '-') but does not parse
+// (::0, 5:2:0) is a bad selection, refused before anything is hashed: taken for a store,
+// it printed the other stores' whole digests before failing.
 std::optional<std::string> selection_operand(std::vector<std::string>& operands) {
   if (operands.size() < 2) return std::nullopt;
   struct stat st {};
   const std::string& last = operands.back();
-  if (::stat(last.c_str(), &st) == 0 || !parse_selection(last).is_ok()) return std::nullopt;
+  if (::stat(last.c_str(), &st) == 0) return std::nullopt;
+  if (auto parsed = parse_selection(last); !parsed.is_ok()) {
+    const bool selection_like = !last.empty() && last.find_first_not_of("0123456789:,-") == std::string::npos &&
+                                last.find_first_of(":,") != std::string::npos;
+    if (selection_like) throw UsageError(parsed.status().message());
+    return std::nullopt;
+  }
   std::string text = last;
   operands.pop_back();
   return text;

@@ -93,6 +93,13 @@ def unknown_options_are_named_before_other_errors(d):
     usage_error(["-threads", "2", "info", s],
                 "zrec: unknown option '-threads'; did you mean '--threads'?\n" + try_help("zrec"))
     usage_error(["info", "-x", s], "zrec info: unknown option '-x'\n" + try_help("zrec info"))
+    # Issue 36: a bad selection after digest's stores is refused before any store is
+    # hashed (it was taken for a store path, after the others' whole digests), and a
+    # negative --place says so in a line (CLI11's own range printed DBL_MAX's 310 digits).
+    usage_error(["digest", s, "::0"], "zrec digest: invalid selection '::0': slice step cannot be zero\n" +
+                try_help("zrec digest"))
+    usage_error(["concat", "--place", "-1", os.path.join(d, "all.plan")],
+                "zrec concat: --place: a part number is 0 or more, not '-1'\n" + try_help("zrec concat"))
 
 
 @case

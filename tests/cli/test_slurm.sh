@@ -194,6 +194,30 @@ if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" tars.txt "$tmp/ta
   echo "figure: tar (6 shards, 120 samples, 2 streams, 3 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
 
+# --- tar with streams of numbers (--parse) and a zstd_dict stream: the publish step adopts
+# the joined root without the build's --parse (issue 36: it used to refuse the <i8 stream,
+# so DEST never appeared); each equals the one-machine append-tar with the same options.
+for variant in "int" "ints-dict"; do
+  case $variant in
+    int) opts=(--parse cls=int) ;;
+    ints-dict) opts=(--parse cls=ints --codec zstd_dict --dict "$tmp/dict/dict.zr") ;;
+  esac
+  if run_build "tar-$variant" tar -n 3 --ext txt,cls "${opts[@]}" --keys "$tmp/tar-$variant.keys" tars.txt \
+       "$tmp/tar-$variant"; then
+    check "tar --parse $variant: publish COMPLETED (got '$(states "$publish_id")')" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
+    check "tar --parse $variant: DEST published" present "$tmp/tar-$variant/zrec-root"
+    "$zrec" -q append-tar --ext txt,cls "${opts[@]}" --keys "$tmp/tar-$variant-one.keys" "$tmp/tar-$variant-one" \
+      shard-*.tar || fail "tar --parse $variant: one-machine append-tar"
+    for stream in txt cls; do
+      check "tar --parse $variant: stream $stream digest equals the one-machine build's" \
+        same "$(digest_of "$tmp/tar-$variant/$stream")" "$(digest_of "$tmp/tar-$variant-one/$stream")"
+    done
+    check "tar --parse $variant: keys equal the one-machine build's" cmp -s "$tmp/tar-$variant.keys" \
+      "$tmp/tar-$variant-one.keys"
+    check "tar --parse $variant: the root verifies" "$zrec" verify -q "$tmp/tar-$variant"
+  fi
+done
+
 # --- requeue: a tar part task requeued (scontrol requeue) in the middle of its run --------------
 # Its first run goes through a wrapper that checkpoints every 2 samples and makes each
 # fsync 0.1 s slower (strace), so the test sees the part root commit samples and requeues
