@@ -2,6 +2,9 @@
 // scanning the chunk in turn, so memory stays bounded by the chunk and the windows.
 #include "cli/tar_export.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -29,6 +32,28 @@
 namespace zrec::cli {
 
 namespace {
+
+// Without -f, a shard name of the pattern that exists already is refused before the
+// first shard is written (a later one used to fail the export midway, earlier shards
+// written). Any index counts, not only those this export will write: a shard left by a
+// longer earlier export would be mixed into this one's set.
+Status refuse_existing_shards(const ShardPattern& pattern, const std::string& text, bool force) {
+  if (force) return Status::ok();
+  const std::string dir = pattern.directory();
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Status::ok();  // opening the first shard says why
+  std::string found;
+  while (dirent* e = ::readdir(d)) {
+    const std::string path = dir == "." ? std::string(e->d_name) : dir + e->d_name;
+    struct stat st;
+    if (pattern.names(path) && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (found.empty() || path < found))
+      found = path;
+  }
+  ::closedir(d);
+  if (found.empty()) return Status::ok();
+  return Status(StatusCode::kAlreadyExists, "-o '" + text + "': the shard '" + found +
+                                                "' already exists; use -f/--force to overwrite the shards");
+}
 
 // Samples per chunk: each stream holds a chunk's records at once.
 constexpr uint64_t kChunkSamples = 1024;
@@ -231,6 +256,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     auto parsed = ShardPattern::parse(a.output);
     if (!parsed.is_ok()) throw UsageError(parsed.status().message());
     pattern = std::move(parsed).value();
+    ZREC_RETURN_IF_ERROR(refuse_existing_shards(*pattern, a.output, a.force));
   }
   ZREC_ASSIGN_OR_RETURN(const LibArchive* la, libarchive());  // before any output file is created
   std::optional<Output> out;

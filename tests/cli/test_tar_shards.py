@@ -5,7 +5,8 @@ samples kept whole, each shard within --maxsize; a pattern without exactly one %
 with another '%') is refused before anything is written. --shuffle and --sample N
 --distinct order the tar's samples as cat's other formats do; --sample with replacement
 (keys repeated) is refused. --with-ids gives each sample a KEY.id member holding its record
-ID, which append-tar --parse id=int reads back.
+ID, which append-tar --parse id=int reads back. A shard name that exists already is refused
+before any shard is written, unless -f.
 
 Needs: ZREC (path of the zrec binary).
 """
@@ -67,6 +68,19 @@ def shards_out(d):
     fails(["cat", "--format", "tar", "--maxcount", "10", ds], 2, ["--maxcount and --maxsize write shards: give -o"])
     fails(["cat", "--format", "jsonl", "--maxcount", "10", jpg], 2, ["write tar shards: --format tar"])
     expect(sorted(os.listdir(d)) == ["by-size", "ds", "shards", "whole.tar"], "files: %r" % os.listdir(d))
+    # Issue 36: a shard name that exists (here a later one, left by a longer export) is
+    # refused before any shard is written; -f overwrites and the stale one stays apart.
+    again = os.path.join(d, "again")
+    os.makedirs(again)
+    with open(os.path.join(again, "s-000007.tar"), "wb") as f:
+        f.write(b"stale")
+    pattern = os.path.join(again, "s-%06d.tar")
+    fails(["cat", "--format", "tar", "--maxcount", "10", ds, "-o", pattern], 1,
+          ["-o '%s': the shard '%s' already exists; use -f/--force" % (pattern, os.path.join(again, "s-000007.tar"))])
+    expect(os.listdir(again) == ["s-000007.tar"], "a refused export wrote %r" % os.listdir(again))
+    must(["cat", "--format", "tar", "--maxcount", "10", "-f", ds, "-o", pattern])
+    expect(sorted(os.listdir(again)) == ["s-000000.tar", "s-000001.tar", "s-000002.tar", "s-000007.tar"],
+           "-f: %r" % os.listdir(again))
 
 
 @case

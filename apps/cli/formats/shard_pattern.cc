@@ -1,5 +1,7 @@
 #include "cli/formats/shard_pattern.h"
 
+#include <charconv>
+
 namespace zrec::cli {
 
 Result<ShardPattern> ShardPattern::parse(const std::string& pattern) {
@@ -39,6 +41,21 @@ std::string ShardPattern::name(uint64_t index) const {
   std::string digits = std::to_string(index);
   if (digits.size() < width_) digits.insert(0, width_ - digits.size(), zero_pad_ ? '0' : ' ');
   return prefix_ + digits + suffix_;
+}
+
+bool ShardPattern::names(std::string_view path) const {
+  if (path.size() <= prefix_.size() + suffix_.size() || !path.starts_with(prefix_) || !path.ends_with(suffix_))
+    return false;
+  std::string_view digits = path.substr(prefix_.size(), path.size() - prefix_.size() - suffix_.size());
+  while (digits.size() > 1 && (digits.front() == ' ' || digits.front() == '0')) digits.remove_prefix(1);
+  uint64_t index = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  return error == std::errc() && end == digits.data() + digits.size() && name(index) == path;
+}
+
+std::string ShardPattern::directory() const {
+  const size_t slash = prefix_.rfind('/');
+  return slash == std::string::npos ? "." : prefix_.substr(0, slash + 1);
 }
 
 }  // namespace zrec::cli

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "zrec/status.h"
 
@@ -22,6 +23,10 @@ class ShardPattern {
   // or a width over 20.
   static Result<ShardPattern> parse(const std::string& pattern);
   std::string name(uint64_t index) const;
+  // Whether `path` is name(i) for some i: a shard of an export with this pattern.
+  bool names(std::string_view path) const;
+  // The directory the shards go to ("." or the pattern's part up to its last '/').
+  std::string directory() const;
 
  private:
   std::string prefix_, suffix_;
