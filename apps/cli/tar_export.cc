@@ -51,8 +51,8 @@ Status refuse_existing_shards(const ShardPattern& pattern, const std::string& te
   }
   ::closedir(d);
   if (found.empty()) return Status::ok();
-  return Status(StatusCode::kAlreadyExists, "-o '" + text + "': the shard '" + found +
-                                                "' already exists; use -f/--force to overwrite the shards");
+  return Status(StatusCode::kAlreadyExists,
+                "-o '" + text + "': the shard '" + found + "' already exists; use -f/--force to overwrite the shards");
 }
 
 // Samples per chunk: each stream holds a chunk's records at once.
