@@ -74,6 +74,8 @@ Status cancelled_step(const Status& s, const std::string& what) {
 // zrec concat --plan PLAN SRC... DST
 Status run_plan(const StepArgs& step, const TransferArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
+  // The plan is a file of its own: inside a source store it would be one more file in it.
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(step.plan, "--plan", a.sources));
   CommandReport report("concat", g, a.json);
   JoinOptions options;
   options.warn = log_core_warning;

@@ -180,6 +180,10 @@ def test_step_errors():
     fails(["concat", "--plan", plan, "--place", "0", *ps, dst], 2, ["give one of --plan, --place, --publish"])
     fails(["concat", "--publish", plan, "extra"], 2, ["take one operand, the plan file"])
     fails(["concat", "--publish", plan], 1, ["cannot open '%s'" % plan])
+    # A plan inside a source store would be one more file in it (issue 36).
+    inside = os.path.join(ps[0], "x.plan")
+    fails(["concat", "--plan", inside, *ps, dst], 1, ["--plan '%s' is inside store '%s'" % (inside, ps[0])])
+    expect(not os.path.exists(inside), "a refused --plan wrote into the source")
     must(["concat", "--plan", plan, *ps, dst])
     fails(["concat", "--place", "2", plan], 1, ["there is no part 2 in the plan '%s' of 2 parts (0..1)" % plan])
     fails(["concat", "--publish", plan], 1, ["parts 0 and 1 of 2 are not placed yet"])
