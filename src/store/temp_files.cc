@@ -40,11 +40,14 @@ std::vector<std::string> candidates(const std::string& parent, const std::string
   return names;
 }
 
-bool is_store_file_name(const std::string& name) {
-  if (name == format::kMetaFile || name == format::kDictFile || name == kTempMarker) return true;
+bool is_data_file_name(const std::string& name) {
   for (uint32_t s = 0; s < format::kMaxShards; ++s)
     if (name == format::data_file_name(s)) return true;
   return false;
+}
+
+bool is_store_file_name(const std::string& name) {
+  return name == format::kMetaFile || name == format::kDictFile || name == kTempMarker || is_data_file_name(name);
 }
 
 // Why the directory open as `dir` is not provably an abandoned zrec temporary store,
@@ -70,7 +73,11 @@ std::optional<std::string> not_ours(int dir, const TempStoreRules& rules, std::v
       why = "it holds '" + name + "', which is not a store file";
     } else if (::fstatat(dir, name.c_str(), &fs, AT_SYMLINK_NOFOLLOW) != 0) {
       why = "cannot stat '" + name + "': " + std::strerror(errno);
-    } else if (!S_ISREG(fs.st_mode) || fs.st_nlink != 1) {
+    } else if (!S_ISREG(fs.st_mode) || (fs.st_nlink != 1 && !is_data_file_name(name))) {
+      // A data file may have more links: a join with JoinOptions::link_first (concat
+      // --consume) links the first part's into DEST's temporary, and removing this name
+      // leaves that part's bytes (it keeps them under its own name). Left in place, the
+      // extra link made the part unwritable and no rerun removed it.
       why = "'" + name + "' is not a regular file with one link";
     } else if (fs.st_uid != ::geteuid()) {
       why = "'" + name + "' belongs to another user (uid " + std::to_string(fs.st_uid) + ")";

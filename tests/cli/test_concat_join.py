@@ -172,6 +172,31 @@ def test_consume_links_the_first_part_and_removes_the_sources():
     expect(os.path.exists(a), "a refused --consume removed its source")
 
 
+def test_consume_killed_at_an_fsync_is_rerun():
+    # Issue 36: SIGKILL at each of the first fsyncs of a --consume. The first source's data
+    # files are then hard-linked into DEST's leftover temporary: appending to it is refused
+    # with a line saying why, and the rerun removes the temporary (it used to leave it,
+    # warning, and the source stayed unwritable) and builds DEST equal to a clean join.
+    ref_parts = parts("r", [40, 25])
+    ref = os.path.join(TMP, "r-ref")
+    must(["concat", *ref_parts, ref])
+    for when in (1, 2, 3):
+        ps = parts("f%d" % when, [40, 25])
+        dst = os.path.join(TMP, "f%d-all" % when)
+        p = subprocess.run(["strace", *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e",
+                            "inject=fsync:signal=SIGKILL:when=%d" % when, ZREC, "concat", "--consume", *ps, dst],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        expect(p.returncode != 0, "fsync %d: the killed concat exited %d" % (when, p.returncode))
+        leftovers = [n for n in os.listdir(TMP) if n.startswith(".f%d-all.zrec-tmp-" % when)]
+        if leftovers:
+            fails(["append-stream", ps[0]], 1, ["has 2 hard links", "rerun it, or remove that temporary"])
+        _, err = must(["concat", "--consume", *ps, dst])
+        expect("leaving" not in err, "fsync %d: the rerun left a temporary: %s" % (when, err))
+        expect([n for n in os.listdir(TMP) if n.startswith(".f%d-all.zrec-tmp-" % when)] == [],
+               "fsync %d: a temporary is left after the rerun" % when)
+        expect(tree_hash(dst) == tree_hash(ref), "fsync %d: the rerun's DEST differs from a clean join" % when)
+
+
 def test_step_errors():
     ps = parts("e", [5, 5])
     plan = os.path.join(TMP, "e.plan")
@@ -206,4 +231,4 @@ def test_step_errors():
 
 sys.exit(run_all([test_one_process_placement_equals_the_steps, test_mismatched_parts_fall_back_to_frame_copy,
                   test_killed_placement_is_placed_again, test_consume_links_the_first_part_and_removes_the_sources,
-                  test_step_errors], TMP))
+                  test_consume_killed_at_an_fsync_is_rerun, test_step_errors], TMP))
