@@ -40,8 +40,8 @@ Result<io::File> open_store_file(const std::string& store, const std::string& na
   if ((flags & O_ACCMODE) != O_RDONLY && st.st_nlink > 1)
     return invalid_argument("store '" + store + "': " + name + " has " + std::to_string(st.st_nlink) +
                             " hard links; zrec only writes store files that have exactly one (a concat --consume "
-                            "killed midway links the first source's data files into its hidden temporary "
-                            "'.DST.zrec-tmp-*': rerun it, or remove that temporary)");
+                            "killed midway leaves such links in its hidden temporary '.DST.zrec-tmp-*' until "
+                            "it is rerun)");
   const int fl = ::fcntl(file->fd(), F_GETFL);
   if (fl < 0 || ::fcntl(file->fd(), F_SETFL, fl & ~O_NONBLOCK) != 0)
     return io::errno_status(errno, "cannot open", path);

@@ -189,7 +189,7 @@ def test_consume_killed_at_an_fsync_is_rerun():
         expect(p.returncode != 0, "fsync %d: the killed concat exited %d" % (when, p.returncode))
         leftovers = [n for n in os.listdir(TMP) if n.startswith(".f%d-all.zrec-tmp-" % when)]
         if leftovers:
-            fails(["append-stream", ps[0]], 1, ["has 2 hard links", "rerun it, or remove that temporary"])
+            fails(["append-stream", ps[0]], 1, ["has 2 hard links", "until it is rerun"])
         _, err = must(["concat", "--consume", *ps, dst])
         expect("leaving" not in err, "fsync %d: the rerun left a temporary: %s" % (when, err))
         expect([n for n in os.listdir(TMP) if n.startswith(".f%d-all.zrec-tmp-" % when)] == [],
