@@ -98,6 +98,34 @@ Result<uint64_t> KeysFile::align(uint64_t length, const std::string& store) {
   return lines - length;
 }
 
+Result<std::string> KeysFile::differs_at(uint64_t index, std::string_view key) {
+  if (index < next_line_) next_line_ = next_offset_ = 0;
+  std::string line;
+  bool in_line = false;
+  for (;;) {
+    if (next_offset_ >= committed_) return std::string("(none)");
+    if (next_offset_ < window_offset_ || next_offset_ >= window_offset_ + window_.size()) {
+      window_offset_ = next_offset_;
+      window_.resize(static_cast<size_t>(std::min<uint64_t>(size_t{1} << 20, committed_ - next_offset_)));
+      ZREC_RETURN_IF_ERROR(file_.pread_exact(window_.data(), window_.size(), window_offset_));
+    }
+    const std::string_view rest = std::string_view(window_).substr(static_cast<size_t>(next_offset_ - window_offset_));
+    const size_t nl = rest.find('\n');
+    const std::string_view piece = rest.substr(0, nl);
+    if (next_line_ == index) {
+      line += piece;
+      in_line = true;
+    }
+    next_offset_ += piece.size();
+    if (nl == std::string_view::npos) continue;  // the line goes on in the next window
+    ++next_offset_;
+    if (next_line_++ != index) continue;
+    std::string want;
+    append_line_field(want, key, LineField::kWholeLine);
+    return in_line && line == want ? std::string() : line;
+  }
+}
+
 void KeysFile::add(std::string_view key) {
   append_line_field(buffer_, key, LineField::kWholeLine);
   buffer_ += '\n';

@@ -37,6 +37,12 @@ class KeysFile {
   // Truncates the file to its first n lines.
   Status cut_to_lines(uint64_t n);
 
+  // Whether line `index` (0-based, among the lines there at open()) is `key` as add()
+  // would write it; empty when it is, else the line found (escaped), or "(none)" past the
+  // end. Lines are read forward through a buffer, so comparing a run of consecutive
+  // indices reads the file once: a rerun checks the keys of the samples it skips.
+  Result<std::string> differs_at(uint64_t index, std::string_view key);
+
   void add(std::string_view key);
   // Whether enough lines are buffered to write them out early (prepare()).
   bool wants_flush() const { return buffer_.size() >= (size_t{1} << 20); }
@@ -52,6 +58,10 @@ class KeysFile {
   std::string buffer_;
   uint64_t committed_ = 0, written_ = 0;  // file sizes: as of the last publication, and now
   bool created_ = false;
+  // differs_at()'s place: the next line's index and offset, and a window of the file.
+  uint64_t next_line_ = 0, next_offset_ = 0;
+  std::string window_;
+  uint64_t window_offset_ = 0;
 };
 
 }  // namespace zrec::cli

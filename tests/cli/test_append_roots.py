@@ -207,9 +207,11 @@ def expect_and_from_length_refusals_change_nothing(d):
             (["--from-length", str(length + 1)],
              "%s holds %d %s, fewer than --from-length %d: %s before this input's first are missing, or it is not "
              "the store this input belongs to; nothing was appended" % (where, length, unit, length + 1, unit)),
-            # The input holds 12; the store says 12 + 12 would be present past 0.
+            # The input holds 12; the store says 12 + 12 would be present past 0. append-tar
+            # (with --keys) finds sooner that the samples it skips are not the root's.
             (["--from-length", "0", "--skip-first", "1"],
-             "the input holds 11 %s after --skip-first, but %s holds 12 past --from-length 0" % (unit, where)),
+             "the input holds 11 %s after --skip-first, but %s holds 12 past --from-length 0" % (unit, where)
+             if name != "append-tar" else "sample 't/00001' is not sample 0 of %s" % where),
         ]
         for opts, says in refusals:
             args = argv[:1] + opts + argv[1:]

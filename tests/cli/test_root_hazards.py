@@ -11,6 +11,10 @@
   appended to without --parse repeated: each existing stream continues as the --parse
   that made it (the Slurm publish step's `append-tar --adopt RESULT empty.tar` used to
   refuse the `<i8` stream, so a tar build with --parse never published).
+- A rerun with --from-length and --keys over another input (a glob regenerated between a
+  kill and the requeue): the skipped samples' keys are compared with the committed ones,
+  and the first that differs fails the run naming both, nothing appended (it used to
+  append the other input's tail, exit 0).
 - --keys FILE into a new root when FILE already holds lines: refused, FILE byte-identical
   (it used to be emptied, also when the run then failed); a failed first run leaves no
   keys file it created.
@@ -133,6 +137,26 @@ def number_streams_need_no_parse_repeated(d):
     args = ["append-tar", "--parse", "cls=float", root, b]
     rc, _, err = run_zrec(args)
     expect_failure(args, rc, err, 1, ["--parse cls=float needs a Dense scalar store of a float dtype"])
+
+
+@case
+def rerun_over_another_input_is_refused(d):
+    root, kf = os.path.join(d, "ds"), os.path.join(d, "ds.keys")
+    first = make_tar(os.path.join(d, "first.tar"), keys("a", 6))
+    must(["append-tar", "--from-length", "0", "--keys", kf, root, first])
+    before, keys_before = tree(root), open(kf, "rb").read()
+    other = make_tar(os.path.join(d, "other.tar"), keys("a", 3) + keys("z", 5))
+    args = ["append-tar", "--from-length", "0", "--keys", kf, root, other]
+    rc, _, err = run_zrec(args)
+    expect_failure(args, rc, err, 1, ["sample 'z/0000' is not sample 3 of root '%s': line 4 of keys file '%s' is "
+                                      "'a/0003'" % (root, kf), "nothing was appended"])
+    expect(tree(root) == before and open(kf, "rb").read() == keys_before, "a refused rerun changed the root")
+    # The same input again is a rerun that appends nothing; a longer one appends its tail.
+    must(["append-tar", "--from-length", "0", "--keys", kf, root, first])
+    longer = make_tar(os.path.join(d, "longer.tar"), keys("a", 9))
+    _, err = must(["append-tar", "--from-length", "0", "--keys", kf, root, longer])
+    expect("appended 3 samples" in err and "after skipping 6 already present" in err, err)
+    expect(open(kf).read().splitlines() == keys("a", 9), "keys after the longer rerun")
 
 
 @case

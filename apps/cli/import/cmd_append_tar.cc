@@ -155,6 +155,7 @@ class TarImport {
   Status open_stream(const std::string& ext, bool exists);
   Status check_schema(const Stream& s) const;
   void infer_parse(Stream& s);
+  Status check_present_key();
   Status read_member(Stream& s, const TarMember& m);
   Status parse_text(Stream& s, bool member_end);
   Status close_sample();
@@ -622,6 +623,20 @@ void TarImport::drop_sample() {
   in_sample_ = false;
 }
 
+// A sample skipped as already present (--from-length) must be the one the root holds
+// there: with --keys, its key is compared with the keys file's line for it. A rerun over
+// another input (a glob regenerated between a kill and the requeue) used to append that
+// input's tail after the first one's head, exit 0.
+Status TarImport::check_present_key() {
+  const uint64_t at = *a_.append.from_length + (skipped_ - a_.append.skip_first);
+  ZREC_ASSIGN_OR_RETURN(std::string found, keys_->differs_at(at, key_));
+  if (found.empty()) return Status::ok();
+  return invalid_argument("sample '" + printable(key_) + "' is not sample " + std::to_string(at) + " of root '" +
+                          a_.root + "': line " + std::to_string(at + 1) + " of keys file '" + a_.keys + "' is '" +
+                          printable(found) + "' (this input is not the one the earlier runs read from --from-length " +
+                          std::to_string(*a_.append.from_length) + "); nothing was appended");
+}
+
 Status TarImport::close_sample() {
   ++samples_seen_;
   selection_fixed_ = true;  // the first sample defines the streams when neither --ext nor the root does
@@ -647,6 +662,7 @@ Status TarImport::close_sample() {
     return Status::ok();
   }
   if (skipped_ < to_skip_) {  // --skip-first, or already in the root (--from-length)
+    if (keys_ && skipped_ >= a_.append.skip_first) ZREC_RETURN_IF_ERROR(check_present_key());
     ++skipped_;
     drop_sample();
     report();
