@@ -202,8 +202,7 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
       ->check(CLI::Validator(
           [](const std::string& text) {
             // Not CLI::NonNegativeNumber, whose message prints DBL_MAX's 310 digits.
-            return text.empty() || text.front() == '-' ? std::string("a part number is 0 or more, not '" + text + "'")
-                                                       : std::string();
+            return text.empty() || text.front() == '-' ? "'" + text + "' is not a non-negative integer" : std::string();
           },
           "K"));
   cmd->add_flag("--publish", step->publish,

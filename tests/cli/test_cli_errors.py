@@ -99,7 +99,7 @@ def unknown_options_are_named_before_other_errors(d):
     usage_error(["digest", s, "::0"], "zrec digest: invalid selection '::0': slice step cannot be zero\n" +
                 try_help("zrec digest"))
     usage_error(["concat", "--place", "-1", os.path.join(d, "all.plan")],
-                "zrec concat: --place: a part number is 0 or more, not '-1'\n" + try_help("zrec concat"))
+                "zrec concat: --place: '-1' is not a non-negative integer\n" + try_help("zrec concat"))
 
 
 @case
