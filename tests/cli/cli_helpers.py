@@ -22,18 +22,30 @@ What it offers:
   show a refused command left it unchanged byte for byte).
 - wait_peak_rss_mib(popen): waits for a started process; returns (exit status, its
   peak RSS in MiB).
+- wait_until(predicate, what, timeout, proc): polls until predicate() holds and returns
+  its value; raises AssertionError naming `what` (the state that never came) after
+  WAIT_SECONDS, or as soon as the Popen `proc` exits, if given. Tests wait for states
+  with it (a process blocked, a lock held, a length reached), never for a fixed sleep.
 - wait_blocked_in_pipe_write(pid) / wait_blocked_in_pipe_read(pid): whether a process
   came to sleep writing to / reading from a pipe.
+- read_all_of_pipe(pid, fd=0): whether a process has read everything its pipe at fd
+  holds and sleeps waiting for more (in read(2) or poll(2)).
+- in_lock_wait(pid, path): whether a process sleeps waiting for the flock on `path`
+  (zrec --wait), with the file open and the lock not its own; flock_waiters(path): the
+  processes blocked in flock(2) on `path` (/proc/locks).
 - run_all(fns, root, label): the pass/fail loop of the tests whose cases take no
   arguments (see case_runner.run_cases for cases that get a directory each).
 """
+import fcntl
 import hashlib
 import io
 import os
 import shutil
 import shlex
+import struct
 import subprocess
 import sys
+import termios
 import time
 
 ZREC = os.environ.get("ZREC", "build/zrec")
@@ -66,32 +78,140 @@ def full_pipe():
     return r, w
 
 
-def wait_blocked_in_pipe_write(pid, timeout=20):
+# How long a test waits for a state before it fails: generous, for a sanitized build on
+# a loaded machine; a state that comes ends the wait at once.
+WAIT_SECONDS = 120
+
+
+def wait_until(predicate, what, timeout=WAIT_SECONDS, proc=None, step=0.01):
+    """Polls predicate() every `step` seconds; returns its first true value. Raises
+    AssertionError("... never came: WHAT") after `timeout` seconds, or as soon as the
+    subprocess.Popen `proc` (when given) has exited, with its exit status and stderr."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if proc is not None and proc.poll() is not None:
+            err = ""
+            if proc.stderr is not None:
+                try:
+                    err = proc.stderr.read()
+                except (OSError, ValueError):
+                    pass
+                if isinstance(err, bytes):
+                    err = err.decode("utf-8", "replace")
+                err = err.strip()
+            raise AssertionError("%s never came: the process exited first (rc %d)%s"
+                                 % (what, proc.returncode, ": " + err if err else ""))
+        if time.monotonic() > deadline:
+            raise AssertionError("%s never came within %g s" % (what, timeout))
+        time.sleep(step)
+
+
+def _wchan(pid):
+    """What process `pid`'s main thread sleeps in (/proc/PID/wchan; "0" when running),
+    or None once it is gone."""
+    try:
+        with open("/proc/%d/wchan" % pid) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _wait_wchan(pid, word, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        w = _wchan(pid)
+        if w is None:
+            return False
+        if word in w:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def wait_blocked_in_pipe_write(pid, timeout=WAIT_SECONDS):
     """True once process `pid` sleeps in a pipe write (/proc/PID/wchan); False if it
     exits or `timeout` seconds pass first."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if "pipe_write" in open("/proc/%d/wchan" % pid).read():
-                return True
-        except OSError:
-            return False
-        time.sleep(0.01)
-    return False
+    return _wait_wchan(pid, "pipe_write", timeout)
 
 
-def wait_blocked_in_pipe_read(pid, timeout=20):
+def wait_blocked_in_pipe_read(pid, timeout=WAIT_SECONDS):
     """True once process `pid` sleeps in a pipe read (/proc/PID/wchan: pipe_read); False if
     it exits or `timeout` seconds pass first."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    return _wait_wchan(pid, "pipe_read", timeout)
+
+
+def _fds_of(pid, path):
+    """The descriptors (numbers, as strings) by which process `pid` has `path` open."""
+    real = os.path.realpath(path)
+    out = []
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return out
+    for fd in fds:
         try:
-            if "pipe_read" in open("/proc/%d/wchan" % pid).read():
-                return True
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == real:
+                out.append(fd)
         except OSError:
-            return False
-        time.sleep(0.01)
+            pass
+    return out
+
+
+def read_all_of_pipe(pid, fd=0):
+    """True while process `pid` has read every byte the pipe at its descriptor `fd` holds
+    (FIONREAD, on a second opening of /proc/PID/fd/FD, says 0) and its main thread sleeps
+    waiting for more: in read(2) (wchan pipe_read) or in poll(2) (zrec waits for input and
+    its interrupt descriptor together). Once the writer has written all it will for now,
+    this is "blocked reading its input"."""
+    try:
+        r = os.open("/proc/%d/fd/%d" % (pid, fd), os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        unread = struct.unpack("i", fcntl.ioctl(r, termios.FIONREAD, b"\0\0\0\0"))[0]
+    finally:
+        os.close(r)
+    w = _wchan(pid) or ""
+    return unread == 0 and ("pipe_read" in w or "poll" in w)
+
+
+def in_lock_wait(pid, path):
+    """True while process `pid` sleeps waiting for the flock on `path`: its main thread
+    in flock(2) (wchan locks_lock_inode_wait) or in the poll(2) between the LOCK_NB tries
+    of zrec's interruptible --wait (wchan poll_schedule_timeout), with `path` open and
+    no lock of its own on it (/proc/PID/fdinfo/FD lists the locks a descriptor holds)."""
+    w = _wchan(pid) or ""
+    if "lock_inode_wait" not in w and "poll" not in w:
+        return False
+    for fd in _fds_of(pid, path):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                if not any(line.startswith("lock:") for line in f):
+                    return True
+        except OSError:
+            pass
     return False
+
+
+def flock_waiters(path):
+    """The process IDs blocked in flock(2) on `path`: the "->" lines of /proc/locks for
+    its inode. The inode number alone is compared: the device field there need not be
+    stat's st_dev on a stacked file system (overlayfs in a container)."""
+    try:
+        ino = os.stat(path).st_ino
+    except OSError:
+        return []
+    pids = []
+    with open("/proc/locks") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 7 and fields[1] == "->" and fields[2] == "FLOCK" and \
+                    fields[6].rsplit(":", 1)[-1] == str(ino):
+                pids.append(int(fields[5]))
+    return pids
 
 
 def expect(cond, msg):

@@ -27,7 +27,6 @@ import os
 import subprocess
 import sys
 import tarfile
-import time
 
 import numpy as np
 
@@ -35,7 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 import zrecord_ref  # noqa: E402  (tests/cli/zrecord_ref.py)
 from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
-    byte_records, expect, expect_failure, must, require_zrec, run_zrec, wait_blocked_in_pipe_read)
+    byte_records, expect, expect_failure, in_lock_wait, must, require_zrec, run_zrec, wait_blocked_in_pipe_read,
+    wait_until)
 
 ZREC = require_zrec("test_append_roots")
 CASES, case = case_runner.case_registry()
@@ -427,7 +427,10 @@ def wait_for_a_held_root(d):
     expect_failure(args, rc, err, 75, ["is locked by another process"])
     waiter = subprocess.Popen([ZREC, "--wait", "append-tar", "--keys", kf, root, u], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE)
-    time.sleep(0.5)
+    # It waits: asleep on the root's lock (the marker open, the lock not its own), and it
+    # has not exited when the holder is let go.
+    wait_until(lambda: in_lock_wait(waiter.pid, os.path.join(root, "zrec-root")),
+               "zrec --wait append-tar waiting for the root's lock", proc=waiter)
     if waiter.poll() is not None:
         raise AssertionError("zrec --wait append-tar did not wait: %s" % waiter.communicate()[1].decode())
     holder.stdin.write(data[2048:])

@@ -22,10 +22,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_helpers import STRACE_NO_LEAK_CHECK, expect, fails, must, must_out, require_zrec, run_all, tree_hash  # noqa: E402
+from cli_helpers import (STRACE_NO_LEAK_CHECK, expect, fails, must, must_out, require_zrec, run_all,  # noqa: E402
+                         tree_hash, wait_until)
 
 ZREC = require_zrec("test_concat_join")
 TMP = tempfile.mkdtemp(prefix="zrec-join-")
@@ -123,13 +123,23 @@ def test_killed_placement_is_placed_again():
                           "trace=copy_file_range", "-e", "inject=copy_file_range:delay_enter=30s:when=2",
                           ZREC, "concat", "--threads", "1", "--place", "1", plan],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 20
     trace_file = os.path.join(TMP, "k.strace")
-    while time.monotonic() < deadline and (not os.path.exists(trace_file) or
-                                           open(trace_file).read().count("copy_file_range") < 2):
-        time.sleep(0.05)
-    os.killpg(p.pid, signal.SIGKILL)
-    p.wait()
+
+    def calls_traced():
+        if not os.path.exists(trace_file):
+            return 0
+        with open(trace_file) as f:
+            return f.read().count("copy_file_range")
+
+    try:
+        wait_until(lambda: calls_traced() >= 2, "the second copy_file_range of part 1's placement", proc=p,
+                   step=0.05)
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
     trace = open(os.path.join(TMP, "k.strace")).read()
     expect(trace.count("copy_file_range(") >= 2, "not killed in the middle: %s" % trace[-500:])
     expect(not os.path.exists(os.path.join(temp, ".zrec-placed-1")), "a killed placement left its marker")

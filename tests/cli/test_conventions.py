@@ -23,7 +23,6 @@ import subprocess
 import tarfile
 import threading
 import sys
-import time
 
 import numpy as np
 
@@ -404,8 +403,9 @@ def signals_stop_commands_started_with_them_ignored(d):
             p = subprocess.Popen([ZREC] + argv, stdout=w, stderr=subprocess.PIPE, preexec_fn=ignore_interrupts)
             os.close(w)
             try:
-                wait_blocked_in_pipe_write(p.pid)
-                time.sleep(0.1)
+                # Blocked writing to the full pipe, so past the start of main(), where zrec
+                # undoes the inherited ignoring.
+                expect(wait_blocked_in_pipe_write(p.pid), "%s: never blocked writing to the full pipe" % label)
                 mask = ignored_mask(p.pid)
                 expect(not mask & (1 << (sig - 1)), "%s: %s still ignored (SigIgn %x)" % (label, sig.name, mask))
                 p.send_signal(sig)

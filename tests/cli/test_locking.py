@@ -31,18 +31,16 @@ ZREC = cli_helpers.require_zrec("test_locking")
 LOCKED = "locked by another process"
 WIDTH = 16  # Dense |u1 (16,)
 
-# A process that takes flock on a file and holds it: until stdin closes (hold < 0) or for
-# `hold` seconds. It prints "locked" once it has the lock.
+# A process that takes flock on a file and holds it until its stdin closes (the test lets
+# it go once what it checks has happened, never after a fixed time). It prints "locked"
+# once it has the lock.
 HOLDER = r"""
-import fcntl, os, sys, time
-path, mode, hold = sys.argv[1], sys.argv[2], float(sys.argv[3])
+import fcntl, os, sys
+path, mode = sys.argv[1], sys.argv[2]
 fd = os.open(path, os.O_RDWR if mode == "ex" else os.O_RDONLY)
 fcntl.flock(fd, fcntl.LOCK_EX if mode == "ex" else fcntl.LOCK_SH)
 print("locked", flush=True)
-if hold < 0:
-    sys.stdin.read()
-else:
-    time.sleep(hold)
+sys.stdin.read()
 """
 
 
@@ -138,8 +136,8 @@ def length_of(store):
 class Holder:
     """A helper process holding flock on meta.zr."""
 
-    def __init__(self, store, mode, hold=-1.0):
-        self.p = subprocess.Popen([sys.executable, "-c", HOLDER, os.path.join(store, "meta.zr"), mode, str(hold)],
+    def __init__(self, store, mode):
+        self.p = subprocess.Popen([sys.executable, "-c", HOLDER, os.path.join(store, "meta.zr"), mode],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         line = self.p.stdout.readline()
         if line.strip() != b"locked":
@@ -178,6 +176,37 @@ def wait_until_exclusively_held(store, proc, timeout=15):
     finally:
         os.close(fd)
     raise AssertionError("the writer never took the lock")
+
+
+def waits_for_the_lock(p, store, what):
+    """Until zrec process p sleeps waiting for the lock of `store` (its meta.zr open, the
+    lock not its own: cli_helpers.in_lock_wait); then it must still be running."""
+    cli_helpers.wait_until(lambda: cli_helpers.in_lock_wait(p.pid, os.path.join(store, "meta.zr")),
+                           "%s waiting for the held lock" % what, proc=p)
+    if p.poll() is not None:
+        raise AssertionError("%s did not wait for the held lock: rc %d %r" % (what, p.returncode, p.communicate()[1]))
+
+
+def waits_until_released(holder, store, args, what, stdin=None):
+    """Runs `zrec ARGS` while `holder` (a Holder) holds the lock of `store`: it must wait
+    for that lock, still be waiting when the holder lets go, and then exit 0. Returns
+    its stdout."""
+    p = subprocess.Popen([ZREC] + args, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if stdin is not None:
+            p.stdin.write(stdin)
+            close_stdin(p)
+        waits_for_the_lock(p, store, what)
+        holder.release()
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0:
+        raise AssertionError("%s, after the holder let go: rc %d %r" % (what, p.returncode, err))
+    return out
 
 
 def close_stdin(p):
@@ -280,25 +309,17 @@ def test_python_reader_lock(root):
 def test_wait_blocks_until_release(root):
     store = make_store(root, "c")
     want = cat_all(store)
-    # Reader waits on a writer's lock that goes away after 1 s.
-    with Holder(store, "ex", hold=1.0) as h:
-        t0 = time.monotonic()
-        got = cat_all(store, ["--wait"])
-        waited = time.monotonic() - t0
-        h.p.wait(timeout=10)
+    # Reader waits on a writer's lock: asleep on it, still there when the holder lets go,
+    # then it reads the records.
+    with Holder(store, "ex") as h:
+        got = np.load(io.BytesIO(waits_until_released(h, store, ["--wait", "cat", store], "--wait cat")))
     if not np.array_equal(got, want):
         raise AssertionError("--wait cat returned the wrong records")
-    if waited < 0.6:
-        raise AssertionError("--wait cat returned after %.2f s although the lock was held ~1 s" % waited)
     # Writer waits on a reader's lock (same for a writer's), then appends.
     for mode in ("sh", "ex"):
-        with Holder(store, mode, hold=1.0) as h:
-            t0 = time.monotonic()
-            must(["--wait", "-q", "append-npy", store, "-"], stdin=npy_bytes(batch(3, 9)))
-            waited = time.monotonic() - t0
-            h.p.wait(timeout=10)
-        if waited < 0.6:
-            raise AssertionError("--wait append-npy returned after %.2f s with a %s lock held ~1 s" % (waited, mode))
+        with Holder(store, mode) as h:
+            waits_until_released(h, store, ["--wait", "-q", "append-npy", store, "-"],
+                                 "--wait append-npy with a %s lock held" % mode, stdin=npy_bytes(batch(3, 9)))
     got = cat_all(store)
     if got.shape != (14, WIDTH) or not np.array_equal(got[8:11], batch(3, 9)) or not np.array_equal(got[11:], batch(3, 9)):
         raise AssertionError("records appended after --wait are wrong")
@@ -323,9 +344,9 @@ def test_wait_seconds_gives_up(root):
             if not 0.4 <= waited < 5:
                 raise AssertionError("--wait=0.5 gave up after %.2f s" % waited)
     # A lock let go within the time: the command goes on.
-    with Holder(store, "ex", hold=0.5) as h:
-        must(["--wait=20", "-q", "append-npy", store, "-"], stdin=npy_bytes(batch(2, 5)))
-        h.p.wait(timeout=10)
+    with Holder(store, "ex") as h:
+        waits_until_released(h, store, ["--wait=120", "-q", "append-npy", store, "-"], "--wait=120 append-npy",
+                             stdin=npy_bytes(batch(2, 5)))
     assert length_of(store) == 10
     for bad in ("--wait=abc", "--wait=-1", "--wait=1x"):
         rc, out, err = run([bad, "info", store])
@@ -347,9 +368,7 @@ def test_real_writer_holds_lock(root):
         expect_snapshot(store, 8)
         # A --wait reader queued behind the writer sees its publication, never a partial state.
         waiter = subprocess.Popen([ZREC, "--wait", "cat", store], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(0.3)
-        if waiter.poll() is not None:
-            raise AssertionError("--wait cat did not wait for the writer: %r" % waiter.communicate()[1])
+        waits_for_the_lock(waiter, store, "--wait cat behind the writer")
         rc, err = w.finish()
         if rc != 0:
             raise AssertionError("the slow writer failed: rc %d %r" % (rc, err))
@@ -451,9 +470,7 @@ def test_waiting_writers_serialize(root):
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         second.stdin.write(npy_bytes(batch(7, 2)))
         close_stdin(second)
-        time.sleep(0.3)
-        if second.poll() is not None:
-            raise AssertionError("--wait append-npy did not wait: rc %s" % second.returncode)
+        waits_for_the_lock(second, store, "--wait append-npy behind the first writer")
         rc, err = first.finish()
         if rc != 0:
             raise AssertionError("first writer failed: %r" % err)

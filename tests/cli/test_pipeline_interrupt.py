@@ -23,13 +23,12 @@ import signal
 import struct
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import must  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import must, read_all_of_pipe, wait_until  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = os.environ.get("ZREC")
 if not ZREC or not os.access(ZREC, os.X_OK):
@@ -61,17 +60,10 @@ def byte_records(store):
     return out
 
 
-def wait_for(cond, what, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting for " + what)
-
-
-# Writes `count` records (lines, or .npy arrays with "npy"), flushes, then stalls
-# with stdout open until killed.
+# Writes `count` records (lines, or .npy arrays with "npy"), flushes; given a file name,
+# creates that file to say it has written everything, then stalls with stdout open until
+# killed (10 minutes at most, longer than any wait here, so that a test that fails
+# leaves no producer behind for long).
 PRODUCER = r"""
 import io, sys, time
 kind, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -84,19 +76,33 @@ for i in range(first, first + count):
         out.write(b"line %d\n" % i)
 out.flush()
 if len(sys.argv) > 4:
-    time.sleep(float(sys.argv[4]))
+    open(sys.argv[4], "w").close()
+    time.sleep(600)
 """
 
 
-def start(tmp, zrec_args, kind, first, count, stall=60.0):
-    """Starts producer | zrec; returns (zrec process, producer process)."""
+def start(tmp, zrec_args, kind, first, count):
+    """Starts producer | zrec; returns (zrec process, producer process). The producer
+    creates the file producer.flushed (its .flushed) once all it writes is in the pipe."""
     gen = os.path.join(tmp, "producer.py")
     open(gen, "w").write(PRODUCER)
-    producer = subprocess.Popen(["/usr/bin/python3", gen, kind, str(first), str(count), str(stall)],
+    flushed = os.path.join(tmp, "producer.flushed")
+    if os.path.exists(flushed):
+        os.unlink(flushed)
+    producer = subprocess.Popen(["/usr/bin/python3", gen, kind, str(first), str(count), flushed],
                                 stdout=subprocess.PIPE)
+    producer.flushed = flushed
     z = subprocess.Popen([ZREC] + zrec_args, stdin=producer.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     producer.stdout.close()
     return z, producer
+
+
+def wait_blocked_in_read(z, producer, what):
+    """Until zrec has read all the producer wrote and sleeps waiting for more: the
+    producer says it wrote everything, the pipe holds no byte zrec has not read, and zrec
+    sleeps in read(2)/poll(2). `what`: what zrec has read by then, for the message."""
+    wait_until(lambda: os.path.exists(producer.flushed) and read_all_of_pipe(z.pid),
+               "zrec blocked reading its stdin after %s" % what, proc=z)
 
 
 def handlers_installed(pid):
@@ -112,7 +118,7 @@ def handlers_installed(pid):
 def stop(z, producer, sig, rc_want):
     # A signal sent before zrec installs its handlers would kill it outright (a slow
     # start under ASan on a loaded machine), which is not what these cases test.
-    wait_for(lambda: handlers_installed(z.pid), "zrec's signal handlers")
+    wait_until(lambda: handlers_installed(z.pid), "zrec's signal handlers", proc=z)
     z.send_signal(sig)
     try:
         out, err = z.communicate(timeout=10)
@@ -140,8 +146,9 @@ CASES, case = case_runner.case_registry()
 def sigint_with_checkpoints_then_resume(tmp):
     s = create(os.path.join(tmp, "s"))
     z, p = start(tmp, ["append-stream", "--checkpoint-every", "1000", s], "lines", 0, 2500)
-    wait_for(lambda: published_length(s) == 2000, "the second checkpoint")
-    time.sleep(0.3)  # the last 500 lines sit in the unpublished window, zrec blocked in read
+    wait_until(lambda: published_length(s) == 2000, "the second checkpoint", proc=z)
+    # The last 500 lines sit in the unpublished window, zrec blocked in read.
+    wait_blocked_in_read(z, p, "2500 lines")
     err = stop(z, p, signal.SIGINT, 130)
     assert ("zrec append-stream: interrupted; '%s' holds 2000 records (resume: the same command with "
             "--from-length 0)" % s) in err, err
@@ -160,7 +167,7 @@ def sigterm_without_checkpoints(tmp):
     must(["append-stream", s], b"a\nb\nc\n")
     before = store_files(s)
     z, p = start(tmp, ["append-stream", s], "lines", 0, 5000)
-    time.sleep(1.0)  # let zrec read (and window) what the producer wrote
+    wait_blocked_in_read(z, p, "5000 lines")  # it has read (and windowed) what the producer wrote
     err = stop(z, p, signal.SIGTERM, 143)
     assert "interrupted; '%s' holds 3 records" % s in err and "resume" not in err, err
     assert store_files(s) == before, "an interrupted all-or-nothing append changed the store"
@@ -172,7 +179,7 @@ def sigint_before_any_input(tmp):
     s = create(os.path.join(tmp, "s"))
     before = store_files(s)
     z, p = start(tmp, ["append-stream", "--parse", "ints", s], "lines", 0, 0)
-    time.sleep(0.3)
+    wait_blocked_in_read(z, p, "no input")
     err = stop(z, p, signal.SIGINT, 130)
     assert "holds 0 records" in err, err
     assert store_files(s) == before
@@ -182,8 +189,8 @@ def sigint_before_any_input(tmp):
 def sigterm_with_checkpoints_second_signal_kind(tmp):
     s = create(os.path.join(tmp, "s"))
     z, p = start(tmp, ["append-stream", "--checkpoint-every", "100", s], "lines", 0, 250)
-    wait_for(lambda: published_length(s) == 200, "two checkpoints")
-    time.sleep(0.2)
+    wait_until(lambda: published_length(s) == 200, "two checkpoints", proc=z)
+    wait_blocked_in_read(z, p, "250 lines")
     err = stop(z, p, signal.SIGTERM, 143)
     assert "holds 200 records (resume: the same command with --from-length 0)" in err, err
     assert byte_records(s) == [b"line %d" % i for i in range(200)]
@@ -193,8 +200,8 @@ def sigterm_with_checkpoints_second_signal_kind(tmp):
 def append_npy_interrupted(tmp):
     s = create(os.path.join(tmp, "s"), dtype="<i4")
     z, p = start(tmp, ["append-npy", "--checkpoint-every", "10", s, "-"], "npy", 0, 25)
-    wait_for(lambda: published_length(s) == 20, "two append-npy checkpoints")
-    time.sleep(0.2)
+    wait_until(lambda: published_length(s) == 20, "two append-npy checkpoints", proc=z)
+    wait_blocked_in_read(z, p, "25 arrays")
     err = stop(z, p, signal.SIGINT, 130)
     assert ("zrec append-npy: interrupted; '%s' holds 20 records (resume: the same command with --from-length 0)"
             % s) in err, err
@@ -211,7 +218,7 @@ def append_files_interrupted(tmp):
     before = store_files(s)
     # Blocked reading the list of names from a stalled pipe.
     z, p = start(tmp, ["append-files", s, "-"], "lines", 0, 3)
-    time.sleep(0.3)
+    wait_blocked_in_read(z, p, "3 names")
     err = stop(z, p, signal.SIGINT, 130)
     assert "zrec append-files: interrupted; '%s' holds 0 records" % s in err, err
     assert store_files(s) == before
@@ -232,7 +239,7 @@ def append_files_interrupted(tmp):
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     z.stdin.write("\n".join(names).encode() + b"\n")
     z.stdin.close()
-    wait_for(lambda: published_length(s) >= 100 or z.poll() is not None, "append-files checkpoints")
+    wait_until(lambda: published_length(s) >= 100 or z.poll() is not None, "append-files checkpoints")
     z.send_signal(signal.SIGINT)
     z.wait(timeout=30)
     err = z.stderr.read().decode()

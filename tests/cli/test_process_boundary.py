@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402
 from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
-    expect, must_out as must, require_zrec, run_zrec as run)
+    expect, in_lock_wait, must_out as must, require_zrec, run_zrec as run, wait_until)
 
 ZREC = require_zrec("test_process_boundary")
 FIGURES = []
@@ -175,24 +175,10 @@ WAITERS = [
 ]
 
 
-def wait_until_open(pid, path, limit=20.0):
-    """Until process `pid` has `path` open (it opens meta.zr, then waits for its lock;
-    a sanitized build starts slowly)."""
-    real = os.path.realpath(path)
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        try:
-            fds = os.listdir("/proc/%d/fd" % pid)
-        except FileNotFoundError:
-            return
-        for fd in fds:
-            try:
-                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == real:
-                    return
-            except OSError:
-                pass
-        time.sleep(0.02)
-    raise AssertionError("process %d never opened %s" % (pid, path))
+def wait_in_lock_wait(p, meta, what):
+    """Until zrec process p sleeps waiting for the lock on `meta` (it opens meta.zr, then
+    waits for its lock; a sanitized build starts slowly): cli_helpers.in_lock_wait."""
+    wait_until(lambda: in_lock_wait(p.pid, meta), "%s waiting for the held lock" % what, proc=p)
 
 
 def test_wait_is_interruptible(d):
@@ -211,8 +197,7 @@ def test_wait_is_interruptible(d):
                 before = sorted(os.listdir(d))
                 p = subprocess.Popen([ZREC, "--wait"] + argv, cwd=d, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                wait_until_open(p.pid, os.path.join(held, "meta.zr"))
-                time.sleep(0.2)
+                wait_in_lock_wait(p, os.path.join(held, "meta.zr"), "zrec --wait " + name)
                 expect(p.poll() is None, "%s: did not wait for the held lock (rc %s)" % (name, p.poll()))
                 t0 = time.monotonic()
                 p.send_signal(sig)
@@ -250,7 +235,7 @@ def test_wait_still_waits(d):
     expect(holder.stdout.readline().strip() == b"locked", "the holder did not take the lock")
     p = subprocess.Popen([ZREC, "--wait", "append-npy", src, os.path.join(d, "a.npy")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(0.5)
+    wait_in_lock_wait(p, os.path.join(src, "meta.zr"), "zrec --wait append-npy")
     expect(p.poll() is None, "append-npy did not wait")
     holder.stdin.close()
     holder.wait()

@@ -5,8 +5,12 @@
 # regular file), append-files (records total: "N/M records", a percentage), cat, and
 # digest (records total and the bytes hashed).
 #
-# The commands are kept running for half a second or so (a producer that pauses, a reader
-# that is slow to start), since the meter first draws after about 1/6 s.
+# The meter first draws after about 1/6 s, so the commands are kept running until it has
+# drawn what a check looks for (a producer that holds back its last line, a reader that
+# starts reading only then: wait_meter.sh, up to 120 s, however slow the machine). Where
+# the meter cannot be seen while zrec runs (nothing may be drawn; a file gets it only at
+# the end) the producer waits until zrec has read its first lines and then gives the
+# meter 1.5 s to draw; the slow reader of cat, half a second.
 #
 # Usage: ZREC=path/to/zrec bash tests/cli/test_progress.sh  (CTest sets ZREC).
 set -u
@@ -22,10 +26,34 @@ cd "$tmp" || exit 1
 # raw: a zstd store of 1-byte records would add the first window's codec warning to
 # the lines checked below.
 "$zrec" create --ragged --dtype '|u1' --ndim 1 --codec raw s >/dev/null
-# A producer that writes, pauses, writes again. The pause outlasts a slow start of zrec
-# (an ASan build on a loaded machine), so the first lines are read before the last.
+# wait_meter.sh FILE PATTERN: until FILE holds a drawing of the meter that matches the
+# grep PATTERN after its carriage return; 120 s at most (then the check that follows
+# fails, saying what was not drawn).
+cat >wait_meter.sh <<'EOF'
+for _ in $(seq 1200); do
+  grep -q $'\r'"$2" "$1" 2>/dev/null && exit 0
+  sleep 0.1
+done
+exit 1
+EOF
+# A producer that writes, waits, writes again (an ASan build on a loaded machine starts
+# slowly): "bash slow.sh FILE" holds back its last line until the meter drawn into FILE
+# shows the first two records; plain "bash slow.sh" until zrec has read the first two
+# lines (the pipe holds no byte: FIONREAD; 120 s at most), then 1.5 s more, the meter's
+# time to draw.
 cat >slow.sh <<'EOF'
-printf 'a\nb\n'; sleep 1.5; printf 'c\n'
+printf 'a\nb\n'
+if [ $# -gt 0 ]; then
+  bash wait_meter.sh "$1" 'append-stream: 2 records'
+else
+  for _ in $(seq 1200); do
+    /usr/bin/python3 -c 'import fcntl, struct, sys, termios
+sys.exit(struct.unpack("i", fcntl.ioctl(1, termios.FIONREAD, b"\0" * 4))[0] != 0)' && break
+    sleep 0.1
+  done
+  sleep 1.5
+fi
+printf 'c\n'
 EOF
 
 # Runs "$@" with its stdin, stdout and stderr on a pseudo-terminal; the terminal's
@@ -39,7 +67,7 @@ under_tty() {
 }
 
 # --- append-stream under a terminal: the meter is drawn, then cleared -------------
-under_tty tty.out bash -c "bash slow.sh | '$zrec' append-stream s"
+under_tty tty.out bash -c "bash slow.sh tty.out | '$zrec' append-stream s"
 check "append-stream under a TTY exits 0" [ $? = 0 ]
 check "a progress line is drawn under a TTY" grep -q $'\rappend-stream: 2 records, 4 B, .* records/s, .*/s, 0:0' tty.out
 check "the progress line is cleared before the summary" grep -q $'\r\033\\[Kzrec append-stream: appended 3 records' tty.out
@@ -75,7 +103,7 @@ fi
 # --- append-files: the meter while the list is read, then a records total ----------
 mkdir files
 for i in $(seq 1 80); do printf "file %d\n" "$i" >"files/$i"; done
-under_tty files.out bash -c "(ls -d files/* | head -40; sleep 0.5; ls -d files/* | tail -40) | '$zrec' append-files --checkpoint-every 1 s -"
+under_tty files.out bash -c "(ls -d files/* | head -40; bash wait_meter.sh files.out 'append-files: 0 records'; ls -d files/* | tail -40) | '$zrec' append-files --checkpoint-every 1 s -"
 check "append-files under a TTY exits 0" [ $? = 0 ]
 check "append-files draws while it reads the list" grep -q $'\rappend-files: 0 records' files.out
 check "append-files' summary line" grep -q "zrec append-files: appended 80 records" files.out
@@ -88,7 +116,7 @@ fi
 # --- cat: records total, drawn while the consumer is slow ---------------------------
 "$zrec" create --ragged --dtype '|u1' --ndim 1 --codec raw big >/dev/null
 head -c 8000000 /dev/zero | tr '\0' 'y' | fold -w 1000 | "$zrec" -q append-stream big
-"$zrec" --progress cat --format raw big 2>cat.err | (sleep 0.5; cat >/dev/null)
+"$zrec" --progress cat --format raw big 2>cat.err | (bash wait_meter.sh cat.err 'cat: [0-9,]*/8,000 records, .* ('; cat >/dev/null)
 check "cat draws records out of the total" grep -q $'\rcat: [0-9,]*/8,000 records, .* (' cat.err
 "$zrec" cat --format raw big 2>cat2.err | (sleep 0.5; cat >/dev/null)
 check "cat draws nothing when stderr is not a terminal" [ ! -s cat2.err ]
@@ -98,7 +126,8 @@ check "cat draws nothing when stderr is not a terminal" [ ! -s cat2.err ]
 # last record, so digest waits on the reader midway, its meter drawn.
 "$zrec" create --ragged --dtype '|u1' --ndim 1 --codec raw many >/dev/null
 head -c 1000000 /dev/zero | tr '\0' 'y' | fold -w 10 | "$zrec" -q append-stream many
-"$zrec" --progress digest --per-record many 2>digest.err | (sleep 0.5; cat >/dev/null)
+"$zrec" --progress digest --per-record many 2>digest.err |
+  (bash wait_meter.sh digest.err 'digest: [0-9,]*/100,000 records, [1-9][0-9.]* [KM]iB'; cat >/dev/null)
 check "digest draws records out of the total" grep -q $'\rdigest: [0-9,]*/100,000 records, ' digest.err
 check "digest counts the bytes it hashed (not 0 B)" \
   grep -q $'\rdigest: [0-9,]*/100,000 records, [1-9][0-9.]* [KM]iB' digest.err

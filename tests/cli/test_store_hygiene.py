@@ -28,12 +28,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import (STRACE_NO_LEAK_CHECK, expect, full_pipe, must, require_zrec,  # noqa: E402  (tests/cli/cli_helpers.py)
-                         run_zrec as run, wait_blocked_in_pipe_write)
+from cli_helpers import (STRACE_NO_LEAK_CHECK, expect, flock_waiters, full_pipe, must,  # noqa: E402  (tests/cli/cli_helpers.py)
+                         require_zrec, run_zrec as run, wait_blocked_in_pipe_write, wait_until)
 
 ZREC = require_zrec("test_store_hygiene")
 STRACE = shutil.which("strace")
@@ -204,23 +203,33 @@ def test_concurrent_creates(d):
 def held_while_builder_locks(d, prefix, argv):
     """Runs zrec `argv` with its flock calls delayed by a second (strace), takes the lock
     of its new temporary (the first name in `d` starting with `prefix`) the way another
-    run's cleanup does, and lets it go only after the builder asked for it. Returns
-    (exit code, stderr)."""
+    run's cleanup does, and lets it go only after the builder asked for it: once a
+    process is blocked in flock(2) on it. Returns (exit code, stderr)."""
     p = subprocess.Popen([STRACE, *STRACE_NO_LEAK_CHECK, "-f", "-o", "/dev/null", "-e", "trace=flock",
                           "-e", "inject=flock:delay_enter=1000000", ZREC] + argv,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    held = None
-    deadline = time.monotonic() + 30
-    while held is None and p.poll() is None and time.monotonic() < deadline:
+
+    def take_temporary():
         names = [n for n in os.listdir(d) if n.startswith(prefix)]
-        if names:
-            held = os.open(os.path.join(d, names[0]), os.O_RDONLY)
-            fcntl.flock(held, fcntl.LOCK_EX)
-        else:
-            time.sleep(0.002)
-    expect(held is not None, "no temporary starting with %r appeared" % prefix)
-    time.sleep(1.5)
-    os.close(held)
+        if not names:
+            return None
+        path = os.path.join(d, names[0])
+        fd = os.open(path, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd, path
+
+    try:
+        held, path = wait_until(take_temporary, "a temporary starting with %r" % prefix, proc=p, step=0.002)
+        try:
+            wait_until(lambda: flock_waiters(path), "zrec %s blocked on the lock of its temporary %s"
+                       % (" ".join(argv), os.path.basename(path)), proc=p)
+        finally:
+            os.close(held)
+    except AssertionError:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        raise
     _, err = p.communicate(timeout=60)
     return p.returncode, err.decode()
 
@@ -335,11 +344,9 @@ def test_bench_interrupt_removes_temporaries(d):
         p = subprocess.Popen([ZREC, "bench", "-w", "tokens", "-n", "5000", "--codec", "zstd", "--seconds", "30",
                               "--dir", work],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not os.listdir(work) and p.poll() is None:
-            time.sleep(0.02)
-        expect(os.listdir(work), "bench made no temporary directory in time")
-        time.sleep(0.3)
+        # Midway: a store being built inside bench's temporary directory.
+        wait_until(lambda: any("meta.zr" in files for _, _, files in os.walk(work)),
+                   "a store inside bench's temporary directory", proc=p)
         p.send_signal(sig)
         try:
             rc = p.wait(timeout=30)

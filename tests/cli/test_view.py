@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli_helpers import (SANITIZED, expect, fails, must, must_out, npy_bytes, records, require_zrec, run_all,  # noqa: E402
-                         tree_hash)
+                         tree_hash, wait_until)
 from view_helpers import ViewServer, make_stores, png_pixels  # noqa: E402
 
 ZREC = require_zrec("test_view")
@@ -355,7 +355,8 @@ def test_slow_clients():
            "slow head: %r after %.1f s (%d served meanwhile)" % (reply[:30], took, served))
     # Connections past the limit get 503; once the idle ones time out, service resumes.
     idle = [socket.create_connection(("127.0.0.1", SERVER.port), timeout=10) for _ in range(128)]
-    time.sleep(0.3)
+    wait_until(lambda: SERVER.open_connections() >= 128, "the server holding the 128 idle connections",
+               proc=SERVER.proc)
     reply = SERVER.raw(b"GET / HTTP/1.1\r\n\r\n")
     expect(reply.startswith(b"HTTP/1.1 503"), "connection 129: %r" % reply[:40])
     for s in idle:

@@ -3,7 +3,8 @@
 - ViewServer(paths, extra_args): starts `zrec view --port 0 PATHS...`, reads the URL it
   prints, and offers get(route, params, headers) -> (status, headers dict, body bytes)
   over one keep-alive connection, raw(bytes) for hand-made requests, stop(signal) ->
-  exit status, and peak_rss_mib() while it runs.
+  exit status, and peak_rss_mib() and open_connections() (the clients it has accepted
+  and holds) while it runs.
 - make_stores(root): the four stores the issue names, generated here: a Dense image
   store (uint8 3x24x32, zstd), a Ragged token store (<i4, ndim 1), a zstd_dict text store
   (JSON and plain lines) and an append-tar root (png + cls + json streams, with --keys).
@@ -21,7 +22,6 @@ import struct
 import subprocess
 import sys
 import tarfile
-import time
 import urllib.parse
 import zlib
 
@@ -107,6 +107,27 @@ class ViewServer:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1]) / 1024.0
         return 0.0
+
+    def open_connections(self):
+        """How many client connections the server has accepted and holds open: its
+        sockets (/proc/PID/fd) that /proc/net/tcp shows ESTABLISHED on its port."""
+        inodes = set()
+        fd_dir = "/proc/%d/fd" % self.proc.pid
+        for fd in os.listdir(fd_dir):
+            try:
+                link = os.readlink(os.path.join(fd_dir, fd))
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                inodes.add(link[len("socket:["):-1])
+        n = 0
+        with open("/proc/net/tcp") as f:
+            next(f)
+            for line in f:
+                fields = line.split()  # sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+                if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == self.port and fields[9] in inodes:
+                    n += 1
+        return n
 
     def read_bytes(self):
         """Bytes the process has read (rchar of /proc/PID/io): files and sockets."""
@@ -255,13 +276,3 @@ def make_stores(root):
     must(["append-tar", "--keys", out["keys"], out["root"], tar_path])
     out["root_data"] = samples
     return out
-
-
-def wait_until(fn, timeout=30, step=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(step)
-    raise AssertionError("timed out after %d s" % timeout)
