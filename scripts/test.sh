@@ -7,9 +7,10 @@
 #                          four tiers (unit, cli, process, slow); then one clang tree with
 #                          AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's
 #                          coverage, which runs the tests again (all but those labelled
-#                          release-only, cmake/tests.cmake) and each fuzz target for
-#                          ZREC_FUZZ_SECONDS (default 20); and the core test binary under
-#                          ThreadSanitizer.
+#                          release-only, cmake/tests.cmake), the core test binary under
+#                          ThreadSanitizer, and each fuzz target for ZREC_FUZZ_SECONDS
+#                          (default 20). Each build after the first compiles in the
+#                          background while the tests before it run.
 #
 # ZREC_SKIP_SANITIZERS=1 stops the full run after the Release pass. Builds go through
 # ccache (scripts/setup.sh installs it; its cache is under ~/.cache/ccache), so a second
@@ -48,34 +49,63 @@ if [ "$tier" = fast ]; then
   exit 0
 fi
 
+# The tests leave much of the machine idle (they wait for processes, locks, a Slurm
+# cluster, a browser): each test phase of the full run has the next build compiling
+# beside it at a lower priority, in the background, and waits for it afterwards. The
+# process and slow tiers are written to pass with a build beside them (README.md,
+# "Tests"): they wait for states, never for fixed sleeps.
+background_build() {  # background_build NAME LOG ARGS...: scripts/build.sh ARGS at nice 10
+  local name=$1 log=$2
+  shift 2
+  echo "== $name, in the background (log: $log)" >&2
+  nice -n 10 scripts/build.sh "$@" >"$log" 2>&1 &
+  build_pid=$!
+}
+wait_build() {  # wait_build NAME LOG: the background build's end; its log on failure
+  local start=$SECONDS
+  if ! wait "$build_pid"; then
+    echo "FAIL: $1 (log: $2):" >&2
+    tail -n 40 "$2" >&2
+    exit 1
+  fi
+  echo "figure: $1 finished $((SECONDS - start)) s after the tests beside it" >&2
+}
+sanitized=1
+[ "${ZREC_SKIP_SANITIZERS:-0}" != 1 ] || sanitized=0
+# One clang tree for the sanitized tests and the fuzzers alike (scripts/build.sh
+# --sanitized): every object is compiled once with ASan, UBSan and libFuzzer's
+# coverage, and the fuzz targets link from it (fuzz/CMakeLists.txt).
+if [ "$sanitized" = 1 ]; then
+  background_build "ASan + UBSan build" build/asan-build.log build-asan --sanitized
+fi
+
 echo "== Release tests: every tier" >&2
 ctest --test-dir build --output-on-failure -j "$jobs"
 phase_done "Release tests (unit, cli, process, slow)"
 
-if [ "${ZREC_SKIP_SANITIZERS:-0}" != 1 ]; then
-  # One clang tree for the sanitized tests and the fuzzers alike (scripts/build.sh
-  # --sanitized): every object is compiled once with ASan, UBSan and libFuzzer's
-  # coverage, and the fuzz targets link from it (fuzz/CMakeLists.txt).
-  echo "== ASan + UBSan build (with the fuzz targets) and tests" >&2
-  scripts/build.sh build-asan --sanitized
-  phase_done "ASan + UBSan build"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" --label-exclude release-only
-  phase_done "ASan + UBSan tests"
-
-  # libFuzzer targets, a bounded run each on the committed seeds (docs/verify.md), from
-  # the tree just built.
-  echo "== Fuzzing" >&2
-  scripts/fuzz.sh "${ZREC_FUZZ_SECONDS:-20}"
-  phase_done "fuzzing"
-
+if [ "$sanitized" = 1 ]; then
+  wait_build "ASan + UBSan build" build/asan-build.log
+  phase_done "ASan + UBSan build (the rest)"
   # The executor's concurrency under ThreadSanitizer: the core test binary, which holds
   # every test of the lanes and of what runs on them (append, gather, verify, transfer,
   # digest, join, the record window), built without the CLI.
-  echo "== TSan build and core tests" >&2
-  scripts/build.sh build-tsan --target zrec_core_tests -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DZREC_TSAN=ON -DZREC_BUILD_CLI=OFF
+  background_build "TSan build" build/tsan-build.log build-tsan --target zrec_core_tests \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DZREC_TSAN=ON \
+    -DZREC_BUILD_CLI=OFF
+  echo "== ASan + UBSan tests" >&2
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" --label-exclude release-only
+  phase_done "ASan + UBSan tests"
+  wait_build "TSan build" build/tsan-build.log
+  phase_done "TSan build (the rest)"
+  echo "== TSan: the core tests" >&2
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/zrec_core_tests
-  phase_done "TSan build and tests"
+  phase_done "TSan tests"
+
+  # libFuzzer targets, a bounded run each on the committed seeds (docs/verify.md), from
+  # the sanitized tree.
+  echo "== Fuzzing" >&2
+  scripts/fuzz.sh "${ZREC_FUZZ_SECONDS:-20}"
+  phase_done "fuzzing"
 fi
 echo "figure: scripts/test.sh took $((SECONDS - run_start)) s" >&2
