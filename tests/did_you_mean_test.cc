@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <doctest/doctest.h>
 
 namespace zrec::cli {

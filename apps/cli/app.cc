@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <H5public.h>
 #include <fmt/format.h>
 #include <openssl/crypto.h>

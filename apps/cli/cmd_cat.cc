@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <CLI/CLI.hpp>
+
 #include "zrec/store.h"
 
 #include "cli/commands.h"

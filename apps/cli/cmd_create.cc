@@ -1,4 +1,5 @@
 // zrec create: make and publish an empty store.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "zrec/store_writer.h"

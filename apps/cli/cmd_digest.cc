@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/digest.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 

@@ -1,5 +1,7 @@
 // zrec recompress: copy a store into a new one with another codec, dictionary, level
 // or shard count; same records, same order. DST appears only when complete.
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.h"
 #include "cli/transfer_command.h"
 

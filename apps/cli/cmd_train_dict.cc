@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/file.h"

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "zrec/dataset.h"

@@ -7,11 +7,15 @@
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "zrec/lanes.h"
 #include "zrec/lock_wait.h"
 #include "zrec/status.h"
+
+// CLI11 is included only by the .cc files that register options, parse or format help:
+// its header costs seconds of compiling per file, so headers declare what they name.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace zrec::cli {
 

@@ -19,7 +19,9 @@
 // the negative-number check read) are left unchanged.
 #pragma once
 
-#include <CLI/CLI.hpp>
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace zrec::cli {
 

@@ -5,6 +5,8 @@
 
 #include <charconv>
 
+#include <CLI/CLI.hpp>
+
 namespace zrec::cli {
 
 int max_zstd_level() { return ZSTD_maxCLevel(); }

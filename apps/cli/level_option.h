@@ -12,7 +12,10 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace zrec::cli {
 

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+namespace CLI {
+class Option;
+}  // namespace CLI
 
 namespace zrec::cli {
 

@@ -1,5 +1,7 @@
 #include "cli/output_option.h"
 
+#include <CLI/CLI.hpp>
+
 namespace zrec::cli {
 
 CLI::Option* add_output_options(CLI::App* cmd, std::string& output, bool& force, const std::string& what,

@@ -9,7 +9,9 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
+namespace CLI {
+class ParseError;
+}  // namespace CLI
 
 namespace zrec::cli {
 

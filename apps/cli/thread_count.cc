@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <CLI/CLI.hpp>
+
 namespace zrec::cli {
 
 std::string thread_count_problem(std::string_view text) {

@@ -12,9 +12,11 @@
 #include <string>
 #include <string_view>
 
-#include <CLI/CLI.hpp>
-
 #include "zrec/status.h"
+
+namespace CLI {
+class Validator;
+}  // namespace CLI
 
 namespace zrec::cli {
 

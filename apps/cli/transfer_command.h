@@ -8,13 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "zrec/dict.h"
 #include "zrec/status.h"
 
 #include "cli/commands.h"
 #include "cli/report/command_report.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace zrec::cli {
 

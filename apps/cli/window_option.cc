@@ -1,5 +1,7 @@
 #include "cli/window_option.h"
 
+#include <CLI/CLI.hpp>
+
 namespace zrec::cli {
 
 CLI::Option* add_window_mib_option(CLI::App* cmd, uint64_t& mib, const std::string& what) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "cli/formats/printable.h"

@@ -23,8 +23,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
@@ -33,6 +31,10 @@
 #include "cli/interrupt.h"
 #include "cli/report/command_report.h"
 #include "cli/report/progress.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace zrec::cli {
 

@@ -19,6 +19,7 @@
 #include <future>
 #include <memory>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/file.h"

@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"

@@ -35,6 +35,7 @@
 #include <optional>
 #include <set>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"

@@ -2,6 +2,7 @@
 // new_store_options.h).
 #include "cli/import/new_store_options.h"
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "cli/codec_rules.h"

@@ -8,9 +8,11 @@
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "zrec/store_writer.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace zrec::cli {
 

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
