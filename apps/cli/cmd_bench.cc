@@ -53,7 +53,7 @@ void set_measurement_options(Options& o, const BenchArgs& a) {
   o.seed = a.seed;
 }
 
-std::string join(const std::vector<std::string>& v) {
+std::string comma_list(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
   return s;
@@ -133,7 +133,7 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   std::vector<std::string> codec_names;
   for (Codec c : o.codecs) codec_names.push_back(to_string(c));
   const BenchEnvironment env = collect_environment(g.threads);
-  if (g.verbosity >= 0) std::fputs(environment_text(env, join(codec_names), a.cold).c_str(), stderr);
+  if (g.verbosity >= 0) std::fputs(environment_text(env, comma_list(codec_names), a.cold).c_str(), stderr);
 
   JsonWriter j;
   if (a.json) {

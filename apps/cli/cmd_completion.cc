@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/did_you_mean.h"
 #include "cli/option_choices.h"
 #include "cli/report/console.h"
 #include "cli/usage.h"
@@ -34,8 +35,6 @@ struct Value {
   std::string words;  // space-separated, for kWords
 };
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 Value value_of_option(const CLI::Option* o) {
   if (const Choices* words = choices_of(o)) {
     std::string joined;
@@ -49,21 +48,18 @@ Value value_of_option(const CLI::Option* o) {
     if (name == "--shape" || name == "--bytes" || name == "--parse") return {};
   }
   // Text values are paths unless listed above; numbers (UINT, INT, FLOAT) complete to nothing.
-  return starts_with(o->get_type_name(), "TEXT") ? Value{ValueKind::kFiles, {}} : Value{};
+  return o->get_type_name().starts_with("TEXT") ? Value{ValueKind::kFiles, {}} : Value{};
 }
 
 Value value_of_positional(const CLI::Option* o) {
   const std::string name = o->get_name(true);
   const std::string& about = o->get_description();
   if (name == "selection") return {};
-  const bool about_stores = starts_with(about, "Store") && about.find("file") == std::string::npos;
+  const bool about_stores = about.starts_with("Store") && about.find("file") == std::string::npos;
   if (name == "store" || name == "stores" || name == "src" || name == "dst" || about_stores)
     return {ValueKind::kDirs, {}};
   return {ValueKind::kFiles, {}};
 }
-
-// Flags (--json, -v) expect no value; options expect one per occurrence.
-bool takes_value(const CLI::Option* o) { return o->get_expected_max() > 0 && o->get_type_size_max() > 0; }
 
 std::vector<std::string> option_names(const CLI::Option* o) {
   std::vector<std::string> names;
@@ -220,7 +216,7 @@ complete -F _zrec zrec
                [&] {
                  std::vector<std::string> g;
                  for (const std::string& v : valued)
-                   if (starts_with(v, "*:")) g.push_back(v);
+                   if (v.starts_with("*:")) g.push_back(v);
                  return g.empty() ? std::string("-") : join(g, "|");
                }()),
       fmt::arg("valued", valued.empty() ? std::string("-") : join(valued, "|")), fmt::arg("value_cases", value_cases),
@@ -262,7 +258,7 @@ std::string zsh_option_specs(const CLI::App* app, const std::string& indent, con
       const bool repeats = !takes_value(o) && o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
       std::string spec = (repeats ? "*" : "") + n;
       if (takes_value(o)) {
-        spec += (starts_with(n, "--") ? "=" : "+");
+        spec += (n.starts_with("--") ? "=" : "+");
         spec += "[" + about + "]:value:" + zsh_action(value_of_option(o));
       } else {
         spec += "[" + about + "]";

@@ -64,8 +64,6 @@ struct StepArgs {
   bool discard = false;  // --discard
 };
 
-std::string mib(uint64_t bytes) { return format_bytes(static_cast<double>(bytes), ByteUnit::kMiB); }
-
 Status cancelled_step(const Status& s, const std::string& what) {
   if (s.code() == StatusCode::kCancelled) return cancelled("interrupted; " + what);
   return s;
@@ -97,7 +95,7 @@ Status run_plan(const StepArgs& step, const TransferArgs& a, const GlobalOptions
     return report.finish(fmt::format("the plan '{}' exists already for these parts: {} of {} placed{}; {}",
                                      printable(step.plan), placed, n, info.published ? ", published" : "", next));
   return report.finish(fmt::format("planned '{}' from {} parts ({} records, {} shards, {} stored) in '{}'; {}",
-                                   printable(info.dest), n, info.layout.length, info.layout.shards, mib(stored),
+                                   printable(info.dest), n, info.layout.length, info.layout.shards, format_mib(stored),
                                    printable(info.temp), next));
 }
 
@@ -127,8 +125,8 @@ Status run_place(const StepArgs& step, const std::string& plan, bool json, const
   return report.finish(
       fmt::format("placed part {} of {} ('{}'): {} records, {} stored ({} cloned); {:.2f} s, {:.1f} "
                   "MiB/s",
-                  k, info.parts.size(), printable(info.parts[k]), stats.records, mib(stats.stored_bytes),
-                  mib(stats.bytes_cloned), secs, secs > 0 ? stats.stored_bytes / 1048576.0 / secs : 0.0));
+                  k, info.parts.size(), printable(info.parts[k]), stats.records, format_mib(stats.stored_bytes),
+                  format_mib(stats.bytes_cloned), secs, secs > 0 ? stats.stored_bytes / 1048576.0 / secs : 0.0));
 }
 
 // zrec concat --publish PLAN

@@ -49,9 +49,9 @@ std::string closest_name(std::string_view typed, const std::vector<std::string>&
   return best;
 }
 
-namespace {
-
 bool takes_value(const CLI::Option* o) { return o->get_expected_max() > 0 && o->get_type_size_max() > 0; }
+
+namespace {
 
 // The option `name` ("--threads", "-o") of the command, or of the root: CLI11 lets the
 // root's options follow the command word (fallthrough).

@@ -31,6 +31,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }  // namespace CLI
 
 namespace zrec::cli {
@@ -51,6 +52,10 @@ struct UnknownName {
   std::string where;        // "zrec" or "zrec create": whose --help lists the real names
   std::string message;      // "unknown command 'crate'; did you mean 'create'?"
 };
+
+// Whether `o` takes a value: flags (--json, -v) take none, options one per occurrence.
+// The next word is then its value here, and --help and the completion scripts show one.
+bool takes_value(const CLI::Option* o);
 
 // The first unknown name in `args` (argv without the program name), or nothing when
 // every name is known (CLI11 then reports any other misuse).

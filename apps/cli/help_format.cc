@@ -11,14 +11,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/did_you_mean.h"
 #include "cli/help_text.h"
 #include "cli/option_choices.h"
 
 namespace zrec::cli {
 
 namespace {
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // Value sets of more words than this (--dtype's NumPy names) keep a one-word placeholder.
 constexpr size_t kMaxPlaceholderWords = 5;
@@ -39,7 +38,7 @@ std::string placeholder(const CLI::Option* o) {
     return joined;
   }
   const std::string type = o->get_type_name();
-  if (starts_with(type, "UINT") || starts_with(type, "INT") || starts_with(type, "FLOAT")) return "N";
+  if (type.starts_with("UINT") || type.starts_with("INT") || type.starts_with("FLOAT")) return "N";
   static const std::map<std::string, std::string> paths = {
       {"output", "FILE"}, {"input", "FILE"},   {"dict", "FILE"},         {"manifest", "FILE"},
       {"keys", "FILE"},   {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"},
@@ -50,8 +49,6 @@ std::string placeholder(const CLI::Option* o) {
   const auto p = paths.find(longs.front());
   return p != paths.end() ? p->second : upper(longs.front());
 }
-
-bool takes_value(const CLI::Option* o) { return o->get_expected_max() > 0 && o->get_type_size_max() > 0; }
 
 // "--dense --shape" for a set of options, sorted so the text does not depend on pointers.
 std::string names_of(const std::set<CLI::Option*>& options) {

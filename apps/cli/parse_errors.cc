@@ -10,11 +10,9 @@ namespace zrec::cli {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // An operand's name as --help writes it ("store" -> "STORE"); options stay as they are.
 std::string display_name(std::string name) {
-  if (starts_with(name, "-")) {
+  if (name.starts_with("-")) {
     const size_t comma = name.find(',');  // "-o,--output": the long name
     if (comma != std::string::npos) name = name.substr(comma + 1);
     return name;
@@ -47,7 +45,7 @@ std::string quoted_words_reversed(const std::string& words) {
 std::string validation_words(const std::string& msg) {
   const std::string value = "Value ", range = " not in range ";
   const size_t at = msg.find(range);
-  if (!starts_with(msg, value) || at == std::string::npos) return msg;
+  if (!msg.starts_with(value) || at == std::string::npos) return msg;
   const std::string given = msg.substr(value.size(), at - value.size());
   char* end = nullptr;
   (void)std::strtod(given.c_str(), &end);
@@ -65,29 +63,29 @@ std::string parse_error_message(const CLI::ParseError& e) {
            quoted_words_reversed(words);
   }
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
-    if (what == "A subcommand is required" || starts_with(what, "Requires at least")) return "no command given";
+    if (what == "A subcommand is required" || what.starts_with("Requires at least")) return "no command given";
     const std::string suffix = " is required";
     if (what.size() > suffix.size() && what.compare(what.size() - suffix.size(), suffix.size(), suffix) == 0) {
       const std::string name = what.substr(0, what.size() - suffix.size());
-      return starts_with(name, "-") ? "option " + display_name(name) + " is required"
-                                    : "missing operand " + display_name(name);
+      return name.starts_with("-") ? "option " + display_name(name) + " is required"
+                                   : "missing operand " + display_name(name);
     }
     return what;
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
     // "--codec: 1 required TEXT missing", "Expected exactly 1 arguments to --x, got 0"
     std::string name = what.substr(0, what.find(':'));
-    if (starts_with(what, "Expected ")) {
+    if (what.starts_with("Expected ")) {
       const size_t to = what.find(" to ");
       name = to == std::string::npos ? "" : what.substr(to + 4, what.find(',', to) - to - 4);
     }
     if (name.empty() || name.find(' ') != std::string::npos) return "an option is missing its value";
-    return starts_with(name, "-") ? "option " + display_name(name) + " needs a value"
-                                  : "operand " + display_name(name) + " needs a value";
+    return name.starts_with("-") ? "option " + display_name(name) + " needs a value"
+                                 : "operand " + display_name(name) + " needs a value";
   }
   if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
     const std::string convert = "Could not convert: ";
-    if (starts_with(what, convert)) {  // "Could not convert: --threads = abc"
+    if (what.starts_with(convert)) {  // "Could not convert: --threads = abc"
       const std::string rest = what.substr(convert.size());
       const size_t eq = rest.find(" = ");
       if (eq != std::string::npos)
@@ -97,7 +95,7 @@ std::string parse_error_message(const CLI::ParseError& e) {
         what.find(": Should be true/false or a number") != std::string::npos)
       return "option " + what.substr(0, what.find(':')) + " takes no value";
     const std::string allowed = "The value ";
-    if (starts_with(what, allowed)) {  // "The value X is not an allowed value for NAME"
+    if (what.starts_with(allowed)) {  // "The value X is not an allowed value for NAME"
       const size_t is = what.find(" is not an allowed value for ");
       if (is != std::string::npos)
         return display_name(what.substr(is + 29)) + ": '" + what.substr(allowed.size(), is - allowed.size()) +

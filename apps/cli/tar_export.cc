@@ -121,14 +121,14 @@ la_ssize_t write_cb(struct archive*, void* data, const void* buf, size_t n) {
   return sink->status.is_ok() ? static_cast<la_ssize_t>(n) : -1;
 }
 
-struct Stream {
+struct ExportStream {
   std::string ext;
   std::unique_ptr<Store> store;
   bool bytes = false;                       // '|u1': the payload as it is; otherwise numbers as text
   std::vector<std::vector<uint8_t>> chunk;  // the chunk's members
 };
 
-Status member_bytes(const Stream& s, const uint8_t* record, uint64_t size, std::vector<uint8_t>& out) {
+Status member_bytes(const ExportStream& s, const uint8_t* record, uint64_t size, std::vector<uint8_t>& out) {
   const Schema& schema = s.store->schema();
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
   const uint8_t* payload = record + prefix;
@@ -154,7 +154,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   // none of them (and is refused before anything is opened for writing).
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.path, a.keys, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
-  std::vector<Stream> streams;
+  std::vector<ExportStream> streams;
   const bool single = is_store_dir(a.path);
   // A root append-tar marked: its streams, up to its committed samples.
   std::optional<RootState> root;
@@ -184,7 +184,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
                                 "' member, and stream '" + printable(single ? a.path : name) +
                                 "' already writes members of that name");
   for (const auto& name : names) {
-    Stream s;
+    ExportStream s;
     s.ext = single ? base_name(a.path) : name;
     ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name),
                                                {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait()}));

@@ -37,7 +37,6 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 // Sizes in the summaries are all MiB, so that they compare at a glance.
-std::string mib(uint64_t bytes) { return format_bytes(static_cast<double>(bytes), ByteUnit::kMiB); }
 
 }  // namespace
 
@@ -89,7 +88,7 @@ std::string describe_training(const TrainReport& r, uint64_t dict_bytes, uint64_
   return fmt::format(
       "{} bytes, dictID {}, fastCover k={} d={} (best of {}), from {} of {} records ({}, seed {}) in {:.2f} s; "
       "held-out ratio: zstd {}, zstd_dict {}",
-      dict_bytes, r.dict_id, r.k, r.d, r.candidates, r.samples, r.population, mib(r.sample_bytes), seed, seconds,
+      dict_bytes, r.dict_id, r.k, r.d, r.candidates, r.samples, r.population, format_mib(r.sample_bytes), seed, seconds,
       format_ratio(r.heldout_bytes, r.heldout_zstd), format_ratio(r.heldout_bytes, r.heldout_dict));
 }
 
@@ -322,7 +321,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   std::string placed;
   if (place)
     placed = fmt::format(" ({} parts placed as whole runs: {} cloned, {} linked)", joined.parts,
-                         mib(joined.bytes_cloned), mib(joined.bytes_linked));
+                         format_mib(joined.bytes_cloned), format_mib(joined.bytes_linked));
   if (a.consume) {
     // DST is complete and in place: the sources go, the first one (whose data files DST
     // may share) first. Their locks were held throughout.
@@ -338,8 +337,8 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   return report.finish(fmt::format(
       "wrote '{}' ({}, {} shards): {} records, {} logical, {} stored ({}; sources {}, {}); "
       "{} frames copied, {} records re-encoded{}; {:.2f} s, {:.1f} MiB/s of source{}",
-      printable(a.dst), to_string(create.codec), create.data_shards, stats.records, mib(stats.logical_bytes),
-      mib(stored), format_ratio(stats.logical_bytes, stored), mib(stats.source_stored_bytes),
+      printable(a.dst), to_string(create.codec), create.data_shards, stats.records, format_mib(stats.logical_bytes),
+      format_mib(stored), format_ratio(stats.logical_bytes, stored), format_mib(stats.source_stored_bytes),
       format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, placed,
       secs, secs > 0 ? stats.source_stored_bytes / 1048576.0 / secs : 0.0, a.consume ? "; sources removed" : ""));
 }

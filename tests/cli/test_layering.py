@@ -15,6 +15,9 @@
   includes another command.
 - zrec view's HTTP server module (apps/cli/view/transport/) is the only place that
   includes <httplib.h>, and it includes of the CLI only cli/view/http_transport.h.
+- No header under apps/ includes CLI11's <CLI/CLI.hpp> (they declare CLI::App and the
+  like instead): it costs seconds of compiling per file, so only the .cc files that
+  register options, parse or format help include it.
 - Every public header compiles on its own (`c++ -std=c++20 -fsyntax-only -Iinclude`,
   warnings as errors), so a user's first include never needs another before it.
 
@@ -154,6 +157,14 @@ def main():
                     target == "cli/view/http_transport.h" or target.startswith("cli/view/transport/")):
                 problems.append("%s:%d includes \"%s\": the server module sees the CLI through "
                                 "cli/view/http_transport.h only" % (rel(path), number, target))
+    # 3d. CLI11's header only where options are registered, parsed or formatted.
+    for path in sources("apps"):
+        if path.endswith(".cc"):
+            continue
+        for number, kind, target in includes(path):
+            if kind == "<" and target.startswith("CLI/"):
+                problems.append("%s:%d includes <%s>: headers forward-declare CLI11's classes (namespace CLI { "
+                                "class App; }); the .cc files that need them include it" % (rel(path), number, target))
     cli_files = sum(1 for _ in sources(os.path.join("apps", "cli")))
 
     # 4. Each public header compiles alone.

@@ -62,7 +62,7 @@ Status lmdb_error(int rc, const std::string& what, const std::string& env) {
 }
 
 // Printable form of a binary key for messages: bytes outside ASCII 0x20..0x7e as \xNN.
-std::string printable(std::string_view key) {
+std::string printable_key(std::string_view key) {
   std::string out;
   for (unsigned char c : key) {
     if (c >= 0x20 && c < 0x7f && c != '\\') {
@@ -135,10 +135,10 @@ class LmdbReader {
     if ((rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_)) != 0) return lmdb_error(rc, "read", path);
     rc = mdb_dbi_open(txn_, db.empty() ? nullptr : db.c_str(), 0, &dbi_);
     if (rc == MDB_NOTFOUND)
-      return not_found("LMDB environment '" + path + "' has no database named '" + printable(db) +
+      return not_found("LMDB environment '" + path + "' has no database named '" + printable_key(db) +
                        "' (mdb_stat -a lists the names; without --db the main database is read)");
     if (rc == MDB_INCOMPATIBLE)
-      return invalid_argument("'" + printable(db) + "' in LMDB environment '" + path +
+      return invalid_argument("'" + printable_key(db) + "' in LMDB environment '" + path +
                               "' is a key of the main database, not a named database");
     if (rc != 0) return lmdb_error(rc, "read", path);
     if ((rc = mdb_cursor_open(txn_, dbi_, &cursor_)) != 0) return lmdb_error(rc, "read", path);
@@ -174,7 +174,7 @@ class LmdbReader {
                      after_last());
     const std::string_view k(static_cast<const char*>(key.mv_data), key.mv_size);
     if (!inside_file(value.mv_data, value.mv_size))
-      return damaged("the value of key '" + printable(k) + "' (" + std::to_string(value.mv_size) +
+      return damaged("the value of key '" + printable_key(k) + "' (" + std::to_string(value.mv_size) +
                      " bytes) lies outside its data file (" + std::to_string(file_bytes_) + " bytes)");
     last_key_.assign(k);
     ++read_;
@@ -195,9 +195,9 @@ class LmdbReader {
     return invalid_argument("LMDB environment '" + path_ + "' is damaged: " + what);
   }
   std::string after_last() const {
-    return read_ == 0
-               ? " (before its first entry)"
-               : " (after " + std::to_string(read_) + " entries; the last key read: '" + printable(last_key_) + "')";
+    return read_ == 0 ? " (before its first entry)"
+                      : " (after " + std::to_string(read_) + " entries; the last key read: '" +
+                            printable_key(last_key_) + "')";
   }
 
   // mdb_env_open takes the page size from the meta pages unchecked: it divides by it and
@@ -373,13 +373,14 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
         continue;
       }
       const uint64_t size = value.mv_size;
-      if (size == 0) return invalid_argument("the value of key '" + printable(k) + "' is empty (records are nonempty)");
+      if (size == 0)
+        return invalid_argument("the value of key '" + printable_key(k) + "' is empty (records are nonempty)");
       if (a.dense && size != width)
-        return invalid_argument("the value of key '" + printable(k) + "' is " + std::to_string(size) +
+        return invalid_argument("the value of key '" + printable_key(k) + "' is " + std::to_string(size) +
                                 " bytes; a record of '" + a.store + "' (" + schema.describe() + ") is " +
                                 std::to_string(width));
       if (!a.dense && size > kMaxRagged1dPayloadBytes)
-        return invalid_argument("the value of key '" + printable(k) + "' is " + std::to_string(size) +
+        return invalid_argument("the value of key '" + printable_key(k) + "' is " + std::to_string(size) +
                                 " bytes; a record holds at most " + std::to_string(kMaxRagged1dPayloadBytes));
       if (session->skip_record()) continue;
       dims[cur].push_back(size);

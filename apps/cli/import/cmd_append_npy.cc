@@ -25,7 +25,7 @@ namespace zrec::cli {
 namespace {
 
 // Streamed reads of array data ask for at least this much room.
-constexpr uint64_t kReadBytes = uint64_t{1} << 20;
+constexpr uint64_t kArrayReadBytes = uint64_t{1} << 20;
 
 struct AppendNpyArgs {
   std::string store;
@@ -111,7 +111,7 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
     }
     while (have < header->data_bytes) {
       const uint64_t partial = session.pending().size();  // < record_bytes
-      const uint64_t want = whole ? record_bytes - partial : std::min(record_bytes - partial, kReadBytes);
+      const uint64_t want = whole ? record_bytes - partial : std::min(record_bytes - partial, kArrayReadBytes);
       ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, session.input_space(want));
       uint64_t take = std::min<uint64_t>(space.size(), header->data_bytes - have);
       if (whole && partial + take >= record_bytes) take = (partial + take) / record_bytes * record_bytes - partial;

@@ -29,7 +29,7 @@ namespace zrec::cli {
 
 namespace {
 
-enum class Framing { kLines, kNul, kU32, kU64 };
+enum class InputFraming { kLines, kNul, kU32, kU64 };
 
 struct AppendStreamArgs {
   std::string store;
@@ -49,9 +49,9 @@ constexpr uint64_t kReadBytes = uint64_t{1} << 20;
 std::string input_label(const io::InputStream& in) { return in.name() == "-" ? "stdin" : "'" + in.name() + "'"; }
 
 // Lines or NUL-separated records of bytes, cut in place in the window.
-Status read_delimited_bytes(io::InputStream& in, AppendSession& s, Framing framing, bool skip_empty) {
-  const char delim = framing == Framing::kLines ? '\n' : '\0';
-  const std::string unit = framing == Framing::kLines ? "line" : "record";
+Status read_delimited_bytes(io::InputStream& in, AppendSession& s, InputFraming framing, bool skip_empty) {
+  const char delim = framing == InputFraming::kLines ? '\n' : '\0';
+  const std::string unit = framing == InputFraming::kLines ? "line" : "record";
   uint64_t number = 0;   // frames seen, counting from 1
   uint64_t scanned = 0;  // leading bytes of pending() known to hold no delimiter
   uint64_t dims = 0;
@@ -151,15 +151,15 @@ class FrameReader {
 // --parse: each line (or NUL-separated frame) of numbers is one record: Ragged 1-D of
 // as many numbers as the line holds, or Dense of exactly the item's count (one for a
 // scalar store: a label per line).
-Status read_numbers(io::InputStream& in, AppendSession& s, const std::string& store, Framing framing,
+Status read_numbers(io::InputStream& in, AppendSession& s, const std::string& store, InputFraming framing,
                     NumberSyntax syntax, bool skip_empty) {
   const DType& dtype = s.schema().dtype;
   const bool dense = s.schema().is_dense();
   uint64_t dense_count = 1;
   if (dense)
     for (uint64_t d : *s.schema().item_shape) dense_count *= d;
-  const std::string unit = framing == Framing::kLines ? "line" : "record";
-  FrameReader reader(in, framing == Framing::kLines ? '\n' : '\0');
+  const std::string unit = framing == InputFraming::kLines ? "line" : "record";
+  FrameReader reader(in, framing == InputFraming::kLines ? '\n' : '\0');
   uint64_t counted = 0;  // reader.consumed() reported to the session
   for (uint64_t number = 1;; ++number) {
     ZREC_RETURN_IF_ERROR(s.check_interrupt());
@@ -190,8 +190,8 @@ Status read_numbers(io::InputStream& in, AppendSession& s, const std::string& st
 }
 
 // u32le / u64le: a little-endian length, then that many bytes, per record.
-Status read_length_prefixed(io::InputStream& in, AppendSession& s, Framing framing, bool skip_empty) {
-  const size_t width = framing == Framing::kU32 ? 4 : 8;
+Status read_length_prefixed(io::InputStream& in, AppendSession& s, InputFraming framing, bool skip_empty) {
+  const size_t width = framing == InputFraming::kU32 ? 4 : 8;
   for (uint64_t number = 1;; ++number) {
     ZREC_RETURN_IF_ERROR(s.check_interrupt());
     const uint64_t start = in.position();
@@ -239,10 +239,10 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, Framing frami
 
 Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
   // framing_names() and number_syntax_names() are in the order of their enums.
-  const auto framing = static_cast<Framing>(choose(framing_names(), "--framing", a.framing));
+  const auto framing = static_cast<InputFraming>(choose(framing_names(), "--framing", a.framing));
   std::optional<NumberSyntax> syntax;
   if (!a.parse.empty()) syntax = static_cast<NumberSyntax>(choose(number_syntax_names(), "--parse", a.parse));
-  if (syntax && (framing == Framing::kU32 || framing == Framing::kU64))
+  if (syntax && (framing == InputFraming::kU32 || framing == InputFraming::kU64))
     throw UsageError("--parse reads text: use it with --framing lines or nul");
   if (a.input == "-" && stdin_is_terminal())
     throw UsageError("refusing to read records from a terminal (pipe them in, or use -i FILE)");
@@ -282,7 +282,7 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
       }
     }
     if (syntax) return read_numbers(in, *session, a.store, framing, *syntax, a.skip_empty);
-    if (framing == Framing::kLines || framing == Framing::kNul)
+    if (framing == InputFraming::kLines || framing == InputFraming::kNul)
       return read_delimited_bytes(in, *session, framing, a.skip_empty);
     return read_length_prefixed(in, *session, framing, a.skip_empty);
   }();

@@ -12,7 +12,7 @@ namespace {
 // The guarded call of this thread: where its fault returns to.
 thread_local sigjmp_buf* t_return_to = nullptr;
 // The handlers of the guards alive (one at a time in practice).
-constinit SignalHandlers g_handlers{SIGBUS, SIGSEGV};
+constinit SignalHandlers g_fault_handlers{SIGBUS, SIGSEGV};
 
 void on_fault(int sig, siginfo_t*, void*) {
   if (sigjmp_buf* to = t_return_to) {
@@ -21,7 +21,7 @@ void on_fault(int sig, siginfo_t*, void*) {
   }
   // Not a guarded call: put the old disposition back and return, so the access faults
   // again and gets it (the default action, or a sanitizer's report).
-  ::sigaction(sig, &g_handlers.previous(sig), nullptr);
+  ::sigaction(sig, &g_fault_handlers.previous(sig), nullptr);
 }
 
 struct sigaction fault_action() {
@@ -37,7 +37,7 @@ struct sigaction fault_action() {
 
 }  // namespace
 
-MapFaultGuard::MapFaultGuard() : scope_(g_handlers, fault_action()) {}
+MapFaultGuard::MapFaultGuard() : scope_(g_fault_handlers, fault_action()) {}
 
 bool MapFaultGuard::run(const std::function<void()>& call) {
   assert(t_return_to == nullptr);  // not nested

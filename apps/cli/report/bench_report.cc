@@ -29,7 +29,6 @@ std::string krec_s(const bench::Throughput& t) {
 std::string ms(const bench::Throughput& t, double v) {
   return t.measured && t.batches > 0 ? fmt::format("{:.2f} ms", v) : "-";
 }
-std::string mib(uint64_t bytes) { return format_bytes(double(bytes), ByteUnit::kMiB); }
 // a / b as a percentage, "-" when either is missing.
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 std::string pct(double r) { return r > 0 ? fmt::format("{:.0f}%", 100 * r) : "-"; }
@@ -130,14 +129,14 @@ std::string workload_text(const bench::WorkloadResult& r) {
   std::string t = fmt::format("\n### {}: {}\n\n", bench::to_string(r.workload), bench::describe(r.workload));
   t += fmt::format(
       "{} records, {} logical ({:.1f} KiB per record), batch {}, lanes {} read / {} write, {} page cache\n\n",
-      r.records, mib(r.logical_bytes), double(r.logical_bytes) / double(r.records) / 1024, r.batch, r.read_lanes,
+      r.records, format_mib(r.logical_bytes), double(r.logical_bytes) / double(r.records) / 1024, r.batch, r.read_lanes,
       r.write_lanes, r.cold ? "cold" : "warm");
   t += kHeader;
   for (const auto& c : r.codecs) {
     t +=
         fmt::format("| zrecord-{} | {} | {} | {} | {} | {} | {} | {} | {:.2f}x | {} | {} | {} |\n", to_string(c.codec),
                     mib_s(c.write), mib_s(c.gather), krec_s(c.gather), ms(c.gather, c.gather.p50_ms),
-                    ms(c.gather, c.gather.p95_ms), ms(c.gather, c.gather.p99_ms), mib(c.disk_bytes),
+                    ms(c.gather, c.gather.p95_ms), ms(c.gather, c.gather.p99_ms), format_mib(c.disk_bytes),
                     ratio(double(r.logical_bytes), double(c.disk_bytes)), pct(gather_vs_limit(c.gather, r.pread_limit)),
                     pct(ratio(c.gather.records_per_s(), c.mem_decode.records_per_s())),
                     pct(ratio(c.write.bytes_per_s(), c.mem_encode.bytes_per_s())));
@@ -196,7 +195,7 @@ void workload_json(JsonWriter& j, const bench::WorkloadResult& r) {
 std::string store_text(const bench::StoreBenchResult& r) {
   std::string t = fmt::format("\n### {}: {} {}\n\n", r.path, r.schema.describe(), to_string(r.codec));
   t += fmt::format("{} records, {} logical, {} stored, {} on disk, batch {}, {} lanes, {} page cache\n\n", r.records,
-                   mib(r.logical_bytes), mib(r.payload_bytes), mib(r.disk_bytes), r.batch, r.lanes,
+                   format_mib(r.logical_bytes), format_mib(r.payload_bytes), format_mib(r.disk_bytes), r.batch, r.lanes,
                    r.cold ? "cold" : "warm");
   t += "| measurement | logical gather | stored bytes read | krecords/s | p50 | p95 | p99 | vs pread limit |\n"
        "|---|---:|---:|---:|---:|---:|---:|---:|\n";

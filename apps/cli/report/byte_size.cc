@@ -61,6 +61,8 @@ std::string format_bytes(double bytes, ByteUnit unit) {
   return buf;
 }
 
+std::string format_mib(uint64_t bytes) { return format_bytes(static_cast<double>(bytes), ByteUnit::kMiB); }
+
 std::string format_bytes_exact(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   return format_bytes(static_cast<double>(bytes)) + " (" + std::to_string(bytes) + " bytes)";

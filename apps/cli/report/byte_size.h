@@ -9,6 +9,7 @@
 //   ZREC_ASSIGN_OR_RETURN(uint64_t bytes, parse_byte_size("64K", "--size"));  // 65536
 //   format_bytes(65536.0);                  // "64.0 KiB"
 //   format_bytes(3 << 20, ByteUnit::kMiB);  // "3.0 MiB"
+//   format_mib(3 << 20);                    // "3.0 MiB"
 //   format_bytes_exact(1536);               // "1.5 KiB (1536 bytes)"
 #pragma once
 
@@ -34,6 +35,9 @@ enum class ByteUnit {
 // "512 B" (whole bytes, no decimal) or "12.3 MiB" (one decimal). Negative or
 // non-finite values are the caller's error.
 std::string format_bytes(double bytes, ByteUnit unit = ByteUnit::kAuto);
+
+// format_bytes(bytes, ByteUnit::kMiB) of a count: "3.0 MiB".
+std::string format_mib(uint64_t bytes);
 
 // format_bytes with the exact count after it, "1.5 KiB (1536 bytes)"; below 1 KiB
 // just "512 B".
