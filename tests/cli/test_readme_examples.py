@@ -42,6 +42,7 @@ SKIPPED = [
     ("Install", 2, None, "needs an installed prefix and the reader's app.cc; test_install.sh builds "
                          "tests/install_consumer with pkg-config"),
     ("Two commands", 1, None, "installs packages and runs the whole test suite (CI runs scripts/test.sh)"),
+    ("Tests", 1, None, "builds and runs the test suite this test is part of (CI runs scripts/test.sh)"),
     ("Scaling out: Slurm, GNU parallel", 1, None, "needs a Slurm cluster; tests/cli/test_slurm.sh runs it on one"),
     ("Looking at a dataset: view", 1, None, "serves until Ctrl-C; tests/cli/test_view.py and test_view_browser.py "
                                             "run it on these kinds of stores"),
