@@ -20,7 +20,6 @@ roots, adoption, and what a failed run leaves.
 
 Needs: ZREC (path of the zrec binary), python3-numpy, h5py, lmdb.
 """
-import hashlib
 import io
 import json
 import os
@@ -34,24 +33,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
 import zrecord_ref  # noqa: E402  (tests/cli/zrecord_ref.py)
 from cli_helpers import (  # noqa: E402  (tests/cli/cli_helpers.py)
-    byte_records, expect, expect_failure, in_lock_wait, must, require_zrec, run_zrec, wait_blocked_in_pipe_read,
-    wait_until)
+    byte_records, expect, expect_failure, in_lock_wait, must, require_zrec, run_zrec, tree_digests,
+    wait_blocked_in_pipe_read, wait_until)
 
 ZREC = require_zrec("test_append_roots")
 CASES, case = case_runner.case_registry()
 FIGURES = []
-
-
-def tree(path):
-    """Every file under path (or the file itself), name -> SHA-256 of its bytes."""
-    if os.path.isfile(path):
-        return {"": hashlib.sha256(open(path, "rb").read()).hexdigest()}
-    out = {}
-    for d, _, files in os.walk(path):
-        for f in files:
-            p = os.path.join(d, f)
-            out[os.path.relpath(p, path)] = hashlib.sha256(open(p, "rb").read()).hexdigest()
-    return out
 
 
 def make_tar(path, samples, exts=("txt", "cls"), truncate_in=None):
@@ -198,7 +185,7 @@ def expect_and_from_length_refusals_change_nothing(d):
     for name, (argv, paths, length, stdin) in kinds.items():
         unit = "samples" if name == "append-tar" else "records"
         where = ("root '%s'" if name == "append-tar" else "'%s'") % (paths[0])
-        before = {p: tree(p) for p in paths}
+        before = {p: tree_digests(p) for p in paths}
         refusals = [
             (["--expect-length", str(length + 1)],
              "%s holds %d %s, not the %d that --expect-length expects; nothing was appended" %
@@ -218,14 +205,14 @@ def expect_and_from_length_refusals_change_nothing(d):
             rc, _, err = run_zrec(args, stdin=stdin)
             expect_failure(args, rc, err, 1, [says])
             for p in paths:
-                expect(tree(p) == before[p], "%s %s changed %s" % (name, opts, p))
+                expect(tree_digests(p) == before[p], "%s %s changed %s" % (name, opts, p))
             checked += 1
         # The right expectation appends (and a rerun with --from-length appends nothing).
         args = argv[:1] + ["--expect-length", str(length), "--from-length", "0"] + argv[1:]
         _, err = must(args, stdin=stdin)
         expect(("appended 0 %s" % unit) in err and "after skipping 12 already present" in err, (name, err))
         for p in paths:
-            expect(tree(p) == before[p], "%s: a run that found everything present changed %s" % (name, p))
+            expect(tree_digests(p) == before[p], "%s: a run that found everything present changed %s" % (name, p))
     FIGURES.append("refusals: %d refused runs over 6 append commands, every file byte-identical" % checked)
 
 
@@ -244,18 +231,18 @@ def unmarked_directory_is_untouched(d):
     # Issue 19, problem 3: three unrelated stores, lengths 30, 30, 31.
     root = bytes_stores(d, "stores_copy", {"cap-nock": 30, "cap-zstd": 30, "cap-raw": 31})
     t = make_tar(os.path.join(d, "shard-0000.tar"), keys("s", 5), exts=("cap-nock", "cap-zstd", "cap-raw"))
-    before = tree(root)
+    before = tree_digests(root)
     args = ["append-tar", root, t]
     rc, _, err = run_zrec(args)
     expect_failure(args, rc, err, 1, [
         "'%s' holds stores (cap-nock, cap-raw, cap-zstd) but no zrec-root marker: it is not a root that append-tar "
         "built, and append-tar changes nothing in it" % root,
         "run again with --adopt, which needs their lengths to agree (now: cap-nock 30, cap-raw 31, cap-zstd 30)"])
-    expect(tree(root) == before, "append-tar changed an unmarked directory")
+    expect(tree_digests(root) == before, "append-tar changed an unmarked directory")
     for args in (["append-tar", "--adopt", root, t], ["append-tar", "--from-length", "0", root, t]):
         rc, _, err = run_zrec(args)
         expect_failure(args, rc, err, 1, ["nothing was changed" if "--adopt" in args else "no zrec-root marker"])
-        expect(tree(root) == before, "%s changed an unmarked directory" % args)
+        expect(tree_digests(root) == before, "%s changed an unmarked directory" % args)
     expect("cannot adopt '%s' as a root: its stores hold different numbers of records (cap-nock 30, cap-raw 31, "
            "cap-zstd 30)" % root in run_zrec(["append-tar", "--adopt", root, t])[2], "adopt message")
     # info and verify: one verdict per store, no alignment, no repair that deletes records.
@@ -331,11 +318,11 @@ def marked_root_checks_and_recovery(d):
     # A store the marker does not list is no stream: refused, nothing changed.
     extra = os.path.join(root, "extra")
     must(["create", "--ragged", "--dtype", "|u1", "--ndim", "1", extra])
-    before = tree(root), open(kf, "rb").read()
+    before = tree_digests(root), open(kf, "rb").read()
     rc, _, err = run_zrec(cmd)
     expect_failure(cmd, rc, err, 1, ["'%s' is a store in root '%s' but not one of its streams (zrec-root lists cls, "
                                      "txt); append-tar leaves it alone" % (extra, root)])
-    expect((tree(root), open(kf, "rb").read()) == before, "a refused run changed the root")
+    expect((tree_digests(root), open(kf, "rb").read()) == before, "a refused run changed the root")
     rc, out, _ = run_zrec(["verify", root])
     expect(rc == 1 and "[root_streams]" in out.decode(), out.decode())
     os.rename(extra, os.path.join(d, "extra"))
@@ -343,11 +330,11 @@ def marked_root_checks_and_recovery(d):
     os.remove(os.path.join(root, "zrec-root"))
     with open(os.path.join(root, "zrec-root"), "w") as f:
         f.write("zrec-root 1\nlength 41\nstream cls\nstream txt\n")
-    before = tree(root)
+    before = tree_digests(root)
     rc, _, err = run_zrec(cmd)
     expect_failure(cmd, rc, err, 1, ["stream '%s/cls' holds 40 records, fewer than the 41 samples root '%s' "
                                      "committed" % (root, root)])
-    expect(tree(root) == before, "a refused run changed a damaged root")
+    expect(tree_digests(root) == before, "a refused run changed a damaged root")
     # A malformed marker: refused by append-tar, reported by info and verify.
     with open(os.path.join(root, "zrec-root"), "w") as f:
         f.write("zrec-root 1\nlength many\n")

@@ -21,7 +21,6 @@
 
 Needs: ZREC (path of the zrec binary).
 """
-import hashlib
 import io
 import json
 import os
@@ -30,20 +29,10 @@ import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import expect, expect_failure, must, require_zrec, run_zrec  # noqa: E402
+from cli_helpers import expect, expect_failure, must, require_zrec, run_zrec, tree_digests  # noqa: E402
 
 ZREC = require_zrec("test_root_hazards")
 CASES, case = case_runner.case_registry()
-
-
-def tree(path):
-    """Every file under path, relative name -> SHA-256 of its bytes."""
-    out = {}
-    for d, _, files in os.walk(path):
-        for f in files:
-            p = os.path.join(d, f)
-            out[os.path.relpath(p, path)] = hashlib.sha256(open(p, "rb").read()).hexdigest()
-    return out
 
 
 def make_tar(path, keys, exts=("txt", "cls"), truncate=False):
@@ -79,11 +68,11 @@ def linked_stream_is_refused_and_its_target_untouched(d):
         os.unlink(os.path.join(cls, f))
     os.rmdir(cls)
     os.symlink(os.path.join(train, "cls"), cls)
-    before = tree(train)
+    before = tree_digests(train)
     args = ["append-tar", small, make_tar(os.path.join(d, "c.tar"), keys("c", 3))]
     rc, _, err = run_zrec(args)
     expect_failure(args, rc, err, 1, ["stream 'cls' of root '%s' is a symbolic link" % small])
-    expect(tree(train) == before, "append-tar through a linked stream changed the store it points to")
+    expect(tree_digests(train) == before, "append-tar through a linked stream changed the store it points to")
     # The readers say so too.
     rc, out, err = run_zrec(["verify", "--json", small])
     expect(rc == 1, "verify of a root with a linked stream: rc %d %s" % (rc, err))
@@ -125,9 +114,9 @@ def number_streams_need_no_parse_repeated(d):
     empty = os.path.join(d, "empty.tar")
     with tarfile.open(empty, "w"):
         pass
-    before = tree(root)
+    before = tree_digests(root)
     _, err = must(["append-tar", "--adopt", root, empty])
-    expect(tree(root) == before, "adopting a root with nothing to add changed it")
+    expect(tree_digests(root) == before, "adopting a root with nothing to add changed it")
     must(["append-tar", root, b])
     got = [json.loads(line) for line in must(["cat", "--format", "jsonl", os.path.join(root, "cls")])[0].splitlines()]
     expect(got == [0, 1, 2, 0, 1, 0, 1, 2], got)
@@ -144,13 +133,13 @@ def rerun_over_another_input_is_refused(d):
     root, kf = os.path.join(d, "ds"), os.path.join(d, "ds.keys")
     first = make_tar(os.path.join(d, "first.tar"), keys("a", 6))
     must(["append-tar", "--from-length", "0", "--keys", kf, root, first])
-    before, keys_before = tree(root), open(kf, "rb").read()
+    before, keys_before = tree_digests(root), open(kf, "rb").read()
     other = make_tar(os.path.join(d, "other.tar"), keys("a", 3) + keys("z", 5))
     args = ["append-tar", "--from-length", "0", "--keys", kf, root, other]
     rc, _, err = run_zrec(args)
     expect_failure(args, rc, err, 1, ["sample 'z/0000' is not sample 3 of root '%s': line 4 of keys file '%s' is "
                                       "'a/0003'" % (root, kf), "nothing was appended"])
-    expect(tree(root) == before and open(kf, "rb").read() == keys_before, "a refused rerun changed the root")
+    expect(tree_digests(root) == before and open(kf, "rb").read() == keys_before, "a refused rerun changed the root")
     # The same input again is a rerun that appends nothing; a longer one appends its tail.
     must(["append-tar", "--from-length", "0", "--keys", kf, root, first])
     longer = make_tar(os.path.join(d, "longer.tar"), keys("a", 9))
