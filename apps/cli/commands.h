@@ -1,6 +1,6 @@
 // Every subcommand registers itself on the root app through one function here.
 // Each lives in its own cmd_<name>.cc with an options struct, the CLI11 bindings and a
-// run function returning a Status (STYLE.md "CLI conventions").
+// run function returning a Status (CONTRIBUTING.md, "CLI conventions").
 #pragma once
 
 #include <functional>

@@ -1,6 +1,6 @@
 // Status and Result<T>: how every fallible call in the zrec core reports failure.
 // No exception leaves the core; dependency exceptions are caught at the nearest
-// boundary and turned into a Status with context (see STYLE.md "Errors").
+// boundary and turned into a Status with context (CONTRIBUTING.md, "Errors").
 #pragma once
 
 #include <cassert>

@@ -1,5 +1,5 @@
 // verify_store(): every check of docs/format.md §8 and more, on a whole store, reporting
-// every problem found instead of stopping at the first (STYLE.md: "verify keeps going").
+// every problem found instead of stopping at the first (CONTRIBUTING.md, "verify keeps going").
 //
 // What is checked:
 //   store level (stops at the first problem: a broken page or schema can't be walked):

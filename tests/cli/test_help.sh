@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Golden checks of the CLI's help, version and misuse handling, and that the man pages
-# keep up with --help (STYLE.md "Keep the man page and --help saying the same thing").
+# keep up with --help (CONTRIBUTING.md, "Keep the man page and --help saying the same thing").
 #
 # For every subcommand `zrec --help` lists: `zrec <cmd> --help` exits 0, prints to
 # stdout only, shows an example, and man/zrec-<cmd>.1 exists and mentions every long

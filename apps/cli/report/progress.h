@@ -1,4 +1,4 @@
-// The progress meter of long commands, in one place (STYLE.md "Progress only on a
+// The progress meter of long commands, in one place (CONTRIBUTING.md, "Progress only on a
 // TTY"): one line on stderr with records, bytes, rates and, when the total is known,
 // the percentage and an ETA. It is redrawn in place (\r) at most about 6 times a
 // second by a small thread of its own, so a command blocked on a slow pipe still shows
