@@ -43,6 +43,8 @@ class InputStream {
   // Skips n bytes: returns how many were skipped (fewer only at the end of input).
   // In a regular file it seeks (up to the file's end) instead of reading them.
   Result<uint64_t> skip(uint64_t n);
+  // Whether skip() seeks (a regular file) rather than reads what it skips.
+  bool seeks() const;
 
   // True when no byte is left (may block on a pipe until one arrives or EOF).
   Result<bool> at_eof();

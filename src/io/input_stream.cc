@@ -161,6 +161,11 @@ Result<size_t> InputStream::read_full(void* dst, size_t n) {
   return done;
 }
 
+bool InputStream::seeks() const {
+  struct stat st;
+  return ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 Result<uint64_t> InputStream::skip(uint64_t n) {
   uint64_t done = std::min<uint64_t>(n, end_ - begin_);
   begin_ += done;

@@ -399,8 +399,8 @@ def sigterm_and_json(tmp):
     rc, out, err = run_zrec(["append-h5", "--json", "--skip-first", str(held), s, h5, "x"])
     assert rc == 0, err
     j = json.loads(out)
-    assert list(j) == ["path", "records_appended", "records_skipped", "records_present", "bytes_in", "stored_bytes",
-                       "length", "elapsed_s"], j
+    assert list(j) == ["path", "records_appended", "records_skipped", "records_present", "records_compared",
+                       "bytes_in", "stored_bytes", "length", "elapsed_s"], j
     assert (j["path"], j["records_appended"], j["records_skipped"], j["bytes_in"], j["length"]) == \
         (s, 16384 - held, held, (16384 - held) * 4096, 16384), j
     assert j["stored_bytes"] > 0 and j["elapsed_s"] >= 0

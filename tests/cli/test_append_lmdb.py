@@ -133,8 +133,8 @@ def json_summary(tmp):
     out, err = must(["append-lmdb", "--json", "--skip-first", "5", s, envp])
     assert "appended 15 records" not in err, err  # --json replaces the summary line
     j = json.loads(out)
-    assert list(j) == ["path", "records_appended", "records_skipped", "records_present", "bytes_in", "stored_bytes",
-                       "length", "elapsed_s"], j
+    assert list(j) == ["path", "records_appended", "records_skipped", "records_present", "records_compared",
+                       "bytes_in", "stored_bytes", "length", "elapsed_s"], j
     assert (j["path"], j["records_appended"], j["records_skipped"], j["bytes_in"], j["length"]) == \
         (s, 15, 5, sum(range(6, 21)), 15), j
     assert j["stored_bytes"] > 0 and j["elapsed_s"] >= 0

@@ -35,8 +35,8 @@ CASES, case = case_runner.case_registry()
 # The summary lines --json replaces (warnings, "zrec CMD: warning: ...", stay on stderr).
 SUMMARY = re.compile(r"^zrec [a-z-]+: (appended \d+ (record|sample)|wrote '|trained a dictionary)", re.M)
 
-APPEND_KEYS = {"path", "records_appended", "records_skipped", "records_present", "bytes_in", "stored_bytes", "length",
-               "elapsed_s"}
+APPEND_KEYS = {"path", "records_appended", "records_skipped", "records_present", "records_compared", "bytes_in",
+               "stored_bytes", "length", "elapsed_s"}
 TRAINING_KEYS = {"dict_bytes", "dict_id", "fastcover_k", "fastcover_d", "candidates", "source_records",
                  "records_sampled", "records_held_out", "sample_bytes", "seed", "held_out_bytes",
                  "held_out_ratio_zstd", "held_out_ratio_dict"}

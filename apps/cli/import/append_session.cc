@@ -48,6 +48,18 @@ void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit
                    "the format's: 3, or 15 with a dictionary");
 }
 
+void add_check_present_options(CLI::App* cmd, AppendArgs& args) {
+  auto* check_present = cmd->add_flag_callback(
+      "--check-present", [&args] { args.check_present = true; },
+      "With --from-length, compare every record found already present with the stored one, also where that means "
+      "reading what a seek would skip "
+      "(default: where the input is read anyway, as from a pipe)");
+  cmd->add_flag_callback(
+         "--no-check-present", [&args] { args.check_present = false; },
+         "With --from-length, skip the records found already present without comparing them")
+      ->excludes(check_present);
+}
+
 Status check_start_length(const AppendArgs& args, uint64_t length, const std::string& where, const std::string& unit) {
   if (args.expect_length && length != *args.expect_length)
     return invalid_argument(where + " holds " + std::to_string(length) + " " + unit + ", not the " +
@@ -132,7 +144,7 @@ AppendSession::AppendSession(const std::string& command, const std::string& stor
   skip_first_ = records_to_skip(args, first_id_);
   // The common keys first, in this order; finish() fills in their values.
   report_.set("path", store_).set("records_appended", uint64_t{0}).set("records_skipped", uint64_t{0});
-  report_.set("records_present", uint64_t{0});
+  report_.set("records_present", uint64_t{0}).set("records_compared", uint64_t{0});
   report_.set("bytes_in", uint64_t{0}).set("stored_bytes", uint64_t{0}).set("length", first_id_);
 }
 
@@ -192,6 +204,18 @@ Status AppendSession::append_batch(std::span<const RecordRef> records, bool behi
   return after_records(records.size());
 }
 
+Status AppendSession::compare_skipped(std::span<const uint8_t> payload, const uint64_t* dims,
+                                      const std::string& where) {
+  const uint64_t present = skipped_ - skip_option_;  // this one included
+  if (!present_check_) {
+    ZREC_ASSIGN_OR_RETURN(present_check_,
+                          PresentCheck::open(store_, *args_.from_length, first_id_ - *args_.from_length));
+  }
+  ZREC_RETURN_IF_ERROR(present_check_->expect(*args_.from_length + present - 1, payload, dims, where));
+  ++compared_;
+  return Status::ok();
+}
+
 void AppendSession::warn(const std::string& message) {
   meter_.print_above([&] { spdlog::warn("{}", message); });
 }
@@ -231,6 +255,7 @@ Status AppendSession::finish(Status input) {
     report_.set("records_appended", added_)
         .set("records_skipped", skipped_by_option())
         .set("records_present", found_present())
+        .set("records_compared", compared_)
         .set("bytes_in", bytes_in_)
         .set("stored_bytes", stored)
         .set("length", writer_->published_length());

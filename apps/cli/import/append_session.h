@@ -27,6 +27,7 @@
 #include "zrec/store_writer.h"
 
 #include "cli/commands.h"
+#include "cli/import/present_check.h"
 #include "cli/import/record_window.h"
 #include "cli/interrupt.h"
 #include "cli/report/command_report.h"
@@ -46,6 +47,7 @@ struct AppendArgs {
   std::optional<uint64_t> from_length;              // --from-length N: the input begins at record N
   std::optional<uint64_t> expect_length;            // --expect-length N: the store must hold exactly N
   std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
+  std::optional<bool> check_present;                // --check-present / --no-check-present; unset: where read anyway
   bool require_records = false;                     // --require-records: appending nothing is an error
   bool json = false;                                // --json: the outcome as one JSON object on stdout
   int level = 0;                                    // --level N: 1..22; 0: the format's (3, or 15 with a dictionary)
@@ -55,6 +57,10 @@ struct AppendArgs {
 // --checksum/--no-checksum, --require-records, --level and --json on `cmd` to `args`.
 // `unit` names what the length counts ("records"; "samples" for append-tar).
 void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit = "records");
+
+// --check-present and --no-check-present (AppendSession::compares_skipped), for the
+// commands that compare the records a rerun finds present.
+void add_check_present_options(CLI::App* cmd, AppendArgs& args);
 
 // --expect-length and --from-length against `length`, what `where` ("'tokens/'", "root
 // 'ds/'") held when its writer lock was taken: ok, or the error that ends the command
@@ -116,6 +122,24 @@ class AppendSession {
     skipped_ += n;
     report();
   }
+  // Whether the record skip_record() just passed over is one the store already holds
+  // (--from-length) whose bytes this run compares with the stored ones: by default
+  // where the command reads them anyway (`read_anyway`: a pipe, a line of text); always
+  // with --check-present (a file is then read, not skipped by a seek); never with
+  // --no-check-present.
+  bool compares_skipped(bool read_anyway) const {
+    return skipped_ > skip_option_ && args_.check_present.value_or(read_anyway);
+  }
+  // Of the records still to skip, how many a command may pass over unread (by a seek):
+  // all of them, or, where it compares present records, those of --skip-first left.
+  uint64_t to_skip_unread(bool read_anyway) const {
+    if (!args_.check_present.value_or(read_anyway)) return to_skip();
+    return skipped_ < skip_option_ ? skip_option_ - skipped_ : 0;
+  }
+  // Compares the record skip_record() just passed over, `payload` with `dims` (Ragged;
+  // null for Dense), with the stored one: the error names `where` and the record.
+  Status compare_skipped(std::span<const uint8_t> payload, const uint64_t* dims, const std::string& where);
+
   // Input items that are not records (a missing file under --skip-missing): they count
   // towards the progress total only.
   void count_non_record(uint64_t n = 1) {
@@ -270,11 +294,13 @@ class AppendSession {
   ProgressMeter meter_;
   Listener listener_;
   std::vector<std::string> final_warnings_;
+  std::unique_ptr<PresentCheck> present_check_;  // opened by the first compare_skipped()
 
   uint64_t first_id_ = 0;          // the store's length when the session began
   uint64_t first_stored_ = 0;      // its stored bytes then
   uint64_t added_ = 0;             // records added (appended or in the window)
   uint64_t skipped_ = 0;           // records skipped (--skip-first, then already present)
+  uint64_t compared_ = 0;          // records found present and compared with the stored ones
   uint64_t non_records_ = 0;       // input items that were not records
   uint64_t since_checkpoint_ = 0;  // records added since the last publication
   uint64_t bytes_in_ = 0;

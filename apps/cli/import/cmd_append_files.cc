@@ -395,13 +395,13 @@ class FilesAppender {
   // The records to skip (--skip-first K, then those already in the store past
   // --from-length): the first names that are records. Without --skip-missing and
   // --skip-empty every name was one, so they are passed over without any I/O;
-  // otherwise each is opened to tell.
+  // otherwise each is opened to tell. With --check-present each file found present is
+  // read and compared with the stored record.
   Status skip_first(size_t& k) {
     if (!a_.skip_missing && !a_.skip_empty) {
-      const uint64_t n = std::min<uint64_t>(session_.to_skip(), names_.size());
+      const uint64_t n = std::min<uint64_t>(session_.to_skip_unread(false), names_.size());
       session_.skip_records(n);
       k = n;
-      return Status::ok();
     }
     for (; k < names_.size() && session_.to_skip() > 0; ++k) {
       ZREC_RETURN_IF_ERROR(session_.check_interrupt());
@@ -421,9 +421,21 @@ class FilesAppender {
         session_.count_non_record();
       } else {
         session_.skip_record();
+        if (session_.compares_skipped(false)) ZREC_RETURN_IF_ERROR(compare_present(path));
       }
     }
     return Status::ok();
+  }
+
+  // Compares the file `path`, found present, with its stored record.
+  Status compare_present(const std::string& path) {
+    Arena arena;
+    FileRead r;
+    read_file(path, arena, r);
+    ZREC_RETURN_IF_ERROR(r.status);
+    if (r.too_large) return too_large_error(path, r.size);
+    uint64_t dims = r.size;
+    return session_.compare_skipped({arena.data() + r.offset, r.size}, &dims, "'" + path + "'");
   }
 
   Status append_batch(Batch& b) {
@@ -555,6 +567,7 @@ Command register_append_files(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--manifest", args->manifest,
                   "Append 'id<TAB>path<TAB>bytes' lines for the records published to FILE");
   add_append_options(cmd, args->append);
+  add_check_present_options(cmd, args->append);
   return Command{cmd, [args, &global]() { return run_append_files(*args, global); }, nullptr};
 }
 

@@ -382,7 +382,16 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
       if (!a.dense && size > kMaxRagged1dPayloadBytes)
         return invalid_argument("the value of key '" + printable_key(k) + "' is " + std::to_string(size) +
                                 " bytes; a record holds at most " + std::to_string(kMaxRagged1dPayloadBytes));
-      if (session->skip_record()) continue;
+      if (session->skip_record()) {
+        // Values are mapped, not read, until used: compared only with --check-present.
+        if (session->compares_skipped(false)) {
+          uint64_t d = size;
+          ZREC_RETURN_IF_ERROR(session->compare_skipped({static_cast<const uint8_t*>(value.mv_data), size},
+                                                        a.dense ? nullptr : &d,
+                                                        "the value of key '" + printable_key(k) + "'"));
+        }
+        continue;
+      }
       dims[cur].push_back(size);
       refs[cur].push_back(
           RecordRef{static_cast<const uint8_t*>(value.mv_data), size, a.dense ? nullptr : &dims[cur].back()});
@@ -427,6 +436,7 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
       ->allow_extra_args(false);
   add_create_options(cmd, args->create, args->new_store, "(Ragged '|u1' ndim 1, one record of bytes per value)");
   add_append_options(cmd, args->append);
+  add_check_present_options(cmd, args->append);
   return Command{cmd, [args, &global]() { return run_append_lmdb(*args, global); }, nullptr};
 }
 

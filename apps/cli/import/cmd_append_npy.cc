@@ -95,8 +95,9 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
     uint64_t record = 0;  // records of this array cut so far
     uint64_t have = 0;
     // Records to skip (--skip-first, or already in the store: --from-length) are passed
-    // over without reading them: a seek in a file.
-    if (const uint64_t skip = std::min(session.to_skip(), plan.records); skip > 0) {
+    // over without reading them, a seek in a file, unless they are present records this
+    // run compares with the stored ones (by default, where the input is read anyway).
+    if (const uint64_t skip = std::min(session.to_skip_unread(!in.seeks()), plan.records); skip > 0) {
       const uint64_t bytes = skip * record_bytes;
       ZREC_ASSIGN_OR_RETURN(uint64_t got, in.skip(bytes));
       session.count_input(got);
@@ -124,6 +125,12 @@ Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession&
       session.input_written(got);
       have += got;
       for (; session.pending().size() >= record_bytes; ++record) {
+        if (session.skip_record()) {  // present, read to be compared
+          ZREC_RETURN_IF_ERROR(session.compare_skipped(session.pending().first(record_bytes), plan.dims.data(),
+                                                       where + ": record " + std::to_string(record)));
+          ZREC_RETURN_IF_ERROR(session.drop(record_bytes));
+          continue;
+        }
         ZREC_RETURN_IF_ERROR(session.cut(record_bytes, 0, plan.dims.data()));
       }
     }
@@ -175,6 +182,7 @@ Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
                 "(Dense stores always split axis 0)");
   cmd->add_flag("--batch", args->deprecated_batch, "Deprecated spelling of --split-axis0")->group("");
   add_append_options(cmd, args->append);
+  add_check_present_options(cmd, args->append);
   return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }, nullptr};
 }
 

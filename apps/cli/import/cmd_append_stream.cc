@@ -65,8 +65,11 @@ Status read_delimited_bytes(io::InputStream& in, AppendSession& s, InputFraming 
     if (len > kMaxRagged1dPayloadBytes)
       return invalid_argument(where() + " is " + std::to_string(len) + " bytes; a record holds at most " +
                               std::to_string(kMaxRagged1dPayloadBytes));
-    if (s.skip_record()) return s.drop(len + gap);
     dims = len;
+    if (s.skip_record()) {
+      if (s.compares_skipped(true)) ZREC_RETURN_IF_ERROR(s.compare_skipped(s.pending().first(len), &dims, where()));
+      return s.drop(len + gap);
+    }
     return s.cut(len, gap, &dims);
   };
   for (;;) {
@@ -160,7 +163,8 @@ Status read_numbers(io::InputStream& in, AppendSession& s, const std::string& st
     for (uint64_t d : *s.schema().item_shape) dense_count *= d;
   const std::string unit = framing == InputFraming::kLines ? "line" : "record";
   FrameReader reader(in, framing == InputFraming::kLines ? '\n' : '\0');
-  uint64_t counted = 0;  // reader.consumed() reported to the session
+  uint64_t counted = 0;          // reader.consumed() reported to the session
+  std::vector<uint8_t> present;  // a skipped line's numbers, to compare
   for (uint64_t number = 1;; ++number) {
     ZREC_RETURN_IF_ERROR(s.check_interrupt());
     auto frame = reader.next();
@@ -179,10 +183,17 @@ Status read_numbers(io::InputStream& in, AppendSession& s, const std::string& st
       return invalid_argument(where() + " holds " + std::to_string(count) + (count == 1 ? " number" : " numbers") +
                               "; each record of '" + store + "' (" + s.schema().describe() + ") is exactly " +
                               std::to_string(dense_count) + (dense_count == 1 ? " number" : " numbers"));
-    if (s.skip_record()) continue;
+    const bool skip = s.skip_record();
+    if (skip && !s.compares_skipped(true)) continue;
     const Result<uint64_t> parsed = parsed_record_bytes(count, dtype);
     if (!parsed.is_ok()) return parsed.status().with_context(where());
     const uint64_t bytes = parsed.value();
+    if (skip) {  // parsed to compare with the stored record
+      present.resize(bytes);
+      ZREC_RETURN_IF_ERROR(parse_numbers(text, syntax, dtype, present.data()).with_context(where()));
+      ZREC_RETURN_IF_ERROR(s.compare_skipped(present, dense ? nullptr : &count, where()));
+      continue;
+    }
     ZREC_RETURN_IF_ERROR(s.reserve(1, bytes).status());
     ZREC_RETURN_IF_ERROR(parse_numbers(text, syntax, dtype, s.next_payload()).with_context(where()));
     ZREC_RETURN_IF_ERROR(s.add(bytes, dense ? nullptr : &count));
@@ -218,7 +229,8 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, InputFraming 
       return invalid_argument("truncated input: " + where() + " declares " + std::to_string(length) +
                               " bytes, but the input ends after " + std::to_string(have));
     };
-    if (s.skip_record()) {  // passed over unread: a seek in a file
+    const bool skip = s.skip_record();
+    if (skip && !s.compares_skipped(!in.seeks())) {  // passed over unread: a seek in a file
       ZREC_ASSIGN_OR_RETURN(uint64_t n, in.skip(length));
       s.count_input(n);
       if (n < length) return truncated(n);
@@ -232,6 +244,11 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, InputFraming 
       if (n == 0) return truncated(have);
       s.input_written(n);
       have += n;
+    }
+    if (skip) {
+      ZREC_RETURN_IF_ERROR(s.compare_skipped(s.pending().first(length), &length, where()));
+      ZREC_RETURN_IF_ERROR(s.drop(length));
+      continue;
     }
     ZREC_RETURN_IF_ERROR(s.cut(length, 0, &length));
   }
@@ -310,6 +327,7 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--skip-empty", args->skip_empty,
                 "Drop empty lines and frames instead of failing (records are nonempty)");
   add_append_options(cmd, args->append);
+  add_check_present_options(cmd, args->append);
   return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }, nullptr};
 }
 
