@@ -11,7 +11,9 @@ records byte-exact, or a one-line error) with peak RSS under the window's bound:
                  of address space: no claim is reserved on trust); 128 MiB of "1 "
                  text into a Dense scalar stream (refused at the second number, not after
                  reading the text); 16 MiB of "1 " text that parses to a 64 MiB record
-                 (the record held once: not its text besides)
+                 (the record held once: not its text besides; a 64 MiB window); 256 MiB of
+                 it in a .tar.gz of a few hundred KiB (refused when its numbers outgrow
+                 the window)
   append-lmdb    an environment of 192 MiB of values (its mapped pages handed back after
                  each batch); a value claiming 2 GiB past the end of the file (refused)
   append-h5      a few KiB of gzip holding a 128 MiB band of chunks (refused from the
@@ -150,12 +152,28 @@ def tar_parse_into_scalar_stream(d):
 def tar_parse_expanding_4x(d):
     t = write(os.path.join(d, "t.tar.gz"), hostile.parse_bomb(16 << 20, level=1))
     root = os.path.join(d, "root")
-    rc, err, rss = peak(["append-tar", "--parse", "cls=ints", "--codec", "raw"] + W + [root, t])
+    # A record of numbers is bounded by the window: 64 MiB of <i8 needs a 64 MiB one.
+    rc, err, rss = peak(["append-tar", "--parse", "cls=ints", "--codec", "raw", "--window-mib", "64", root, t])
     expect(rc == 0, err)
     cls = os.path.join(root, "cls")
     expect(length(cls) == 1 and record(cls, 0) == np.ones(8 << 20, "<i8").tobytes(), "the record differs")
     # The record and the process, not the record's 16 MiB of text besides (held whole before).
     bounded("append-tar --parse, 16 MiB of text parsed to one 64 MiB record", rss, 64 + 20)
+
+
+@case
+def tar_parse_beyond_the_window(d):
+    # 256 MiB of "1 " text in a .tar.gz of a few hundred KiB: 1 GiB of <i8 once parsed.
+    # The record would grow the window to it (~2 GiB peak for a 2.5 MB input before the
+    # record limit refused it); it is refused once its numbers outgrow the 8 MiB window.
+    t = write(os.path.join(d, "t.tar.gz"), hostile.parse_bomb(256 << 20, level=9))
+    root = os.path.join(d, "root")
+    rc, err, rss = peak(["append-tar", "--parse", "cls=ints"] + W + [root, t])
+    expect(rc == 1 and "member '0.cls' holds more than 1048576 numbers, more than a 8 MiB window holds "
+           "(--parse cls); raise --window-mib for larger records" in err, "rc %d: %s" % (rc, err))
+    expect(not os.path.exists(root), "a failed first run left the root")
+    bounded("append-tar --parse, %d KiB .tar.gz of 256 MiB of text (1 GiB of numbers)" % (os.path.getsize(t) >> 10),
+            rss)
 
 
 @case

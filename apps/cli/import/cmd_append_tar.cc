@@ -24,7 +24,8 @@
 // to twice that while the window doubles to it: its header's size is a claim, never
 // allocated on trust) and millions of tiny members cost only the window. A --parse member's text is parsed
 // as it is read, a chunk at a time, into the window: its text is never held whole, and
-// its numbers (up to 4x the text: "1 " is 8 bytes of <i8) stop at the most a record holds.
+// its numbers (up to 4x the text: "1 " is 8 bytes of <i8) stop at the window's size
+// (--window-mib raises it), so a record of numbers never grows the window.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -596,6 +597,12 @@ Status TarImport::parse_text(Stream& s, bool member_end) {
     const Result<uint64_t> total = parsed_record_bytes(s.numbers + n, dtype);
     if (!total.is_ok()) return total.status().with_context(where + " (--parse " + s.ext + ")");
     const uint64_t bytes = n * dtype.itemsize;
+    // A record of numbers stays within the window: a small compressed member can hold
+    // gigabytes of text, and its numbers would otherwise grow the window to the record limit.
+    if (const uint64_t window = a_.append.window_mib << 20; s.pending_bytes + bytes > window)
+      return invalid_argument(where + " holds more than " + std::to_string(window / dtype.itemsize) +
+                              " numbers, more than a " + std::to_string(a_.append.window_mib) +
+                              " MiB window holds (--parse " + s.ext + "); raise --window-mib for larger records");
     ZREC_ASSIGN_OR_RETURN(auto space, s.window->input_space(bytes));
     ZREC_RETURN_IF_ERROR(parse_numbers(body, *s.parse, dtype, space.data()).with_context(where));
     s.window->input_written(bytes);
