@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +56,11 @@ struct HttpResponse {
   std::string content_type = "application/json";
   HeaderList headers;  // besides ServeConfig::default_headers
   std::string body;
+  // A large body is sent without a copy: `body`, then `tail`, which points into memory
+  // that `keep` owns (a record batch and its ByteBudget reservation) until the response
+  // has been written, so the bytes a download holds stay counted against the budget.
+  std::string_view tail;
+  std::shared_ptr<const void> keep;
 };
 
 // What the server calls for each request. handle() runs on the server's worker threads,

@@ -51,8 +51,8 @@ Status write_record(JsonWriter& j, Store& store, uint64_t id, ByteBudget& budget
 }
 
 Status picture_response(Store& store, uint64_t id, uint32_t max_side, ByteBudget& budget, HttpResponse& out) {
-  RecordBatch batch;
-  ZREC_ASSIGN_OR_RETURN(ReadRecord r, read_one(store, id, budget, batch));
+  auto batch = std::make_shared<RecordBatch>();  // kept by a picture sent as stored (as npy_response)
+  ZREC_ASSIGN_OR_RETURN(ReadRecord r, read_one(store, id, budget, *batch));
   ZREC_RETURN_IF_ERROR(r.status);
   if (!r.read) return invalid_argument("record " + std::to_string(id) + " is too large to show");
   const Schema& schema = store.schema();
@@ -66,7 +66,8 @@ Status picture_response(Store& store, uint64_t id, uint32_t max_side, ByteBudget
           ? image_mime(r.payload, r.payload_bytes)
           : std::string_view();
   if (mime.empty()) return invalid_argument("record " + std::to_string(id) + " is not a picture");
-  out.body.assign(reinterpret_cast<const char*>(r.payload), r.payload_bytes);
+  out.tail = std::string_view(reinterpret_cast<const char*>(r.payload), r.payload_bytes);
+  out.keep = std::move(batch);
   out.content_type = std::string(mime);
   return Status::ok();
 }
@@ -112,12 +113,15 @@ Status write_hex(JsonWriter& j, Store& store, uint64_t id, uint64_t offset, uint
 }
 
 Status npy_response(Store& store, uint64_t id, const std::string& file_name, ByteBudget& budget, HttpResponse& out) {
-  RecordBatch batch;
-  ZREC_ASSIGN_OR_RETURN(ReadRecord r, read_one(store, id, budget, batch));
+  // The batch (and its budget reservation) lives until the download is written: a
+  // copy into the body would hold the record once more, outside the budget.
+  auto batch = std::make_shared<RecordBatch>();
+  ZREC_ASSIGN_OR_RETURN(ReadRecord r, read_one(store, id, budget, *batch));
   ZREC_RETURN_IF_ERROR(r.status);
   if (!r.read) return invalid_argument("record " + std::to_string(id) + " is too large for zrec view; use zrec cat");
   out.body = encode_npy_header(store.schema().dtype, r.dims);
-  out.body.append(reinterpret_cast<const char*>(r.payload), r.payload_bytes);
+  out.tail = std::string_view(reinterpret_cast<const char*>(r.payload), r.payload_bytes);
+  out.keep = std::move(batch);
   out.content_type = "application/octet-stream";
   out.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + file_name + "\"");
   return Status::ok();

@@ -17,6 +17,8 @@ void text_response(HttpResponse& out, int status, const std::string& text) {
   out.status = status;
   out.content_type = "text/plain; charset=utf-8";
   out.body = text + "\n";
+  out.tail = {};  // an answer replaces any download set before it
+  out.keep.reset();
 }
 
 int http_status(const Status& s) {
@@ -61,6 +63,8 @@ void json_response(HttpResponse& out, const JsonWriter& j) {
   out.status = 200;
   out.content_type = "application/json";
   out.body = j.str();
+  out.tail = {};
+  out.keep.reset();
 }
 
 }  // namespace

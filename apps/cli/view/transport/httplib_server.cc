@@ -31,6 +31,11 @@ namespace {
 class ViewHttpServer : public httplib::Server {
  public:
   using httplib::Server::process_request;
+  // httplib writes a content provider's bytes only while its own server socket is set
+  // (it takes an unset one for a server shutting down); this server accepts on
+  // `listen_fd` itself, so that socket stands for it. (Never closed by httplib.)
+  explicit ViewHttpServer(int listen_fd) { svr_sock_ = listen_fd; }
+  ~ViewHttpServer() override { svr_sock_ = INVALID_SOCKET; }
 };
 
 std::string status_text(int status) {
@@ -62,7 +67,28 @@ void serve_with(ViewHttpServer& server, const ServeConfig& config) {
     handler->handle(request, response);
     res.status = response.status;
     for (auto& [key, value] : response.headers) res.set_header(key, value);
-    res.set_content(std::move(response.body), response.content_type);
+    if (response.tail.empty()) {
+      res.set_content(std::move(response.body), response.content_type);
+      return;
+    }
+    // body then tail, read from where they are; `keep` lives as long as the provider,
+    // which the server drops once the response is written.
+    auto head = std::make_shared<const std::string>(std::move(response.body));
+    const size_t total = head->size() + response.tail.size();
+    res.set_content_provider(
+        total, response.content_type,
+        [head, tail = response.tail, keep = std::move(response.keep)](size_t offset, size_t length,
+                                                                      httplib::DataSink& sink) {
+          while (length > 0) {
+            const bool in_head = offset < head->size();
+            const char* from = in_head ? head->data() + offset : tail.data() + (offset - head->size());
+            const size_t n = std::min(length, in_head ? head->size() - offset : tail.size() - (offset - head->size()));
+            if (!sink.write(from, n)) return false;
+            offset += n;
+            length -= n;
+          }
+          return true;
+        });
   };
   // Every method reaches the handler, which answers the ones it does not take with 405.
   server.Get(".*", handle);
@@ -148,7 +174,7 @@ extern "C" __attribute__((visibility("default"))) int zrec_view_serve(const zrec
   using namespace zrec::cli::view;
   const int listen_fd = listen_socket(*config, error);
   if (listen_fd < 0) return 1;
-  ViewHttpServer server;
+  ViewHttpServer server(listen_fd);
   serve_with(server, *config);
   ConnectionPoller poller(listen_fd, config->stop_fd, config->limits);
 
