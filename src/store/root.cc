@@ -255,6 +255,9 @@ Result<std::unique_ptr<RootWriter>> RootWriter::create(const std::string& root, 
   }
   ZREC_RETURN_IF_ERROR(io::sync_directory(root));
   io::File marker(temp.release(), path);
+  // A first run killed while its marker was a temporary left that temporary behind
+  // (no marker named the root yet, so no open() swept it).
+  remove_stale_temporaries(root);
   return std::unique_ptr<RootWriter>(new RootWriter(root, std::move(marker), initial));
 }
 

@@ -15,6 +15,8 @@
   kill and the requeue): the skipped samples' keys are compared with the committed ones,
   and the first that differs fails the run naming both, nothing appended (it used to
   append the other input's tail, exit 0).
+- A first run killed while its marker was a temporary: the rerun removes that
+  temporary (it stayed in the root, hidden, never reported).
 - --keys FILE into a new root when FILE already holds lines: refused, FILE byte-identical
   (it used to be emptied, also when the run then failed); a failed first run leaves no
   keys file it created.
@@ -175,6 +177,21 @@ def keys_file_of_another_dataset_is_kept(d):
     must(["append-tar", "--keys", new_kf, root, make_tar(os.path.join(d, "c.tar"), keys("c", 2))])
     expect(open(new_kf).read().splitlines() == keys("a", 6) + keys("c", 2), open(new_kf).read())
     expect(json.loads(must(["info", "--json", root])[0])["committed_length"] == 8, "root length")
+
+
+
+@case
+def temporary_marker_of_a_killed_first_run_is_removed(d):
+    # A first run killed after writing its marker as a temporary, before linking it in,
+    # leaves ".zrec-root.tmp-XXXXXX" (unlocked: its writer is dead) in a root with no
+    # marker. The rerun that creates the marker removes it.
+    root = os.path.join(d, "root")
+    os.makedirs(root)
+    stale = os.path.join(root, ".zrec-root.tmp-k1lled")
+    with open(stale, "w") as f:
+        f.write("zrec-root 1\nlength 0\n")
+    must(["append-tar", root, make_tar(os.path.join(d, "a.tar"), keys("a", 3))])
+    expect(sorted(os.listdir(root)) == ["cls", "txt", "zrec-root"], "left in the root: %s" % os.listdir(root))
 
 
 if __name__ == "__main__":
