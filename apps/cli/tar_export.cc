@@ -175,7 +175,17 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     if (root)
       for (const auto& name : names) ZREC_RETURN_IF_ERROR(check_root_stream(a.path, name));
   }
-  if (root) std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
+  if (root) {
+    std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
+    // A listed stream that is gone (or a FIFO, a file) would leave its members out of
+    // every sample; one with no committed sample may be gone (as append-tar allows).
+    for (const auto& name : root->streams) {
+      if (root->length > 0 && !std::ranges::binary_search(names, name))
+        return invalid_argument("root '" + a.path + "' lists the stream '" + printable(name) + "' in " +
+                                kRootMarkerFile + ", but '" + printable(join_path(a.path, name)) +
+                                "' is not a store; nothing was written");
+    }
+  }
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   if (a.with_ids)
     for (const auto& name : names)

@@ -42,6 +42,7 @@ import io
 import os
 import shutil
 import shlex
+import stat
 import struct
 import subprocess
 import sys
@@ -294,14 +295,19 @@ def byte_records(store):
 
 def tree_digests(path):
     """Every file under path (or the file itself), relative name -> SHA-256 of its bytes:
-    what a command that must change nothing is compared against."""
+    what a command that must change nothing is compared against. A FIFO, socket or device
+    is named by its type (reading it could block)."""
     if os.path.isfile(path):
         return {"": hashlib.sha256(open(path, "rb").read()).hexdigest()}
     out = {}
     for d, _, files in os.walk(path):
         for f in files:
             p = os.path.join(d, f)
-            out[os.path.relpath(p, path)] = hashlib.sha256(open(p, "rb").read()).hexdigest()
+            st = os.stat(p)
+            if stat.S_ISREG(st.st_mode):
+                out[os.path.relpath(p, path)] = hashlib.sha256(open(p, "rb").read()).hexdigest()
+            else:
+                out[os.path.relpath(p, path)] = "mode %o" % stat.S_IFMT(st.st_mode)
     return out
 
 

@@ -194,5 +194,45 @@ def temporary_marker_of_a_killed_first_run_is_removed(d):
     expect(sorted(os.listdir(root)) == ["cls", "txt", "zrec-root"], "left in the root: %s" % os.listdir(root))
 
 
+
+@case
+def fifos_at_every_name_are_refused_at_once(d):
+    # Each name a command opens because a listing, a marker or an option named it, made a
+    # FIFO: the command refuses it at once (10 s is ample) with a one-line error, and
+    # changes nothing. cat --format tar used to export a root whose listed stream is a
+    # FIFO (or gone) without that stream's members, exit 0; append-files with a FIFO
+    # --manifest failed with "cannot sync 'm': Invalid argument".
+    tar = make_tar(os.path.join(d, "a.tar"), keys("a", 3))
+    root = os.path.join(d, "root")
+    must(["append-tar", root, tar])
+    os.rename(os.path.join(root, "cls"), os.path.join(d, "cls.moved"))
+    os.mkfifo(os.path.join(root, "cls"))
+    store = os.path.join(d, "s")
+    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", store])
+    data = os.path.join(d, "data")
+    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", data])
+    os.remove(os.path.join(data, "data_0.zr"))
+    os.mkfifo(os.path.join(data, "data_0.zr"))
+    manifest, keys_fifo = os.path.join(d, "m"), os.path.join(d, "k")
+    os.mkfifo(manifest)
+    os.mkfifo(keys_fifo)
+    listed = "root '%s' lists the stream 'cls' in zrec-root, but '%s/cls' is not a store" % (root, root)
+    for args, says in [
+            (["cat", "--format", "tar", "-o", os.path.join(d, "out.tar"), root], listed + "; nothing was written"),
+            (["append-tar", root, tar], listed + "; nothing was changed"),
+            (["append-files", "--manifest", manifest, store, tar], "manifest '%s' is not a regular file" % manifest),
+            (["append-tar", "--keys", keys_fifo, os.path.join(d, "new"), tar],
+             "keys file '%s' is not a regular file" % keys_fifo),
+            (["info", data], "malformed store '%s': data_0.zr is not a regular file" % data),
+            (["cat", data], "malformed store '%s': data_0.zr is not a regular file" % data),
+            (["append-stream", "-i", tar, data], "malformed store '%s': data_0.zr is not a regular file" % data)]:
+        before = tree_digests(d)
+        rc, _, err = run_zrec(args, timeout=10)
+        expect_failure(args, rc, err, 1, [says])
+        expect(len(err.strip().splitlines()) == 1, "more than one line: %r" % err)
+        expect(tree_digests(d) == before, "zrec %s changed something" % " ".join(args))
+    expect(not os.path.exists(os.path.join(d, "out.tar")), "cat left its output")
+
+
 if __name__ == "__main__":
     sys.exit(case_runner.run_cases(CASES, "zrec-root-hazards-"))

@@ -248,7 +248,11 @@ class Manifest {
   // `published`: the store's length (IDs below it are published). Sets *dropped to the
   // number of trailing lines removed.
   static Result<std::unique_ptr<Manifest>> open(const std::string& path, uint64_t published, uint64_t* dropped) {
-    ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDWR | O_CREAT | O_APPEND, 0644));
+    // O_NONBLOCK: a FIFO named as the manifest must not block the open (it is refused).
+    ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK, 0644));
+    struct stat st {};
+    if (::fstat(f.fd(), &st) != 0) return io::errno_status(errno, "cannot read", path);
+    if (!S_ISREG(st.st_mode)) return invalid_argument("manifest '" + path + "' is not a regular file");
     ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
     ZREC_ASSIGN_OR_RETURN(uint64_t kept, published_end(f, size, published, dropped));
     if (kept != size) {
