@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "zrec/dataset.h"
+
 #include "cli/app.h"
-#include "cli/formats/stream_name.h"
 #include "fuzz_util.h"
 
 namespace zrec::fuzz {
@@ -43,7 +44,7 @@ inline std::string fresh(const std::string& name) {
 inline void require_valid(const std::string& path, bool root) {
   if (root)
     for (const auto& e : std::filesystem::directory_iterator(path))  // streams; not the zrec-root marker
-      if (e.is_directory() && !cli::stream_name_problem(e.path().filename().string()).empty()) __builtin_trap();
+      if (e.is_directory() && !stream_name_problem(e.path().filename().string()).empty()) __builtin_trap();
   if (zrec_cli({"verify", path}) != 0) __builtin_trap();
 }
 

@@ -17,7 +17,6 @@
 #include "cli/commands.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
-#include "cli/formats/stream_name.h"
 #include "cli/interrupt.h"
 #include "cli/many_paths.h"
 #include "cli/option_values.h"

@@ -22,7 +22,6 @@
 #include "cli/formats/selection.h"
 #include "cli/formats/shard_pattern.h"
 #include "cli/formats/shuffle.h"
-#include "cli/formats/stream_name.h"
 #include "cli/libarchive_api.h"
 #include "cli/output_guard.h"
 #include "cli/report/console.h"

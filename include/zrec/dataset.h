@@ -1,13 +1,30 @@
 // Where stores are: store directories, their files, and datasets of named streams (a
-// directory whose subdirectories are stores, one per stream; docs/format.md §1).
+// directory whose subdirectories are stores, one per stream, record i of every stream
+// belonging to sample i; docs/format.md §1 and §12), with the writer of such a dataset.
 //
 //   for (const std::string& name : zrec::child_stores("shards/"))
 //     auto store = zrec::Store::open(zrec::join_path("shards/", name));
+//
+//   // Two streams, appended to in step, crash-safe (see DatasetWriter):
+//   ZREC_ASSIGN_OR_RETURN(auto ds, zrec::DatasetWriter::open("ds/"));
+//   ZREC_RETURN_IF_ERROR(ds->recover().status());
+//   ZREC_ASSIGN_OR_RETURN(zrec::StoreWriter* jpg, ds->stream("jpg", jpg_options));
+//   ZREC_ASSIGN_OR_RETURN(zrec::StoreWriter* cls, ds->stream("cls", cls_options));
+//   ... append one record to each per sample ...
+//   ZREC_RETURN_IF_ERROR(ds->publish());  // every stream, then the root's commit
+//   ZREC_RETURN_IF_ERROR(ds->close());
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "zrec/root.h"
+#include "zrec/status.h"
+#include "zrec/store_writer.h"
 
 namespace zrec {
 
@@ -31,5 +48,117 @@ bool is_store_dir(const std::string& path);
 // next create of NAME removes it), and ".NAME.zrec-join-XXXXXX", a join in steps not yet
 // published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed.
 std::vector<std::string> child_stores(const std::string& root);
+
+// --- the names of streams -------------------------------------------------------------
+// A stream's name is a directory under the root, and (for tar) a member's extension, a
+// word in tables and job logs; it comes from outside (tar members, options, listings),
+// so every one is checked by this one rule before it is used.
+inline constexpr const char* kStreamNameRule =
+    "a stream name is 1 to 128 letters, digits, '_' and '-', in words joined by single dots "
+    "(jpg, seg.png), not starting with '-', with no word starting 'zrec-' or 'tmp-', and not ending in '.zr'";
+
+// Empty when `name` may name a stream; otherwise why not, in a few words ("it is
+// hidden (starts with '.')", "it holds the byte 0x0a", "it is a store file name (ends
+// in '.zr')").
+std::string stream_name_problem(std::string_view name);
+
+// kInvalidArgument "'ROOT' holds the store 'NAME', which cannot be a stream: WHY (the
+// rule); move it out of the root" for the first of `names` (the stores a root holds)
+// that breaks the rule: such a root is refused whole, rather than written into or read
+// with a stream left out.
+Status check_root_streams(const std::string& root, const std::vector<std::string>& names);
+
+// --- writing a dataset -----------------------------------------------------------------
+struct DatasetWriterOptions {
+  // For every stream's StoreWriter: lanes, the lock wait (also the root's), zstd level,
+  // checksum.
+  WriterOptions writer;
+  // A directory of stores without a marker is no dataset and is refused (nothing
+  // changed); with adopt its stores, which must hold equal counts of records, become
+  // the streams of a new marker.
+  bool adopt = false;
+};
+
+// A stream recover() cut back: it held `from` records past the committed count.
+struct StreamCut {
+  std::string name;
+  uint64_t from = 0;
+};
+
+// The writer of a dataset of named streams: the crash-safe protocol of docs/format.md §12.
+//   open()     locks the root (its marker; a new directory, or one that holds no store,
+//              gets a new one), then every stream's writer in name order (one global
+//              order: two writers never deadlock), and checks, changing nothing, that
+//              every listed stream is a directory store holding at least the committed
+//              count and that no other store in the root holds records;
+//   recover()  cuts every stream back to the committed count (records past it are those
+//              of a run that stopped before its commit);
+//   stream()   a stream's writer, creating the stream when it is new (only while the
+//              dataset holds no committed sample: it could not line up otherwise);
+//   publish()  every stream, then the root's commit of their common length: a crash at
+//              any point leaves the committed count and streams at least that long;
+//   abort()    drops what was not published; a session that never published takes back
+//              the streams, the marker and the directory it created.
+// Not thread-safe; the writers it hands out are used as StoreWriter says.
+class DatasetWriter {
+ public:
+  static Result<std::unique_ptr<DatasetWriter>> open(const std::string& root, const DatasetWriterOptions& options = {});
+  // Aborts unless close() ran.
+  ~DatasetWriter();
+  DatasetWriter(const DatasetWriter&) = delete;
+  DatasetWriter& operator=(const DatasetWriter&) = delete;
+
+  const std::string& root() const { return root_; }
+  // Samples committed: when opened, and after each publish().
+  uint64_t committed_length() const;
+  // The marker as open() found it (empty for a root this session marked).
+  const RootState& found() const { return found_; }
+  // This session marked the root (a new directory or one of no store, or adopt).
+  bool marked() const { return marked_; }
+  // A publication began: abort() takes nothing back after this.
+  bool published() const { return published_; }
+  // The streams' names, sorted.
+  std::vector<std::string> stream_names() const;
+  // The writer of an existing stream; nullptr when there is none of that name.
+  StoreWriter* find(const std::string& name);
+
+  // Cuts every stream back to the committed count; returns those it cut. Required
+  // before stream() creates a stream and before publish().
+  Result<std::vector<StreamCut>> recover();
+
+  // The writer of stream `name`: the existing one, or a new store ROOT/name made with
+  // `create` (`name` must pass stream_name_problem). A new stream while the dataset
+  // holds committed samples is kInvalidArgument (it could not line up with them).
+  Result<StoreWriter*> stream(const std::string& name, const CreateOptions& create);
+
+  // Publishes every stream, then commits their common length (every stream must hold
+  // the same number of records, published or not; kInvalidArgument otherwise, nothing
+  // published). A stream created since the last commit is listed in the marker before
+  // any of its records is published. After a failure the session can only be aborted.
+  Status publish();
+  // publish(), then closes every stream's writer (which find() still returns, for
+  // their figures); the root's lock is let go when this writer is destroyed.
+  Status close();
+  // Drops every stream's unpublished records; a session that published nothing also
+  // removes the streams it created (empty), restores the marker it found (or removes
+  // the one it made) and the directory it made. Warnings for what it could not take
+  // back go to `warnings` when given.
+  void abort(std::vector<std::string>* warnings = nullptr);
+
+ private:
+  struct Stream;
+  DatasetWriter(std::string root, DatasetWriterOptions options);
+  Status lock();
+  Status adopt(const std::vector<std::string>& stores);
+  Status open_streams();
+  Stream* find_stream(const std::string& name);
+
+  const std::string root_;
+  const DatasetWriterOptions options_;
+  std::unique_ptr<class RootWriter> marker_;
+  RootState found_;
+  std::vector<std::unique_ptr<Stream>> streams_;  // sorted by name
+  bool dir_created_ = false, marked_ = false, recovered_ = false, published_ = false, done_ = false;
+};
 
 }  // namespace zrec

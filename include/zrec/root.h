@@ -9,11 +9,9 @@
 // writer cuts anything in it.
 //
 // The marker is also the root's lock: a writer holds an exclusive flock on it (as a
-// store's writer does on meta.zr) before it locks, reads or changes any stream.
-//
-//   ZREC_ASSIGN_OR_RETURN(auto root, zrec::RootWriter::open("ds/", /*wait=*/true));
-//   ... open the streams' writers (sorted by name), append, publish each ...
-//   ZREC_RETURN_IF_ERROR(root->commit({.length = n, .streams = {"cls", "jpg"}}));
+// store's writer does on meta.zr) before it locks, reads or changes any stream. The
+// writer's protocol is zrec::DatasetWriter's (zrec/dataset.h); this header has what
+// readers need.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "zrec/file.h"
-#include "zrec/lock_wait.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -57,47 +53,5 @@ Result<std::optional<RootState>> read_root_marker(const std::string& root);
 // since a writer's recovery cuts its streams back to the root's committed count and would
 // cut the store it points to; so is anything but a directory. kInvalidArgument naming both.
 Status check_root_stream(const std::string& root, const std::string& name);
-
-// The writer's hold on a root: the marker open and exclusively locked, and its state.
-class RootWriter {
- public:
-  // Locks the marker of `root` (kBusy when another process holds it, unless `wait`:
-  // then it blocks, ending early as zrec/lock_wait.h says) and reads it. kNotFound when
-  // `root` has no marker. Stale temporaries of earlier commits (".zrec-root.tmp-XXXXXX",
-  // unlocked) are removed once the lock is held.
-  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, const io::LockWait& wait);
-
-  // Marks `root` (an existing directory) with `initial`: the marker is written and
-  // synced under a temporary name, locked, then linked into place, so it appears whole
-  // and locked. kAlreadyExists when `root` has a marker already (another process may
-  // have made it meanwhile; open() it instead).
-  static Result<std::unique_ptr<RootWriter>> create(const std::string& root, const RootState& initial);
-
-  ~RootWriter();
-  RootWriter(const RootWriter&) = delete;
-  RootWriter& operator=(const RootWriter&) = delete;
-
-  const std::string& root() const { return root_; }
-  const RootState& state() const { return state_; }
-
-  // Commits `state` (the second phase, after every stream it counts was published):
-  // writes it to a locked temporary, syncs it, renames it over the marker and syncs the
-  // directory. The lock moves to the new marker before the old one is let go, so no
-  // other writer gets in between. On failure the marker holds either the old state or
-  // the new one (the message says which is known), and the writer can only be dropped.
-  Status commit(const RootState& state);
-
-  // Removes the marker (a run that created it and then failed before it published
-  // anything) and lets the lock go. Another writer waiting for the lock then finds no
-  // marker and starts over.
-  Status remove();
-
- private:
-  RootWriter(std::string root, io::File marker, RootState state);
-  std::string root_;
-  io::File marker_;  // open, exclusively flocked
-  RootState state_;
-  bool failed_ = false;
-};
 
 }  // namespace zrec

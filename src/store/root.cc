@@ -1,7 +1,5 @@
 // The root marker ROOT/zrec-root: its bytes, its lock and its commits (zrec/root.h,
 // docs/format.md §12).
-#include "zrec/root.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,6 +13,7 @@
 #include "zrec/dataset.h"
 
 #include "io/store_lock.h"
+#include "store/root_writer.h"
 #include "store/temp_files.h"
 
 namespace zrec {

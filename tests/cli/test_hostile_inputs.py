@@ -3,7 +3,7 @@
 the code before the fix; each refusal is one line naming the input and the rule, exit 1
 (2 for a bad option), and leaves the stores it touched byte-identical.
 
-- Stream names (one rule, cli/formats/stream_name.h): a member extension that is a
+- Stream names (one rule, include/zrec/dataset.h): a member extension that is a
   store file name (0.meta.zr bricked the root), '.', hidden, a temporary's pattern, a
   newline, an escape, a leading '-', a space is refused when it would make a stream;
   ignored with --ext; refused in --ext; a root holding such a store (a directory
@@ -268,7 +268,11 @@ def parse_streams_text_in_chunks(d):
     t = write(os.path.join(d, "t.tar"), hostile.tar_bytes([("0.cls", text_i), ("0.f", text_f), ("1.cls", b" 7 "),
                                                           ("1.f", b"-0.5")]))
     root = os.path.join(d, "root")
-    must(["append-tar", "--parse", "cls=ints,f=floats", "--window-mib", "1", root, t])
+    # 250000 numbers are 2 MiB of <i8: a 1 MiB window refuses the record, a 2 MiB one holds it.
+    fails(["append-tar", "--parse", "cls=ints,f=floats", "--window-mib", "1", root, t], says=[
+        "member '0.cls' holds more than 131072 numbers, more than a 1 MiB window holds (--parse cls); raise "
+        "--window-mib for larger records"])
+    must(["append-tar", "--parse", "cls=ints,f=floats", "--window-mib", "2", root, t])
     recs = byte_records(os.path.join(root, "cls"))
     expect(recs[0] == ints.astype("<i8").tobytes() and recs[1] == np.array([7], "<i8").tobytes(), "ints differ")
     recs = byte_records(os.path.join(root, "f"))

@@ -6,7 +6,9 @@
 # - every installed header compiles on its own with only the prefix's include/;
 # - tests/install_consumer (opens a store, prints its length) builds with
 #   find_package(zrec) and with `pkg-config --cflags --libs --static zrec`, and both
-#   print the length of a store the installed zrec made;
+#   print the length of a store the installed zrec made; its two_streams builds a dataset
+#   of two streams through zrec/dataset.h, is killed between two streams' publications,
+#   and its rerun recovers both to one committed length;
 # - the bash completion completes subcommands, flags, codec and format names, and only
 #   directories for store arguments; the zsh completion parses and names every command.
 #
@@ -89,6 +91,31 @@ if cmake -S "$consumer" -B "$tmp/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" -
   if [ "$out" = 5 ]; then ok; else fail "find_package consumer printed '$out', want 5"; fi
 else
   fail "find_package(zrec) consumer did not build: $(tail -n 15 "$tmp/cmake.log")"
+fi
+
+# --- a dataset of two streams through the public API, crashed and recovered -----------
+# two_streams publishes every 10 samples; --crash-after 37 publishes stream txt alone
+# (37 records) and SIGKILLs itself: the root committed 30. The rerun cuts txt back to 30
+# and goes on to 100; the installed zrec then reads a root of two aligned streams.
+ds=$tmp/two-streams
+if [ -x "$tmp/cmake-consumer/two_streams" ]; then
+  "$tmp/cmake-consumer/two_streams" "$ds" 100 --crash-after 37 >/dev/null 2>&1
+  rc=$?
+  check "two_streams --crash-after 37 died by SIGKILL (exit $rc)" test "$rc" -eq 137
+  committed=$("$izrec" info --json "$ds" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["committed_length"])')
+  check "the crashed run committed 30 samples (got $committed)" test "$committed" = 30
+  check "the crash left txt past the commit" test "$("$izrec" info --json "$ds/txt" |
+    /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["length"])')" = 37
+  out=$("$tmp/cmake-consumer/two_streams" "$ds" 100 2>&1)
+  check "the rerun recovers and finishes ($out)" test "$out" = "$(printf 'recovered: cut txt from 37 to 30\n100')"
+  check "zrec verify accepts the root" "$izrec" verify -q "$ds"
+  labels=$("$izrec" cat --format text "$ds/cls" | cut -f2 | tr '\n' ' ')
+  check "cls holds 0..99 once each" test "$labels" = "$(seq -s ' ' 0 99) "
+  texts=$("$izrec" cat --format text "$ds/txt" | cut -f2 | sed -n '1p;31p;100p' | tr '\n' '|')
+  check "txt holds sample 0..99 once each ($texts)" test "$texts" = "sample 0|sample 30|sample 99|"
+  check "txt holds 100 records" test "$("$izrec" cat --format text "$ds/txt" | wc -l)" = 100
+else
+  fail "two_streams was not built"
 fi
 
 # --- consumer through pkg-config -------------------------------------------------------

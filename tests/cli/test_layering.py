@@ -18,6 +18,8 @@
 - No header under apps/ includes CLI11's <CLI/CLI.hpp> (they declare CLI::App and the
   like instead): it costs seconds of compiling per file, so only the .cc files that
   register options, parse or format help include it.
+- No file under apps/ performs a root's lock/commit protocol (RootWriter, the marker
+  written): the library's DatasetWriter does, for every tool and user alike.
 - Every public header compiles on its own (`c++ -std=c++20 -fsyntax-only -Iinclude`,
   warnings as errors), so a user's first include never needs another before it.
 
@@ -165,6 +167,16 @@ def main():
             if kind == "<" and target.startswith("CLI/"):
                 problems.append("%s:%d includes <%s>: headers forward-declare CLI11's classes (namespace CLI { "
                                 "class App; }); the .cc files that need them include it" % (rel(path), number, target))
+    # 3e. A root's lock and commit protocol lives in the library (zrec::DatasetWriter): no
+    # file under apps/ marks, locks or commits a root itself, nor writes its marker.
+    protocol = re.compile(r'\bRootWriter\b|\broot_writer\.h\b|\brename(?:at)?\s*\([^;]*kRootMarkerFile'
+                          r'|\b(?:open|creat|link)\s*\([^;]*kRootMarkerFile')
+    for path in sources("apps"):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                if protocol.search(line.split("//")[0]):
+                    problems.append("%s:%d performs a root's lock/commit protocol itself; drive zrec::DatasetWriter "
+                                    "(zrec/dataset.h)" % (rel(path), number))
     cli_files = sum(1 for _ in sources(os.path.join("apps", "cli")))
 
     # 4. Each public header compiles alone.

@@ -49,7 +49,6 @@
 #include "cli/commands.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
-#include "cli/formats/stream_name.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
 #include "cli/import/expansion_check.h"
@@ -112,7 +111,7 @@ std::string join_names(const std::vector<std::string>& names) {
 struct Stream {
   std::string ext, path;
   std::optional<NumberSyntax> parse;
-  std::unique_ptr<StoreWriter> writer;
+  StoreWriter* writer = nullptr;              // the dataset's
   std::unique_ptr<ExpansionCheck> expansion;  // the window's codec check (outlives it)
   std::unique_ptr<RecordWindow> window;       // destroyed first: it waits for its batch in flight
   uint64_t first_stored = 0;
@@ -135,9 +134,7 @@ class TarImport {
   // what it created, as finish() does for an error.
   ~TarImport() {
     if (finished_) return;
-    abort_streams();
-    if (keys_) keys_->rollback();
-    if (!published_) take_back_created();
+    take_back();
   }
 
   Status prepare();
@@ -146,12 +143,10 @@ class TarImport {
 
  private:
   Status parse_options();
-  Status lock_root();
-  Status adopt(const std::vector<std::string>& stores);
+  Status open_root();
   Status unmarked(const std::vector<std::string>& stores) const;
   Status open_streams();
-  void take_back_created();
-  std::vector<std::string> stream_names() const;
+  void take_back();
   WriterOptions writer_options() const;
   Status open_stream(const std::string& ext, bool exists);
   Status check_schema(const Stream& s) const;
@@ -161,13 +156,11 @@ class TarImport {
   Status parse_text(Stream& s, bool member_end);
   Status close_sample();
   Status checkpoint();
-  // Aborts every stream's unpublished records, once its window's batch in flight (if
-  // any) is written: the write threads are done with the writers after this.
-  void abort_streams() {
-    for (auto& s : streams_) {
+  // Waits for each window's batch in flight (if any): the write threads are done with
+  // the writers after this, and the dataset may abort them.
+  void wait_windows() {
+    for (auto& s : streams_)
       if (s.window) (void)s.window->wait();
-      if (s.writer) s.writer->abort();
-    }
   }
   void drop_sample();
   Stream* find(const std::string& ext) {
@@ -175,7 +168,7 @@ class TarImport {
     return it == index_.end() ? nullptr : &streams_[it->second];
   }
   // Samples the root holds: its committed count.
-  uint64_t holds() const { return root_ ? root_->state().length : first_length_; }
+  uint64_t holds() const { return dataset_ ? dataset_->committed_length() : first_length_; }
   std::string stream_list() const {
     std::vector<std::string> names;
     for (const auto& s : streams_) names.push_back(s.ext);
@@ -194,15 +187,12 @@ class TarImport {
   std::map<std::string, NumberSyntax> parse_;
   std::set<std::string> parse_one_;  // --parse EXT=int|float: one number per member, a Dense scalar stream
   CreateOptions create_;
+  // The root's lock, its streams' writers and its commit protocol (zrec/dataset.h);
+  // declared before streams_, whose windows use the writers and go first.
+  std::unique_ptr<DatasetWriter> dataset_;
   std::vector<Stream> streams_;  // index_ order: as created or found
   std::map<std::string, size_t> index_;
   bool selection_fixed_ = false;
-  std::unique_ptr<RootWriter> root_;
-  RootState found_state_;             // the marker as this run found it
-  bool root_dir_created_ = false;     // this run made the directory
-  bool marker_created_ = false;       // this run marked the root (a new one, or --adopt)
-  std::vector<std::string> created_;  // streams this run created
-  bool published_ = false;            // a stream publication began: nothing is taken back after
   bool finished_ = false;
   std::unique_ptr<KeysFile> keys_;
   std::unique_ptr<ProgressMeter> meter_;
@@ -299,9 +289,6 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
   s.path = join_path(a_.root, ext);
   if (auto it = parse_.find(ext); it != parse_.end()) s.parse = it->second;
   if (!exists) {
-    if (first_length_ > 0)
-      return invalid_argument("root '" + a_.root + "' holds " + std::to_string(first_length_) + " samples in streams " +
-                              stream_list() + "; a new stream '" + ext + "' would not line up with them");
     CreateOptions c = create_;
     c.schema.ndim = 1;
     c.schema.dtype = parse_dtype(!s.parse ? "|u1" : *s.parse == NumberSyntax::kInts ? "<i8" : "<f8").value();
@@ -310,11 +297,11 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
       c.schema.item_shape = std::vector<uint64_t>{};
     }
     set_new_store_codec(c, a_.create, a_.append.checksum.value_or(false), a_.append.level);
-    ZREC_RETURN_IF_ERROR(create_store(s.path, c));
-    created_.push_back(ext);
+    ZREC_ASSIGN_OR_RETURN(s.writer, dataset_->stream(ext, c));
     spdlog::info("created stream '{}': {}, codec {}", s.path, c.schema.describe(), to_string(c.codec));
+  } else {
+    s.writer = dataset_->find(ext);
   }
-  ZREC_ASSIGN_OR_RETURN(s.writer, StoreWriter::open(s.path, writer_options()));
   if (exists && !s.parse) infer_parse(s);
   // Existing streams are all opened before the first sample, so this refuses before
   // anything is appended (as append-stream refuses --level on a raw store).
@@ -330,13 +317,6 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
   index_[ext] = streams_.size();
   streams_.push_back(std::move(s));
   return Status::ok();
-}
-
-std::vector<std::string> TarImport::stream_names() const {
-  std::vector<std::string> names;
-  for (const auto& s : streams_) names.push_back(s.ext);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // A directory of stores without a marker: append-tar changes nothing in it.
@@ -361,117 +341,33 @@ Status TarImport::unmarked(const std::vector<std::string>& stores) const {
       (agree && common ? "they do: " + std::to_string(*common) + " records each" : "now: " + lengths) + ")");
 }
 
-// --adopt: every store's writer lock, equal lengths, then the marker.
-Status TarImport::adopt(const std::vector<std::string>& stores) {
-  for (const auto& name : stores) ZREC_RETURN_IF_ERROR(open_stream(name, true));
-  std::string lengths;
-  bool agree = true;
-  for (const auto& s : streams_) {
-    lengths += (lengths.empty() ? "" : ", ") + printable(s.ext) + " " + std::to_string(s.writer->published_length());
-    agree = agree && s.writer->published_length() == streams_.front().writer->published_length();
+// The root, locked, and its streams' writers (zrec/dataset.h), or the refusal of a path
+// that is no root append-tar may write: a store, or stores without a marker (unless
+// --adopt). These two are told here first, in append-tar's words.
+Status TarImport::open_root() {
+  if (is_store_dir(a_.root))
+    return invalid_argument("'" + a_.root +
+                            "' is a store; append-tar appends to a directory of named streams "
+                            "(ROOT/<ext>), e.g. a new directory");
+  if (!a_.adopt) {
+    const auto marker = read_root_marker(a_.root);
+    if (marker.is_ok() && !marker.value()) {
+      const std::vector<std::string> stores = child_stores(a_.root);
+      if (!stores.empty()) return unmarked(stores);
+    }
   }
-  if (!agree)
-    return invalid_argument("cannot adopt '" + a_.root + "' as a root: its stores hold different numbers of records (" +
-                            lengths +
-                            "), and a root's streams hold one record per sample; nothing was changed (zrec does not "
-                            "choose records to drop)");
-  const RootState state{streams_.front().writer->published_length(), stream_names()};
-  ZREC_ASSIGN_OR_RETURN(root_, RootWriter::create(a_.root, state));
-  marker_created_ = true;
-  spdlog::info("adopted '{}' as a root of {} streams of {} samples", a_.root, state.streams.size(), state.length);
+  ZREC_ASSIGN_OR_RETURN(dataset_, DatasetWriter::open(a_.root, {.writer = writer_options(), .adopt = a_.adopt}));
+  if (a_.adopt && dataset_->marked() && !dataset_->stream_names().empty())
+    spdlog::info("adopted '{}' as a root of {} streams of {} samples", a_.root, dataset_->stream_names().size(),
+                 dataset_->committed_length());
   return Status::ok();
 }
 
-// The root directory and its lock: a marked root's marker, or a new marker in a
-// directory that holds no store yet (or, with --adopt, in one of stores of one length).
-Status TarImport::lock_root() {
-  for (int attempt = 0;; ++attempt) {
-    if (attempt == 100)
-      return Status(StatusCode::kBusy, "root '" + a_.root + "' keeps changing under other writers (100 tries)");
-    struct stat st;
-    if (::stat(a_.root.c_str(), &st) != 0) {
-      if (errno != ENOENT) return io::errno_status(errno, "cannot open", a_.root);
-      if (::mkdir(a_.root.c_str(), 0755) == 0) root_dir_created_ = true;
-      else if (errno != EEXIST) return io::errno_status(errno, "cannot create", a_.root);
-      continue;
-    }
-    if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + a_.root + "' is not a directory");
-    if (is_store_dir(a_.root))
-      return invalid_argument("'" + a_.root +
-                              "' is a store; append-tar appends to a directory of named streams "
-                              "(ROOT/<ext>), e.g. a new directory");
-    auto opened = RootWriter::open(a_.root, g_.lock_wait());
-    if (opened.is_ok()) {
-      root_ = std::move(opened).value();
-      return Status::ok();
-    }
-    if (opened.status().code() != StatusCode::kNotFound) return opened.status();
-    // No marker: a new root, or a directory that is none.
-    const std::vector<std::string> stores = child_stores(a_.root);
-    Status made;
-    if (!stores.empty()) {
-      if (!a_.adopt) return unmarked(stores);
-      made = adopt(stores);
-      if (made.code() == StatusCode::kAlreadyExists) {  // marked meanwhile: open that one
-        abort_streams();
-        streams_.clear();
-        index_.clear();
-        continue;
-      }
-      return made;
-    }
-    auto created = RootWriter::create(a_.root, RootState{});
-    if (created.is_ok()) {
-      root_ = std::move(created).value();
-      marker_created_ = true;
-      // A directory this run made is durable in its parent before anything lands in it.
-      if (root_dir_created_) return io::sync_directory(parent_directory(a_.root));
-      return Status::ok();
-    }
-    // Marked meanwhile (open that one), or the directory went away (make it again).
-    if (created.status().code() != StatusCode::kAlreadyExists && created.status().code() != StatusCode::kNotFound)
-      return created.status();
-  }
-}
-
-// Every stream's writer lock, then the checks that may refuse the run (nothing changed
+// The streams the root holds, then the checks that may refuse the run (nothing changed
 // yet), then the recovery to the committed count, then new streams.
 Status TarImport::open_streams() {
-  found_state_ = root_->state();
-  first_length_ = found_state_.length;
-  const std::vector<std::string> found = child_stores(a_.root);
-  ZREC_RETURN_IF_ERROR(check_root_streams(a_.root, found));
-  // Recovery cuts streams back: never through a link into a store outside the root.
-  for (const auto& name : found) ZREC_RETURN_IF_ERROR(check_root_stream(a_.root, name));
-  auto is_found = [&](const std::string& name) { return std::binary_search(found.begin(), found.end(), name); };
-  auto is_listed = [&](const std::string& name) {
-    return std::binary_search(found_state_.streams.begin(), found_state_.streams.end(), name);
-  };
-  for (const auto& name : found_state_.streams) {
-    // A stream that holds no committed sample may be gone (a run that created it was
-    // killed while taking it back); the next commit no longer lists it.
-    if (!is_found(name) && first_length_ > 0)
-      return invalid_argument("root '" + a_.root + "' lists the stream '" + printable(name) + "' in " +
-                              kRootMarkerFile + ", but '" + printable(join_path(a_.root, name)) +
-                              "' is not a store; nothing was changed");
-  }
-  // The writer locks, in name order (child_stores sorts), before any length is read.
-  for (const auto& name : found)
-    if (find(name) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(name, true));
-
-  // Refusals: nothing has changed so far.
-  for (const auto& s : streams_) {
-    const uint64_t n = s.writer->published_length();
-    if (is_listed(s.ext) && n < first_length_)
-      return invalid_argument("stream '" + printable(s.path) + "' holds " + std::to_string(n) +
-                              " records, fewer than the " + std::to_string(first_length_) + " samples root '" +
-                              a_.root + "' committed: the stream lost records; nothing was changed");
-    if (!is_listed(s.ext) && (first_length_ > 0 || n > 0))
-      return invalid_argument("'" + printable(s.path) + "' is a store in root '" + a_.root +
-                              "' but not one of its streams (" + kRootMarkerFile + " lists " +
-                              (found_state_.streams.empty() ? std::string("none") : join_names(found_state_.streams)) +
-                              "); append-tar leaves it alone: move it out of the root; nothing was changed");
-  }
+  first_length_ = dataset_->committed_length();
+  for (const auto& name : dataset_->stream_names()) ZREC_RETURN_IF_ERROR(open_stream(name, true));
   ZREC_RETURN_IF_ERROR(check_start_length(a_.append, first_length_, "root '" + a_.root + "'", "samples"));
   to_skip_ = records_to_skip(a_.append, first_length_);
   if (!a_.ext.empty()) {
@@ -498,7 +394,7 @@ Status TarImport::open_streams() {
     ZREC_ASSIGN_OR_RETURN(lines, keys_->count_lines());
     // A new root has no keys yet: lines already there are another dataset's, which
     // cutting back to the committed count would erase.
-    if (marker_created_ && !a_.adopt && lines > 0)
+    if (dataset_->marked() && !a_.adopt && lines > 0)
       return invalid_argument("keys file '" + a_.keys + "' already holds " + std::to_string(lines) +
                               " lines, but root '" + a_.root +
                               "' is new: they are no keys of its samples (append-tar appends to the keys file "
@@ -511,15 +407,14 @@ Status TarImport::open_streams() {
 
   // Recovery: records past the committed count are those of a run that stopped before
   // committing the root.
-  for (auto& s : streams_) {
-    const uint64_t n = s.writer->published_length();
-    if (n <= first_length_) continue;
-    ZREC_RETURN_IF_ERROR(s.writer->cut_back(first_length_));
-    s.first_stored = s.writer->stored_bytes();
+  ZREC_ASSIGN_OR_RETURN(const std::vector<StreamCut> cuts, dataset_->recover());
+  for (const auto& cut : cuts) {
+    Stream* s = find(cut.name);
+    s->first_stored = s->writer->stored_bytes();
     spdlog::warn(
         "cut stream '{}' back from {} to {} records, the root's committed count (an earlier run stopped before "
         "committing the root)",
-        printable(s.path), n, first_length_);
+        printable(s->path), cut.from, first_length_);
   }
   if (keys_ && lines > first_length_) {
     ZREC_RETURN_IF_ERROR(keys_->cut_to_lines(first_length_));
@@ -539,28 +434,23 @@ Status TarImport::open_streams() {
 // file, before any input.
 Status TarImport::prepare() {
   ZREC_RETURN_IF_ERROR(parse_options());
-  ZREC_RETURN_IF_ERROR(lock_root());
+  ZREC_RETURN_IF_ERROR(open_root());
   return open_streams();
 }
 
-// A run that failed before its first publication: the streams it created (empty), the
-// marker it made and the directory it made go again; a marker it found gets back the
-// streams it listed.
-void TarImport::take_back_created() {
-  abort_streams();  // lets each lock go
-  if (keys_) keys_->remove_created();
-  for (const auto& ext : created_) {
-    const std::string path = join_path(a_.root, ext);
-    Status s = remove_empty_store(path);
-    if (!s.is_ok()) spdlog::warn("left the stream '{}' this run created: {}", printable(path), s.message());
+// A run that failed or stopped: every stream's unpublished records go; before its first
+// publication also what it created (the dataset's streams, marker and directory, and
+// the keys file).
+void TarImport::take_back() {
+  wait_windows();
+  if (keys_) {
+    keys_->rollback();
+    if (!dataset_ || !dataset_->published()) keys_->remove_created();
   }
-  if (root_) {
-    Status s = marker_created_ ? root_->remove() : root_->commit(found_state_);
-    if (!s.is_ok()) spdlog::warn("{}", s.message());
-    root_.reset();
-  }
-  if (root_dir_created_ && ::rmdir(a_.root.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST)
-    spdlog::warn("left the directory '{}' this run created: {}", a_.root, std::strerror(errno));
+  if (!dataset_) return;
+  std::vector<std::string> warnings;
+  dataset_->abort(&warnings);
+  for (const auto& w : warnings) spdlog::warn("{}", w);
 }
 
 Status TarImport::read_member(Stream& s, const TarMember& m) {
@@ -711,12 +601,7 @@ Status TarImport::checkpoint() {
   for (auto& s : streams_) ZREC_RETURN_IF_ERROR(s.window->flush());
   if (interrupted()) return cancelled("interrupted");
   if (keys_) ZREC_RETURN_IF_ERROR(keys_->prepare());
-  const std::vector<std::string> names = stream_names();
-  // Streams this run added are listed before anything is published in them.
-  if (names != root_->state().streams) ZREC_RETURN_IF_ERROR(root_->commit({root_->state().length, names}));
-  published_ = true;
-  for (auto& s : streams_) ZREC_RETURN_IF_ERROR(s.writer->publish());
-  ZREC_RETURN_IF_ERROR(root_->commit({first_length_ + added_, names}));
+  ZREC_RETURN_IF_ERROR(dataset_->publish());
   if (keys_) keys_->commit();
   since_checkpoint_ = 0;
   spdlog::debug("checkpoint: root '{}' committed {} samples", a_.root, first_length_ + added_);
@@ -819,12 +704,7 @@ Status TarImport::finish(Status s) {
   if (s.is_ok() && a_.append.from_length && skipped_ < to_skip_)
     s = input_too_short(a_.append, first_length_, skipped_, "root '" + a_.root + "'", "samples");
   if (s.is_ok()) s = checkpoint();
-  if (s.is_ok()) {
-    for (auto& st : streams_) {
-      s = st.writer->close();
-      if (!s.is_ok()) break;
-    }
-  }
+  if (s.is_ok()) s = dataset_->close();  // publishes nothing more: closes the writers
   if (meter_) meter_->finish();
   if (s.is_ok()) {
     if (ignored_ > 0)
@@ -857,11 +737,9 @@ Status TarImport::finish(Status s) {
     streams_.clear();
     return outcome_.finish(line);
   }
-  abort_streams();
-  if (keys_) keys_->rollback();
   const uint64_t held = holds();
-  const bool read_root = root_ != nullptr;  // the root was locked and read: what it holds is known
-  if (!published_) take_back_created();
+  const bool read_root = dataset_ != nullptr;  // the root was locked and read: what it holds is known
+  take_back();
   if (!read_root) return s;
   const std::string resume = resume_hint(a_.append, first_length_, held);
   if (s.code() == StatusCode::kCancelled || interrupted())

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "store/root_writer.h"
 #include "testutil.h"
 
 using namespace zrec;

@@ -1,12 +1,12 @@
-// Tests for the one stream name rule (apps/cli/formats/stream_name.h): what may name a
+// Tests for the one stream name rule (zrec/dataset.h): what may name a
 // stream of a root, and the reason given for each name that may not.
-#include "cli/formats/stream_name.h"
-
 #include <string>
 
 #include <doctest/doctest.h>
 
-namespace zrec::cli {
+#include "zrec/dataset.h"
+
+namespace zrec {
 
 TEST_SUITE("stream_name") {
   TEST_CASE("WebDataset extensions name streams") {
@@ -53,4 +53,4 @@ TEST_SUITE("stream_name") {
   }
 }
 
-}  // namespace zrec::cli
+}  // namespace zrec

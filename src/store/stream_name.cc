@@ -1,10 +1,10 @@
-// The stream name rule (see stream_name.h).
-#include "cli/formats/stream_name.h"
-
+// The stream name rule (see zrec/dataset.h).
 #include <cstdint>
 #include <cstdio>
 
-namespace zrec::cli {
+#include "zrec/dataset.h"
+
+namespace zrec {
 
 namespace {
 
@@ -49,4 +49,4 @@ Status check_root_streams(const std::string& root, const std::vector<std::string
   return Status::ok();
 }
 
-}  // namespace zrec::cli
+}  // namespace zrec

@@ -1,0 +1,299 @@
+// The writer of a dataset of named streams (see zrec/dataset.h): the root's lock and
+// commit (store/root_writer.h) around the streams' StoreWriters.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "zrec/dataset.h"
+#include "zrec/file.h"
+#include "zrec/store.h"
+
+#include "store/root_writer.h"
+
+namespace zrec {
+
+struct DatasetWriter::Stream {
+  std::string name;
+  std::unique_ptr<StoreWriter> writer;
+  bool created = false;  // this session made the store
+};
+
+namespace {
+
+// "a, b, c"
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The directory `path` is in ("." for a bare name).
+std::string parent_of(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+DatasetWriter::DatasetWriter(std::string root, DatasetWriterOptions options)
+    : root_(std::move(root)), options_(std::move(options)) {}
+
+DatasetWriter::~DatasetWriter() {
+  if (!done_) abort();
+}
+
+Result<std::unique_ptr<DatasetWriter>> DatasetWriter::open(const std::string& root,
+                                                           const DatasetWriterOptions& options) {
+  std::unique_ptr<DatasetWriter> w(new DatasetWriter(root, options));
+  Status s = w->lock();
+  if (s.is_ok()) s = w->open_streams();
+  if (!s.is_ok()) {
+    w->abort();
+    return s;
+  }
+  return w;
+}
+
+uint64_t DatasetWriter::committed_length() const { return marker_ ? marker_->state().length : found_.length; }
+
+std::vector<std::string> DatasetWriter::stream_names() const {
+  std::vector<std::string> names;
+  for (const auto& s : streams_) names.push_back(s->name);
+  return names;
+}
+
+DatasetWriter::Stream* DatasetWriter::find_stream(const std::string& name) {
+  for (auto& s : streams_)
+    if (s->name == name) return s.get();
+  return nullptr;
+}
+
+StoreWriter* DatasetWriter::find(const std::string& name) {
+  Stream* s = find_stream(name);
+  return s == nullptr ? nullptr : s->writer.get();
+}
+
+// With adopt: every store's writer lock, equal lengths, then the marker.
+Status DatasetWriter::adopt(const std::vector<std::string>& stores) {
+  std::string lengths;
+  bool agree = true;
+  for (const auto& name : stores) {
+    auto s = std::make_unique<Stream>();
+    s->name = name;
+    ZREC_ASSIGN_OR_RETURN(s->writer, StoreWriter::open(join_path(root_, name), options_.writer));
+    lengths += (lengths.empty() ? "" : ", ") + name + " " + std::to_string(s->writer->published_length());
+    agree =
+        agree && (streams_.empty() || s->writer->published_length() == streams_.front()->writer->published_length());
+    streams_.push_back(std::move(s));
+  }
+  if (!agree)
+    return invalid_argument("cannot adopt '" + root_ + "' as a root: its stores hold different numbers of records (" +
+                            lengths +
+                            "), and a root's streams hold one record per sample; nothing was changed (zrec does not "
+                            "choose records to drop)");
+  const RootState state{streams_.front()->writer->published_length(), stream_names()};
+  ZREC_ASSIGN_OR_RETURN(marker_, RootWriter::create(root_, state));
+  marked_ = true;
+  found_ = state;
+  return Status::ok();
+}
+
+// The root directory and its lock: a marked root's marker, or a new marker in a
+// directory that holds no store yet (or, with adopt, in one of stores of one length).
+Status DatasetWriter::lock() {
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == 100)
+      return Status(StatusCode::kBusy, "root '" + root_ + "' keeps changing under other writers (100 tries)");
+    struct stat st;
+    if (::stat(root_.c_str(), &st) != 0) {
+      if (errno != ENOENT) return io::errno_status(errno, "cannot open", root_);
+      if (::mkdir(root_.c_str(), 0755) == 0) dir_created_ = true;
+      else if (errno != EEXIST) return io::errno_status(errno, "cannot create", root_);
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + root_ + "' is not a directory");
+    if (is_store_dir(root_))
+      return invalid_argument("'" + root_ + "' is a store, not a directory of named streams (ROOT/<name>)");
+    auto opened = RootWriter::open(root_, options_.writer.wait);
+    if (opened.is_ok()) {
+      marker_ = std::move(opened).value();
+      found_ = marker_->state();
+      return Status::ok();
+    }
+    if (opened.status().code() != StatusCode::kNotFound) return opened.status();
+    // No marker: a new root, or a directory that is none.
+    const std::vector<std::string> stores = child_stores(root_);
+    if (!stores.empty()) {
+      if (!options_.adopt)
+        return invalid_argument("'" + root_ + "' holds stores (" + join_names(stores) + ") but no " + kRootMarkerFile +
+                                " marker: it is no dataset of named streams, and nothing in it "
+                                "is changed unless its stores are adopted as its streams");
+      ZREC_RETURN_IF_ERROR(check_root_streams(root_, stores));
+      const Status made = adopt(stores);
+      if (made.code() != StatusCode::kAlreadyExists) return made;
+      streams_.clear();  // marked meanwhile: open that one (the writers let their locks go)
+      continue;
+    }
+    auto created = RootWriter::create(root_, RootState{});
+    if (created.is_ok()) {
+      marker_ = std::move(created).value();
+      marked_ = true;
+      // A directory this session made is durable in its parent before anything lands in it.
+      if (dir_created_) return io::sync_directory(parent_of(root_));
+      return Status::ok();
+    }
+    // Marked meanwhile (open that one), or the directory went away (make it again).
+    if (created.status().code() != StatusCode::kAlreadyExists && created.status().code() != StatusCode::kNotFound)
+      return created.status();
+  }
+}
+
+// Every stream's writer lock, in name order, then the checks (nothing changed yet).
+Status DatasetWriter::open_streams() {
+  const uint64_t committed = found_.length;
+  const std::vector<std::string> found = child_stores(root_);
+  ZREC_RETURN_IF_ERROR(check_root_streams(root_, found));
+  // Recovery cuts streams back: never through a link into a store outside the root.
+  for (const auto& name : found) ZREC_RETURN_IF_ERROR(check_root_stream(root_, name));
+  auto is_found = [&](const std::string& name) { return std::binary_search(found.begin(), found.end(), name); };
+  auto is_listed = [&](const std::string& name) {
+    return std::binary_search(found_.streams.begin(), found_.streams.end(), name);
+  };
+  for (const auto& name : found_.streams) {
+    // A stream that holds no committed sample may be gone (a session that created it
+    // was killed while taking it back); the next commit no longer lists it.
+    if (!is_found(name) && committed > 0)
+      return invalid_argument("root '" + root_ + "' lists the stream '" + name + "' in " + kRootMarkerFile + ", but '" +
+                              join_path(root_, name) + "' is not a store; nothing was changed");
+  }
+  for (const auto& name : found) {
+    if (find_stream(name) != nullptr) continue;  // adopted
+    auto s = std::make_unique<Stream>();
+    s->name = name;
+    ZREC_ASSIGN_OR_RETURN(s->writer, StoreWriter::open(join_path(root_, name), options_.writer));
+    streams_.push_back(std::move(s));
+  }
+  for (const auto& s : streams_) {
+    const uint64_t n = s->writer->published_length();
+    const std::string path = join_path(root_, s->name);
+    if (is_listed(s->name) && n < committed)
+      return invalid_argument("stream '" + path + "' holds " + std::to_string(n) + " records, fewer than the " +
+                              std::to_string(committed) + " samples root '" + root_ +
+                              "' committed: the stream lost records; nothing was changed");
+    if (!is_listed(s->name) && (committed > 0 || n > 0))
+      return invalid_argument("'" + path + "' is a store in root '" + root_ + "' but not one of its streams (" +
+                              kRootMarkerFile + " lists " +
+                              (found_.streams.empty() ? std::string("none") : join_names(found_.streams)) +
+                              "); it is left alone: move it out of the root; nothing was changed");
+  }
+  return Status::ok();
+}
+
+Result<std::vector<StreamCut>> DatasetWriter::recover() {
+  std::vector<StreamCut> cuts;
+  const uint64_t committed = committed_length();
+  for (auto& s : streams_) {
+    const uint64_t n = s->writer->published_length();
+    if (n <= committed) continue;
+    ZREC_RETURN_IF_ERROR(s->writer->cut_back(committed));
+    cuts.push_back({s->name, n});
+  }
+  recovered_ = true;
+  return cuts;
+}
+
+Result<StoreWriter*> DatasetWriter::stream(const std::string& name, const CreateOptions& create) {
+  if (Stream* s = find_stream(name)) return s->writer.get();
+  if (!recovered_) return invalid_argument("internal: a stream added to root '" + root_ + "' before recover()");
+  if (const std::string why = stream_name_problem(name); !why.empty())
+    return invalid_argument("'" + name + "' cannot name a stream: " + why + " (" + kStreamNameRule + ")");
+  if (const uint64_t committed = committed_length(); committed > 0)
+    return invalid_argument("root '" + root_ + "' holds " + std::to_string(committed) + " samples in streams " +
+                            join_names(stream_names()) + "; a new stream '" + name + "' would not line up with them");
+  auto s = std::make_unique<Stream>();
+  s->name = name;
+  const std::string path = join_path(root_, name);
+  ZREC_RETURN_IF_ERROR(create_store(path, create));
+  s->created = true;
+  // Kept before the writer opens, so that abort() takes the store back whatever happens.
+  Stream* added = s.get();
+  streams_.insert(std::upper_bound(streams_.begin(), streams_.end(), name,
+                                   [](const std::string& n, const std::unique_ptr<Stream>& t) { return n < t->name; }),
+                  std::move(s));
+  ZREC_ASSIGN_OR_RETURN(added->writer, StoreWriter::open(path, options_.writer));
+  return added->writer.get();
+}
+
+Status DatasetWriter::publish() {
+  if (!recovered_) return invalid_argument("internal: root '" + root_ + "' published before recover()");
+  if (!marker_) return invalid_argument("internal: root '" + root_ + "' has no lock");
+  uint64_t length = 0;
+  std::string lengths;
+  bool agree = true;
+  for (const auto& s : streams_) {
+    if (!s->writer) return invalid_argument("internal: stream '" + s->name + "' has no writer");
+    lengths += (lengths.empty() ? "" : ", ") + s->name + " " + std::to_string(s->writer->length());
+    if (&s == &streams_.front()) length = s->writer->length();
+    agree = agree && s->writer->length() == length;
+  }
+  if (!agree)
+    return invalid_argument("cannot publish root '" + root_ + "': its streams hold different numbers of records (" +
+                            lengths + "); every sample has one record in each stream");
+  const std::vector<std::string> names = stream_names();
+  // Streams this session added are listed before anything is published in them.
+  if (names != marker_->state().streams) ZREC_RETURN_IF_ERROR(marker_->commit({marker_->state().length, names}));
+  published_ = true;
+  for (auto& s : streams_) ZREC_RETURN_IF_ERROR(s->writer->publish());
+  return marker_->commit({length, names});
+}
+
+Status DatasetWriter::close() {
+  Status s = publish();
+  for (auto& st : streams_) {
+    if (!s.is_ok()) break;
+    s = st->writer->close();
+  }
+  if (!s.is_ok()) {
+    abort();
+    return s;
+  }
+  done_ = true;  // the writers stay (closed) for their figures; the lock goes with this
+  return Status::ok();
+}
+
+void DatasetWriter::abort(std::vector<std::string>* warnings) {
+  auto warn = [&](const std::string& message) {
+    if (warnings != nullptr) warnings->push_back(message);
+  };
+  done_ = true;
+  for (auto& s : streams_)
+    if (s->writer) s->writer->abort();  // lets each lock go
+  if (published_) {
+    streams_.clear();
+    marker_.reset();
+    return;
+  }
+  // Nothing published: what this session created goes again.
+  for (auto& s : streams_) {
+    if (!s->created) continue;
+    s->writer.reset();
+    const std::string path = join_path(root_, s->name);
+    const Status removed = remove_empty_store(path);
+    if (!removed.is_ok()) warn("left the stream '" + path + "' this run created: " + removed.message());
+  }
+  streams_.clear();
+  if (marker_) {
+    const Status s = marked_ ? marker_->remove() : marker_->commit(found_);
+    if (!s.is_ok()) warn(s.message());
+    marker_.reset();
+  }
+  if (dir_created_ && ::rmdir(root_.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST)
+    warn("left the directory '" + root_ + "' this run created: " + std::strerror(errno));
+}
+
+}  // namespace zrec
