@@ -88,8 +88,10 @@ class Store {
 
   // Gathers records into dest. Lanes take contiguous blocks of ids; per record, a lane
   // reads its RecordLoc (unless `locs` gives them) and its stored bytes, and decodes
-  // straight into dest + dest_offsets[k]. For a Dense store dest_offsets may be empty
-  // (record k goes to dest + k * width). Every id must be < length (kInvalidArgument).
+  // straight into dest[dest_offsets[k], dest_offsets[k + 1]), which must be exactly its
+  // logical length: dest_offsets holds ids.size() + 1 entries (kInvalidArgument
+  // otherwise, nothing read). For a Dense store dest_offsets may be empty (record k goes
+  // to dest + k * width). Every id must be < length (kInvalidArgument).
   Status gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8_t* dest,
                 std::span<const uint64_t> dest_offsets = {});
 

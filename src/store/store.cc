@@ -253,6 +253,11 @@ Status Store::gather(std::span<const uint64_t> ids, const RecordLoc* locs, uint8
   if (dest_offsets.empty() && !m.files.schema.is_dense())
     return invalid_argument("gather from a Ragged store needs destination offsets");
   const size_t n = ids.size();
+  // Record k goes to [dest_offsets[k], dest_offsets[k + 1]): one more offset than ids.
+  if (!dest_offsets.empty() && dest_offsets.size() != n + 1)
+    return invalid_argument("gather of " + std::to_string(n) + " records needs " + std::to_string(n + 1) +
+                            " destination offsets (each record's start, then the end), not " +
+                            std::to_string(dest_offsets.size()));
   const size_t block = m.block_size(n);
   const size_t blocks = (n + block - 1) / block;
   const uint64_t width = m.files.dense_width;

@@ -194,6 +194,17 @@ TEST_SUITE("store") {
     const auto got = read_all(*store.value(), 1 << 20);  // window smaller than record 1
     REQUIRE(got.size() == 3);
     for (size_t i = 0; i < 3; ++i) CHECK(got[i] == big.logical(i));
+
+    // gather() takes one offset per record plus the end: ids.size() offsets alone (the
+    // starts) were read one past their end before.
+    const std::vector<uint64_t> ids = {0, 2};
+    std::vector<uint8_t> dest(big.logical(0).size() + big.logical(2).size());
+    const std::vector<uint64_t> starts = {0, big.logical(0).size()};
+    CHECK(store.value()->gather(ids, nullptr, dest.data(), starts).message() ==
+          "gather of 2 records needs 3 destination offsets (each record's start, then the end), not 2");
+    const std::vector<uint64_t> offsets = {0, big.logical(0).size(), dest.size()};
+    REQUIRE_OK(store.value()->gather(ids, nullptr, dest.data(), offsets));
+    CHECK(std::equal(dest.begin() + offsets[1], dest.end(), big.logical(2).begin()));
   }
 
   TEST_CASE("scan reads ahead within its budget, and an error or exception from fn stops it cleanly") {
