@@ -2,7 +2,7 @@
 # (included by CMakeLists.txt with ZREC_BUILD_CLI).
 find_package(CLI11 REQUIRED)
 find_package(LibArchive REQUIRED)  # append-tar, cat --format tar: loaded at run time
-# The soname the linker would have recorded, which apps/cli/libarchive_api.cc loads.
+# The soname the linker would have recorded, which apps/cli/os/libarchive_api.cc loads.
 execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${LibArchive_LIBRARIES} OUTPUT_VARIABLE ZREC_LIBARCHIVE_DYNAMIC
                 ERROR_QUIET)
 if(NOT ZREC_LIBARCHIVE_DYNAMIC MATCHES "SONAME +([^ \n]+)")
@@ -53,15 +53,18 @@ else()
   target_link_libraries(zrec_hdf5 INTERFACE PkgConfig::HDF5)
 endif()
 # --- CLI: everything but main.cc in a library so tests can drive it in-process -------
-# apps/cli/ holds the commands, the app and the option helpers; import/ the append
-# commands and what only they use (but the record window, zrec_cli_window in
-# CMakeLists.txt); report/ output and reporting (docs/architecture.md).
-file(GLOB ZREC_CLI_SOURCES CONFIGURE_DEPENDS apps/cli/*.cc apps/cli/import/*.cc apps/cli/report/*.cc)
+# apps/cli/ holds main, the command table and the commands; app/ the app's plumbing
+# (parsing, help, errors); options/ the option helpers; os/ the glue to the system
+# (signals, pipes, libarchive); import/ the append commands and what only they use (but
+# the record window, zrec_cli_window in CMakeLists.txt); report/ output and reporting
+# (docs/architecture.md).
+file(GLOB ZREC_CLI_SOURCES CONFIGURE_DEPENDS apps/cli/*.cc apps/cli/app/*.cc apps/cli/options/*.cc apps/cli/os/*.cc
+     apps/cli/import/*.cc apps/cli/report/*.cc)
 list(REMOVE_ITEM ZREC_CLI_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/apps/cli/main.cc
      ${CMAKE_CURRENT_SOURCE_DIR}/apps/cli/import/record_window.cc
      ${CMAKE_CURRENT_SOURCE_DIR}/apps/cli/import/expansion_check.cc)
 # The description and examples each `zrec [<command>] --help` ends with, copied from the
-# paragraphs and lines its man page marks (apps/cli/help_text.h), so help and man say the
+# paragraphs and lines its man page marks (apps/cli/app/help_text.h), so help and man say the
 # same thing.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 file(GLOB ZREC_MAN_PAGES CONFIGURE_DEPENDS man/zrec*.1)
@@ -76,7 +79,7 @@ target_link_libraries(zrec_cli PUBLIC zrec_core zrec_cli_formats zrec_cli_window
                       PRIVATE ${ZREC_ZSTD} zrec_lmdb zrec_hdf5 ${CMAKE_DL_LIBS} zrec_warnings)
 target_compile_definitions(zrec_cli PRIVATE ZREC_VERSION="${PROJECT_VERSION}")
 target_include_directories(zrec_cli SYSTEM PRIVATE ${LibArchive_INCLUDE_DIRS})
-set_source_files_properties(apps/cli/libarchive_api.cc PROPERTIES
+set_source_files_properties(apps/cli/os/libarchive_api.cc PROPERTIES
                             COMPILE_DEFINITIONS ZREC_LIBARCHIVE_SONAME="${ZREC_LIBARCHIVE_SONAME}")
 # Not CLI11's header: it costs seconds of compiling per file, and every file including it
 # constructs its validator objects when the process starts (one .init_array entry each), so
@@ -92,7 +95,7 @@ set_target_properties(zrec_cli PROPERTIES UNITY_BUILD ${ZREC_CLI_UNITY} UNITY_BU
 
 # --- zrec view (ZREC_BUILD_VIEW): its pages, API and renderers in zrec_view (the front
 # end's static files are compiled in: cmake/embed_assets.cmake); its HTTP server is the
-# module below. app.cc registers the command only where it is built (ZREC_WITH_VIEW).
+# module below. commands.cc lists the command only where it is built (ZREC_WITH_VIEW).
 if(ZREC_BUILD_VIEW)
   # zrec view: an HTTP server and PNG encoding. Debian's cpp-httplib is a shared library that
   # runs OpenSSL's initialisation when loaded, so the server is a module that only `zrec view`
@@ -125,7 +128,7 @@ if(ZREC_BUILD_VIEW)
   set_target_properties(zrec_view PROPERTIES UNITY_BUILD ${ZREC_CLI_UNITY} UNITY_BUILD_BATCH_SIZE 8)
   target_link_libraries(zrec_view PUBLIC zrec_cli PRIVATE zrec_png ${CMAKE_DL_LIBS} zrec_warnings)
   target_link_libraries(zrec_cli PUBLIC zrec_view)  # app.cc's register_view (a cycle CMake links twice)
-  set_source_files_properties(apps/cli/app.cc PROPERTIES COMPILE_DEFINITIONS ZREC_WITH_VIEW=1)
+  set_source_files_properties(apps/cli/commands.cc PROPERTIES COMPILE_DEFINITIONS ZREC_WITH_VIEW=1)
   # Where an installed zrec finds zrec-view-http.so: relative to its own directory (a
   # build tree keeps the two side by side).
   file(RELATIVE_PATH ZREC_VIEW_MODULE_DIR ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}

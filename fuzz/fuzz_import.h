@@ -10,7 +10,8 @@
 
 #include "zrec/dataset.h"
 
-#include "cli/app.h"
+#include "cli/app/app.h"
+#include "cli/commands.h"
 #include "fuzz_util.h"
 
 namespace zrec::fuzz {
@@ -22,7 +23,7 @@ inline int zrec_cli(std::initializer_list<std::string> args) {
   words.insert(words.end(), args);
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
-  return cli::run_cli(static_cast<int>(argv.size()), argv.data());
+  return cli::run_cli(static_cast<int>(argv.size()), argv.data(), cli::all_commands());
 }
 
 // `data` as the file `path` (replaced).

@@ -7,17 +7,17 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
-#include "cli/interrupt.h"
-#include "cli/option_choices.h"
-#include "cli/option_values.h"
+#include "cli/options/option_choices.h"
+#include "cli/options/option_values.h"
+#include "cli/os/interrupt.h"
 #include "cli/report/bench_export.h"
 #include "cli/report/bench_report.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
-#include "cli/usage.h"
 #include "zrec_bench.h"
 
 namespace zrec::cli {

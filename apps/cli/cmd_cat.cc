@@ -6,23 +6,23 @@
 
 #include "zrec/store.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/bytes_text.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shuffle.h"
-#include "cli/interrupt.h"
-#include "cli/option_choices.h"
-#include "cli/option_values.h"
-#include "cli/output_guard.h"
-#include "cli/output_option.h"
+#include "cli/options/option_choices.h"
+#include "cli/options/option_values.h"
+#include "cli/options/output_option.h"
+#include "cli/options/window_option.h"
+#include "cli/os/interrupt.h"
+#include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
 #include "cli/tar_export.h"
-#include "cli/usage.h"
-#include "cli/window_option.h"
 
 namespace zrec::cli {
 

@@ -18,11 +18,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli/commands.h"
-#include "cli/did_you_mean.h"
-#include "cli/option_choices.h"
+#include "cli/app/command.h"
+#include "cli/app/did_you_mean.h"
+#include "cli/app/usage.h"
+#include "cli/options/option_choices.h"
 #include "cli/report/console.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

@@ -14,16 +14,16 @@
 #include "zrec/dataset.h"
 #include "zrec/join.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
-#include "cli/interrupt.h"
-#include "cli/output_guard.h"
+#include "cli/os/interrupt.h"
+#include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
 #include "cli/transfer_command.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

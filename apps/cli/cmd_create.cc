@@ -4,13 +4,13 @@
 
 #include "zrec/store_writer.h"
 
-#include "cli/codec_rules.h"
-#include "cli/commands.h"
-#include "cli/option_choices.h"
-#include "cli/option_values.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
+#include "cli/options/codec_rules.h"
+#include "cli/options/option_choices.h"
+#include "cli/options/option_values.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

@@ -11,19 +11,19 @@
 #include "zrec/digest.h"
 #include "zrec/store.h"
 
-#include "cli/app.h"
-#include "cli/commands.h"
+#include "cli/app/app.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/selection.h"
-#include "cli/interrupt.h"
-#include "cli/output_guard.h"
-#include "cli/output_option.h"
+#include "cli/options/output_option.h"
+#include "cli/options/window_option.h"
+#include "cli/os/interrupt.h"
+#include "cli/os/output_guard.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
-#include "cli/usage.h"
-#include "cli/window_option.h"
 
 namespace zrec::cli {
 

@@ -2,7 +2,7 @@
 // or shard count; same records, same order. DST appears only when complete.
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 #include "cli/transfer_command.h"
 
 namespace zrec::cli {

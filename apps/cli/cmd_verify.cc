@@ -21,17 +21,17 @@
 #include "zrec/root.h"
 #include "zrec/verify.h"
 
-#include "cli/app.h"
-#include "cli/commands.h"
+#include "cli/app/app.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
-#include "cli/interrupt.h"
-#include "cli/many_paths.h"
-#include "cli/option_values.h"
+#include "cli/options/many_paths.h"
+#include "cli/options/option_values.h"
+#include "cli/os/interrupt.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
 #include "cli/root_alignment.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

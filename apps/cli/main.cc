@@ -8,7 +8,8 @@
 #include <exception>
 #include <initializer_list>
 
-#include "cli/app.h"
+#include "cli/app/app.h"
+#include "cli/commands.h"
 #include "cli/report/console.h"
 
 namespace {
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   // leaves the store as published, instead of dying of SIGXFSZ mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    return zrec::cli::run_cli(argc, argv);
+    return zrec::cli::run_cli(argc, argv, zrec::cli::all_commands());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "zrec: internal error: %s\n", e.what());
     return 1;

@@ -16,17 +16,17 @@
 #include "zrec/root.h"
 #include "zrec/store.h"
 
+#include "cli/app/usage.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shard_pattern.h"
 #include "cli/formats/shuffle.h"
-#include "cli/libarchive_api.h"
-#include "cli/output_guard.h"
+#include "cli/os/libarchive_api.h"
+#include "cli/os/output_guard.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

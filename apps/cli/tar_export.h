@@ -8,7 +8,7 @@
 
 #include "zrec/status.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 
 namespace zrec::cli {
 

@@ -14,19 +14,19 @@
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
-#include "cli/codec_rules.h"
+#include "cli/app/usage.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
-#include "cli/interrupt.h"
-#include "cli/level_option.h"
-#include "cli/option_choices.h"
-#include "cli/option_values.h"
-#include "cli/output_guard.h"
+#include "cli/options/codec_rules.h"
+#include "cli/options/level_option.h"
+#include "cli/options/option_choices.h"
+#include "cli/options/option_values.h"
+#include "cli/options/window_option.h"
+#include "cli/os/interrupt.h"
+#include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
-#include "cli/usage.h"
-#include "cli/window_option.h"
 
 namespace zrec::cli {
 

@@ -11,7 +11,7 @@
 #include "zrec/dict.h"
 #include "zrec/status.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 #include "cli/report/command_report.h"
 
 namespace CLI {

@@ -12,7 +12,9 @@
   never the CLI; the core uses only its header-only parts (no support/*.cc behind them).
 - The CLI's floors (apps/cli/): formats/ (pure byte formats) includes only formats/ and
   the public API, never import/, report/ or the commands; no command (cmd_*.cc)
-  includes another command.
+  includes another command; the root (main, the command table, the commands and their
+  helpers; at most 25 files) is the top floor: no file of app/, options/, os/, formats/,
+  import/, report/ or view/ includes one of its files.
 - zrec view's HTTP server module (apps/cli/view/transport/) is the only place that
   includes <httplib.h>, and it includes of the CLI only cli/view/http_transport.h.
 - No header under apps/ includes CLI11's <CLI/CLI.hpp> (they declare CLI::App and the
@@ -146,6 +148,20 @@ def main():
             if kind == '"' and target.startswith("cli/") and os.path.basename(target).startswith("cmd_"):
                 problems.append("%s:%d includes \"%s\": one command never includes another"
                                 % (rel(path), number, target))
+    # 3b'. The CLI's root is the top floor: main, the command table, the commands and the
+    # helpers only commands use. No file in a floor below (app/, options/, os/, formats/,
+    # import/, report/, view/) includes a file of the root, and the root keeps at most 25.
+    root_files = sorted(n for n in os.listdir(cli) if os.path.isfile(os.path.join(cli, n)) and n.endswith(SOURCE_EXT))
+    if len(root_files) > 25:
+        problems.append("apps/cli/ holds %d files (at most 25: main, the command table, the commands and their "
+                        "helpers; the rest belong in a floor): %s" % (len(root_files), " ".join(root_files)))
+    for floor in sorted(d for d in os.listdir(cli) if os.path.isdir(os.path.join(cli, d))):
+        for path in sources(os.path.join("apps", "cli", floor)):
+            for number, kind, target in includes(path):
+                if kind == '"' and target.startswith("cli/") and target.count("/") == 1 and \
+                        target[len("cli/"):] in root_files:
+                    problems.append("%s:%d includes \"%s\", a file of the CLI's root: floors below it never "
+                                    "include it" % (rel(path), number, target))
     # 3c. zrec view's HTTP server stays in its module: httplib.h only under view/transport/,
     # which includes nothing of the CLI but the seam header and itself (docs/architecture.md).
     transport = os.path.join("apps", "cli", "view", "transport")
@@ -199,10 +215,11 @@ def main():
             concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         problems += [p for p in pool.map(lambda path: compile_alone(path, scratch), public) if p]
 
-    print("figure: layering: %d files under apps/ and bench/include/ (%d in apps/cli's floors), "
+    print("figure: layering: %d files under apps/ and bench/include/ (%d in apps/cli, %d of them at its root), "
           "%d public headers (each compiled alone with %s, none with a process-wide setter), %d in support/, "
           "internal dirs %s"
-          % (len(outer), cli_files, len(public), os.path.basename(cxx), len(support_files), ",".join(internal)))
+          % (len(outer), cli_files, len(root_files), len(public), os.path.basename(cxx), len(support_files),
+             ",".join(internal)))
     if problems:
         for p in problems:
             print("FAIL: " + p, file=sys.stderr)

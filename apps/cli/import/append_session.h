@@ -26,10 +26,10 @@
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 #include "cli/import/present_check.h"
 #include "cli/import/record_window.h"
-#include "cli/interrupt.h"
+#include "cli/os/interrupt.h"
 #include "cli/report/command_report.h"
 #include "cli/report/progress.h"
 

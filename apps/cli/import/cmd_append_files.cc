@@ -26,13 +26,13 @@
 #include "zrec/input_stream.h"
 #include "zrec/limits.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/line_field.h"
 #include "cli/import/append_session.h"
-#include "cli/option_values.h"
-#include "cli/output_guard.h"
+#include "cli/options/option_values.h"
+#include "cli/os/output_guard.h"
 #include "cli/report/console.h"
-#include "cli/usage.h"
 #include "zrec_support/background_task.h"
 #include "zrec_support/file_list.h"
 

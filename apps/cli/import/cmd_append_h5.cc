@@ -25,12 +25,12 @@
 #include "zrec/store_writer.h"
 #include "zrec/transfer.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/import/append_session.h"
 #include "cli/import/h5_dataset.h"
 #include "cli/import/new_store_options.h"
 #include "cli/import/record_window.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

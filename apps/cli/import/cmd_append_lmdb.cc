@@ -26,12 +26,12 @@
 #include "zrec/file.h"
 #include "zrec/limits.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/import/append_session.h"
+#include "cli/import/keys_file.h"
 #include "cli/import/map_fault_guard.h"
 #include "cli/import/new_store_options.h"
-#include "cli/keys_file.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

@@ -12,13 +12,13 @@
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/npy.h"
 #include "cli/import/append_session.h"
 #include "cli/import/record_window.h"
-#include "cli/option_values.h"
+#include "cli/options/option_values.h"
 #include "cli/report/console.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

@@ -18,12 +18,12 @@
 #include "zrec/input_stream.h"
 #include "zrec/limits.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
-#include "cli/option_choices.h"
+#include "cli/options/option_choices.h"
 #include "cli/report/console.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

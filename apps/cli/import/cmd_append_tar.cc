@@ -46,19 +46,19 @@
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
 #include "cli/import/expansion_check.h"
+#include "cli/import/keys_file.h"
 #include "cli/import/new_store_options.h"
 #include "cli/import/tar_reader.h"
-#include "cli/keys_file.h"
-#include "cli/option_values.h"
+#include "cli/options/option_values.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

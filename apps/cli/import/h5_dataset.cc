@@ -8,7 +8,7 @@
 #include "zrec/limits.h"
 
 #include "cli/formats/npy.h"
-#include "cli/option_values.h"
+#include "cli/options/option_values.h"
 
 namespace zrec::cli {
 

@@ -19,7 +19,7 @@
 #include <csetjmp>
 #include <functional>
 
-#include "cli/signal_handlers.h"
+#include "cli/os/signal_handlers.h"
 
 namespace zrec::cli {
 

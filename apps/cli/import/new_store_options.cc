@@ -5,12 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "cli/codec_rules.h"
+#include "cli/app/usage.h"
 #include "cli/import/append_session.h"
-#include "cli/option_choices.h"
-#include "cli/option_values.h"
+#include "cli/options/codec_rules.h"
+#include "cli/options/option_choices.h"
+#include "cli/options/option_values.h"
 #include "cli/report/console.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 

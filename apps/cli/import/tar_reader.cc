@@ -3,8 +3,8 @@
 
 #include <sys/stat.h>
 
-#include "cli/interrupt.h"
-#include "cli/libarchive_api.h"
+#include "cli/os/interrupt.h"
+#include "cli/os/libarchive_api.h"
 
 namespace zrec::cli {
 

@@ -11,7 +11,7 @@
 
 #include "zrec/lanes.h"
 
-#include "cli/option_values.h"
+#include "cli/options/option_values.h"
 #include "cli/report/byte_size.h"
 
 namespace zrec::cli {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iterator>
 
-#include "cli/usage.h"
+#include "cli/app/usage.h"
 
 namespace zrec::cli {
 

@@ -26,7 +26,7 @@
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 #include "cli/report/json.h"
 
 namespace zrec::cli {

@@ -14,9 +14,9 @@
 
 #include "zrec/warning.h"
 
+#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
-#include "cli/interrupt.h"
-#include "cli/usage.h"
+#include "cli/os/interrupt.h"
 
 namespace zrec::cli {
 

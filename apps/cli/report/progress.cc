@@ -9,7 +9,7 @@
 #include "zrec/lanes.h"
 
 #include "cli/formats/printable.h"
-#include "cli/interrupt.h"
+#include "cli/os/interrupt.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {

@@ -18,7 +18,7 @@
 #include <string>
 #include <thread>
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 #include "cli/report/byte_size.h"  // format_bytes, for the meter and the summaries
 
 namespace zrec::cli {

@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
+#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
-#include "cli/interrupt.h"
-#include "cli/usage.h"
+#include "cli/os/interrupt.h"
 #include "cli/view/access_guard.h"
 #include "cli/view/byte_budget.h"
 #include "cli/view/http_module.h"

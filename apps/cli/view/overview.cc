@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "cli/interrupt.h"
+#include "cli/os/interrupt.h"
 #include "cli/report/record_stats.h"
 
 namespace zrec::cli::view {

@@ -6,7 +6,7 @@
 
 #include <doctest/doctest.h>
 
-#include "cli/usage.h"
+#include "cli/app/usage.h"
 #include "testutil.h"
 
 namespace zrec::cli {

@@ -1,6 +1,6 @@
 // Tests for the "did you mean" helpers: edit_distance (optimal string alignment) and
 // closest_name's typo threshold.
-#include "cli/did_you_mean.h"
+#include "cli/app/did_you_mean.h"
 
 #include <string>
 #include <vector>

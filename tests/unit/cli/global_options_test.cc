@@ -4,7 +4,7 @@
 
 #include "zrec/lanes.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 
 namespace zrec::cli {
 

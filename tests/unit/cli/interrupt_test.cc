@@ -1,7 +1,7 @@
 // Tests for SIGINT/SIGTERM handling (apps/cli/interrupt) together with
 // io::InputStream's cancel flag: a read blocked on an idle pipe returns kCancelled
 // when the signal arrives, and the exit code is 128 + the signal.
-#include "cli/interrupt.h"
+#include "cli/os/interrupt.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,7 +18,7 @@
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
 
-#include "cli/commands.h"
+#include "cli/app/command.h"
 #include "io/store_lock.h"
 #include "testutil.h"
 

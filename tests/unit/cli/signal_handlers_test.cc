@@ -1,7 +1,7 @@
-// Tests for SignalHandlers (apps/cli/signal_handlers.h), the nesting that InterruptScope
+// Tests for SignalHandlers (apps/cli/os/signal_handlers.h), the nesting that InterruptScope
 // and MapFaultGuard share: only the outermost scope installs (after its prepare step)
 // and only its end restores what the signals had before.
-#include "cli/signal_handlers.h"
+#include "cli/os/signal_handlers.h"
 
 #include <signal.h>
 

@@ -1,5 +1,5 @@
 // Tests for the lane-count rule that --threads and ZREC_THREADS share (cli/thread_count.h).
-#include "cli/thread_count.h"
+#include "cli/options/thread_count.h"
 
 #include <cstdlib>
 #include <string>

@@ -1,4 +1,4 @@
-#include "cli/thread_count.h"
+#include "cli/options/thread_count.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // Parsing helpers shared by subcommands.
-#include "cli/option_values.h"
+#include "cli/options/option_values.h"
 
 #include <fcntl.h>
 
@@ -7,8 +7,8 @@
 
 #include "zrec/file.h"
 
-#include "cli/option_choices.h"
-#include "cli/usage.h"
+#include "cli/app/usage.h"
+#include "cli/options/option_choices.h"
 
 namespace zrec::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/parse_errors.h"
+#include "cli/app/parse_errors.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // Root of the CLI: global flags, the subcommand table, error and exit-code policy.
-#include "cli/app.h"
+#include "cli/app/app.h"
 
 #include <lmdb.h>
 #include <zstd.h>
@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,17 +22,16 @@
 
 #include "zrec/lock_wait.h"
 
-#include "cli/commands.h"
-#include "cli/did_you_mean.h"
+#include "cli/app/did_you_mean.h"
+#include "cli/app/help_format.h"
+#include "cli/app/parse_errors.h"
+#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
-#include "cli/help_format.h"
-#include "cli/interrupt.h"
-#include "cli/libarchive_api.h"
-#include "cli/parse_errors.h"
-#include "cli/pipe_deadlock.h"
+#include "cli/options/thread_count.h"
+#include "cli/os/interrupt.h"
+#include "cli/os/libarchive_api.h"
+#include "cli/os/pipe_deadlock.h"
 #include "cli/report/console.h"
-#include "cli/thread_count.h"
-#include "cli/usage.h"
 
 namespace zrec::cli {
 
@@ -81,39 +81,12 @@ std::string version_text() {
                      h5_minor, h5_release, lmdb_major, lmdb_minor, lmdb_patch, OpenSSL_version(OPENSSL_VERSION_STRING));
 }
 
-// Every subcommand, in the order `zrec --help` lists them.
-struct CommandEntry {
-  const char* name;
-  Command (*add)(CLI::App& root, const GlobalOptions& global);
-};
-constexpr CommandEntry kCommands[] = {
-    {"create", register_create},
-    {"append-npy", register_append_npy},
-    {"append-files", register_append_files},
-    {"append-stream", register_append_stream},
-    {"append-tar", register_append_tar},
-    {"append-lmdb", register_append_lmdb},
-    {"append-h5", register_append_h5},
-    {"cat", register_cat},
-    {"info", register_info},
-    {"train-dict", register_train_dict},
-    {"recompress", register_recompress},
-    {"concat", register_concat},
-    {"digest", register_digest},
-    {"verify", register_verify},
-    {"bench", register_bench},
-#ifdef ZREC_WITH_VIEW  // cmake/cli.cmake: built with ZREC_BUILD_VIEW
-    {"view", register_view},
-#endif
-    {"completion", register_completion},
-};
-
 // The command a command line names, when it names one exactly: the first word that is
 // neither a root option nor the value of one (read as CLI11 reads them); nullptr when
 // there is none (`zrec --help`), it is no command's name (a typo, which the messages
 // of did_you_mean.h answer with every command's name) or it is `completion`, which
 // writes out every command.
-const CommandEntry* named_command(const CLI::App& root, int argc, char** argv) {
+const CommandEntry* named_command(const CLI::App& root, int argc, char** argv, std::span<const CommandEntry> table) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
     if (word == "--") return nullptr;
@@ -123,7 +96,7 @@ const CommandEntry* named_command(const CLI::App& root, int argc, char** argv) {
       if (opt != nullptr && opt->get_items_expected_max() > 0) ++i;  // its value
       continue;
     }
-    for (const CommandEntry& c : kCommands)
+    for (const CommandEntry& c : table)
       if (word == c.name) return word == "completion" ? nullptr : &c;
     return nullptr;
   }
@@ -148,7 +121,7 @@ io::LockWait GlobalOptions::lock_wait() const {
   return w;
 }
 
-int run_cli(int argc, char** argv) {
+int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
   CLI::App app{"zrec: build, inspect, check and measure zrecord stores (the loaderx record format)"};
   app.name("zrec");
   use_help_format(app);  // before the subcommands, which inherit it
@@ -183,10 +156,10 @@ int run_cli(int argc, char** argv) {
   // and a fifth of the page faults of a `zrec info` of an empty store (docs/bench.md,
   // "Process start"). Help, completion and mistyped names see every command.
   std::vector<Command> commands;
-  if (const CommandEntry* named = named_command(app, argc, argv)) {
+  if (const CommandEntry* named = named_command(app, argc, argv, table)) {
     commands.push_back(named->add(app, global));
   } else {
-    for (const CommandEntry& c : kCommands) commands.push_back(c.add(app, global));
+    for (const CommandEntry& c : table) commands.push_back(c.add(app, global));
   }
 
   refuse_negative_unsigned(app);

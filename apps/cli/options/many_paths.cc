@@ -1,4 +1,4 @@
-#include "cli/many_paths.h"
+#include "cli/options/many_paths.h"
 
 #include <cstdio>
 

@@ -1,5 +1,5 @@
 // The value tables of options (option_choices.h).
-#include "cli/option_choices.h"
+#include "cli/options/option_choices.h"
 
 #include <algorithm>
 #include <map>
@@ -8,8 +8,8 @@
 #include "zrec/dict.h"
 #include "zrec/dtype.h"
 
+#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
-#include "cli/usage.h"
 #include "zrec_bench.h"
 
 namespace zrec::cli {

@@ -1,5 +1,5 @@
 // libarchive() (see libarchive_api.h).
-#include "cli/libarchive_api.h"
+#include "cli/os/libarchive_api.h"
 
 #include <dlfcn.h>
 

@@ -1,5 +1,5 @@
 // One --level option for every encoding command (see level_option.h).
-#include "cli/level_option.h"
+#include "cli/options/level_option.h"
 
 #include <zstd.h>
 

@@ -1,5 +1,5 @@
 // KeysFile (see keys_file.h).
-#include "cli/keys_file.h"
+#include "cli/import/keys_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // SIGINT/SIGTERM handlers that only record the signal (see interrupt.h).
-#include "cli/interrupt.h"
+#include "cli/os/interrupt.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -7,7 +7,7 @@
 
 #include <cerrno>
 
-#include "cli/signal_handlers.h"
+#include "cli/os/signal_handlers.h"
 
 namespace zrec::cli {
 

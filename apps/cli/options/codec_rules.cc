@@ -1,9 +1,9 @@
 // The rules between codec options (codec_rules.h).
-#include "cli/codec_rules.h"
+#include "cli/options/codec_rules.h"
 
 #include <string>
 
-#include "cli/usage.h"
+#include "cli/app/usage.h"
 
 namespace zrec::cli {
 

@@ -1,5 +1,5 @@
 // Nested scopes over two signals' handlers (see signal_handlers.h).
-#include "cli/signal_handlers.h"
+#include "cli/os/signal_handlers.h"
 
 namespace zrec::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/output_option.h"
+#include "cli/options/output_option.h"
 
 #include <CLI/CLI.hpp>
 

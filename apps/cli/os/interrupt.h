@@ -14,7 +14,7 @@
 #include "zrec/input_stream.h"
 #include "zrec/status.h"
 
-#include "cli/signal_handlers.h"
+#include "cli/os/signal_handlers.h"
 
 namespace zrec::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/did_you_mean.h"
+#include "cli/app/did_you_mean.h"
 
 #include <algorithm>
 #include <vector>

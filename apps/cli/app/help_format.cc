@@ -1,4 +1,4 @@
-#include "cli/help_format.h"
+#include "cli/app/help_format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,9 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/did_you_mean.h"
-#include "cli/help_text.h"
-#include "cli/option_choices.h"
+#include "cli/app/did_you_mean.h"
+#include "cli/app/help_text.h"
+#include "cli/options/option_choices.h"
 
 namespace zrec::cli {
 

@@ -1,5 +1,5 @@
 // Detects a --wait on a store held by the process at the other end of our stdin/stdout.
-#include "cli/pipe_deadlock.h"
+#include "cli/os/pipe_deadlock.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

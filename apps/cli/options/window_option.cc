@@ -1,4 +1,4 @@
-#include "cli/window_option.h"
+#include "cli/options/window_option.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,7 +1,11 @@
 // The zrec command line: global flags, subcommand registration, exit codes.
 #pragma once
 
+#include <span>
+
 #include "zrec/status.h"
+
+#include "cli/app/command.h"
 
 namespace zrec::cli {
 
@@ -16,7 +20,8 @@ inline constexpr int kExitBusy = 75;
 // The exit code of a command's Status where the command has no codes of its own.
 int exit_code_for(const Status& s);
 
-// Parses argv, runs one subcommand, prints diagnostics to stderr, returns the exit code.
-int run_cli(int argc, char** argv);
+// Parses argv, runs one subcommand of `table` (the command table, cli/commands.h:
+// all_commands()), prints diagnostics to stderr, returns the exit code.
+int run_cli(int argc, char** argv, std::span<const CommandEntry> table);
 
 }  // namespace zrec::cli

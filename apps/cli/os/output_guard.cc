@@ -1,5 +1,5 @@
 // Refuses output paths that resolve into the stores a command reads or writes.
-#include "cli/output_guard.h"
+#include "cli/os/output_guard.h"
 
 #include <dirent.h>
 #include <limits.h>

@@ -1,0 +1,71 @@
+// What a subcommand is to the app: the global options it reads (GlobalOptions) and what
+// its register function returns (Command). The table of those functions is
+// cli/commands.h, which main hands to run_cli; a command file (cmd_<name>.cc, at the CLI's
+// root or in the floor of its kind) includes this (CONTRIBUTING.md, "CLI conventions").
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "zrec/lanes.h"
+#include "zrec/lock_wait.h"
+#include "zrec/status.h"
+
+// CLI11 is included only by the .cc files that register options, parse or format help:
+// its header costs seconds of compiling per file, so headers declare what they name.
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace zrec::cli {
+
+// What a command mostly does, which picks its default lane budget (docs/format.md §9).
+enum class Work { kRead, kWrite };
+
+// Flags shared by every subcommand.
+struct GlobalOptions {
+  size_t threads = 0;        // --threads / ZREC_THREADS; 0: the docs/format.md §9 budget
+  int verbosity = 0;         // -q: -1, -v: 1, -vv: 2
+  bool wait = false;         // --wait: block on a locked store instead of failing
+  bool progress = false;     // --progress: force the progress meter
+  bool no_progress = false;  // --no-progress
+
+  // The executor for `work`, handed to every store, writer and check that does it: made
+  // on the first call for that work with --threads lanes, or else the budget of `work`;
+  // later calls for the same work return the same one. Reads and writes share one
+  // executor whenever their budgets are equal (always with --threads), so a command
+  // that states one Work, as each does once, has one executor.
+  std::shared_ptr<Lanes> lanes(Work work) const;
+
+  // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h) and
+  // failed at once when the holder is the process at the other end of our pipe
+  // (pipe_deadlock.h).
+  io::LockWait lock_wait() const;
+  // The probe lock_wait() hands on (run_cli sets it: pipe_deadlock, then --wait=SECONDS's
+  // deadline); empty: pipe_deadlock alone.
+  io::LockWaitProbe wait_probe;
+
+ private:
+  mutable std::shared_ptr<Lanes> lanes_[2];  // by Work
+};
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<Status()> run;
+  // Optional: the exit code for run()'s Status, where a command's codes differ from
+  // app.cc's default (verify: 2 when the store could not be checked).
+  std::function<int(const Status&)> exit_code = nullptr;
+  // Optional: true when the command's data goes to stdout (cat, digest and train-dict
+  // without -o FILE; info, verify, bench). Such a command, and any given --json, fails
+  // before its work (exit 1, one line) when stdout was closed at start (console.h).
+  std::function<bool()> writes_stdout = nullptr;
+};
+
+// A row of the command table: a subcommand's name and its register function.
+struct CommandEntry {
+  const char* name;
+  Command (*add)(CLI::App& root, const GlobalOptions& global);
+};
+
+}  // namespace zrec::cli

@@ -1,0 +1,34 @@
+// The command table (see commands.h).
+#include "cli/commands.h"
+
+namespace zrec::cli {
+
+namespace {
+
+constexpr CommandEntry kCommands[] = {
+    {"create", register_create},
+    {"append-npy", register_append_npy},
+    {"append-files", register_append_files},
+    {"append-stream", register_append_stream},
+    {"append-tar", register_append_tar},
+    {"append-lmdb", register_append_lmdb},
+    {"append-h5", register_append_h5},
+    {"cat", register_cat},
+    {"info", register_info},
+    {"train-dict", register_train_dict},
+    {"recompress", register_recompress},
+    {"concat", register_concat},
+    {"digest", register_digest},
+    {"verify", register_verify},
+    {"bench", register_bench},
+#ifdef ZREC_WITH_VIEW  // cmake/cli.cmake: built with ZREC_BUILD_VIEW
+    {"view", register_view},
+#endif
+    {"completion", register_completion},
+};
+
+}  // namespace
+
+std::span<const CommandEntry> all_commands() { return kCommands; }
+
+}  // namespace zrec::cli
