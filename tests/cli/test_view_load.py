@@ -36,6 +36,17 @@ PER_CLIENT = int(os.environ.get("ZREC_VIEW_LOAD_REQUESTS", "500" if SANITIZED el
 TIME_LIMIT = 100.0
 
 
+def run_clients(client):
+    """Runs client(k) for k in 0..CLIENTS-1 on threads at once; returns the seconds they took."""
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(CLIENTS)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.monotonic() - start
+
+
 def main():
     root = tempfile.mkdtemp(prefix="zrec-view-load.")
     server = None
@@ -89,13 +100,7 @@ def main():
                 done[k] += 1
             c.close()
 
-        threads = [threading.Thread(target=client, args=(k,)) for k in range(CLIENTS)]
-        start = time.monotonic()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        took = time.monotonic() - start
+        took = run_clients(client)
         total = sum(done)
         rss = server.peak_rss_mib()
         print("figure: view load: %d clients x %d requests = %d in %.1f s, %.0f requests/s, %d failed"
@@ -150,13 +155,7 @@ def huge_downloads(root):
             finally:
                 c.close()
 
-        threads = [threading.Thread(target=client, args=(k,)) for k in range(CLIENTS)]
-        start = time.monotonic()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        took = time.monotonic() - start
+        took = run_clients(client)
         rss = server.peak_rss_mib()
         print("figure: view: %d concurrent .npy downloads of a 250 MiB record in %.1f s, server peak RSS %.0f MiB "
               "(cap on record bytes 512 MiB)" % (CLIENTS, took, rss))
