@@ -10,7 +10,6 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
-#include "zrec/root.h"
 #include "zrec/store.h"
 
 #include "cli/app/app.h"

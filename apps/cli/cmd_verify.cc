@@ -18,7 +18,6 @@
 
 #include "zrec/dataset.h"
 #include "zrec/input_stream.h"
-#include "zrec/root.h"
 #include "zrec/verify.h"
 
 #include "cli/app/app.h"

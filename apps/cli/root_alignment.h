@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/root.h"
+#include "zrec/dataset.h"
 #include "zrec/status.h"
 
 namespace zrec::cli {

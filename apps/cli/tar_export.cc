@@ -13,7 +13,6 @@
 
 #include "zrec/dataset.h"
 #include "zrec/input_stream.h"
-#include "zrec/root.h"
 #include "zrec/store.h"
 
 #include "cli/app/usage.h"

@@ -22,7 +22,6 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/root.h"
 #include "zrec/status.h"
 #include "zrec/store_writer.h"
 
@@ -48,6 +47,50 @@ bool is_store_dir(const std::string& path);
 // next create of NAME removes it), and ".NAME.zrec-join-XXXXXX", a join in steps not yet
 // published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed.
 std::vector<std::string> child_stores(const std::string& root);
+
+// --- roots: the marker of a dataset of named streams -----------------------------------
+// A root (docs/format.md §12, a zrec extension) is a dataset of named streams marked
+// with the file ROOT/zrec-root (DatasetWriter marks each root it writes, so `zrec
+// append-tar` does), which names the streams and the committed sample count. A writer publishes every
+// stream first and commits the root after (two phases, each atomic and durable), so
+// after a crash the streams hold at least the committed count, and records past it are
+// those of a run that never committed: the next writer cuts back to the count, which
+// the marker records exactly. A directory without the marker is not a root, and no
+// writer cuts anything in it.
+//
+// The marker is also the root's lock: a writer holds an exclusive flock on it (as a
+// store's writer does on meta.zr) before it locks, reads or changes any stream; the
+// protocol is DatasetWriter's (below). Readers need only what follows.
+
+// The marker's file name, in the root directory.
+inline constexpr const char* kRootMarkerFile = "zrec-root";
+
+// What a marker records.
+struct RootState {
+  uint64_t length = 0;               // samples committed: every stream holds at least this many records
+  std::vector<std::string> streams;  // the streams' names (subdirectories), sorted bytewise, distinct
+
+  bool operator==(const RootState&) const = default;
+};
+
+// The marker's bytes for `state` (docs/format.md §12): "zrec-root 1", "length N", then
+// one "stream NAME" line per stream, each line ending in '\n'; in names, backslash,
+// newline and CR are written \\, \n and \r. kInvalidArgument for a name the marker
+// cannot hold (empty, ".", "..", with '/' or NUL; unsorted or repeated).
+Result<std::string> encode_root_marker(const RootState& state);
+// Parses marker bytes; kMalformed naming `path` and the rule broken.
+Result<RootState> decode_root_marker(const std::string& bytes, const std::string& path);
+
+// Reads the marker of `root` without locking it: nullopt when there is none (the
+// directory is not a root), kMalformed when it breaks a rule. The marker is replaced by
+// rename(2), so an unlocked read sees one whole committed state.
+Result<std::optional<RootState>> read_root_marker(const std::string& root);
+
+// Why `name` cannot be a stream of `root` as it lies on disk, or kOk: a root's streams are
+// directories inside it. A symbolic link (a stream shared with another root) is refused,
+// since a writer's recovery cuts its streams back to the root's committed count and would
+// cut the store it points to; so is anything but a directory. kInvalidArgument naming both.
+Status check_root_stream(const std::string& root, const std::string& name);
 
 // --- the names of streams -------------------------------------------------------------
 // A stream's name is a directory under the root, and (for tar) a member's extension, a

@@ -159,7 +159,7 @@ class StoreWriter {
   Status close();
 
   // Publishes only the first `length` records (<= published_length(); equal is a no-op)
-  // and appends continue after them: the cut of zrec/cut_back.h, made under this
+  // and appends continue after them: the cut of store/cut_back.h, made under this
   // writer's lock, so nothing else runs between reading the store and cutting it. Only
   // with nothing appended since the last publication. After a failure the writer can
   // only abort.

@@ -1,5 +1,5 @@
-// cut_back_store: publish a store's first records only (see zrec/cut_back.h).
-#include "zrec/cut_back.h"
+// cut_back_store: publish a store's first records only (see store/cut_back.h).
+#include "store/cut_back.h"
 
 #include <algorithm>
 #include <array>

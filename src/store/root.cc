@@ -1,4 +1,4 @@
-// The root marker ROOT/zrec-root: its bytes, its lock and its commits (zrec/root.h,
+// The root marker ROOT/zrec-root: its bytes, its lock and its commits (zrec/dataset.h,
 // docs/format.md §12).
 #include <dirent.h>
 #include <fcntl.h>

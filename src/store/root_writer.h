@@ -1,14 +1,14 @@
-// The writer's hold on a root's marker (zrec/root.h): the lock and the commit of the
-// root protocol, which zrec::DatasetWriter (zrec/dataset.h) drives. Not installed: no
+// The writer's hold on a root's marker (zrec/dataset.h, "roots"): the lock and the
+// commit of the root protocol, which zrec::DatasetWriter drives. Not installed: no
 // program but the library's own writer marks or commits a root.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "zrec/dataset.h"
 #include "zrec/file.h"
 #include "zrec/lock_wait.h"
-#include "zrec/root.h"
 #include "zrec/status.h"
 
 namespace zrec {

@@ -58,7 +58,7 @@ ChecksumSetting read_checksum_setting(const StoreFiles& files);
 Status write_checksum_marker(const io::File& meta);
 
 // Publishes only the first `length` records (<= the published length) of the store
-// open as `files`, which holds its exclusive lock: zrec/cut_back.h says how. Once the
+// open as `files`, which holds its exclusive lock: store/cut_back.h says how. Once the
 // cut page is written and synced, files.page is that page.
 Status cut_back_files(StoreFiles& files, uint64_t length);
 

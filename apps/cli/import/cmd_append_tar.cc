@@ -4,7 +4,7 @@
 // each selected extension goes to the store ROOT/<ext>, one record per sample, so
 // record i of every stream belongs to sample i.
 //
-// The root is marked and committed (zrec/root.h, docs/format.md §12): ROOT/zrec-root
+// The root is marked and committed (zrec/dataset.h, docs/format.md §12): ROOT/zrec-root
 // names the streams and the committed sample count. At the end and at each
 // --checkpoint-every every stream is published, then the root is committed. A kill
 // between the two phases leaves streams holding records past the committed count; the
@@ -42,7 +42,6 @@
 #include "zrec/dataset.h"
 #include "zrec/file.h"
 #include "zrec/limits.h"
-#include "zrec/root.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 

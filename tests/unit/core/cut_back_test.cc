@@ -1,7 +1,7 @@
 // cut_back_store: the writer-side recovery of named streams left at unequal lengths
 // (append-tar). A cut store reads back exactly its first records, its files end at the
 // new tails, a later append continues at the cut, and bad lengths are refused.
-#include "zrec/cut_back.h"
+#include "store/cut_back.h"
 
 #include <unistd.h>
 

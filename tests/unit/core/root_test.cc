@@ -1,8 +1,6 @@
-// Roots of named streams (zrec/root.h, docs/format.md §12): the marker's bytes, strictly
+// Roots of named streams (zrec/dataset.h, docs/format.md §12): the marker's bytes, strictly
 // parsed; creating, locking and committing it; the lock moving with each commit; stale
 // temporaries removed.
-#include "zrec/root.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,6 +10,8 @@
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include "zrec/dataset.h"
 
 #include "store/root_writer.h"
 #include "testutil.h"
