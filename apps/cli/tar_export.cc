@@ -145,14 +145,15 @@ Status member_bytes(const ExportStream& s, const uint8_t* record, uint64_t size,
   return Status::ok();
 }
 
-}  // namespace
-
-Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
-  // The stores (a root: all of it), the keys and the index list are read: -o must be
-  // none of them (and is refused before anything is opened for writing).
-  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.path, a.keys, a.indices_from}));
-  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
+// What an export reads: one stream per store of a root (its committed streams and
+// samples) or the one store named, each checked to be writable as tar members.
+struct ExportSet {
   std::vector<ExportStream> streams;
+  uint64_t length = 0;  // samples
+};
+
+Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
+  ExportSet set;
   const bool single = is_store_dir(a.path);
   // A root append-tar marked: its streams, up to its committed samples.
   std::optional<RootState> root;
@@ -191,6 +192,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
         return invalid_argument("--with-ids writes each sample's ID as its '." + std::string(kIdExtension) +
                                 "' member, and stream '" + printable(single ? a.path : name) +
                                 "' already writes members of that name");
+  std::vector<ExportStream>& streams = set.streams;
   for (const auto& name : names) {
     ExportStream s;
     s.ext = single ? base_name(a.path) : name;
@@ -213,41 +215,154 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
                               "), and it is no root append-tar built (no zrec-root marker) to say which are samples");
     streams.push_back(std::move(s));
   }
-  const uint64_t length = root ? root->length : streams.front().store->length();
+  set.length = root ? root->length : streams.front().store->length();
+  return set;
+}
 
-  std::vector<uint64_t> list;
-  std::vector<IdRun> runs;
+// The selection of samples as runs of IDs (SELECTION, --indices-from, or all of them);
+// `list` receives --indices-from's IDs.
+Result<std::vector<IdRun>> selected_runs(const CatTarArgs& a, uint64_t length, std::vector<uint64_t>& list) {
   if (!a.indices_from.empty()) {
     if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
     ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
     ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
-    runs.push_back(IdRun{0, 1, false, list.size()});
-  } else if (a.selection.empty()) {
-    runs.push_back(IdRun{0, 1, false, length});
-  } else {
-    auto items = parse_selection(a.selection);
-    if (!items.is_ok()) throw UsageError(items.status().message());
-    ZREC_ASSIGN_OR_RETURN(runs, resolve_runs(items.value(), length));
+    return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};
   }
-  std::vector<std::string> keys;
-  if (!a.keys.empty()) {
-    ZREC_ASSIGN_OR_RETURN(keys, read_keys(a.keys));
-    if (keys.size() < length)
-      return invalid_argument("keys file '" + a.keys + "' has " + std::to_string(keys.size()) + " lines; '" + a.path +
-                              "' holds " + std::to_string(length) + " records");
-    // Before the output is opened: a refused key leaves no partial tar behind.
-    for (uint64_t id = 0; id < length; ++id) {
-      const auto refuse = [&](const std::string& why) {
-        return invalid_argument("keys file '" + a.keys + "' line " + std::to_string(id + 1) + ": the key '" + keys[id] +
-                                "' " + why);
-      };
-      if (keys[id].find('\0') != std::string::npos) return refuse("holds a NUL byte, which no tar member name can");
-      if (a.absolute_names) continue;
-      if (const std::string why = unsafe_member_name(keys[id]); !why.empty())
-        return refuse("would be a member name that extracts outside the directory (" + why +
-                      "); --absolute-names keeps such names");
+  if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};
+  auto items = parse_selection(a.selection);
+  if (!items.is_ok()) throw UsageError(items.status().message());
+  return resolve_runs(items.value(), length);
+}
+
+// The --keys file's keys, each checked as a member name before the output is opened, so
+// that a refused key leaves no partial tar behind; empty without --keys.
+Result<std::vector<std::string>> member_keys(const CatTarArgs& a, uint64_t length) {
+  if (a.keys.empty()) return std::vector<std::string>{};
+  ZREC_ASSIGN_OR_RETURN(std::vector<std::string> keys, read_keys(a.keys));
+  if (keys.size() < length)
+    return invalid_argument("keys file '" + a.keys + "' has " + std::to_string(keys.size()) + " lines; '" + a.path +
+                            "' holds " + std::to_string(length) + " records");
+  for (uint64_t id = 0; id < length; ++id) {
+    const auto refuse = [&](const std::string& why) {
+      return invalid_argument("keys file '" + a.keys + "' line " + std::to_string(id + 1) + ": the key '" + keys[id] +
+                              "' " + why);
+    };
+    if (keys[id].find('\0') != std::string::npos) return refuse("holds a NUL byte, which no tar member name can");
+    if (a.absolute_names) continue;
+    if (const std::string why = unsafe_member_name(keys[id]); !why.empty())
+      return refuse("would be a member name that extracts outside the directory (" + why +
+                    "); --absolute-names keeps such names");
+  }
+  return keys;
+}
+
+// The tar being written: one, or with --maxcount/--maxsize a new one (the pattern's next
+// name) whenever the next sample would pass either limit, as webdataset's ShardWriter.
+class TarOutput {
+ public:
+  TarOutput(const CatTarArgs& a, const LibArchive& la, std::optional<ShardPattern> pattern)
+      : a_(a),
+        la_(la),
+        pattern_(std::move(pattern)),
+        ar_(nullptr, la.archive_write_free),
+        entry_(la.archive_entry_new(), la.archive_entry_free) {}
+  ~TarOutput() = default;
+
+  bool sharded() const { return pattern_.has_value(); }
+  uint64_t shards() const { return shards_; }
+  uint64_t bytes() const { return bytes_; }
+  const ShardPattern& pattern() const { return *pattern_; }
+
+  // Before a sample of `sample_bytes` (its members as the tar holds them): a new shard
+  // when the current one is full (or none is open).
+  Status begin_sample(uint64_t sample_bytes) {
+    if (!sharded()) return ar_ ? Status::ok() : open();
+    const bool full = samples_ > 0 && ((a_.maxcount > 0 && samples_ >= a_.maxcount) ||
+                                       (a_.maxsize > 0 && shard_bytes_ + sample_bytes > a_.maxsize));
+    if (!ar_ || full) {
+      ZREC_RETURN_IF_ERROR(close());
+      ZREC_RETURN_IF_ERROR(open());
     }
+    ++samples_;
+    shard_bytes_ += sample_bytes;
+    return Status::ok();
   }
+
+  Status write_member(const std::string& name, const void* data, size_t size) {
+    la_.archive_entry_clear(entry_.get());
+    la_.archive_entry_set_pathname(entry_.get(), name.c_str());
+    la_.archive_entry_set_filetype(entry_.get(), AE_IFREG);
+    la_.archive_entry_set_perm(entry_.get(), 0644);
+    la_.archive_entry_set_size(entry_.get(), static_cast<la_int64_t>(size));
+    if (la_.archive_write_header(ar_.get(), entry_.get()) != ARCHIVE_OK) return error("header");
+    if (la_.archive_write_data(ar_.get(), data, size) != static_cast<la_ssize_t>(size)) return error("data");
+    bytes_ += size;
+    return Status::ok();
+  }
+
+  // Ends the last tar (with nothing selected, a sharded export still writes one, empty).
+  Status finish() {
+    if (shards_ == 0) ZREC_RETURN_IF_ERROR(open());
+    return close();
+  }
+
+ private:
+  Status error(const char* what) const {
+    if (!sink_.status.is_ok()) return sink_.status;
+    const char* why = ar_ ? la_.archive_error_string(ar_.get()) : nullptr;
+    return io_error(std::string("cannot write tar ") + what + ": " + (why != nullptr ? why : "unknown error"));
+  }
+
+  Status open() {
+    const std::string path = pattern_ ? pattern_->name(shards_) : a_.output;
+    if (pattern_) ZREC_RETURN_IF_ERROR(refuse_output_into_stores(path, "-o", {a_.path}));
+    ZREC_ASSIGN_OR_RETURN(Output opened, Output::open(path, "-o", a_.force));
+    out_.emplace(std::move(opened));
+    check_binary_output(*out_, a_.force);
+    sink_.out = &*out_;
+    ar_.reset(la_.archive_write_new());
+    if (!ar_) return io_error("cannot start libarchive (out of memory)");
+    la_.archive_write_set_format_pax_restricted(ar_.get());  // ustar, PAX headers only for long names
+    la_.archive_write_set_bytes_in_last_block(ar_.get(), 1);
+    if (la_.archive_write_open(ar_.get(), &sink_, nullptr, write_cb, nullptr) != ARCHIVE_OK) return error("header");
+    ++shards_;
+    samples_ = 0;
+    shard_bytes_ = kTarEndBytes;
+    return Status::ok();
+  }
+
+  Status close() {
+    if (!ar_) return Status::ok();
+    if (la_.archive_write_close(ar_.get()) != ARCHIVE_OK) return error("end");
+    ar_.reset();
+    ZREC_RETURN_IF_ERROR(out_->flush());
+    out_.reset();
+    return Status::ok();
+  }
+
+  const CatTarArgs& a_;
+  const LibArchive& la_;
+  const std::optional<ShardPattern> pattern_;
+  std::optional<Output> out_;
+  TarSink sink_{nullptr, Status::ok()};
+  std::unique_ptr<struct archive, int (*)(struct archive*)> ar_;
+  std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry_;
+  uint64_t shards_ = 0, samples_ = 0, shard_bytes_ = 0, bytes_ = 0;
+};
+
+}  // namespace
+
+Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
+  // The stores (a root: all of it), the keys and the index list are read: -o must be
+  // none of them (and is refused before anything is opened for writing).
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.path, a.keys, a.indices_from}));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
+  ZREC_ASSIGN_OR_RETURN(ExportSet set, open_export(a, g));
+  std::vector<ExportStream>& streams = set.streams;
+  const uint64_t length = set.length;
+  std::vector<uint64_t> list;
+  ZREC_ASSIGN_OR_RETURN(const std::vector<IdRun> runs, selected_runs(a, length, list));
+  ZREC_ASSIGN_OR_RETURN(const std::vector<std::string> keys, member_keys(a, length));
   const size_t width = std::max<size_t>(6, std::to_string(length > 0 ? length - 1 : 0).size());
   const auto key_of = [&](uint64_t id) {
     if (!keys.empty()) return keys[id];
@@ -255,11 +370,8 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     return std::string(width - std::min(width, k.size()), '0') + k;
   };
 
-  // One tar, or with --maxcount/--maxsize a new one (the pattern's next name) whenever
-  // the next sample would pass either limit: the shards of webdataset's ShardWriter.
-  const bool sharded = a.maxcount > 0 || a.maxsize > 0;
   std::optional<ShardPattern> pattern;
-  if (sharded) {
+  if (a.maxcount > 0 || a.maxsize > 0) {
     if (a.output == "-") throw UsageError("--maxcount and --maxsize write shards: give -o 'shard-%06d.tar'");
     auto parsed = ShardPattern::parse(a.output);
     if (!parsed.is_ok()) throw UsageError(parsed.status().message());
@@ -267,43 +379,8 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(refuse_existing_shards(*pattern, a.output, a.force));
   }
   ZREC_ASSIGN_OR_RETURN(const LibArchive* la, libarchive());  // before any output file is created
-  std::optional<Output> out;
-  TarSink sink{nullptr, Status::ok()};
-  std::unique_ptr<struct archive, int (*)(struct archive*)> ar(nullptr, la->archive_write_free);
-  const auto ar_error = [&](const char* what) -> Status {
-    if (!sink.status.is_ok()) return sink.status;
-    const char* why = ar ? la->archive_error_string(ar.get()) : nullptr;
-    return io_error(std::string("cannot write tar ") + what + ": " + (why != nullptr ? why : "unknown error"));
-  };
-  uint64_t shards = 0, shard_samples = 0, shard_bytes = 0;
-  const auto close_tar = [&]() -> Status {
-    if (!ar) return Status::ok();
-    if (la->archive_write_close(ar.get()) != ARCHIVE_OK) return ar_error("end");
-    ar.reset();
-    ZREC_RETURN_IF_ERROR(out->flush());
-    out.reset();
-    return Status::ok();
-  };
-  const auto open_tar = [&]() -> Status {
-    const std::string path = pattern ? pattern->name(shards) : a.output;
-    if (pattern) ZREC_RETURN_IF_ERROR(refuse_output_into_stores(path, "-o", {a.path}));
-    ZREC_ASSIGN_OR_RETURN(Output opened, Output::open(path, "-o", a.force));
-    out.emplace(std::move(opened));
-    check_binary_output(*out, a.force);
-    sink.out = &*out;
-    ar.reset(la->archive_write_new());
-    if (!ar) return io_error("cannot start libarchive (out of memory)");
-    la->archive_write_set_format_pax_restricted(ar.get());  // ustar, PAX headers only for long names
-    la->archive_write_set_bytes_in_last_block(ar.get(), 1);
-    if (la->archive_write_open(ar.get(), &sink, nullptr, write_cb, nullptr) != ARCHIVE_OK) return ar_error("header");
-    ++shards;
-    shard_samples = 0;
-    shard_bytes = kTarEndBytes;
-    return Status::ok();
-  };
-  if (!sharded) ZREC_RETURN_IF_ERROR(open_tar());
-  std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry(la->archive_entry_new(),
-                                                                               la->archive_entry_free);
+  TarOutput tar(a, *la, std::move(pattern));
+  if (!tar.sharded()) ZREC_RETURN_IF_ERROR(tar.begin_sample(0));  // the one tar, even for no sample
 
   // The sample at output position i: the selection in order, shuffled, or drawn without
   // replacement (the first N of the shuffle), as cat's other formats write them.
@@ -319,7 +396,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   };
   ProgressMeter meter(g, "cat");
   meter.set_total_records(total);
-  uint64_t done = 0, bytes = 0;
+  uint64_t done = 0;
   const uint64_t window = (a.window_mib == 0 ? kDefaultWindowBytes >> 20 : a.window_mib) << 20;
   std::vector<uint64_t> ids;
   for (uint64_t k = 0; k < total; k += kChunkSamples) {
@@ -336,46 +413,25 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
     }
     for (size_t r = 0; r < ids.size(); ++r) {
       const std::string key = key_of(ids[r]);
-      if (sharded) {
+      const std::string id = std::to_string(ids[r]);
+      if (tar.sharded()) {
         uint64_t sample_bytes = 0;
         for (const auto& s : streams) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
-        if (a.with_ids) sample_bytes += tar_member_bytes(key + "." + kIdExtension, std::to_string(ids[r]).size());
-        const bool full = shard_samples > 0 && ((a.maxcount > 0 && shard_samples >= a.maxcount) ||
-                                                (a.maxsize > 0 && shard_bytes + sample_bytes > a.maxsize));
-        if (!ar || full) {
-          ZREC_RETURN_IF_ERROR(close_tar());
-          ZREC_RETURN_IF_ERROR(open_tar());
-        }
-        ++shard_samples;
-        shard_bytes += sample_bytes;
+        if (a.with_ids) sample_bytes += tar_member_bytes(key + "." + kIdExtension, id.size());
+        ZREC_RETURN_IF_ERROR(tar.begin_sample(sample_bytes));
       }
-      const auto write_member = [&](const std::string& name, const void* data, size_t size) -> Status {
-        la->archive_entry_clear(entry.get());
-        la->archive_entry_set_pathname(entry.get(), name.c_str());
-        la->archive_entry_set_filetype(entry.get(), AE_IFREG);
-        la->archive_entry_set_perm(entry.get(), 0644);
-        la->archive_entry_set_size(entry.get(), static_cast<la_int64_t>(size));
-        if (la->archive_write_header(ar.get(), entry.get()) != ARCHIVE_OK) return ar_error("header");
-        if (la->archive_write_data(ar.get(), data, size) != static_cast<la_ssize_t>(size)) return ar_error("data");
-        bytes += size;
-        return Status::ok();
-      };
       for (auto& s : streams)
-        ZREC_RETURN_IF_ERROR(write_member(key + "." + s.ext, s.chunk[r].data(), s.chunk[r].size()));
-      if (a.with_ids) {
-        const std::string id = std::to_string(ids[r]);
-        ZREC_RETURN_IF_ERROR(write_member(key + "." + kIdExtension, id.data(), id.size()));
-      }
-      meter.update(++done, bytes);
+        ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + s.ext, s.chunk[r].data(), s.chunk[r].size()));
+      if (a.with_ids) ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + kIdExtension, id.data(), id.size()));
+      meter.update(++done, tar.bytes());
     }
   }
-  if (sharded && shards == 0) ZREC_RETURN_IF_ERROR(open_tar());  // nothing selected: one empty shard
-  ZREC_RETURN_IF_ERROR(close_tar());
+  ZREC_RETURN_IF_ERROR(tar.finish());
   meter.finish();
-  if (sharded && g.verbosity >= 0)
+  if (tar.sharded() && g.verbosity >= 0)
     std::fprintf(stderr, "zrec cat: wrote %llu samples in %llu shards (%s to %s)\n",
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(shards),
-                 printable(pattern->name(0)).c_str(), printable(pattern->name(shards - 1)).c_str());
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(tar.shards()),
+                 printable(tar.pattern().name(0)).c_str(), printable(tar.pattern().name(tar.shards() - 1)).c_str());
   return Status::ok();
 }
 
