@@ -134,7 +134,7 @@ def json_summary(tmp):
     assert "appended 15 records" not in err, err  # --json replaces the summary line
     j = json.loads(out)
     assert list(j) == ["path", "records_appended", "records_skipped", "records_present", "records_compared",
-                       "bytes_in", "stored_bytes", "length", "elapsed_s"], j
+                       "bytes_in", "stored_bytes", "length", "databases_skipped", "elapsed_s"], j
     assert (j["path"], j["records_appended"], j["records_skipped"], j["bytes_in"], j["length"]) == \
         (s, 15, 5, sum(range(6, 21)), 15), j
     assert j["stored_bytes"] > 0 and j["elapsed_s"] >= 0
@@ -207,6 +207,38 @@ def create_named_databases_excluded_keys(tmp):
     _, err = must(["append-lmdb", "--create", "--exclude-key", "__len__", "--exclude-key", "__keys__", t, loader])
     assert byte_records(t) == [b"img-%d" % i for i in range(4)], byte_records(t)
     assert "left out 2 entries whose key --exclude-key names" in err, err
+
+
+@case
+def main_database_with_named_databases_imports_data_only(tmp):
+    # As LMDB image datasets are written: images in the main database, a named database
+    # 'labels' beside them, and a __len__ entry. LMDB keeps one entry per named database
+    # in the main database (its 48-byte record of it); it used to become a record, as did
+    # __len__, so every image sat two places off its label, exit 0.
+    env_path = os.path.join(tmp, "env")
+    env = lmdb.open(env_path, map_size=1 << 26, max_dbs=4)
+    labels = env.open_db(b"labels")
+    with env.begin(write=True) as txn:
+        for i in range(6):
+            txn.put(b"img%03d" % i, b"IMG" + bytes([i]) * 40)  # keys sort before 'labels'
+            txn.put(b"img%03d" % i, b"%d" % (i % 3), db=labels)
+        txn.put(b"__len__", b"6")
+        # A plain 48-byte value whose key is no database stays a record.
+        txn.put(b"meta48", b"m" * 48)
+    env.close()
+    imgs, cls = os.path.join(tmp, "imgs"), os.path.join(tmp, "cls")
+    out, err = must(["append-lmdb", "--create", "--json", "--exclude-key", "__len__", imgs, env_path])
+    assert byte_records(imgs) == [b"IMG" + bytes([i]) * 40 for i in range(6)] + [b"m" * 48], byte_records(imgs)
+    assert "left out 1 entry of the main database: named database, not data ('labels'; --db NAME reads one)" in err, err
+    assert json.loads(out)["databases_skipped"] == 1, out
+    must(["append-lmdb", "--create", "--db", "labels", cls, env_path])
+    assert byte_records(cls) == [b"%d" % (i % 3) for i in range(6)], byte_records(cls)
+    # Without --exclude-key the metadata entry is kept, and the warning says how to drop it.
+    again = os.path.join(tmp, "again")
+    _, err = must(["append-lmdb", "--create", again, env_path])
+    assert len(byte_records(again)) == 8, len(byte_records(again))
+    assert ("appended 1 entry whose key looks like metadata ('__len__') as records; if they are not data, "
+            "--exclude-key __len__ leaves them out") in err, err
 
 if __name__ == "__main__":
     sys.exit(case_runner.run_cases(CASES, "zrec-append-lmdb-", figures=FIGURES))

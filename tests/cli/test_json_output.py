@@ -205,10 +205,11 @@ def append_lmdb(tmp):
         for k, v in values.items():
             txn.put(k, v)
     env.close()
-    j, err = json_run(["append-lmdb", "--json", s, envp], keys=APPEND_KEYS)
+    j, err = json_run(["append-lmdb", "--json", s, envp], keys=APPEND_KEYS | {"databases_skipped"})
     assert err == "", err
     i = info(s)
     assert j["records_appended"] == 30 == j["length"] == i["length"], j
+    assert j["databases_skipped"] == 0, j
     assert j["bytes_in"] == sum(len(v) for v in values.values()), j
     assert j["stored_bytes"] == i["payload_bytes"], j
 

@@ -129,7 +129,9 @@ class LmdbReader {
     // A file is an environment made with MDB_NOSUBDIR (data file, lock file beside it).
     const unsigned flags = MDB_RDONLY | (S_ISDIR(st.st_mode) ? 0u : unsigned{MDB_NOSUBDIR});
     ZREC_RETURN_IF_ERROR(check_meta_pages(S_ISDIR(st.st_mode) ? join_path(path, "data.mdb") : path));
-    if (!db.empty() && (rc = mdb_env_set_maxdbs(env_, kMaxNamedDatabases)) != 0) return lmdb_error(rc, "open", path);
+    // Also for the main database: its entries that are named databases are told by
+    // opening them as such (is_named_database).
+    if ((rc = mdb_env_set_maxdbs(env_, kMaxNamedDatabases)) != 0) return lmdb_error(rc, "open", path);
     if ((rc = mdb_env_open(env_, path.c_str(), flags, 0644)) != 0) return lmdb_error(rc, "open", path);
     ZREC_RETURN_IF_ERROR(check_map());
     if ((rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_)) != 0) return lmdb_error(rc, "read", path);
@@ -142,12 +144,27 @@ class LmdbReader {
                               "' is a key of the main database, not a named database");
     if (rc != 0) return lmdb_error(rc, "read", path);
     if ((rc = mdb_cursor_open(txn_, dbi_, &cursor_)) != 0) return lmdb_error(rc, "read", path);
+    main_ = db.empty();
     MDB_stat stat{};
     if (mdb_stat(txn_, dbi_, &stat) == 0) entries_ = stat.ms_entries;
     return Status::ok();
   }
 
   uint64_t entries() const { return entries_; }
+
+  // An entry of the main database that is a named database (LMDB's own record of it:
+  // its key the name, its value the 48-byte MDB_db), not data. Told by opening the name
+  // as a database, only for values of that size.
+  bool is_named_database(std::string_view key, const MDB_val& value) {
+    constexpr size_t kDbRecordBytes = 48;  // sizeof(MDB_db) on LP64
+    if (!main_ || value.mv_size != kDbRecordBytes || key.empty() || key.find('\0') != std::string_view::npos)
+      return false;
+    const std::string name(key);
+    MDB_dbi dbi = 0;
+    if (mdb_dbi_open(txn_, name.c_str(), 0, &dbi) != 0) return false;  // MDB_INCOMPATIBLE: a plain key
+    mdb_dbi_close(env_, dbi);  // a slot of kMaxNamedDatabases each, and nothing uses it
+    return true;
+  }
 
   // The first entry at or after `prefix`, then the next ones; false past the end. The
   // key and value returned lie inside the data file.
@@ -277,6 +294,7 @@ class LmdbReader {
   MDB_txn* txn_ = nullptr;
   MDB_dbi dbi_ = 0;
   MDB_cursor* cursor_ = nullptr;
+  bool main_ = false;  // the cursor reads the main database
   MapFaultGuard guard_;
   uint64_t entries_ = 0, read_ = 0, file_bytes_ = 0;
   uintptr_t map_start_ = 0, map_end_ = 0;
@@ -363,6 +381,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
     };
     MDB_val key{}, value{};
     uint64_t excluded = 0;
+    std::vector<std::string> databases, metadata;  // named databases left out; metadata-like keys kept
     for (;;) {
       ZREC_RETURN_IF_ERROR(session->check_interrupt());
       ZREC_ASSIGN_OR_RETURN(bool more, reader.next(a.prefix, key, value));
@@ -372,6 +391,12 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
         ++excluded;
         continue;
       }
+      if (reader.is_named_database(k, value)) {
+        databases.emplace_back(k);
+        continue;
+      }
+      // __len__, __keys__: a common convention for a dataset's own metadata.
+      if (k.size() > 4 && k.starts_with("__") && k.ends_with("__")) metadata.emplace_back(k);
       const uint64_t size = value.mv_size;
       if (size == 0)
         return invalid_argument("the value of key '" + printable_key(k) + "' is empty (records are nonempty)");
@@ -407,6 +432,24 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
     if (excluded > 0)
       session->add_final_warning("left out " + std::to_string(excluded) + " entr" + (excluded == 1 ? "y" : "ies") +
                                  " whose key --exclude-key names");
+    const auto quoted = [](const std::vector<std::string>& keys) {
+      std::string out;
+      for (size_t i = 0; i < keys.size() && i < 8; ++i) out += (i > 0 ? ", '" : "'") + printable_key(keys[i]) + "'";
+      return keys.size() > 8 ? out + ", ..." : out;
+    };
+    if (!databases.empty())
+      session->add_final_warning("left out " + std::to_string(databases.size()) + " entr" +
+                                 (databases.size() == 1 ? "y" : "ies") + " of the main database: named database" +
+                                 (databases.size() == 1 ? "" : "s") + ", not data (" + quoted(databases) +
+                                 "; --db NAME reads one)");
+    if (!metadata.empty()) {
+      std::string flags;
+      for (size_t i = 0; i < metadata.size() && i < 8; ++i) flags += " --exclude-key " + printable_key(metadata[i]);
+      session->add_final_warning("appended " + std::to_string(metadata.size()) + " entr" +
+                                 (metadata.size() == 1 ? "y" : "ies") + " whose key looks like metadata (" +
+                                 quoted(metadata) + ") as records; if they are not data," + flags + " leaves them out");
+    }
+    session->outcome().set("databases_skipped", static_cast<uint64_t>(databases.size()));
     ZREC_RETURN_IF_ERROR(flush());
     ZREC_RETURN_IF_ERROR(session->wait_appended());
     reader.release_pages();
