@@ -184,6 +184,9 @@ class TarImport {
   const AppendTarArgs& a_;
   const GlobalOptions& g_;
   std::map<std::string, NumberSyntax> parse_;
+  std::vector<std::string> ext_streams_;              // --ext: the streams selected, in its order
+  std::map<std::string, std::string> stream_of_ext_;  // --ext: a member's extension -> its stream
+  std::map<std::string, std::string> alias_words_;    // --ext: a stream of alternatives -> ".png, .jpg or .jpeg"
   std::set<std::string> parse_one_;  // --parse EXT=int|float: one number per member, a Dense scalar stream
   CreateOptions create_;
   // The root's lock, its streams' writers and its commit protocol (zrec/dataset.h);
@@ -202,7 +205,7 @@ class TarImport {
   // The current sample.
   bool in_sample_ = false;
   std::string key_;
-  std::vector<std::string> members_;
+  std::vector<std::string> members_;  // every member of the sample with an extension, selected or not
   // Counts.
   uint64_t samples_seen_ = 0, added_ = 0, skipped_ = 0, incomplete_ = 0, ignored_ = 0, since_checkpoint_ = 0;
   uint64_t bytes_in_ = 0;
@@ -224,9 +227,41 @@ Status TarImport::parse_options() {
     if (how == "int" || how == "float") parse_one_.insert(ext);
     else parse_one_.erase(ext);
   }
-  for (const auto& ext : a_.ext)
-    if (const std::string why = stream_name_problem(ext); !why.empty())
-      throw UsageError("--ext '" + ext + "' cannot name a stream: " + why + " (" + kStreamNameRule + ")");
+  // --ext: a stream per item; "png;jpg;jpeg=image" (WebDataset's ';' for alternatives)
+  // puts members of any of those extensions into the stream "image" ("png;jpg": "png").
+  for (const auto& spec : a_.ext) {
+    const size_t eq = spec.find('=');
+    const std::string alternatives = spec.substr(0, eq);
+    std::vector<std::string> alts;
+    for (size_t at = 0; at <= alternatives.size();) {
+      const size_t semi = std::min(alternatives.find(';', at), alternatives.size());
+      alts.push_back(alternatives.substr(at, semi - at));
+      at = semi + 1;
+    }
+    const std::string name = eq == std::string::npos ? alts.front() : spec.substr(eq + 1);
+    for (const std::string& word : alts)
+      if (const std::string why = stream_name_problem(word); !why.empty())
+        throw UsageError("--ext '" + spec + "': the extension '" + word + "' cannot name a stream: " + why + " (" +
+                         kStreamNameRule + ")");
+    if (const std::string why = stream_name_problem(name); !why.empty())
+      throw UsageError("--ext '" + spec + "': '" + name + "' cannot name a stream: " + why + " (" + kStreamNameRule +
+                       ")");
+    if (std::find(ext_streams_.begin(), ext_streams_.end(), name) != ext_streams_.end())
+      throw UsageError("--ext '" + spec + "': the stream '" + name + "' is named twice");
+    ext_streams_.push_back(name);
+    for (const std::string& word : alts) {
+      if (auto it = stream_of_ext_.find(word); it != stream_of_ext_.end())
+        throw UsageError("--ext '" + spec + "': the extension '" + word + "' already goes to the stream '" +
+                         it->second + "'");
+      stream_of_ext_[word] = name;
+    }
+    if (alts.size() > 1 || alts.front() != name) {
+      std::string words;
+      for (size_t i = 0; i < alts.size(); ++i)
+        words += (i == 0 ? "." : i + 1 == alts.size() ? " or ." : ", .") + alts[i];
+      alias_words_[name] = words;
+    }
+  }
   ZREC_ASSIGN_OR_RETURN(create_, new_store_options(a_.create, a_.append.checksum.value_or(false), a_.append.level));
   return Status::ok();
 }
@@ -369,21 +404,22 @@ Status TarImport::open_streams() {
   for (const auto& name : dataset_->stream_names()) ZREC_RETURN_IF_ERROR(open_stream(name, true));
   ZREC_RETURN_IF_ERROR(check_start_length(a_.append, first_length_, "root '" + a_.root + "'", "samples"));
   to_skip_ = records_to_skip(a_.append, first_length_);
-  if (!a_.ext.empty()) {
+  if (!ext_streams_.empty()) {
     for (const auto& s : streams_)
-      if (std::find(a_.ext.begin(), a_.ext.end(), s.ext) == a_.ext.end())
+      if (std::find(ext_streams_.begin(), ext_streams_.end(), s.ext) == ext_streams_.end())
         return invalid_argument("'" + a_.root + "' has a stream '" + printable(s.ext) +
                                 "' that --ext leaves out; every stream of a root gets one record per sample "
                                 "(select it too, or import into another root)");
-    for (const auto& ext : a_.ext)
+    for (const auto& ext : ext_streams_)
       if (find(ext) == nullptr && first_length_ > 0)
         return invalid_argument("root '" + a_.root + "' holds " + std::to_string(first_length_) +
                                 " samples in streams " + stream_list() + "; a new stream '" + ext +
                                 "' would not line up with them");
   }
-  if (!a_.ext.empty() || first_length_ > 0)
+  if (!ext_streams_.empty() || first_length_ > 0)
     for (const auto& [ext, how] : parse_) {
-      const bool selected = find(ext) != nullptr || std::find(a_.ext.begin(), a_.ext.end(), ext) != a_.ext.end();
+      const bool selected =
+          find(ext) != nullptr || std::find(ext_streams_.begin(), ext_streams_.end(), ext) != ext_streams_.end();
       if (!selected)
         throw UsageError("--parse " + ext + ": '" + ext + "' is not one of the streams (" + stream_list() + ")");
     }
@@ -421,11 +457,11 @@ Status TarImport::open_streams() {
                  first_length_);
   }
 
-  for (const auto& ext : a_.ext)
+  for (const auto& ext : ext_streams_)
     if (find(ext) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(ext, false));
   // Without --ext, empty streams (a root that holds no sample yet) do not fix the set:
   // the first sample still adds the extensions it brings.
-  selection_fixed_ = !a_.ext.empty() || first_length_ > 0;
+  selection_fixed_ = !ext_streams_.empty() || first_length_ > 0;
   return Status::ok();
 }
 
@@ -541,8 +577,10 @@ Status TarImport::close_sample() {
     if (!s.has_member) {
       std::string list;
       for (const auto& m : members_) list += (list.empty() ? "'" : ", '") + m + "'";
-      problem = "sample '" + key_ + "' has no '" + s.ext + "' member (it has " + (list.empty() ? "none" : list) +
-                "); every sample needs one member per stream (" + stream_list() + ")";
+      const auto alias = alias_words_.find(s.ext);
+      problem = "sample '" + key_ + "' has no '" + s.ext + "' member" +
+                (alias == alias_words_.end() ? std::string() : " (" + alias->second + ")") + " (it has " +
+                (list.empty() ? "none" : list) + "); every sample needs one member per stream (" + stream_list() + ")";
       break;
     }
     if (s.member_bytes == 0) {
@@ -630,6 +668,8 @@ Status TarImport::run() {
       in_sample_ = true;
       key_ = key;
     }
+    members_.push_back(m.path);  // for messages: every member the sample has
+    if (auto it = stream_of_ext_.find(ext); it != stream_of_ext_.end()) ext = it->second;
     Stream* s = find(ext);
     if (s == nullptr) {
       if (selection_fixed_) {
@@ -646,8 +686,8 @@ Status TarImport::run() {
     }
     if (s->has_member)
       return invalid_argument("sample '" + key_ + "' has two '" + ext + "' members: '" + s->member_path + "' and '" +
-                              m.path + "' (a duplicate extension within a sample)");
-    members_.push_back(m.path);
+                              m.path + "' (a duplicate extension within a sample" +
+                              (alias_words_.count(ext) > 0 ? ", or two of its alternatives" : "") + ")");
     ZREC_RETURN_IF_ERROR(read_member(*s, m));
     if (skipped_ < to_skip_) {
       // This sample is skipped whole (or, incomplete, dropped): its header is enough,
@@ -772,7 +812,8 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("tars", args->tars, "Tar files (plain, gzip, zstd, xz: detected by content); - or none: stdin");
   cmd->add_option("--ext", args->ext,
                   "Extensions to import, e.g. jpg,cls (default: the root's streams, or those "
-                  "of the first sample); others are ignored and counted")
+                  "of the first sample); others are ignored and counted. 'png;jpg=image' puts either "
+                  "extension into the stream image")
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_option("--parse", args->parse,
