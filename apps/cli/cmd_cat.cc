@@ -1,6 +1,7 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
 #include <algorithm>
 #include <cstring>
+#include <unordered_set>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,7 @@
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shuffle.h"
+#include "cli/npz_writer.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
 #include "cli/options/output_option.h"
@@ -67,11 +69,12 @@ Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std:
 }
 
 // Without --format, records go out as .npy, except to a terminal, where a person reads
-// them: there the text format. A binary --format given explicitly still needs a file,
-// a pipe or --force.
+// them: there the text format; and -o NAME.npz writes an .npz. A binary --format given
+// explicitly still needs a file, a pipe or --force.
 std::string format_to_write(const CatArgs& a) {
   if (!a.format.empty()) return a.format;
   if (!a.framing.empty()) return "raw";
+  if (a.output.ends_with(".npz")) return "npz";
   return a.output == "-" && stdout_is_terminal() ? "text" : "npy";
 }
 
@@ -113,7 +116,7 @@ Status write_framed(Output& out, Framing framing, uint64_t id, const uint8_t* pa
 }
 
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
-  enum class Format { kNpy, kRaw, kText, kJsonl, kTar };  // cat_format_names()' order
+  enum class Format { kNpy, kRaw, kText, kJsonl, kTar, kNpz };  // cat_format_names()' order
   const Framing framing = framing_to_write(a);
   const std::string name = format_to_write(a);
   const auto format = static_cast<Format>(choose(cat_format_names(), "--format", name));
@@ -146,6 +149,8 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
   if (a.distinct && !a.sample) throw UsageError("--distinct needs --sample N");
   if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl or tar");
+  if (format == Format::kNpz && a.sample && !a.distinct)
+    throw UsageError("an .npz names each array by its record ID, and --sample draws with replacement: add --distinct");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
@@ -175,10 +180,31 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     if (a.shuffle) return selection.at(permutation.at(i));
     return selection.at(i);
   };
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
-  if (format == Format::kNpy || format == Format::kRaw) check_binary_output(out, a.force);
-
   const Schema& schema = store->schema();
+  // One .npy file holds one array: np.load would read the first of a Ragged stream of them.
+  if (a.format.empty() && format == Format::kNpy && a.output.ends_with(".npy") && !schema.is_dense() && total != 1)
+    return invalid_argument("-o '" + a.output + "': a selection of " + std::to_string(total) +
+                            " records of a Ragged store is " + std::to_string(total) +
+                            " arrays, and a .npy file holds one (np.load would read only the first): write -o " +
+                            a.output.substr(0, a.output.size() - 4) +
+                            ".npz (one array per record, named by its ID), or give --format npy for a stream of "
+                            ".npy arrays in one file");
+  if (format == Format::kNpz) {
+    // Each array is named by its record ID: a record selected twice would be two
+    // members of one name, of which np.load keeps one.
+    std::unordered_set<uint64_t> seen;
+    for (uint64_t i = 0; i < total; ++i)
+      if (!seen.insert(id_at(i)).second)
+        return invalid_argument("record " + std::to_string(id_at(i)) +
+                                " is selected twice; an .npz names each array by its record ID (select each once)");
+  }
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
+  if (format == Format::kNpy || format == Format::kRaw || format == Format::kNpz) check_binary_output(out, a.force);
+  std::unique_ptr<NpzWriter> npz;
+  if (format == Format::kNpz) {
+    ZREC_ASSIGN_OR_RETURN(npz, NpzWriter::open(out));
+  }
+
   const DType& dtype = schema.dtype;
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
   // Ragged 1-D '|u1' records are bytes (lines, documents): text and jsonl show them as
@@ -236,6 +262,10 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
           break;
+        case Format::kNpz:
+          ZREC_RETURN_IF_ERROR(
+              npz->add(std::to_string(w.ids[k]), encode_npy_header(dtype, dims), payload, payload_bytes));
+          break;
         case Format::kTar:  // cat_tar wrote it
           break;
       }
@@ -253,6 +283,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   }
   meter.finish();
   ZREC_RETURN_IF_ERROR(s);
+  if (npz) ZREC_RETURN_IF_ERROR(npz->close());
   return out.flush();
 }
 
@@ -270,8 +301,9 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
       "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "
       "text: '<id>TAB<values>' lines; jsonl: one JSON value per record (nested arrays; a bare value for "
       "scalar records; Ragged 1-D '|u1' records as strings in both); "
-      "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext> "
-      "(default: npy, or text when stdout is a terminal)");
+      "tar: a WebDataset tar of a root of named streams (or of one store), members <key>.<ext>; "
+      "npz: NumPy's .npz, one array per record named by its ID "
+      "(default: npy, or text when stdout is a terminal, or npz for -o NAME.npz)");
   offer_choices(format, cat_format_names());
   auto* framing = cmd->add_option(
       "--framing", args->framing,

@@ -44,7 +44,7 @@ def zsh_sets():
 def sets_are_the_tables():
     b = bash_sets()
     want = {
-        "cat:--format": ["npy", "raw", "text", "jsonl", "tar"],
+        "cat:--format": ["npy", "raw", "text", "jsonl", "tar", "npz"],
         "cat:--framing": ["lines", "nul", "u32le", "u64le"],
         "append-stream:--framing": ["lines", "nul", "u32le", "u64le"],
         "append-stream:--parse": ["ints", "floats"],

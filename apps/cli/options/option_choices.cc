@@ -15,7 +15,7 @@
 namespace zrec::cli {
 
 const Choices& cat_format_names() {
-  static const Choices words = {"npy", "raw", "text", "jsonl", "tar"};
+  static const Choices words = {"npy", "raw", "text", "jsonl", "tar", "npz"};
   return words;
 }
 

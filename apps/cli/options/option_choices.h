@@ -24,7 +24,7 @@ using Choices = std::vector<std::string>;
 
 // The tables. Codec, tier and workload names come from the to_string of their
 // libraries, dtype names from parse_dtype's table (zrec/dtype.h).
-const Choices& cat_format_names();     // cat --format: npy raw text jsonl tar
+const Choices& cat_format_names();     // cat --format: npy raw text jsonl tar npz
 const Choices& framing_names();        // cat and append-stream --framing
 const Choices& number_syntax_names();  // append-stream --parse: ints floats
 const Choices& codec_names();          // --codec: raw zstd zstd_dict

@@ -1,5 +1,5 @@
-// libarchive, loaded by the commands that read or write tar (append-tar, cat --format
-// tar) when they first need it, not by every zrec process: linked, libarchive brought
+// libarchive, loaded by the commands that read or write tar or zip (append-tar, cat
+// --format tar and npz) when they first need it, not by every zrec process: linked, libarchive brought
 // eight more libraries (libxml2, ICU, nettle, lzma, lz4, bz2, acl) into the start of
 // every `zrec info`, 5 ms of the dynamic loader's time on a 2-CPU VM (docs/bench.md,
 // "Process start"). The calls go through the table below; the types and constants are
@@ -30,6 +30,8 @@ namespace zrec::cli {
   X(archive_write_new)                       \
   X(archive_write_free)                      \
   X(archive_write_set_format_pax_restricted) \
+  X(archive_write_set_format_zip)            \
+  X(archive_write_zip_set_compression_store) \
   X(archive_write_set_bytes_in_last_block)   \
   X(archive_write_open)                      \
   X(archive_write_header)                    \
