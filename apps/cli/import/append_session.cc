@@ -9,6 +9,7 @@
 
 #include "cli/app/usage.h"
 #include "cli/formats/printable.h"
+#include "cli/import/resume_file.h"
 #include "cli/options/level_option.h"
 #include "cli/options/window_option.h"
 
@@ -24,12 +25,20 @@ void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit
                   "Skip the first N " + unit +
                       " of the input, whatever the store holds (to resume, --from-length is the safer choice)")
       ->capture_default_str();
-  cmd->add_option("--from-length", args.from_length,
-                  "The input begins at " +
-                      std::string(unit == "samples" ? "sample N of the root" : "record N of the store") + ": the " +
+  auto* from_length = cmd->add_option(
+      "--from-length", args.from_length,
+      "The input begins at " + std::string(unit == "samples" ? "sample N of the root" : "record N of the store") +
+          ": the " + unit +
+          " the store holds past N are skipped, not appended again, so the same "
+          "command run again after a failure or kill appends each once (fails if it holds fewer than N)");
+  cmd->add_option("--resume-file", args.resume_file,
+                  "--from-length kept in FILE: a first run writes the " + unit +
+                      " the store holds into FILE, every rerun reads it back, so a whole script rerun after a kill, "
+                      "or after it completed, appends each of the input's " +
                       unit +
-                      " the store holds past N are skipped, not appended again, so the same "
-                      "command run again after a failure or kill appends each once (fails if it holds fewer than N)");
+                      " once (FILE stays; remove it "
+                      "to append the input again)")
+      ->excludes(from_length);
   cmd->add_option("--expect-length", args.expect_length,
                   "Fail (exit 1, nothing changed) unless the store holds exactly N " + unit + " before appending");
   auto* checksum = cmd->add_flag_callback(
@@ -73,6 +82,13 @@ Status check_start_length(const AppendArgs& args, uint64_t length, const std::st
   return Status::ok();
 }
 
+Status apply_resume_file(AppendArgs& args, uint64_t length) {
+  if (args.resume_file.empty()) return Status::ok();
+  ZREC_ASSIGN_OR_RETURN(const uint64_t from, resume_from(args.resume_file, length));
+  args.from_length = from;
+  return Status::ok();
+}
+
 uint64_t records_to_skip(const AppendArgs& args, uint64_t length) {
   const uint64_t present = args.from_length ? length - *args.from_length : 0;
   return args.skip_first > UINT64_MAX - present ? UINT64_MAX : args.skip_first + present;
@@ -83,6 +99,9 @@ std::string resume_hint(const AppendArgs& args, uint64_t first_length, uint64_t 
   // the store had when this run took its lock.
   const uint64_t origin = args.from_length.value_or(first_length);
   if (holds <= origin && args.skip_first == 0) return "";
+  if (!args.resume_file.empty())
+    return " (resume: the same command; resume file '" + args.resume_file + "' holds where its input begins, " +
+           std::to_string(origin) + ")";
   return " (resume: the same command with --from-length " + std::to_string(origin) + ")";
 }
 
@@ -121,8 +140,10 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
   if (options.level != 0 && writer->codec() == Codec::kRaw)
     throw UsageError("--level is for zstd and zstd_dict; '" + store + "' is a raw store");
   // The length, read under the lock: nothing can change it before this run publishes.
-  ZREC_RETURN_IF_ERROR(check_start_length(args, writer->length(), "'" + store + "'", "records"));
-  return std::unique_ptr<AppendSession>(new AppendSession(command, store, args, global, std::move(writer)));
+  AppendArgs resolved = args;
+  ZREC_RETURN_IF_ERROR(apply_resume_file(resolved, writer->length()));
+  ZREC_RETURN_IF_ERROR(check_start_length(resolved, writer->length(), "'" + store + "'", "records"));
+  return std::unique_ptr<AppendSession>(new AppendSession(command, store, resolved, global, std::move(writer)));
 }
 
 AppendSession::AppendSession(const std::string& command, const std::string& store, const AppendArgs& args,

@@ -45,6 +45,7 @@ struct AppendArgs {
   uint64_t checkpoint_every = 0;                    // --checkpoint-every N: 0 = publish at the end only
   uint64_t skip_first = 0;                          // --skip-first K
   std::optional<uint64_t> from_length;              // --from-length N: the input begins at record N
+  std::string resume_file;                          // --resume-file F: --from-length kept in F (resume_file.h)
   std::optional<uint64_t> expect_length;            // --expect-length N: the store must hold exactly N
   std::optional<bool> checksum;                     // --checksum / --no-checksum; unset: the store's setting
   std::optional<bool> check_present;                // --check-present / --no-check-present; unset: where read anyway
@@ -66,6 +67,10 @@ void add_check_present_options(CLI::App* cmd, AppendArgs& args);
 // 'ds/'") held when its writer lock was taken: ok, or the error that ends the command
 // before it changes anything.
 Status check_start_length(const AppendArgs& args, uint64_t length, const std::string& where, const std::string& unit);
+
+// --resume-file: sets args.from_length from the file, or writes the file with `length`
+// (read under the writer's lock) on a first run; nothing without --resume-file.
+Status apply_resume_file(AppendArgs& args, uint64_t length);
 
 // Input records to skip: --skip-first, then those already in the store past --from-length.
 uint64_t records_to_skip(const AppendArgs& args, uint64_t length);

@@ -128,6 +128,7 @@ struct Stream {
 
 class TarImport {
  public:
+  // A copy of the arguments: --resume-file sets its --from-length once the root is locked.
   TarImport(const AppendTarArgs& a, const GlobalOptions& g) : a_(a), g_(g) {}
   // A run that ends by an exception (a usage error found late) aborts and takes back
   // what it created, as finish() does for an error.
@@ -181,7 +182,7 @@ class TarImport {
     if (meter_) meter_->update(samples_seen_, bytes_in_);
   }
 
-  const AppendTarArgs& a_;
+  AppendTarArgs a_;
   const GlobalOptions& g_;
   std::map<std::string, NumberSyntax> parse_;
   std::vector<std::string> ext_streams_;              // --ext: the streams selected, in its order
@@ -402,6 +403,7 @@ Status TarImport::open_root() {
 Status TarImport::open_streams() {
   first_length_ = dataset_->committed_length();
   for (const auto& name : dataset_->stream_names()) ZREC_RETURN_IF_ERROR(open_stream(name, true));
+  ZREC_RETURN_IF_ERROR(apply_resume_file(a_.append, first_length_));
   ZREC_RETURN_IF_ERROR(check_start_length(a_.append, first_length_, "root '" + a_.root + "'", "samples"));
   to_skip_ = records_to_skip(a_.append, first_length_);
   if (!ext_streams_.empty()) {
