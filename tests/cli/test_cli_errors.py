@@ -173,7 +173,7 @@ def help_has_no_parser_types(d):
     cat = help_of("cat")
     # As issue 21 writes them: named values listed (the table the command checks), sizes BYTES.
     for line in ["Usage: zrec cat [OPTIONS] STORE [SELECTION]", "  -o,--output FILE ", "  --window-mib N ",
-                 "  --format npy|raw|text|jsonl|tar\n", "  --framing lines|nul|u32le|u64le\n", "  --maxcount N ",
+                 "  --format npy|raw|text|jsonl|tar|npz\n", "  --framing lines|nul|u32le|u64le\n", "  --maxcount N ",
                  "  --maxsize BYTES ", "  --sample N ", "  --wait[=SECONDS] "]:
         expect(line in cat, "zrec cat --help lacks %r" % line)
     expect("Memory budget of one read window, MiB (default: 64)" in cat, cat)

@@ -251,7 +251,7 @@ def stdout_closed_at_start(d):
         expect(rc == 1 and err == want + "\n", "%s >&-: rc %d, stderr %r" % (cmd, rc, err))
     expect(tree(s) == before, "the store changed")
     # Output to a file, or no output at all: the command runs (fd 1 still never reused).
-    rc, _, err = shell("%s cat s -o out.npy >&- && %s append-npy s a.npy >&-" % (z, z), d)
+    rc, _, err = shell("%s cat --format npy s -o out.npy >&- && %s append-npy s a.npy >&-" % (z, z), d)
     expect(rc == 0 and os.path.getsize(os.path.join(d, "out.npy")) > 0, "cat -o / append-npy >&-: %s" % err)
     expect(byte_records(s) == [b"a", b"bb", b"xyz"], "the append with stdout closed")
 

@@ -115,7 +115,7 @@ def cat_indices_from_file_and_stdin():
 
 def cat_ragged_stream_and_output_file():
     out = os.path.join(tmp, "tok.npy")
-    run("cat", f"{root}/token", "::3", "-o", out)
+    run("cat", "--format", "npy", f"{root}/token", "::3", "-o", out)  # the stream, asked for
     with open(out, "rb") as f:
         for i in range(0, 100, 3):
             a = np.load(f)

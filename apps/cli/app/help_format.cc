@@ -20,7 +20,7 @@ namespace zrec::cli {
 namespace {
 
 // Value sets of more words than this (--dtype's NumPy names) keep a one-word placeholder.
-constexpr size_t kMaxPlaceholderWords = 5;
+constexpr size_t kMaxPlaceholderWords = 6;
 
 std::string upper(std::string s) {
   for (char& c : s) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -42,7 +42,7 @@ std::string placeholder(const CLI::Option* o) {
   static const std::map<std::string, std::string> paths = {
       {"output", "FILE"}, {"input", "FILE"},   {"dict", "FILE"},         {"manifest", "FILE"},
       {"keys", "FILE"},   {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"},
-      {"dir", "DIR"},     {"export", "DIR"},   {"maxsize", "BYTES"},
+      {"dir", "DIR"},     {"export", "DIR"},   {"maxsize", "BYTES"},     {"resume-file", "FILE"},
   };
   const std::vector<std::string>& longs = o->get_lnames();
   if (longs.empty()) return "VALUE";

@@ -38,7 +38,6 @@ void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit
                       unit +
                       " once (FILE stays; remove it "
                       "to append the input again)")
-      ->type_name("FILE")
       ->excludes(from_length);
   cmd->add_option("--expect-length", args.expect_length,
                   "Fail (exit 1, nothing changed) unless the store holds exactly N " + unit + " before appending");
