@@ -16,8 +16,12 @@ if(ZREC_BUILD_CLI)
           DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
 endif()
 
-# The format specification, the README and the license, to share/doc/zrec.
-install(FILES README.md LICENSE docs/format.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The README, the license and all of docs/ (as docs/ beside the README, so its links
+# resolve in the installed copy too: tests/cli/test_install.sh follows them), to
+# share/doc/zrec. docs/format.md also stays at the top, where earlier releases put it.
+install(FILES README.md LICENSE CONTRIBUTING.md docs/format.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+file(GLOB ZREC_DOCS CONFIGURE_DEPENDS docs/*.md docs/*.png)
+install(FILES ${ZREC_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # The library: public headers, the static core and its exported target.
 install(DIRECTORY include/zrec DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")

@@ -47,6 +47,15 @@ for f in cmake/zrec/zrecConfig.cmake cmake/zrec/zrecConfigVersion.cmake cmake/zr
 done
 if "$izrec" --version | head -n 1 | grep -qx 'zrec [0-9.]*'; then ok; else fail "installed zrec --version"; fi
 
+# --- installed docs: every relative link of the README and of docs/ resolves ------------
+docdir=$prefix/share/doc/zrec
+for md in "$docdir"/README.md "$docdir"/docs/*.md; do
+  for target in $(grep -oE '\]\([^)#]+' "$md" | sed 's/^](//' | grep -v '^[a-z]*://'); do
+    check "installed $(basename "$md") links $target" test -e "$(dirname "$md")/$target"
+  done
+done
+check "installed docs/ holds every doc" test "$(ls "$docdir"/docs/*.md | wc -l)" = "$(ls "$root"/docs/*.md | wc -l)"
+
 # --- public headers stand alone: only the prefix's include/ and the C++ library -------
 for h in "$prefix"/include/zrec/*.h; do
   name=zrec/$(basename "$h")

@@ -21,15 +21,19 @@ std::string expansion_warning(const std::string& store, Codec codec, uint64_t re
 
 Status ExpansionCheck::append(StoreWriter& writer, std::span<const RecordRef> records) {
   if (checked_ || !warn_ || records.empty()) return writer.append(records);
-  checked_ = true;
   const uint64_t before = writer.stored_bytes();
   ZREC_RETURN_IF_ERROR(writer.append(records));
-  uint64_t payload = 0;
-  for (const RecordRef& r : records) payload += r.size;
+  for (const RecordRef& r : records) payload_ += r.size;
   const Schema& schema = writer.schema();
-  const uint64_t prefixes = schema.is_dense() ? 0 : schema.shape_prefix_bytes() * records.size();
-  warning_ = expansion_warning(store_, writer.codec(), records.size(), payload, payload + prefixes,
-                               writer.stored_bytes() - before, created_);
+  prefixes_ += schema.is_dense() ? 0 : schema.shape_prefix_bytes() * records.size();
+  records_ += records.size();
+  stored_ += writer.stored_bytes() - before;
+  // A few records say little of the codec (a one-record append to a store of labels
+  // would warn on every run): the first windows are judged together once they hold
+  // kMinRecordsToJudge records.
+  if (records_ < kMinRecordsToJudge) return Status::ok();
+  checked_ = true;
+  warning_ = expansion_warning(store_, writer.codec(), records_, payload_, payload_ + prefixes_, stored_, created_);
   return Status::ok();
 }
 

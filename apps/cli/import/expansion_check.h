@@ -1,7 +1,7 @@
 // The warning an append gives when its store's codec makes records bigger: after the
-// first window a writer appends in a run, when zstd (or zstd_dict) stored more bytes
-// than a raw store would, once per store and run, with the ratio and the codec that
-// would store them smaller. Tiny records are the usual cause: each is one zstd frame,
+// first windows a writer appends in a run, judged once they hold 16 records, when zstd
+// (or zstd_dict) stored more bytes than a raw store would, once per store and run, with
+// the ratio and the codec that would store them smaller. Tiny records are the usual cause: each is one zstd frame,
 // at least 9 bytes besides its content (codec_rules.h, default_codec).
 //
 // Example:
@@ -27,13 +27,16 @@ std::string expansion_warning(const std::string& store, Codec codec, uint64_t re
 
 class ExpansionCheck {
  public:
+  // The first window must hold at least this many records to be judged.
+  static constexpr size_t kMinRecordsToJudge = 16;
+
   // `warn` receives the warning; empty: the check is off.
   ExpansionCheck(std::string store, bool created, WarningSink warn)
       : store_(std::move(store)), created_(created), warn_(std::move(warn)) {}
 
   void set_created() { created_ = true; }
 
-  // Appends `records` with `writer` (StoreWriter::append), checking the first window;
+  // Appends `records` with `writer` (StoreWriter::append), checking the first windows;
   // a warning is kept for report(). May run on a write thread (RecordWindow's), one
   // call at a time.
   Status append(StoreWriter& writer, std::span<const RecordRef> records);
@@ -47,7 +50,8 @@ class ExpansionCheck {
   bool created_ = false;
   WarningSink warn_;
   bool checked_ = false;
-  std::string warning_;  // the first window's warning, not reported yet
+  uint64_t records_ = 0, payload_ = 0, prefixes_ = 0, stored_ = 0;  // of the windows before the check
+  std::string warning_;                                             // the first windows' warning, not reported yet
 };
 
 }  // namespace zrec::cli
