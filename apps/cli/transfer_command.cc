@@ -336,11 +336,11 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   }
   return report.finish(fmt::format(
       "wrote '{}' ({}, {} shards): {} records, {} logical, {} stored ({}; sources {}, {}); "
-      "{} frames copied, {} records re-encoded{}; {:.2f} s, {:.1f} MiB/s of source{}",
+      "{} frames copied, {} records re-encoded{}; {:.2f} s, {:.1f} MiB/s logical{}",
       printable(a.dst), to_string(create.codec), create.data_shards, stats.records, format_mib(stats.logical_bytes),
       format_mib(stored), format_ratio(stats.logical_bytes, stored), format_mib(stats.source_stored_bytes),
       format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, placed,
-      secs, secs > 0 ? stats.source_stored_bytes / 1048576.0 / secs : 0.0, a.consume ? "; sources removed" : ""));
+      secs, secs > 0 ? stats.logical_bytes / 1048576.0 / secs : 0.0, a.consume ? "; sources removed" : ""));
 }
 
 }  // namespace zrec::cli

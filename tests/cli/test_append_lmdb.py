@@ -18,6 +18,7 @@ Needs: ZREC (path of the zrec binary), python3-lmdb, python3-numpy.
 """
 import json
 import os
+import shutil
 import random
 import sys
 
@@ -239,6 +240,30 @@ def main_database_with_named_databases_imports_data_only(tmp):
     assert len(byte_records(again)) == 8, len(byte_records(again))
     assert ("appended 1 entry whose key looks like metadata ('__len__') as records; if they are not data, "
             "--exclude-key __len__ leaves them out") in err, err
+
+
+@case
+def keys_file_of_a_removed_store(tmp):
+    # A store removed and made again with the same --keys path: the old keys are another
+    # store's. A store this run creates refuses a keys file that holds lines (it used to
+    # cut them all, saying "keys of records an interrupted run did not publish").
+    envp = os.path.join(tmp, "env")
+    make_env(envp, {b"k%03d" % i: b"v%d" % i for i in range(5)}).close()
+    s, kf = os.path.join(tmp, "s"), os.path.join(tmp, "s.keys")
+    must(["append-lmdb", "--create", "--keys", kf, s, envp])
+    shutil.rmtree(s)
+    before = open(kf, "rb").read()
+    fails(["append-lmdb", "--create", "--keys", kf, s, envp], says=[
+        "keys file '%s' already holds 5 lines, but '%s' is new: they are no keys of its records (name a new file, "
+        "or remove this one)" % (kf, s)])
+    assert open(kf, "rb").read() == before and not os.path.exists(s)
+    # An existing empty store: the lines it does not hold are cut, and the warning says
+    # what they may be.
+    must(["create", "--ragged", "--dtype", "|u1", "--ndim", "1", s])
+    _, err = must(["append-lmdb", "--keys", kf, "--prefix", "k00", s, envp])
+    assert ("removed the last 5 lines of keys file '%s': keys of records '%s' does not hold (an interrupted run "
+            "wrote them before publishing, or the file was another store's)" % (kf, s)) in err, err
+
 
 if __name__ == "__main__":
     sys.exit(case_runner.run_cases(CASES, "zrec-append-lmdb-", figures=FIGURES))

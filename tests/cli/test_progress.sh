@@ -100,6 +100,25 @@ else
   ok
 fi
 
+# --- append-tar of tar files: their sizes are the total (a percentage and an ETA) -----
+/usr/bin/python3 - <<'PY'
+import io, tarfile
+with tarfile.open("shard.tar", "w") as t:
+    for k in range(80):
+        for ext in ("txt", "cls"):
+            data = b"%d %s" % (k, ext.encode())
+            info = tarfile.TarInfo("s%03d.%s" % (k, ext))
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+PY
+"$zrec" --progress append-tar --checkpoint-every 1 tarroot shard.tar 2>tar.err
+check "append-tar with checkpoints exits 0" [ $? = 0 ]
+if grep -q $'\r' tar.err; then
+  check "append-tar of tar files shows their byte total and a percentage" grep -q $'\rappend-tar: [0-9,]* records, [0-9.]* [KiB]*/[0-9.]* [KiB]* ([0-9]*%)' tar.err
+else
+  ok
+fi
+
 # --- append-files: the meter while the list is read, then a records total ----------
 mkdir files
 for i in $(seq 1 80); do printf "file %d\n" "$i" >"files/$i"; done

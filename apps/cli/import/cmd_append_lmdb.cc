@@ -353,11 +353,22 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
     if (a.prefix.empty()) session->progress().set_total_records(reader.entries());
     if (!a.keys.empty()) {
       ZREC_ASSIGN_OR_RETURN(keys, KeysFile::open(a.keys));
+      // A store this run created has no keys yet: lines already there are another
+      // store's (a store removed and made again), which aligning would erase.
+      if (created) {
+        ZREC_ASSIGN_OR_RETURN(const uint64_t lines, keys->count_lines());
+        if (lines > 0)
+          return invalid_argument("keys file '" + a.keys + "' already holds " + std::to_string(lines) +
+                                  " lines, but '" + a.store +
+                                  "' is new: they are no keys of its records (name a new file, or remove this one)");
+      }
       // Line i is record i's key: lines past the store's length are keys a killed run
-      // wrote for records it never published.
+      // wrote for records it never published (or another store's, of the same path).
       ZREC_ASSIGN_OR_RETURN(uint64_t cut, keys->align(session->next_id(), a.store));
       session->follow(keys.get(), cut, "keys file '" + a.keys + "'",
-                      "keys of records an interrupted run did not publish");
+                      "keys of records '" + a.store +
+                          "' does not hold (an interrupted run wrote them before publishing, or the file was "
+                          "another store's)");
     }
     for (int k : {0, 1}) {
       refs[k].reserve(kBatchRecords);  // dims never reallocates: refs point into it

@@ -178,8 +178,10 @@ class TarImport {
     if (meter_) meter_->print_above([&] { spdlog::warn("{}", message); });
     else spdlog::warn("{}", message);
   }
+  // Progress: samples, and the tar bytes read of their total when every input is a
+  // regular file (a percentage and an ETA), else the members' bytes.
   void report() {
-    if (meter_) meter_->update(samples_seen_, bytes_in_);
+    if (meter_) meter_->update(samples_seen_, input_total_ > 0 && reader_ ? reader_->input_bytes() : bytes_in_);
   }
 
   AppendTarArgs a_;
@@ -210,6 +212,8 @@ class TarImport {
   // Counts.
   uint64_t samples_seen_ = 0, added_ = 0, skipped_ = 0, incomplete_ = 0, ignored_ = 0, since_checkpoint_ = 0;
   uint64_t bytes_in_ = 0;
+  const TarReader* reader_ = nullptr;  // run()'s, for report()
+  uint64_t input_total_ = 0;           // the tars' sizes, when all are regular files
 };
 
 Status TarImport::parse_options() {
@@ -650,6 +654,21 @@ Status TarImport::checkpoint() {
 Status TarImport::run() {
   meter_ = std::make_unique<ProgressMeter>(g_, "append-tar");
   TarReader reader(a_.tars);
+  reader_ = &reader;
+  struct Forget {  // report() runs after run() returns too (a checkpoint's)
+    const TarReader*& reader;
+    ~Forget() { reader = nullptr; }
+  } forget{reader_};
+  for (const std::string& tar : a_.tars) {
+    struct stat st {};
+    if (tar == "-" || ::stat(tar.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      input_total_ = 0;
+      break;
+    }
+    input_total_ += static_cast<uint64_t>(st.st_size);
+  }
+  if (a_.tars.empty()) input_total_ = 0;
+  meter_->set_total_bytes(input_total_);
   TarMember m;
   std::string key, ext;
   for (;;) {
