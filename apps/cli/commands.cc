@@ -13,6 +13,7 @@ constexpr CommandEntry kCommands[] = {
     {"append-tar", register_append_tar},
     {"append-lmdb", register_append_lmdb},
     {"append-h5", register_append_h5},
+    {"adopt", register_adopt},
     {"cat", register_cat},
     {"info", register_info},
     {"train-dict", register_train_dict},

@@ -41,7 +41,8 @@ std::vector<RootProblem> root_problems(const std::string& root, const RootState&
     const bool empty = it != lengths.end() && it->second == 0;
     if (state.length == 0 && empty) continue;
     out.push_back({"root_streams", "'" + printable(name) + "' is a store in the root that " + kRootMarkerFile +
-                                       " does not list (not one of its streams)"});
+                                       " does not list (not one of its streams; zrec adopt makes it one when it "
+                                       "holds a record per committed sample)"});
   }
   return out;
 }

@@ -118,7 +118,9 @@ struct DatasetWriterOptions {
   WriterOptions writer;
   // A directory of stores without a marker is no dataset and is refused (nothing
   // changed); with adopt its stores, which must hold equal counts of records, become
-  // the streams of a new marker.
+  // the streams of a new marker. In a marked root, a store the marker does not list is
+  // refused; with adopt, one holding exactly the committed samples becomes a stream
+  // (the next publish lists it): a stream added later, as labels computed from the data.
   bool adopt = false;
 };
 

@@ -185,11 +185,21 @@ Status DatasetWriter::open_streams() {
       return invalid_argument("stream '" + path + "' holds " + std::to_string(n) + " records, fewer than the " +
                               std::to_string(committed) + " samples root '" + root_ +
                               "' committed: the stream lost records; nothing was changed");
-    if (!is_listed(s->name) && (committed > 0 || n > 0))
+    if (!is_listed(s->name) && (committed > 0 || n > 0)) {
+      // With adopt, a store of exactly the committed samples joins the streams (listed
+      // by the next publish): a stream made later, e.g. labels computed from the data.
+      if (options_.adopt && n == committed) continue;
+      if (options_.adopt)
+        return invalid_argument("'" + path + "' holds " + std::to_string(n) + " records, but root '" + root_ +
+                                "' committed " + std::to_string(committed) +
+                                " samples: a store joins a root's streams holding exactly one record per sample; "
+                                "nothing was changed");
       return invalid_argument("'" + path + "' is a store in root '" + root_ + "' but not one of its streams (" +
                               kRootMarkerFile + " lists " +
                               (found_.streams.empty() ? std::string("none") : join_names(found_.streams)) +
-                              "); it is left alone: move it out of the root; nothing was changed");
+                              "); it is left alone: move it out of the root, or adopt it if it holds one record "
+                              "per sample; nothing was changed");
+    }
   }
   return Status::ok();
 }

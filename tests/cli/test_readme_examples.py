@@ -198,12 +198,25 @@ def make_inputs(d):
                for i in range(40)]
     make_tar(os.path.join(d, "shards", "train-000.tar"), samples[:20])
     make_tar(os.path.join(d, "shards", "train-001.tar.gz"), samples[20:], "gz")
+    # Samples whose image is a .png or a .jpg (--ext 'png;jpg;jpeg=image,cls').
+    make_tar(os.path.join(d, "photos-000.tar"),
+             [("p%03d" % i, [("png" if i % 3 else "jpg", bytes(rng.integers(0, 256, 50 + i))), ("cls", b"%d" % (i % 4))])
+              for i in range(12)])
     import h5py  # python3-h5py (scripts/setup.sh)
     with h5py.File(os.path.join(d, "train.h5"), "w") as f:  # append-h5 --create
         f.create_dataset("images", data=rng.integers(0, 256, (16, 3, 8, 8), dtype=np.uint8), chunks=(4, 3, 8, 8))
     for p in range(4):  # many records per file: axis 0 is the batch
         write(os.path.join(d, "in-%03d.npy" % p),
               npy_bytes((rng.zipf(1.4, (1000, 128)) % 3000).astype("<i4")))
+
+
+# A stand-in for the README's `gen_labels`: one label per sample the root ds/ committed.
+GEN_LABELS_CMD = r'''#!/usr/bin/python3
+import json, subprocess
+info = json.loads(subprocess.run(["zrec", "info", "--json", "ds/"], capture_output=True, check=True).stdout)
+for i in range(info["committed_length"]):
+    print(i % 10)
+'''
 
 
 def stub_bin(d):
@@ -213,6 +226,7 @@ def stub_bin(d):
     os.symlink("/usr/bin/python3", os.path.join(d, "python"))
     write(os.path.join(d, "gen"), GEN_CMD, 0o755)
     write(os.path.join(d, "producer"), PRODUCER_CMD, 0o755)
+    write(os.path.join(d, "gen_labels"), GEN_LABELS_CMD, 0o755)
     return d
 
 
