@@ -148,6 +148,23 @@ endif()
 
 add_executable(zrec apps/cli/main.cc)
 target_link_libraries(zrec PRIVATE zrec_cli zrec_warnings)
+# HDF5 filter plugins (lzf, blosc, lz4, bzip2, zfp: Debian's hdf5-plugin-lzf and
+# hdf5-filter-plugin*) call the HDF5 API of the process that loads them. With the static
+# libhdf5 the executable exports that API (cmake/hdf5_plugins.list), and links in the
+# calls the plugins make that zrec itself does not (-u), so that libhdf5 finds and runs
+# them on its default plugin path and on HDF5_PLUGIN_PATH. (Exporting costs no start
+# time measurable by tests/cli/test_process_start.py: nothing binds to them until a
+# plugin is loaded.)
+if(TARGET zrec_hdf5_static)
+  set(ZREC_HDF5_PLUGIN_API H5Epush1 H5Epush2 H5Pexist H5Pget H5Pget_chunk H5Pget_filter_by_id2 H5Pmodify_filter
+      H5Sget_simple_extent_dims H5Tclose H5Tconvert H5Tget_class H5Tget_native_type H5Tget_order H5Tget_size
+      H5Tget_super H5Zregister H5allocate_memory H5free_memory H5open)
+  foreach(symbol ${ZREC_HDF5_PLUGIN_API})
+    target_link_options(zrec PRIVATE "LINKER:-u,${symbol}")
+  endforeach()
+  target_link_options(zrec PRIVATE "LINKER:--dynamic-list=${CMAKE_CURRENT_SOURCE_DIR}/cmake/hdf5_plugins.list")
+  set_property(TARGET zrec APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/hdf5_plugins.list)
+endif()
 # With fmt and spdlog compiled in, libstdc++.so and libgcc_s.so were the last C++ shared
 # libraries a start loaded: linked statically, zrec loads libc and libm alone. Not under
 # the sanitizers, whose runtimes need the shared ones. zrec-view-http.so, which only

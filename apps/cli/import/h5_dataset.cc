@@ -1,6 +1,7 @@
 // Reading rows of an HDF5 dataset (see h5_dataset.h).
 #include "cli/import/h5_dataset.h"
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -61,6 +62,33 @@ constexpr const char* kAllowExternal =
 std::string filter_name(H5Z_filter_t id, const char* recorded) {
   std::string name = recorded[0] != '\0' ? std::string(recorded) + " " : "";
   return name + "(filter " + std::to_string(id) + ")";
+}
+
+// The filters published HDF5 files commonly use that libhdf5 decodes through a plugin,
+// with the Debian package that provides it (libhdf5 looks for plugins in its default
+// directory and in HDF5_PLUGIN_PATH).
+const char* plugin_package(H5Z_filter_t id) {
+  switch (id) {
+    case 32000:
+      return "hdf5-plugin-lzf (h5py's lzf)";
+    case 32001:
+      return "hdf5-filter-plugin-blosc-serial";
+    case 307:    // bzip2
+    case 32004:  // lz4
+    case 32008:
+      return "hdf5-filter-plugin";  // bitshuffle
+    case 32013:
+      return "hdf5-filter-plugin-zfp-serial";
+    default:
+      return nullptr;
+  }
+}
+
+// Debian's lzf plugin is not linked to liblzf: it calls lzf_decompress of the process
+// that loads it, as h5py provides it. Loaded with RTLD_GLOBAL before libhdf5 looks for
+// the plugin, liblzf provides it here (Debian liblzf1); without it the plugin does not load.
+void provide_plugin_dependencies(H5Z_filter_t id) {
+  if (id == 32000) (void)::dlopen("liblzf.so.1", RTLD_NOW | RTLD_GLOBAL);
 }
 
 }  // namespace
@@ -227,10 +255,16 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
     char recorded[64] = {};
     const H5Z_filter_t id = H5Pget_filter2(dcpl.id, i, &flags, &nvalues, nullptr, sizeof recorded, recorded, &config);
     if (id < 0) return io_error("cannot read the filters of " + d->where_ + ": " + h5_error());
+    provide_plugin_dependencies(id);
     if (H5Zfilter_avail(id) <= 0) {
       H5Eclear2(H5E_DEFAULT);
+      const char* package = plugin_package(id);
       return unsupported(d->where_ + " is compressed with " + filter_name(id, recorded) +
-                         ", which this libhdf5 cannot decode (install its HDF5 plugin, or set HDF5_PLUGIN_PATH)");
+                         ", which this libhdf5 cannot decode: install its HDF5 plugin" +
+                         (package != nullptr
+                              ? std::string(" (Debian: ") + package + (id == 32000 ? " and liblzf1" : "") + ")"
+                              : std::string()) +
+                         ", or set HDF5_PLUGIN_PATH to the directory that holds it");
     }
   }
   if (H5Pget_layout(dcpl.id) == H5D_CHUNKED) {
