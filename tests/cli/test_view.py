@@ -432,13 +432,39 @@ def test_bind_and_usage():
     busy.close()
 
 
+def test_label_values_and_names():
+    # A label stream (Dense scalar <i8): a value histogram, each value named from
+    # --labels (a Dense scalar stream used to show a size histogram of identical 8-byte
+    # records); past 256 distinct values, the counts are null; other stores have none.
+    v = ViewServer([S["labels"]], ["--labels", "labels=" + S["classes"]])
+    try:
+        got = v.json("api/overview", {"path": 0})["streams"][0]["values"]
+        expect(got == {"sampled": 30, "distinct": 2, "counts": [{"value": 0, "count": 10, "name": "cat"},
+                                                                 {"value": 1, "count": 20, "name": "dog"}]},
+               "values %s" % got)
+    finally:
+        v.stop()
+    expect("values" not in SERVER.json("api/overview", {"path": 0})["streams"][0], "an image store has values")
+    many = os.path.join(ROOT, "many_labels")
+    must(["create", "--dense", "--dtype", "<u2", "--shape", "scalar", many])
+    must(["append-stream", "--parse", "ints", many], stdin=b"".join(b"%d\n" % i for i in range(300)))
+    v = ViewServer([many])
+    try:
+        got = v.json("api/overview", {"path": 0})["streams"][0]["values"]
+        expect(got == {"sampled": 300, "distinct": None, "counts": None}, "values %s" % got)
+    finally:
+        v.stop()
+    fails(["view", "--labels", "labels", S["labels"]], 2, ["--labels 'labels': expected STREAM=FILE"])
+    fails(["view", "--labels", "labels=" + os.path.join(ROOT, "none.txt"), S["labels"]], 1, ["none.txt"])
+
+
 def main():
     setup()
     tests = [test_links_no_server_library, test_paths, test_overview_is_info, test_pages_follow_selection,
              test_sample_is_cats, test_bad_input_is_400_with_cats_message, test_renderings, test_pictures,
              test_record_hex_npy, test_verify, test_token_and_host, test_security_headers_everywhere, test_limits,
              test_slow_clients, test_million_record_overview_reads_no_payload, test_nothing_written_and_exit_codes,
-             test_bind_and_usage]
+             test_bind_and_usage, test_label_values_and_names]
     try:
         rc = run_all(tests, ROOT, "view:")
     finally:

@@ -92,8 +92,9 @@ def main():
     checks = 0
     try:
         s = make_stores(root)
-        server = ViewServer([s["images"], s["tokens"], s["text"], s["root"]],
-                            ["--keys", "", "--keys", "", "--keys", "", "--keys", s["keys"]])
+        server = ViewServer([s["images"], s["tokens"], s["text"], s["root"], s["labels"]],
+                            ["--keys", "", "--keys", "", "--keys", "", "--keys", s["keys"],
+                             "--labels", "labels=" + s["classes"]])
         driver, profile = browser()
         url = server.url
 
@@ -158,6 +159,16 @@ def main():
         driver.save_screenshot(os.path.join(shots, "record.png"))
         checks += 2
 
+        # A label stream: a bar per value, named from --labels, and the counts.
+        open_page(driver, url, "p=4")
+        names = texts(driver, "svg.values text.value-label")
+        expect(names == ["cat", "dog"], "value labels %s" % names)
+        counts = driver.execute_script(
+            "return [...document.querySelectorAll('table.value-counts tbody tr')].map(r => [...r.cells].map(c => c.textContent))")
+        expect(counts == [["0", "cat", "10"], ["1", "dog", "20"]], "value counts %s" % counts)
+        driver.save_screenshot(os.path.join(shots, "labels.png"))
+        checks += 2
+
         # Verify from the page.
         open_page(driver, url, "p=2")
         driver.execute_script("document.querySelector('button.verify-button').click()")
@@ -169,7 +180,7 @@ def main():
         problems = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
         expect(not problems, "the browser's console: %s" % problems)
         checks += 1
-        print("figure: view browser: %d checks on 4 stores in %s; screenshots in %s"
+        print("figure: view browser: %d checks on 5 stores in %s; screenshots in %s"
               % (checks, subprocess.run([shutil.which("chromium") or "chromium", "--version"], capture_output=True,
                                         text=True).stdout.strip() or "chromium", shots))
         print("PASS: view browser")

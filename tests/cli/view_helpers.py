@@ -275,4 +275,14 @@ def make_stores(root):
     out["keys"] = os.path.join(root, "dataset.keys")
     must(["append-tar", "--keys", out["keys"], out["root"], tar_path])
     out["root_data"] = samples
+
+    # A label stream: a Dense scalar <i8 store of class ids, with a classes.txt of names.
+    out["labels"] = os.path.join(root, "labels")
+    must(["create", "--dense", "--dtype", "<i8", "--shape", "scalar", out["labels"]])
+    label_ids = [i * i % 3 for i in range(30)]  # 0: 10, 1: 20, 2: none
+    must(["append-stream", "--parse", "ints", out["labels"]], stdin=b"".join(b"%d\n" % v for v in label_ids))
+    out["labels_data"] = label_ids
+    out["classes"] = os.path.join(root, "classes.txt")
+    with open(out["classes"], "w") as f:
+        f.write("cat\ndog\nbird\n")
     return out

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 
 #include <cstdio>
+#include <map>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "cli/app/command.h"
 #include "cli/app/usage.h"
 #include "cli/formats/printable.h"
+#include "cli/options/option_values.h"
 #include "cli/os/interrupt.h"
 #include "cli/view/access_guard.h"
 #include "cli/view/byte_budget.h"
@@ -32,7 +34,37 @@ struct ViewArgs {
   std::string bind = "127.0.0.1";
   uint32_t port = 0;  // 0..65535
   std::vector<std::string> keys;
+  std::vector<std::string> labels;  // --labels STREAM=FILE
 };
+
+// A --labels file: class names, one per line (line i names value i), as torchvision's
+// and Keras' classes.txt are written. At most kMaxLabelFileBytes.
+constexpr uint64_t kMaxLabelFileBytes = uint64_t{16} << 20;
+
+Result<std::map<std::string, std::vector<std::string>>> read_labels(const std::vector<std::string>& specs) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw UsageError("--labels '" + printable(spec) + "': expected STREAM=FILE, e.g. --labels cls=classes.txt");
+    const std::string stream = spec.substr(0, eq), file = spec.substr(eq + 1);
+    ZREC_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_small_file(file, "labels file", kMaxLabelFileBytes));
+    std::vector<std::string>& names = out[stream];
+    names.clear();
+    std::string line;
+    for (const uint8_t b : bytes) {
+      if (b == '\n') {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        names.push_back(std::move(line));
+        line.clear();
+      } else {
+        line += static_cast<char>(b);
+      }
+    }
+    if (!line.empty()) names.push_back(std::move(line));
+  }
+  return out;
+}
 
 // Requests handled at once; each also may hold one open Store per stream it reads.
 constexpr unsigned kWorkers = 8;
@@ -69,6 +101,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   if (::inet_pton(AF_INET, a.bind.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, a.bind.c_str(), &v6) != 1)
     throw UsageError("--bind '" + printable(a.bind) + "' is not a numeric IPv4 or IPv6 address");
 
+  ZREC_ASSIGN_OR_RETURN(const auto labels, read_labels(a.labels));
   InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
   ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead)));
   ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
@@ -82,7 +115,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   AccessGuard guard(token, a.bind);
   ByteBudget budget(kRecordBudgetBytes);
   VerifyJobs jobs(g.lanes(Work::kRead));
-  ViewRoutes routes(*catalog, guard, jobs, budget);
+  ViewRoutes routes(*catalog, guard, jobs, budget, labels);
   Listening listening{&guard, a.paths.size()};
   ServeConfig config;
   config.address = a.bind;
@@ -117,6 +150,10 @@ Command register_view(CLI::App& root, const GlobalOptions& global) {
                   "Sample keys of the i-th PATH for the i-th --keys (an empty FILE skips a PATH): one key per line, as "
                   "append-tar --keys writes")
       ->allow_extra_args(false);  // one FILE per --keys: PATHs may follow
+  cmd->add_option("--labels", args->labels,
+                  "STREAM=FILE: class names for the stream of that name (or the store of that base name), one per "
+                  "line (line i names value i), shown with its value histogram")
+      ->allow_extra_args(false);
   return Command{cmd, [args, &global]() { return run_view(*args, global); }};
 }
 

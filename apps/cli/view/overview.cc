@@ -4,8 +4,11 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <vector>
 
+#include "cli/formats/record_format.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/record_stats.h"
 
@@ -49,9 +52,68 @@ Status scan_dims(Store& store, std::vector<SizeStats>& dims) {
   return Status::ok();
 }
 
+// A label stream: a Dense store of one integer or bool per record.
+bool holds_labels(const Schema& schema) {
+  if (!schema.is_dense()) return false;
+  uint64_t items = 1;
+  for (uint64_t d : *schema.item_shape) items *= d;
+  const DTypeKind k = schema.dtype.kind;
+  return items == 1 && (k == DTypeKind::kInt || k == DTypeKind::kUInt || k == DTypeKind::kBool);
+}
+
+// The values of the first kValueSample records, counted while they take at most
+// kMaxDistinctValues values (`counts` is cleared and `too_many` set past that).
+Status count_values(Store& store, std::map<int64_t, uint64_t>& counts, bool& too_many, uint64_t& sampled) {
+  const Schema& schema = store.schema();
+  std::vector<uint64_t> ids(std::min(store.length(), kValueSample));
+  for (uint64_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  sampled = ids.size();
+  return store.scan(ids, kDimsWindowBytes, [&](const Window& w) -> Status {
+    if (interrupted()) return cancelled("stopped");
+    if (too_many) return Status::ok();
+    for (size_t k = 0; k < w.ids.size(); ++k) {
+      const std::optional<double> v = element_as_double(schema.dtype, w.data + w.offsets[k]);
+      if (!v) continue;
+      ++counts[static_cast<int64_t>(*v)];
+      if (counts.size() > kMaxDistinctValues) {
+        counts.clear();
+        too_many = true;
+        break;
+      }
+    }
+    return Status::ok();
+  });
+}
+
+void write_values(JsonWriter& j, Store& store, const std::vector<std::string>* names, Status& status) {
+  std::map<int64_t, uint64_t> counts;
+  bool too_many = false;
+  uint64_t sampled = 0;
+  status = count_values(store, counts, too_many, sampled);
+  if (!status.is_ok()) return;
+  j.key("values").begin_object().key("sampled").value(sampled).key("distinct");
+  if (too_many) j.null();
+  else j.value(uint64_t{counts.size()});
+  j.key("counts");
+  if (too_many) {
+    j.null();
+  } else {
+    j.begin_array();
+    for (const auto& [value, count] : counts) {
+      j.begin_object().key("value").value(value).key("count").value(count);
+      if (names != nullptr && value >= 0 && static_cast<uint64_t>(value) < names->size())
+        j.key("name").value((*names)[static_cast<size_t>(value)]);
+      j.end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
+}
+
 }  // namespace
 
-Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims) {
+Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims,
+                            const std::vector<std::string>* names) {
   const Schema& schema = store.schema();
   SizeStats stored, logical, elements;
   const uint64_t length = store.length();
@@ -101,6 +163,11 @@ Status write_store_overview(JsonWriter& j, const std::string& name, Store& store
     j.end_array();
   }
   j.end_object();
+  if (holds_labels(schema)) {
+    Status counted;
+    write_values(j, store, names, counted);
+    ZREC_RETURN_IF_ERROR(counted);
+  }
   j.end_object();
   return Status::ok();
 }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "zrec/status.h"
 #include "zrec/store.h"
@@ -25,6 +27,15 @@ inline constexpr size_t kHistogramBins = 60;
 // for ndim > 1 only with `dims`, which reads every record's shape prefix (a scan in
 // windows of kDimsWindowBytes; a signal to the command stops it, kCancelled).
 inline constexpr uint64_t kDimsWindowBytes = uint64_t{16} << 20;
-Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims);
+//
+// A Dense store of one integer (or bool) per record, a label stream, also gets
+// "values": {"sampled", "distinct", "counts": [{"value", "count", "name"?}, ...]}, the
+// count of each value among its first kValueSample records (read, unlike the rest),
+// sorted by value, while they take at most kMaxDistinctValues values ("counts" null
+// past that); "name" is names[value] when `names` (view --labels) has one.
+inline constexpr uint64_t kValueSample = uint64_t{1} << 20;
+inline constexpr size_t kMaxDistinctValues = 256;
+Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims,
+                            const std::vector<std::string>* names = nullptr);
 
 }  // namespace zrec::cli::view

@@ -149,7 +149,9 @@ Status ViewRoutes::api(std::string_view route, const HttpRequest& request, HttpR
       ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog_.lease(path, s));
       if (s == 0) first_length = store->length();
       agree = agree && store->length() == first_length;
-      ZREC_RETURN_IF_ERROR(write_store_overview(j, p.streams[s].name, *store, dims == 1));
+      const auto names = labels_.find(p.streams[s].name);
+      ZREC_RETURN_IF_ERROR(write_store_overview(j, p.streams[s].name, *store, dims == 1,
+                                                names == labels_.end() ? nullptr : &names->second));
     }
     j.end_array().key("lengths_agree").value(agree).end_object();
   } else if (route == "records") {

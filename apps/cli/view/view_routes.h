@@ -5,6 +5,10 @@
 // is running) or 500 (the store could not be read).
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "cli/view/access_guard.h"
 #include "cli/view/byte_budget.h"
 #include "cli/view/http_transport.h"
@@ -15,8 +19,10 @@ namespace zrec::cli::view {
 
 class ViewRoutes : public HttpHandler {
  public:
-  ViewRoutes(Catalog& catalog, const AccessGuard& guard, VerifyJobs& jobs, ByteBudget& budget)
-      : catalog_(catalog), guard_(guard), jobs_(jobs), budget_(budget) {}
+  // `labels`: class names by stream name (view --labels), for the value histograms.
+  ViewRoutes(Catalog& catalog, const AccessGuard& guard, VerifyJobs& jobs, ByteBudget& budget,
+             const std::map<std::string, std::vector<std::string>>& labels = {})
+      : catalog_(catalog), guard_(guard), jobs_(jobs), budget_(budget), labels_(labels) {}
 
   void handle(const HttpRequest& request, HttpResponse& response) noexcept override;
 
@@ -27,6 +33,7 @@ class ViewRoutes : public HttpHandler {
   const AccessGuard& guard_;
   VerifyJobs& jobs_;
   ByteBudget& budget_;
+  const std::map<std::string, std::vector<std::string>> labels_;
 };
 
 }  // namespace zrec::cli::view

@@ -101,6 +101,33 @@ function histogram(title, st) {
   return el('figure', {class: 'hist'}, plot, el('figcaption', {}, title));
 }
 
+// A label stream's values: one bar per value, with its class name (view --labels)
+// under it when the bars are few enough to label.
+function valuesChart(v) {
+  if (!v.counts) return el('p', {class: 'note'}, `more than 256 distinct values among the first ${v.sampled} records`);
+  const W = 360, H = 140, left = 4, bottom = 34;
+  const top = Math.max(1, ...v.counts.map(c => c.count));
+  const plot = svg('svg', {class: 'values', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img'});
+  plot.append(svg('title', {}, 'record counts by value'));
+  const bw = (W - 2 * left) / Math.max(1, v.counts.length);
+  v.counts.forEach((c, i) => {
+    const h = Math.max(1, (H - bottom - 4) * c.count / top);
+    const label = c.name === undefined ? String(c.value) : `${c.value} ${c.name}`;
+    const bar = svg('rect', {class: 'bar', x: left + i * bw, y: H - bottom - h, width: Math.max(1, bw - 1), height: h});
+    bar.append(svg('title', {}, `${label}: ${c.count} records`));
+    plot.append(bar);
+    if (v.counts.length <= 24)
+      plot.append(svg('text', {class: 'axis value-label', x: left + (i + 0.5) * bw, y: H - bottom + 12,
+                               'text-anchor': 'middle'}, c.name === undefined ? String(c.value) : c.name));
+  });
+  const caption = `values of the first ${v.sampled} records: ${v.distinct} distinct`;
+  const table = el('table', {class: 'stats value-counts'},
+                   el('thead', {}, el('tr', {}, el('th', {}, 'value'), el('th', {}, 'name'), el('th', {}, 'records'))),
+                   el('tbody', {}, v.counts.slice(0, 64).map(c => el('tr', {}, el('td', {}, String(c.value)),
+                                                                      el('td', {}, c.name ?? ''), el('td', {}, String(c.count))))));
+  return el('figure', {class: 'hist'}, plot, el('figcaption', {}, caption), table);
+}
+
 function statsTable(sizes) {
   const rows = Object.entries(sizes).map(([name, st]) =>
       el('tr', {}, el('th', {}, name), ...['min', 'p50', 'p99', 'max'].map(k => el('td', {}, String(st[k])))));
@@ -174,6 +201,7 @@ async function overview(path, dims) {
               el('div', {class: 'store-body'},
                  facts(s),
                  el('div', {},
+                    s.values ? valuesChart(s.values) : null,
                     el('div', {class: 'hists'}, Object.entries(sizes).map(([name, st]) => histogram(name, st))),
                     statsTable(sizes), dimsButton)),
               verifyPanel(path, i));
