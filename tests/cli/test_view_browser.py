@@ -147,7 +147,9 @@ def main():
         want = [[20, 16 + i] for i in range(10)]
         expect(got == want, "root pictures %s, want %s" % (got, want))
         driver.save_screenshot(os.path.join(shots, "dataset.png"))
-        checks += 3
+        backdrop = driver.execute_script("return getComputedStyle(document.querySelector('img.thumb')).backgroundImage")
+        expect("conic-gradient" in backdrop, "pictures have no checkerboard under them: %r" % backdrop)
+        checks += 4
 
         # One record: the hex view on demand, the .npy link.
         open_page(driver, url, "p=1&stream=0&id=5")
