@@ -119,8 +119,12 @@ la_ssize_t write_cb(struct archive*, void* data, const void* buf, size_t n) {
   return sink->status.is_ok() ? static_cast<la_ssize_t>(n) : -1;
 }
 
+// A root's stream of sample keys (append-tar --keys-stream), as WebDataset names a key.
+constexpr const char* kKeyStream = "__key__";
+
 struct ExportStream {
   std::string ext;
+  bool keys = false;  // the root's __key__ stream: the samples' keys, not members
   std::unique_ptr<Store> store;
   bool bytes = false;                       // '|u1': the payload as it is; otherwise numbers as text
   std::vector<std::vector<uint8_t>> chunk;  // the chunk's members
@@ -215,8 +219,42 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
                               "), and it is no root append-tar built (no zrec-root marker) to say which are samples");
     streams.push_back(std::move(s));
   }
+  for (ExportStream& s : streams) s.keys = root && s.ext == kKeyStream;
   set.length = root ? root->length : streams.front().store->length();
   return set;
+}
+
+// Why `key` cannot name the members of a sample, or empty (as GNU tar extracts them).
+std::string key_problem(const std::string& key, bool absolute_names) {
+  if (key.find('\0') != std::string::npos) return "holds a NUL byte, which no tar member name can";
+  if (absolute_names) return {};
+  if (const std::string why = unsafe_member_name(key); !why.empty())
+    return "would be a member name that extracts outside the directory (" + why +
+           "); --absolute-names keeps such names";
+  return {};
+}
+
+// The keys of a root's __key__ stream, checked as member names before the output is
+// opened (a scan of the first `length` records; nothing is kept).
+Status check_stream_keys(const CatTarArgs& a, Store& keys, uint64_t length) {
+  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  std::vector<uint64_t> ids;
+  const uint64_t prefix = keys.schema().shape_prefix_bytes();
+  for (uint64_t first = 0; first < length; first += kIdsPerScan) {
+    ids.clear();
+    for (uint64_t id = first; id < std::min(length, first + kIdsPerScan); ++id) ids.push_back(id);
+    ZREC_RETURN_IF_ERROR(keys.scan(ids, kDefaultWindowBytes, [&](const Window& w) -> Status {
+      for (size_t r = 0; r < w.ids.size(); ++r) {
+        const std::string key(reinterpret_cast<const char*>(w.data + w.offsets[r] + prefix),
+                              w.offsets[r + 1] - w.offsets[r] - prefix);
+        if (const std::string why = key_problem(key, a.absolute_names); !why.empty())
+          return invalid_argument("stream '" + std::string(kKeyStream) + "' of root '" + a.path + "' record " +
+                                  std::to_string(w.ids[r]) + ": the key '" + key + "' " + why);
+      }
+      return Status::ok();
+    }));
+  }
+  return Status::ok();
 }
 
 // The selection of samples as runs of IDs (SELECTION, --indices-from, or all of them);
@@ -242,17 +280,10 @@ Result<std::vector<std::string>> member_keys(const CatTarArgs& a, uint64_t lengt
   if (keys.size() < length)
     return invalid_argument("keys file '" + a.keys + "' has " + std::to_string(keys.size()) + " lines; '" + a.path +
                             "' holds " + std::to_string(length) + " records");
-  for (uint64_t id = 0; id < length; ++id) {
-    const auto refuse = [&](const std::string& why) {
+  for (uint64_t id = 0; id < length; ++id)
+    if (const std::string why = key_problem(keys[id], a.absolute_names); !why.empty())
       return invalid_argument("keys file '" + a.keys + "' line " + std::to_string(id + 1) + ": the key '" + keys[id] +
                               "' " + why);
-    };
-    if (keys[id].find('\0') != std::string::npos) return refuse("holds a NUL byte, which no tar member name can");
-    if (a.absolute_names) continue;
-    if (const std::string why = unsafe_member_name(keys[id]); !why.empty())
-      return refuse("would be a member name that extracts outside the directory (" + why +
-                    "); --absolute-names keeps such names");
-  }
   return keys;
 }
 
@@ -363,6 +394,10 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(const std::vector<IdRun> runs, selected_runs(a, length, list));
   ZREC_ASSIGN_OR_RETURN(const std::vector<std::string> keys, member_keys(a, length));
+  // A root that keeps its keys (a __key__ stream) names the members by them, unless --keys.
+  const auto key_stream = std::find_if(streams.begin(), streams.end(), [](const ExportStream& s) { return s.keys; });
+  const bool keys_from_stream = keys.empty() && key_stream != streams.end();
+  if (keys_from_stream) ZREC_RETURN_IF_ERROR(check_stream_keys(a, *key_stream->store, length));
   const size_t width = std::max<size_t>(6, std::to_string(length > 0 ? length - 1 : 0).size());
   const auto key_of = [&](uint64_t id) {
     if (!keys.empty()) return keys[id];
@@ -412,16 +447,18 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
       }));
     }
     for (size_t r = 0; r < ids.size(); ++r) {
-      const std::string key = key_of(ids[r]);
+      const std::string key =
+          keys_from_stream ? std::string(key_stream->chunk[r].begin(), key_stream->chunk[r].end()) : key_of(ids[r]);
       const std::string id = std::to_string(ids[r]);
       if (tar.sharded()) {
         uint64_t sample_bytes = 0;
-        for (const auto& s : streams) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
+        for (const auto& s : streams)
+          if (!s.keys) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
         if (a.with_ids) sample_bytes += tar_member_bytes(key + "." + kIdExtension, id.size());
         ZREC_RETURN_IF_ERROR(tar.begin_sample(sample_bytes));
       }
       for (auto& s : streams)
-        ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + s.ext, s.chunk[r].data(), s.chunk[r].size()));
+        if (!s.keys) ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + s.ext, s.chunk[r].data(), s.chunk[r].size()));
       if (a.with_ids) ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + kIdExtension, id.data(), id.size()));
       meter.update(++done, tar.bytes());
     }

@@ -225,6 +225,42 @@ def mixed_image_extensions_share_a_stream(tmp):
 
 
 @case
+def keys_inside_the_root(tmp):
+    # --keys-stream keeps each sample's key as a record of the root's stream __key__, so
+    # cat --format tar (and anything reading the root) finds them without a side file; a
+    # later run into the root keeps writing it, also without the option.
+    def tar_of(name, keys):
+        return make_tar(os.path.join(tmp, name), [m for k in keys for m in ((k + ".jpg", b"J" + k.encode()),
+                                                                                 (k + ".cls", b"1"))])
+    root = os.path.join(tmp, "ds")
+    first = ["shard/a%02d" % i for i in range(5)]
+    more = ["shard/b%02d" % i for i in range(3)]
+    must(["append-tar", "--keys-stream", root, tar_of("a.tar", first)])
+    assert sorted(os.listdir(root)) == ["__key__", "cls", "jpg", "zrec-root"], os.listdir(root)
+    must(["append-tar", root, tar_of("b.tar", more)])
+    assert byte_records(os.path.join(root, "__key__")) == [k.encode() for k in first + more]
+    assert info(os.path.join(root, "__key__"))["codec"] == "raw"
+    out = subprocess.run([ZREC, "cat", "--format", "tar", root], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(out)) as t:
+        names = t.getnames()
+    assert names == [n for k in first + more for n in (k + ".cls", k + ".jpg")], names
+    # --keys FILE still names them when given.
+    kf = os.path.join(tmp, "other.keys")
+    open(kf, "w").write("".join("k%d\n" % i for i in range(8)))
+    out = subprocess.run([ZREC, "cat", "--format", "tar", "--keys", kf, root], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(out)) as t:
+        assert t.getnames()[:2] == ["k0.cls", "k0.jpg"], t.getnames()[:2]
+    # A key that would extract outside the directory is refused before anything is written.
+    bad_root = os.path.join(tmp, "bad")
+    must(["append-tar", "--keys-stream", bad_root, tar_of("c.tar", ["/abs/x"])])
+    out_tar = os.path.join(tmp, "out.tar")
+    fails(["cat", "--format", "tar", "-o", out_tar, bad_root], says=[
+        "stream '__key__' of root '%s' record 0: the key '/abs/x' would be a member name that extracts outside the "
+        "directory (it is absolute); --absolute-names keeps such names" % bad_root])
+    assert not os.path.exists(out_tar)
+
+
+@case
 def alignment_rules(tmp):
     smp = samples(20, 4, exts=("jpg", "cls"))
     root = os.path.join(tmp, "ds")

@@ -71,6 +71,7 @@ struct AppendTarArgs {
   bool skip_incomplete = false;
   bool adopt = false;
   std::string keys;
+  bool keys_stream = false;  // --keys-stream: the keys as the root's stream __key__
   NewStoreArgs create;
   AppendArgs append;
 };
@@ -106,6 +107,10 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
+// The stream that holds each sample's key when a root keeps them (--keys-stream), named
+// as WebDataset names a sample's key.
+constexpr const char* kKeyStream = "__key__";
+
 // One named stream: ROOT/<ext>, its writer and window, and the current sample's member.
 struct Stream {
   std::string ext, path;
@@ -115,6 +120,7 @@ struct Stream {
   std::unique_ptr<RecordWindow> window;       // destroyed first: it waits for its batch in flight
   uint64_t first_stored = 0;
   bool scalar = false;  // a Dense scalar store: one number per member
+  bool keys = false;    // the __key__ stream: each sample's key, not a member
   // The current sample's member of this extension.
   bool has_member = false;
   bool data_skipped = false;  // the member belongs to a sample being skipped: its data was not read
@@ -336,6 +342,11 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
       c.schema.item_shape = std::vector<uint64_t>{};
     }
     set_new_store_codec(c, a_.create, a_.append.checksum.value_or(false), a_.append.level);
+    if (ext == kKeyStream && a_.create.codec.empty()) {  // keys are a few bytes: a zstd frame would grow them
+      c.codec = Codec::kRaw;
+      c.dictionary.clear();
+      c.checksum = false;
+    }
     ZREC_ASSIGN_OR_RETURN(s.writer, dataset_->stream(ext, c));
     spdlog::info("created stream '{}': {}, codec {}", s.path, c.schema.describe(), to_string(c.codec));
   } else {
@@ -348,6 +359,7 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
     throw UsageError("--level is for zstd and zstd_dict; stream '" + s.path + "' is a raw store");
   ZREC_RETURN_IF_ERROR(check_schema(s));
   s.scalar = s.writer->schema().is_dense();
+  s.keys = ext == kKeyStream;
   s.first_stored = s.writer->stored_bytes();
   s.window = std::make_unique<RecordWindow>(*s.writer, a_.append.window_mib << 20);
   s.expansion =
@@ -412,7 +424,7 @@ Status TarImport::open_streams() {
   to_skip_ = records_to_skip(a_.append, first_length_);
   if (!ext_streams_.empty()) {
     for (const auto& s : streams_)
-      if (std::find(ext_streams_.begin(), ext_streams_.end(), s.ext) == ext_streams_.end())
+      if (!s.keys && std::find(ext_streams_.begin(), ext_streams_.end(), s.ext) == ext_streams_.end())
         return invalid_argument("'" + a_.root + "' has a stream '" + printable(s.ext) +
                                 "' that --ext leaves out; every stream of a root gets one record per sample "
                                 "(select it too, or import into another root)");
@@ -465,6 +477,9 @@ Status TarImport::open_streams() {
 
   for (const auto& ext : ext_streams_)
     if (find(ext) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(ext, false));
+  // --keys-stream: the keys inside the root. Once a root has the stream, every run
+  // writes it (it is one of the streams), whether or not the option is given again.
+  if (a_.keys_stream && find(kKeyStream) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(kKeyStream, false));
   // Without --ext, empty streams (a root that holds no sample yet) do not fix the set:
   // the first sample still adds the extensions it brings.
   selection_fixed_ = !ext_streams_.empty() || first_length_ > 0;
@@ -580,6 +595,7 @@ Status TarImport::close_sample() {
   selection_fixed_ = true;  // the first sample defines the streams when neither --ext nor the root does
   std::string problem;
   for (const auto& s : streams_) {
+    if (s.keys) continue;  // written from the key below
     if (!s.has_member) {
       std::string list;
       for (const auto& m : members_) list += (list.empty() ? "'" : ", '") + m + "'";
@@ -614,6 +630,12 @@ Status TarImport::close_sample() {
       return invalid_argument("member '" + s.member_path + "' holds no numbers (--parse " + s.ext + ")");
   }
   for (auto& s : streams_) {
+    if (s.keys) {  // the sample's key is its record (a key is never empty: it has a member)
+      ZREC_ASSIGN_OR_RETURN(auto space, s.window->input_space(key_.size()));
+      std::memcpy(space.data(), key_.data(), key_.size());
+      s.window->input_written(key_.size());
+      s.pending_bytes = key_.size();
+    }
     // Dims of a Ragged 1-D record: its bytes, or (--parse) its numbers.
     const uint64_t dims = s.parse ? s.numbers : s.pending_bytes;
     ZREC_RETURN_IF_ERROR(s.window->cut(s.pending_bytes, 0, true, s.scalar ? nullptr : &dims));
@@ -690,6 +712,10 @@ Status TarImport::run() {
       key_ = key;
     }
     members_.push_back(m.path);  // for messages: every member the sample has
+    if (ext == kKeyStream) {     // the key stream holds keys, never members
+      ++ignored_;
+      continue;
+    }
     if (auto it = stream_of_ext_.find(ext); it != stream_of_ext_.end()) ext = it->second;
     Stream* s = find(ext);
     if (s == nullptr) {
@@ -846,6 +872,9 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--skip-incomplete", args->skip_incomplete,
                 "Skip samples that lack a stream's extension or have an empty member (counted), instead of failing");
   cmd->add_option("--keys", args->keys, "Append each published sample's key to FILE, one line per record");
+  cmd->add_flag("--keys-stream", args->keys_stream,
+                "Keep each sample's key inside the root, as a record of its stream __key__ (cat --format tar "
+                "names members by it; later runs keep writing it)");
   cmd->add_flag("--adopt", args->adopt,
                 "ROOT is a directory of stores that append-tar did not build (no zrec-root marker): make them its "
                 "streams, if they all hold the same number of records");
