@@ -10,6 +10,8 @@
 #include "cli/app/command.h"
 #include "cli/app/usage.h"
 #include "cli/formats/bytes_text.h"
+#include "cli/formats/file_signature.h"
+#include "cli/formats/json_string.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
@@ -113,6 +115,16 @@ Status write_framed(Output& out, Framing framing, uint64_t id, const uint8_t* pa
   for (size_t i = 0; i < width; ++i) prefix[i] = static_cast<uint8_t>(bytes >> (8 * i));
   ZREC_RETURN_IF_ERROR(out.write(prefix, width));
   return out.write(payload, bytes);
+}
+
+// How a person on a terminal sees a record of bytes that is no text (a PNG, a gzip
+// file): "<PNG image, 23456 bytes>", instead of kilobytes of \xNN (--full prints them);
+// empty for text.
+std::string binary_words(std::span<const uint8_t> bytes) {
+  if (const FileSignature* signature = file_signature(bytes))
+    return "<" + std::string(signature->kind) + ", " + std::to_string(bytes.size()) + " bytes>";
+  if (!looks_like_text(bytes)) return "<binary data, " + std::to_string(bytes.size()) + " bytes>";
+  return {};
 }
 
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
@@ -248,7 +260,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           text.clear();
           text += std::to_string(w.ids[k]);
           text += '\t';
-          if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/false);
+          if (bytes_as_strings && summarise && !binary_words({payload, payload_bytes}).empty())
+            text += binary_words({payload, payload_bytes});
+          else if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/false);
           else append_text_record(text, dtype, dims, payload, summarise);
           text += '\n';
           ZREC_RETURN_IF_ERROR(out.write(text));
@@ -256,7 +270,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
         case Format::kJsonl:
           text.clear();
           if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
-          if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/true);
+          if (bytes_as_strings && summarise && !binary_words({payload, payload_bytes}).empty())
+            append_json_string(text, binary_words({payload, payload_bytes}));
+          else if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/true);
           else append_json_record(text, dtype, dims, payload, summarise);
           if (a.with_ids) text += '}';
           text += '\n';

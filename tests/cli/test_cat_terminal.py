@@ -86,5 +86,27 @@ def pipes_and_files_get_every_value():
     fails(["cat", store, "--format", "npy", "--full"], 2, ["--full is used with --format text or jsonl only"])
 
 
-sys.exit(run_all((terminal_text_is_numpy_summary, terminal_jsonl_stays_json, pipes_and_files_get_every_value), root,
-                 "cat terminal cases"))
+def binary_records_are_named_on_a_terminal():
+    # Records of bytes that are no text (a PNG, a gzip file, random bytes) printed 23 KB of
+    # \xNN on one line to a terminal; there they are named with their size (--full, pipes
+    # and files print them as before).
+    import gzip
+    blobs = [b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, gzip.compress(b"hello" * 100), b"a caption line",
+             bytes([0, 1, 2, 250, 251]) * 10, "naïve café".encode()]
+    s = f"{root}/blobs"
+    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", s])
+    must(["append-stream", "--framing", "u32le", s], stdin=b"".join(len(b).to_bytes(4, "little") + b for b in blobs))
+    out = on_terminal(["cat", s, "--format", "text"]).splitlines()
+    assert out == ["0\t<PNG image, %d bytes>" % len(blobs[0]), "1\t<gzip data, %d bytes>" % len(blobs[1]),
+                   "2\ta caption line", "3\t<binary data, 50 bytes>", "4\tnaïve café"], out
+    lines = on_terminal(["cat", s, "0:2", "--format", "jsonl"]).splitlines()
+    assert [json.loads(l) for l in lines] == ["<PNG image, %d bytes>" % len(blobs[0]),
+                                              "<gzip data, %d bytes>" % len(blobs[1])], lines
+    full = on_terminal(["cat", s, "0", "--format", "text", "--full"])
+    assert full.startswith("0\t\\x89PNG\\x0d\\x0a") and len(full) > 1000, full[:40]
+    piped = must_out(["cat", s, "0", "--format", "text"]).decode()
+    assert piped == full, piped[:40]
+
+
+sys.exit(run_all((terminal_text_is_numpy_summary, terminal_jsonl_stays_json, pipes_and_files_get_every_value,
+                  binary_records_are_named_on_a_terminal), root, "cat terminal cases"))

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "cli/formats/file_signature.h"
 #include "cli/formats/printable.h"
 #include "cli/view/json_text.h"
 #include "cli/view/number_summary.h"
@@ -11,10 +12,6 @@
 namespace zrec::cli::view {
 
 namespace {
-
-bool starts_with(const uint8_t* data, uint64_t n, std::string_view magic, uint64_t at = 0) {
-  return n >= at + magic.size() && std::memcmp(data + at, magic.data(), magic.size()) == 0;
-}
 
 bool is_bytes(const DType& dtype) { return dtype.kind == DTypeKind::kUInt && dtype.itemsize == 1; }
 
@@ -51,11 +48,8 @@ void write_optional(JsonWriter& j, const char* key, const std::optional<double>&
 }  // namespace
 
 std::string_view image_mime(const uint8_t* data, uint64_t n) {
-  if (starts_with(data, n, "\xff\xd8\xff")) return "image/jpeg";
-  if (starts_with(data, n, "\x89PNG\r\n\x1a\n")) return "image/png";
-  if (starts_with(data, n, "GIF87a") || starts_with(data, n, "GIF89a")) return "image/gif";
-  if (starts_with(data, n, "RIFF") && starts_with(data, n, "WEBP", 8)) return "image/webp";
-  return {};
+  const FileSignature* signature = file_signature({data, static_cast<size_t>(n)});
+  return signature != nullptr ? signature->mime : std::string_view();
 }
 
 std::optional<ImageLayout> dense_image_layout(const Schema& schema) {
