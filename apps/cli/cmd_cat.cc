@@ -127,28 +127,29 @@ std::string binary_words(std::span<const uint8_t> bytes) {
   return {};
 }
 
-Status run_cat(const CatArgs& a, const GlobalOptions& g) {
-  enum class Format { kNpy, kRaw, kText, kJsonl, kTar, kNpz };  // cat_format_names()' order
-  const Framing framing = framing_to_write(a);
-  const std::string name = format_to_write(a);
-  const auto format = static_cast<Format>(choose(cat_format_names(), "--format", name));
-  if (format == Format::kTar) {
-    if (a.sample && !a.distinct)
-      throw UsageError(
-          "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
-          "--distinct (or --shuffle) with --format tar");
-    uint64_t maxsize = 0;
-    if (!a.maxsize.empty()) {
-      auto parsed = parse_byte_size(a.maxsize, "--maxsize");
-      if (!parsed.is_ok()) throw UsageError(parsed.status().message());
-      maxsize = parsed.value();
-      if (maxsize == 0) throw UsageError("--maxsize must be more than 0 bytes");
-    }
-    if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
-    return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
-                    a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids},
-                   g);
+enum class Format { kNpy, kRaw, kText, kJsonl, kTar, kNpz };  // cat_format_names()' order
+
+// --format tar: its options checked, then tar_export.h writes it.
+Status run_cat_tar(const CatArgs& a, const GlobalOptions& g) {
+  if (a.sample && !a.distinct)
+    throw UsageError(
+        "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
+        "--distinct (or --shuffle) with --format tar");
+  uint64_t maxsize = 0;
+  if (!a.maxsize.empty()) {
+    auto parsed = parse_byte_size(a.maxsize, "--maxsize");
+    if (!parsed.is_ok()) throw UsageError(parsed.status().message());
+    maxsize = parsed.value();
+    if (maxsize == 0) throw UsageError("--maxsize must be more than 0 bytes");
   }
+  if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+  return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
+                  a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids},
+                 g);
+}
+
+// The options of the other formats that only some of them take: usage errors.
+void check_record_options(const CatArgs& a, Format format) {
   if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
   if (a.maxcount > 0 || !a.maxsize.empty()) throw UsageError("--maxcount and --maxsize write tar shards: --format tar");
   if (a.bytes_as_numbers && format != Format::kText && format != Format::kJsonl)
@@ -156,13 +157,20 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
   if (a.full && format != Format::kText && format != Format::kJsonl)
     throw UsageError("--full is used with --format text or jsonl only");
-
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
   if (a.distinct && !a.sample) throw UsageError("--distinct needs --sample N");
   if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl or tar");
   if (format == Format::kNpz && a.sample && !a.distinct)
     throw UsageError("an .npz names each array by its record ID, and --sample draws with replacement: add --distinct");
+}
+
+Status run_cat(const CatArgs& a, const GlobalOptions& g) {
+  const Framing framing = framing_to_write(a);
+  const std::string name = format_to_write(a);
+  const auto format = static_cast<Format>(choose(cat_format_names(), "--format", name));
+  if (format == Format::kTar) return run_cat_tar(a, g);
+  check_record_options(a, format);
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
