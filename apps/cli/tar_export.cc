@@ -249,7 +249,7 @@ Status check_stream_keys(const CatTarArgs& a, Store& keys, uint64_t length) {
                               w.offsets[r + 1] - w.offsets[r] - prefix);
         if (const std::string why = key_problem(key, a.absolute_names); !why.empty())
           return invalid_argument("stream '" + std::string(kKeyStream) + "' of root '" + a.path + "' record " +
-                                  std::to_string(w.ids[r]) + ": the key '" + key + "' " + why);
+                                  std::to_string(w.ids[r]) + ": the key '" + printable(key) + "' " + why);
       }
       return Status::ok();
     }));
