@@ -259,6 +259,10 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
       const std::vector<uint64_t> dims = schema.is_dense() ? *schema.item_shape : ragged_dims(schema, record);
       const uint8_t* payload = record + prefix;
       const uint64_t payload_bytes = w.offsets[k + 1] - w.offsets[k] - prefix;
+      // Text and jsonl to a terminal name a record of bytes that is no text.
+      const std::string named = bytes_as_strings && summarise && (format == Format::kText || format == Format::kJsonl)
+                                    ? binary_words({payload, payload_bytes})
+                                    : std::string();
       switch (format) {
         case Format::kNpy:
           ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, dims)));
@@ -273,8 +277,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
           text.clear();
           text += std::to_string(w.ids[k]);
           text += '\t';
-          if (bytes_as_strings && summarise && !binary_words({payload, payload_bytes}).empty())
-            text += binary_words({payload, payload_bytes});
+          if (!named.empty()) text += named;
           else if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/false);
           else append_text_record(text, dtype, dims, payload, summarise);
           text += '\n';
@@ -283,8 +286,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
         case Format::kJsonl:
           text.clear();
           if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
-          if (bytes_as_strings && summarise && !binary_words({payload, payload_bytes}).empty())
-            append_json_string(text, binary_words({payload, payload_bytes}));
+          if (!named.empty()) append_json_string(text, named);
           else if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/true);
           else append_json_record(text, dtype, dims, payload, summarise);
           if (a.with_ids) text += '}';

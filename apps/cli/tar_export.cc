@@ -119,9 +119,6 @@ la_ssize_t write_cb(struct archive*, void* data, const void* buf, size_t n) {
   return sink->status.is_ok() ? static_cast<la_ssize_t>(n) : -1;
 }
 
-// A root's stream of sample keys (append-tar --keys-stream), as WebDataset names a key.
-constexpr const char* kKeyStream = "__key__";
-
 struct ExportStream {
   std::string ext;
   bool keys = false;  // the root's __key__ stream: the samples' keys, not members

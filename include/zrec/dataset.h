@@ -100,6 +100,10 @@ inline constexpr const char* kStreamNameRule =
     "a stream name is 1 to 128 letters, digits, '_' and '-', in words joined by single dots "
     "(jpg, seg.png), not starting with '-', with no word starting 'zrec-' or 'tmp-', and not ending in '.zr'";
 
+// The stream of a root that holds each sample's key, when the root keeps them
+// (append-tar --keys-stream), as WebDataset names a sample's key.
+inline constexpr const char* kKeyStream = "__key__";
+
 // Empty when `name` may name a stream; otherwise why not, in a few words ("it is
 // hidden (starts with '.')", "it holds the byte 0x0a", "it is a store file name (ends
 // in '.zr')").

@@ -107,10 +107,6 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
-// The stream that holds each sample's key when a root keeps them (--keys-stream), named
-// as WebDataset names a sample's key.
-constexpr const char* kKeyStream = "__key__";
-
 // One named stream: ROOT/<ext>, its writer and window, and the current sample's member.
 struct Stream {
   std::string ext, path;
