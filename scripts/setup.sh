@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config ccache  # ccache: scripts/build.sh, cache under ~/.cache/ccache
+  libcurl4-openssl-dev  # remote stores (zrec/remote.h): its headers; libcurl is loaded when a URL is read
   libzstd-dev libssl-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libspdlog-dev doctest-dev
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
@@ -19,6 +20,7 @@ packages=(
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
   slurmd slurmctld slurm-client munge procps  # tests/cli/test_slurm.sh: a live single-node Slurm cluster (pgrep, ps)
   libcpp-httplib-dev libpng-dev  # zrec view: its HTTP server module (cpp-httplib) and PNG pictures (libpng, linked statically)
+  nginx-light openssl  # tests/cli/test_remote.py: a real web server (HTTP and HTTPS) serving stores
   chromium chromium-driver python3-selenium  # tests/cli/test_view_browser.py: zrec view's page in headless Chromium
 )
 

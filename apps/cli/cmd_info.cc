@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
+#include "zrec/remote.h"
 #include "zrec/store.h"
 
 #include "cli/app/app.h"
@@ -34,7 +35,15 @@ struct InfoArgs {
   bool json = false;
   bool shards = false;
   bool dims = false;  // --dims: per-dimension stats of a Ragged store with ndim > 1 (reads payloads)
+  bool exact = false;  // --exact: a remote store's statistics from its whole table, not a sample
 };
+
+// A remote store's statistics come from this many RecordLocs unless --exact: pieces
+// of 256 (4 KiB of table, one request each) spread evenly over the table, the first
+// of which came with the store's first request. 2,048 records keep the percentiles
+// within a few percent and an info of any store under 64 KiB transferred.
+constexpr uint64_t kSamplePieces = 8;
+constexpr uint64_t kSamplePiece = 256;
 
 // Below this logical/payload ratio a compressing codec costs decode time for nothing.
 constexpr double kCodecPaysRatio = 1.05;
@@ -56,6 +65,7 @@ struct StoreSummary {
   std::optional<SizeStats> elements;  // Ragged: elements per record (prod of dims)
   std::vector<SizeStats> dims;        // Ragged with --dims: each dimension (ndim 1: from the table)
   std::vector<ShardRow> shard_rows;
+  uint64_t sampled = 0;  // the records the statistics come from, when not all (a remote store)
   bool codec_does_not_pay() const { return codec != "raw" && payload_bytes > 0 && ratio() < kCodecPaysRatio; }
   double ratio() const { return payload_bytes ? double(logical_bytes) / double(payload_bytes) : 1.0; }
 };
@@ -81,7 +91,15 @@ Status scan_dims(Store& store, StoreSummary& s) {
   return Status::ok();
 }
 
-Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, bool dims) {
+// The first RecordLoc of each sample piece: evenly spread, the first at 0, the last at the end.
+std::vector<uint64_t> sample_piece_starts(uint64_t length) {
+  std::vector<uint64_t> starts;
+  const uint64_t last = length - kSamplePiece;
+  for (uint64_t i = 0; i < kSamplePieces; ++i) starts.push_back(last * i / (kSamplePieces - 1));
+  return starts;
+}
+
+Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, bool dims, bool exact) {
   std::unique_ptr<Store> store;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
@@ -90,7 +108,7 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
         store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait(), .snapshot_if_busy = true}));
   }
   StoreSummary s;
-  s.path = path;
+  s.path = redact_url(path);
   const Schema& schema = store->schema();
   s.schema = schema;
   s.codec = to_string(store->codec());
@@ -110,22 +128,44 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
   if (!schema.is_dense()) s.elements.emplace();
   s.shard_rows.resize(s.shards);
-  constexpr uint64_t kChunk = 65536;
-  std::vector<RecordLoc> locs(std::min(kChunk, s.length));
-  for (uint64_t first = 0; first < s.length; first += kChunk) {
-    const uint64_t n = std::min(kChunk, s.length - first);
-    ZREC_RETURN_IF_ERROR(store->read_locs(first, n, locs.data()));
-    for (uint64_t k = 0; k < n; ++k) {
-      const RecordLoc& loc = locs[k];
-      s.logical.add(loc.logic_length);
-      s.stored.add(loc.phys_length);
-      if (s.elements) s.elements->add((loc.logic_length - prefix) / schema.dtype.itemsize);
-      ShardRow& row = s.shard_rows[(first + k) % s.shards];
-      ++row.records;
-      row.logical_bytes += loc.logic_length;
+  auto add = [&](uint64_t id, const RecordLoc& loc) {
+    s.logical.add(loc.logic_length);
+    s.stored.add(loc.phys_length);
+    if (s.elements) s.elements->add((loc.logic_length - prefix) / schema.dtype.itemsize);
+    ShardRow& row = s.shard_rows[id % s.shards];
+    ++row.records;
+    row.logical_bytes += loc.logic_length;
+  };
+  if (is_url(path) && !exact && s.length > kSamplePieces * kSamplePiece) {
+    std::vector<RecordLoc> locs(kSamplePiece);
+    for (uint64_t first : sample_piece_starts(s.length)) {
+      ZREC_RETURN_IF_ERROR(store->read_locs(first, kSamplePiece, locs.data()));
+      for (uint64_t k = 0; k < kSamplePiece; ++k) add(first + k, locs[k]);
     }
+    s.sampled = kSamplePieces * kSamplePiece;
+    // The table's totals, scaled from the sample (exact for Dense: every record is as wide).
+    for (uint32_t shard = 0; shard < s.shards; ++shard) {
+      ShardRow& row = s.shard_rows[shard];
+      const uint64_t records = s.length / s.shards + (shard < s.length % s.shards ? 1 : 0);
+      row.logical_bytes = row.records ? static_cast<uint64_t>(static_cast<double>(row.logical_bytes) /
+                                                              static_cast<double>(row.records) *
+                                                              static_cast<double>(records))
+                                      : 0;
+      row.records = records;
+    }
+    s.logical_bytes = 0;
+    for (const ShardRow& row : s.shard_rows) s.logical_bytes += row.logical_bytes;
+    if (schema.is_dense()) s.logical_bytes = s.length * (s.length ? s.logical.max() : 0);
+  } else {
+    constexpr uint64_t kChunk = 65536;
+    std::vector<RecordLoc> locs(std::min(kChunk, s.length));
+    for (uint64_t first = 0; first < s.length; first += kChunk) {
+      const uint64_t n = std::min(kChunk, s.length - first);
+      ZREC_RETURN_IF_ERROR(store->read_locs(first, n, locs.data()));
+      for (uint64_t k = 0; k < n; ++k) add(first + k, locs[k]);
+    }
+    s.logical_bytes = s.logical.total();
   }
-  s.logical_bytes = s.logical.total();
   if (!schema.is_dense() && schema.ndim == 1) s.dims.push_back(*s.elements);  // the one dim is the element count
   if (!schema.is_dense() && schema.ndim > 1 && dims) ZREC_RETURN_IF_ERROR(scan_dims(*store, s));
   for (uint32_t shard = 0; shard < s.shards; ++shard) s.shard_rows[shard].payload_bytes = store->tail(shard);
@@ -160,6 +200,13 @@ void to_json(JsonWriter& j, const StoreSummary& s) {
     j.null();
   }
   j.key("writer_active").value(s.writer_active);
+  // A remote store's statistics may come from a sample: how many records, or null (all).
+  j.key("sampled_records");
+  if (s.sampled) {
+    j.value(s.sampled);
+  } else {
+    j.null();
+  }
   j.key("record_sizes").begin_object();
   auto stats = [&](const char* name, const SizeStats& st) {
     j.key(name).begin_object();
@@ -191,6 +238,7 @@ void to_json(JsonWriter& j, const StoreSummary& s) {
   } else {
     j.null();
   }
+  if (is_url(s.path)) write_remote_stats(j);
   j.end_object();
 }
 
@@ -222,6 +270,9 @@ std::string to_text(const StoreSummary& s, bool shard_table) {
   for (const auto& f : s.files) (f.first == "meta.zr" ? meta : f.first == "dict.zr" ? dict : data) += f.second;
   line("files", fmt::format("meta.zr {}, {} data file{} {}{}", meta, s.shards, s.shards == 1 ? "" : "s", data,
                             s.dict_bytes ? fmt::format(", dict.zr {}", dict) : ""));
+  if (s.sampled)
+    line("sampled", fmt::format("record sizes and the logical total from {} of {} records (--exact: all)", s.sampled,
+                                s.length));
   t += fmt::format("record sizes  {:>12}{:>12}{:>12}{:>12}\n", "min", "p50", "p99", "max");
   t += stats_row("stored", s.stored);
   t += stats_row("logical", s.logical);
@@ -262,7 +313,7 @@ std::string not_a_store_file(const std::string& path) {
 Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
   if (is_store_dir(a.path)) {
-    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g, a.dims));
+    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g, a.dims, a.exact));
     if (a.json) {
       JsonWriter j;
       to_json(j, s);
@@ -273,11 +324,11 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     return out.flush();
   }
   struct stat st;
-  if (::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
-  if (S_ISREG(st.st_mode)) return invalid_argument(not_a_store_file(a.path));
+  if (!is_url(a.path) && ::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
+  if (!is_url(a.path) && S_ISREG(st.st_mode)) return invalid_argument(not_a_store_file(a.path));
   const auto names = child_stores(a.path);
   ZREC_ASSIGN_OR_RETURN(std::optional<RootState> root, read_root_marker(a.path));
-  if (names.empty() && !root) return not_found("'" + a.path + "' is not a zrecord store and holds none");
+  if (names.empty() && !root) return not_found("'" + redact_url(a.path) + "' is not a zrecord store and holds none");
   // In a root append-tar marked, a name outside the stream name rule is one append-tar and
   // cat --format tar will refuse: say so here. (A directory of unrelated stores may name
   // its stores as it likes.)
@@ -289,7 +340,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   std::vector<StoreSummary> streams;
   std::map<std::string, uint64_t> lengths;
   for (const auto& name : names) {
-    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(join_path(a.path, name), g, a.dims));
+    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(join_path(a.path, name), g, a.dims, a.exact));
     lengths[name] = s.length;
     streams.push_back(std::move(s));
   }
@@ -298,7 +349,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   if (root) problems = root_problems(a.path, *root, names, lengths);
   if (a.json) {
     JsonWriter j;
-    j.begin_object().key("path").value(a.path).key("streams").begin_object();
+    j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
     for (size_t i = 0; i < names.size(); ++i) {
       j.key(names[i]);
       to_json(j, streams[i]);
@@ -350,6 +401,8 @@ Command register_info(CLI::App& root, const GlobalOptions& global) {
                   "described on its own, and the exit status is the worst")
       ->required();
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout (one line per path)");
+  cmd->add_flag("--exact", args->exact,
+                "A remote store (URL): statistics from its whole table, not a sample of 2048 records");
   cmd->add_flag("--dims", args->dims,
                 "Ragged, ndim > 1: statistics of each dimension (reads and decodes every record)");
   cmd->add_flag("--shards", args->shards, "Add a table of the data shards (records, payload, logical and file bytes)");

@@ -18,6 +18,7 @@
 
 #include "zrec/dataset.h"
 #include "zrec/input_stream.h"
+#include "zrec/remote.h"
 #include "zrec/verify.h"
 
 #include "cli/app/app.h"
@@ -214,6 +215,7 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
   for (const auto& n : r.notes) j.value(n);
   j.end_array();
   j.key("not_detected").value(blind_spot_text(r));
+  if (is_url(r.path)) write_remote_stats(j);
   j.end_object();
 }
 
@@ -292,7 +294,8 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
 Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   InterruptScope interrupts;
   struct stat st;
-  if (::stat(a.path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", a.path);
+  const bool remote = is_url(a.path);
+  if (!remote && ::stat(a.path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", a.path);
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
 
   // A directory without meta.zr whose subdirectories are stores holds named streams (a
@@ -300,7 +303,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // one store (which may have lost its meta.zr).
   std::vector<std::string> names;
   std::optional<RootState> root;
-  if (S_ISDIR(st.st_mode) && !is_store_dir(a.path)) {
+  if ((remote || S_ISDIR(st.st_mode)) && !is_store_dir(a.path)) {
     names = child_stores(a.path);
     ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path));
   }
@@ -390,6 +393,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     j.end_array();
   }
   j.key("valid").value(valid);
+  if (is_url(a.path)) write_remote_stats(j);
   if (root) j.key("length").value(root->length);  // the root's samples, last (scripts read the last "length")
   j.end_object();
   const std::string kind = root ? "stream" : "store";

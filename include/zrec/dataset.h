@@ -32,20 +32,23 @@ inline constexpr const char* kMetaFile = "meta.zr";
 inline constexpr const char* kDictFile = "dict.zr";
 inline std::string data_file_name(uint32_t shard) { return "data_" + std::to_string(shard) + ".zr"; }
 
-// "<dir>/<name>" without doubling a trailing slash.
+// "<dir>/<name>" without doubling a trailing slash. For a URL (zrec/remote.h) the name
+// goes into its path, before a query string.
 std::string join_path(const std::string& dir, const std::string& name);
 
 // True when `path` holds a meta.zr. stat(2) follows links, so a linked store (or a
 // store whose meta.zr is a link, a FIFO or a directory, which opening it then refuses
 // naming the problem) counts as one. Except: a meta.zr that is itself a store (a stream
 // named meta.zr in a root of named streams, as an older append-tar could make) does not
-// make `path` a store; `path` is then a root.
+// make `path` a store; `path` is then a root. A URL: whether the server has its meta.zr
+// (one request).
 bool is_store_dir(const std::string& path);
 
 // The names of `root`'s subdirectories that are stores, sorted by name. Leaves out
 // ".NAME.zrec-tmp-XXXXXX", a store that create was building when it was killed (the
 // next create of NAME removes it), and ".NAME.zrec-join-XXXXXX", a join in steps not yet
-// published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed.
+// published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed. A
+// URL cannot be listed: its streams are those its root marker names.
 std::vector<std::string> child_stores(const std::string& root);
 
 // --- roots: the marker of a dataset of named streams -----------------------------------

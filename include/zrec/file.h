@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ auto retry_eintr(Call&& call) {
 bool make_temp_dir(std::string& tmpl);
 int make_temp_file(std::string& tmpl);
 
+class RemoteFile;
+
+// A local file, or (open_url) a file of a remote store read by HTTP range requests
+// (zrec/remote.h): pread_exact and size work on both; a remote File has no descriptor
+// (fd() is -1) and refuses every write.
 class File {
  public:
   File() = default;
@@ -48,8 +54,12 @@ class File {
 
   // open(2) with O_CLOEXEC added. `mode` applies with O_CREAT.
   static Result<File> open(const std::string& path, int flags, int mode = 0644);
+  // The file at `url`, its first `prefetch` bytes fetched (and kept) by the request
+  // that pins its size and validator. path() is the URL as messages show it.
+  static Result<File> open_url(const std::string& url, uint64_t prefetch);
 
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return fd_ >= 0 || remote_ != nullptr; }
+  bool is_remote() const { return remote_ != nullptr; }
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
 
@@ -81,6 +91,7 @@ class File {
  private:
   int fd_ = -1;
   std::string path_;
+  std::shared_ptr<const RemoteFile> remote_;
 };
 
 // fsync on a directory, so that creations and renames inside it are durable.

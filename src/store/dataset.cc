@@ -1,6 +1,9 @@
 // Store directories and datasets of named streams (zrec/dataset.h).
 #include "zrec/dataset.h"
 
+#include "zrec/file.h"
+#include "zrec/remote.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -20,11 +23,16 @@ bool is_build_leftover(const std::string& name) {
 }  // namespace
 
 std::string join_path(const std::string& dir, const std::string& name) {
+  if (is_url(dir)) {  // the name goes into the path, before a query string (a CDN's token)
+    const size_t query = dir.find_first_of("?#");
+    if (query != std::string::npos) return join_path(dir.substr(0, query), name) + dir.substr(query);
+  }
   if (!dir.empty() && dir.back() == '/') return dir + name;
   return dir + "/" + name;
 }
 
 bool is_store_dir(const std::string& path) {
+  if (is_url(path)) return io::File::open_url(join_path(path, kMetaFile), 1).is_ok();
   const std::string meta = join_path(path, kMetaFile);
   struct stat st;
   if (::stat(meta.c_str(), &st) != 0) return false;
@@ -34,6 +42,11 @@ bool is_store_dir(const std::string& path) {
 
 std::vector<std::string> child_stores(const std::string& root) {
   std::vector<std::string> out;
+  if (is_url(root)) {  // no listing over HTTP: a remote root's streams are its marker's
+    auto marker = read_root_marker(root);
+    if (marker.is_ok() && marker.value()) out = marker.value()->streams;
+    return out;
+  }
   DIR* dir = ::opendir(root.c_str());
   if (dir == nullptr) return out;
   while (dirent* e = ::readdir(dir)) {

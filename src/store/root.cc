@@ -11,6 +11,7 @@
 #include <charconv>
 
 #include "zrec/dataset.h"
+#include "zrec/remote.h"
 
 #include "io/store_lock.h"
 #include "store/root_writer.h"
@@ -195,6 +196,14 @@ Result<RootState> read_marker_state(const io::File& f, off_t size, const std::st
 
 Result<std::optional<RootState>> read_root_marker(const std::string& root) {
   const std::string path = marker_path(root);
+  if (is_url(root)) {  // zrec/remote.h: fetched whole (1 MiB cap) with its first request
+    auto f = io::File::open_url(path, kMaxMarkerBytes + 1);
+    if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::optional<RootState>();
+    if (!f.is_ok()) return f.status();
+    ZREC_ASSIGN_OR_RETURN(uint64_t size, f->size());
+    ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, static_cast<off_t>(size), f->path()));
+    return std::optional<RootState>(std::move(state));
+  }
   struct stat st;
   ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, open_marker(path, O_RDONLY, st));
   if (!f) return std::optional<RootState>();
@@ -203,6 +212,7 @@ Result<std::optional<RootState>> read_root_marker(const std::string& root) {
 }
 
 Status check_root_stream(const std::string& root, const std::string& name) {
+  if (is_url(root)) return Status::ok();  // a URL has no links: its stream is what the server serves there
   const std::string path = join_path(root, name);
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot stat", path);

@@ -60,6 +60,13 @@ void ScanWindows::hand_over_done() {
 }
 
 Status ScanWindows::work(size_t lane, const ReadOne& read_one) {
+  return work(lane, ReadBlock([&](size_t l, size_t begin, size_t end, const std::function<uint8_t*(size_t)>& dst) {
+    for (size_t k = begin; k < end; ++k) ZREC_RETURN_IF_ERROR(read_one(l, k, dst(k)));
+    return Status::ok();
+  }));
+}
+
+Status ScanWindows::work(size_t lane, const ReadBlock& read_block) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (stopped_) return Status::ok();
@@ -83,9 +90,10 @@ Status ScanWindows::work(size_t lane, const ReadOne& read_one) {
     w->next = end;
     ++w->running;
     lock.unlock();
-    Status s;
-    for (size_t k = begin; k < end && s.is_ok(); ++k)
-      s = read_one(lane, k, w->slot->buffer.get() + w->slot->offsets[k - w->begin]);
+    ScanSlot* slot = w->slot;
+    const size_t window_begin = w->begin;
+    Status s = read_block(lane, begin, end,
+                          [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
     lock.lock();
     // `w` is still valid: a deque's push_back keeps references to its elements, and a
     // window with a claim running is never popped.

@@ -39,6 +39,10 @@ class ScanWindows {
  public:
   // Reads record k of the current chunk into dst on `lane`.
   using ReadOne = std::function<Status(size_t lane, size_t k, uint8_t* dst)>;
+  // Reads records [begin, end) of the current chunk on `lane`, record k into dst(k): a
+  // reader that gains from reading a claim's records together (a remote store's ranges).
+  using ReadBlock =
+      std::function<Status(size_t lane, size_t begin, size_t end, const std::function<uint8_t*(size_t k)>& dst)>;
 
   // slot_budget: the logical bytes of one window (at least one record each).
   ScanWindows(uint64_t slot_budget, size_t lanes) : slot_budget_(slot_budget), lanes_(lanes) {
@@ -54,6 +58,7 @@ class ScanWindows {
   // failed. Returns the first read error of the windows before which every window is
   // handed over (the others are dropped).
   Status work(size_t lane, const ReadOne& read_one);
+  Status work(size_t lane, const ReadBlock& read_block);
 
   // Reader: the scan ended (status: how); the caller gets the windows handed over so
   // far, then nullptr.

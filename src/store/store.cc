@@ -9,6 +9,8 @@
 #include <cstring>
 #include <thread>
 
+#include "zrec/remote.h"
+
 #include "codec/record_codec.h"
 #include "format/endian.h"
 #include "format/record_loc.h"
@@ -92,28 +94,32 @@ struct Store::Impl {
     const uint32_t shard = static_cast<uint32_t>(id % files.page.data_shards);
     const io::File& data = files.data[shard];
     // check_record_loc bounded offset + phys_length by the tail, the mapping's length.
-    const uint8_t* mapped = nullptr;
+    const uint8_t* src = nullptr;
     if (maps_allowed && maps[shard].data() != nullptr) {
       const uint8_t* p = maps[shard].data() + loc.offset;
       if (loc.phys_length <= kMappedRecordMax ||
           (loc.phys_length <= kResidentCheckMax && resident(lane, p, loc.phys_length)))
-        mapped = p;
+        src = p;
     }
+    if (src == nullptr && files.page.codec == Codec::kRaw) {
+      ZREC_RETURN_IF_ERROR(data.pread_exact(dst, loc.logic_length, loc.offset));
+      src = dst;
+    } else if (src == nullptr) {
+      // Performance note: scratch only grows, so steady-state gathers never allocate.
+      auto& buf = scratch[lane];
+      if (buf.size() < loc.phys_length) buf.resize(loc.phys_length);
+      ZREC_RETURN_IF_ERROR(data.pread_exact(buf.data(), loc.phys_length, loc.offset));
+      src = buf.data();
+    }
+    return decode_record(lane, id, loc, src, dst);
+  }
+
+  // Record `id`'s stored bytes `src` (its RecordLoc checked) into dst: copied (raw;
+  // nothing to do when src is dst) or decoded, then a Ragged prefix checked.
+  Status decode_record(size_t lane, uint64_t id, const RecordLoc& loc, const uint8_t* src, uint8_t* dst) {
     if (files.page.codec == Codec::kRaw) {
-      if (mapped != nullptr) {
-        std::memcpy(dst, mapped, loc.logic_length);
-      } else {
-        ZREC_RETURN_IF_ERROR(data.pread_exact(dst, loc.logic_length, loc.offset));
-      }
+      if (src != dst) std::memcpy(dst, src, loc.logic_length);
     } else {
-      const uint8_t* src = mapped;
-      if (src == nullptr) {
-        // Performance note: scratch only grows, so steady-state gathers never allocate.
-        auto& buf = scratch[lane];
-        if (buf.size() < loc.phys_length) buf.resize(loc.phys_length);
-        ZREC_RETURN_IF_ERROR(data.pread_exact(buf.data(), loc.phys_length, loc.offset));
-        src = buf.data();
-      }
       Status s = decoders[lane].decode(src, loc.phys_length, dst, loc.logic_length);
       if (!s.is_ok())
         return store::malformed_store(files.path, format::data_file_name(id % files.page.data_shards) + ": record " +
@@ -121,6 +127,45 @@ struct Store::Impl {
                                                       "): " + s.message());
     }
     if (!files.schema.is_dense()) return store::check_ragged_prefix(files, id, dst, loc.logic_length);
+    return Status::ok();
+  }
+
+  // Reads records [begin, end) of a scan's chunk from a remote store (zrec/remote.h):
+  // a request costs a round trip whatever its size, so the records are read in ranges
+  // of each data file that cover several of them, records less than kRemoteGap apart
+  // sharing one (the gap's bytes are fetched and dropped), up to kMaxStoredRun each.
+  static constexpr uint64_t kRemoteGap = 64 << 10;
+  Status read_remote_block(size_t lane, std::span<const uint64_t> ids, std::span<const RecordLoc> locs, size_t begin,
+                           size_t end, const std::function<uint8_t*(size_t)>& dst) {
+    const uint32_t shards = files.page.data_shards;
+    std::vector<size_t> order;
+    for (size_t k = begin; k < end; ++k) {
+      ZREC_RETURN_IF_ERROR(store::check_record_loc(files, files.page.tails.data(), ids[k], locs[k]));
+      order.push_back(k);
+    }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const uint64_t sa = ids[a] % shards, sb = ids[b] % shards;
+      return sa != sb ? sa < sb : locs[a].offset < locs[b].offset;
+    });
+    auto& buf = scratch[lane];
+    for (size_t i = 0; i < order.size();) {
+      const uint32_t shard = static_cast<uint32_t>(ids[order[i]] % shards);
+      const uint64_t start = locs[order[i]].offset;
+      uint64_t stop = start + locs[order[i]].phys_length;
+      size_t j = i + 1;
+      for (; j < order.size() && ids[order[j]] % shards == shard; ++j) {
+        const RecordLoc& next = locs[order[j]];
+        const uint64_t next_end = std::max(stop, next.offset + next.phys_length);
+        if (next.offset > stop + kRemoteGap || next_end - start > kMaxStoredRun) break;
+        stop = next_end;
+      }
+      if (buf.size() < stop - start) buf.resize(stop - start);
+      ZREC_RETURN_IF_ERROR(files.data[shard].pread_exact(buf.data(), stop - start, start));
+      for (; i < j; ++i) {
+        const size_t k = order[i];
+        ZREC_RETURN_IF_ERROR(decode_record(lane, ids[k], locs[k], buf.data() + (locs[k].offset - start), dst(k)));
+      }
+    }
     return Status::ok();
   }
 
@@ -180,9 +225,11 @@ Store::~Store() = default;
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOptions& options) {
   ZREC_ASSIGN_OR_RETURN(auto files,
                         store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy));
-  auto impl = std::make_unique<Impl>(std::move(files),
-                                     options.lanes ? options.lanes : std::make_shared<Lanes>(read_lane_budget()),
-                                     options.map_records);
+  // A remote store's lanes mostly wait on the network: the number of lanes is the number
+  // of requests in flight, whatever the CPUs (zrec/remote.h).
+  const bool remote = !files.url.empty();
+  auto lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(remote ? kRemoteLanes : read_lane_budget());
+  auto impl = std::make_unique<Impl>(std::move(files), std::move(lanes), options.map_records && !remote);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -329,6 +376,15 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
         }));
       }
       windows.begin_chunk(chunk_ids, locs, chunk);
+      if (!m.files.url.empty()) {
+        const store::ScanWindows::ReadBlock read_block = [&](size_t lane, size_t begin, size_t end,
+                                                             const std::function<uint8_t*(size_t)>& dst) {
+          return m.read_remote_block(lane, chunk_ids, locs, begin, end, dst);
+        };
+        ZREC_RETURN_IF_ERROR(
+            m.pool->run(m.pool->count(), [&](size_t lane, size_t) { return windows.work(lane, read_block); }));
+        continue;
+      }
       const store::ScanWindows::ReadOne read_one = [&](size_t lane, size_t k, uint8_t* dst) {
         return m.read_record(lane, chunk_ids[k], locs[k], dst);
       };

@@ -75,10 +75,38 @@ Status read_page(StoreFiles& s, format::PageBytes& page_bytes) {
                                        std::to_string(kTries) + " tries); try again");
 }
 
+Result<StoreFiles> check_store_files(StoreFiles s, io::LockMode mode);
+
+// The files of a store given by URL (zrec/remote.h): fetched by ranges, never locked (a
+// web server has no locks; each file's pinned validator stands in for the lock: a
+// store republished while it is read fails the next read instead of mixing versions).
+// Returns the same StoreFiles as a local open, its Files remote.
+Result<StoreFiles> load_remote_files(const std::string& url) {
+  StoreFiles s;
+  s.path = redact_url(url);
+  s.url = url;
+  // The static page and the first 256 RecordLocs, the first request of every command.
+  constexpr uint64_t kMetaPrefetch = format::kPageSize + 256 * format::kRecordLocSize;
+  auto meta = io::File::open_url(join_path(url, format::kMetaFile), kMetaPrefetch);
+  if (!meta.is_ok() && meta.status().code() == StatusCode::kNotFound)
+    return not_found("'" + s.path + "' is not a zrecord store (no meta.zr: " + meta.status().message() +
+                     ")");
+  if (!meta.is_ok()) return meta.status();
+  s.meta = std::move(meta).value();
+  return s;
+}
+
 }  // namespace
 
 Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
                                     bool snapshot_if_busy) {
+  const bool remote = is_url(path);
+  if (remote && mode != io::LockMode::kShared)
+    return invalid_argument("'" + redact_url(path) + "' is a URL; zrec writes only local stores");
+  if (remote) {
+    ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path));
+    return check_store_files(std::move(s), io::LockMode::kShared);
+  }
   StoreFiles s;
   s.path = path;
   struct stat st;
@@ -98,7 +126,22 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
     if (!(snapshot_if_busy && locked.code() == StatusCode::kBusy && mode == io::LockMode::kShared)) return locked;
     s.writer_active = true;
   }
+  return check_store_files(std::move(s), mode);
+}
 
+namespace {
+
+// Opens a store file of `s` (local or remote); remote files fetch `prefetch` bytes first.
+Result<io::File> open_member(const StoreFiles& s, const std::string& name, int flags, uint64_t prefetch) {
+  if (!s.url.empty()) return io::File::open_url(join_path(s.url, name), prefetch);
+  return open_store_file(s.path, name, flags);
+}
+
+// The checks of load_store_files once meta.zr is open (and locked): the page, the
+// schema, the table's size, the data files and the dictionary.
+Result<StoreFiles> check_store_files(StoreFiles s, io::LockMode mode) {
+  const std::string& path = s.path;
+  const int flags = mode == io::LockMode::kExclusive ? O_RDWR : O_RDONLY;
   ZREC_ASSIGN_OR_RETURN(uint64_t meta_size, s.meta.size());
   if (meta_size < format::kPageSize)
     return malformed_store(
@@ -121,7 +164,7 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
 
   for (uint32_t shard = 0; shard < s.page.data_shards; ++shard) {
     const std::string name = format::data_file_name(shard);
-    auto f = open_store_file(path, name, flags);
+    auto f = open_member(s, name, flags, 64);  // remote: record 0's frame header (read_checksum_setting)
     if (!f.is_ok()) {
       if (f.status().code() == StatusCode::kNotFound) return malformed_store(path, name + " is missing");
       return f.status();
@@ -133,7 +176,12 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
     s.data.push_back(std::move(f).value());
   }
 
-  auto dict = open_store_file(path, format::kDictFile, O_RDONLY);
+  // A remote store's dict.zr is asked for only when the codec needs it (then it comes
+  // whole with its first request; it is loaded whole, 1 GiB cap below): a bucket
+  // answers 403, not 404, for a missing object to whoever may not list it, and a
+  // request would be spent on every open.
+  if (!s.url.empty() && s.page.codec != Codec::kZstdDict) return s;
+  auto dict = open_member(s, format::kDictFile, O_RDONLY, uint64_t{1} << 30);
   const bool has_dict = dict.is_ok();
   if (!has_dict && dict.status().code() != StatusCode::kNotFound) return dict.status();
   if (s.page.codec == Codec::kZstdDict) {
@@ -147,6 +195,8 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
   }
   return s;
 }
+
+}  // namespace
 
 ChecksumSetting read_checksum_setting(const StoreFiles& files) {
   ChecksumSetting out;

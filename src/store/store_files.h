@@ -10,6 +10,7 @@
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
+#include "zrec/remote.h"
 #include "zrec/record_loc.h"
 #include "zrec/schema.h"
 
@@ -20,7 +21,8 @@
 namespace zrec::store {
 
 struct StoreFiles {
-  std::string path;            // as given by the user, for messages
+  std::string path;            // as given by the user, for messages (a URL: redact_url's)
+  std::string url;             // remote stores (zrec/remote.h): the URL the files are fetched from
   io::File meta;               // holds the lifetime lock
   std::vector<io::File> data;  // data_0.zr .. data_{S-1}.zr
   format::StaticPage page;

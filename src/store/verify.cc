@@ -4,6 +4,8 @@
 // problems instead of stopping at the first.
 #include "zrec/verify.h"
 
+#include "zrec/remote.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -392,6 +394,7 @@ class Verifier {
                              " bytes past the record table (RecordLocs past length, left by an interrupted "
                              "append; readers ignore them)");
     }
+    if (!files_.url.empty()) return;  // a URL cannot be listed (zrec/remote.h)
     DIR* dir = ::opendir(files_.path.c_str());
     if (dir == nullptr) return;
     std::vector<std::string> strangers;
@@ -423,11 +426,11 @@ class Verifier {
 
 Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& options) {
   VerifyReport rep;
-  rep.path = path;
+  rep.path = redact_url(path);
   rep.quick = options.quick;
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
-  if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
+  if (!is_url(path) && ::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
+  if (!is_url(path) && !S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
 
   auto loaded = store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy);
   if (!loaded.is_ok()) {
@@ -436,14 +439,14 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
     // problem there is to report; the records can't be walked without a sound page.
     if (s.code() == StatusCode::kMalformed || s.code() == StatusCode::kInvalidArgument) {
       std::string message = s.message();
-      const std::string prefix = "malformed store '" + path + "': ";
+      const std::string prefix = "malformed store '" + rep.path + "': ";
       if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
       ZREC_RETURN_IF_ERROR(record_problem(rep, options, {"store", message, std::nullopt, std::nullopt, std::nullopt}));
       return rep;
     }
     // No meta.zr beside a store's data files: a store that lost its table, not a stranger.
     struct stat data_st;
-    if (s.code() == StatusCode::kNotFound &&
+    if (s.code() == StatusCode::kNotFound && !is_url(path) &&
         ::lstat(join_path(path, format::data_file_name(0)).c_str(), &data_st) == 0) {
       ZREC_RETURN_IF_ERROR(record_problem(rep, options,
                                           {"store", "meta.zr is missing (the directory holds data_0.zr of a store)",

@@ -18,9 +18,11 @@
 #include <H5public.h>
 #include <fmt/format.h>
 #include <openssl/crypto.h>
+#include <spdlog/spdlog.h>
 #include <spdlog/version.h>
 
 #include "zrec/lock_wait.h"
+#include "zrec/remote.h"
 
 #include "cli/app/did_you_mean.h"
 #include "cli/app/help_format.h"
@@ -150,6 +152,11 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
                "after SECONDS");
   app.add_flag("--progress", global.progress, "Show progress on stderr even when it is not a terminal");
   app.add_flag("--no-progress", global.no_progress, "Never show progress");
+  std::string cacert;
+  app.add_option("--cacert", cacert,
+                 "Verify HTTPS servers of remote stores (URLs) by the CA certificates in FILE (PEM) instead of the "
+                 "system's")
+      ->type_name("FILE");
 
   // Performance note: only the command the line names is built, when it names one:
   // building all 17 (CLI11 objects for some 300 options) was half of the instructions
@@ -262,6 +269,8 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
     return kExitUsage;
   }
   if (threads_option->count() == 0) global.threads = *env_threads;
+  // Remote stores (zrec/remote.h): a signal stops a transfer as it stops a lock wait.
+  set_remote_options({.cacert = cacert, .cancel = interrupt_token().flag});
 
   for (const Command& c : commands) {
     if (!c.app->parsed()) continue;
@@ -283,6 +292,8 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
                    printable(e.what()).c_str(), name);
       return kExitUsage;
     }
+    if (const RemoteStats r = remote_stats(); r.requests > 0)
+      spdlog::info("remote reads: {} requests, {} bytes received, {} retries", r.requests, r.bytes, r.retries);
     if (!s.is_ok()) {
       // A held lock is often a writer still at work: say how to wait for it.
       const char* hint = s.code() == StatusCode::kBusy && !global.wait ? "; pass --wait to wait for it" : "";

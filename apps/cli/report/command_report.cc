@@ -80,6 +80,7 @@ Status CommandReport::finish(std::string_view summary, Level level) {
     else note(summary);
     return Status::ok();
   }
+  if (std::string remote = remote_stats_object(); !remote.empty()) set_json("remote", std::move(remote));
   set("elapsed_s", elapsed_s());
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
   ZREC_RETURN_IF_ERROR(out.write(object() + "\n"));

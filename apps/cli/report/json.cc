@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "zrec/remote.h"
+
 namespace zrec::cli {
 
 void JsonWriter::before_value() {
@@ -110,6 +112,19 @@ std::vector<std::pair<const char*, std::string>> schema_json_fields(const Schema
 
 void write_schema(JsonWriter& j, const Schema& s) {
   for (const auto& [key, value] : schema_json_fields(s)) j.key(key).raw(value);
+}
+
+std::string remote_stats_object() {
+  const RemoteStats stats = remote_stats();
+  if (stats.requests == 0) return "";
+  JsonWriter j;
+  j.begin_object().key("requests").value(stats.requests).key("bytes").value(stats.bytes);
+  j.key("retries").value(stats.retries).end_object();
+  return j.str();
+}
+
+void write_remote_stats(JsonWriter& j) {
+  if (const std::string object = remote_stats_object(); !object.empty()) j.key("remote").raw(object);
 }
 
 }  // namespace zrec::cli

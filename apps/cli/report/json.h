@@ -58,4 +58,10 @@ const char* schema_kind(const Schema& s);
 void write_schema(JsonWriter& j, const Schema& s);
 std::vector<std::pair<const char*, std::string>> schema_json_fields(const Schema& s);
 
+// "remote": {"requests": N, "bytes": N, "retries": N}, what this process's reads of
+// remote stores cost (zrec/remote.h), as a key of the object being written; nothing
+// when it read none. Every command that reads stores writes it in its --json report.
+void write_remote_stats(JsonWriter& j);
+std::string remote_stats_object();  // that object alone; empty when none
+
 }  // namespace zrec::cli

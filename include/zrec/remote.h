@@ -1,0 +1,67 @@
+// Stores on web servers and object stores: a store or root given as an http:// or
+// https:// URL is read in place with HTTP range requests (docs/remote.md). Reading only:
+// every writer refuses a URL. Store::open, read_root_marker and the commands built on
+// them take such URLs wherever they take a local path.
+//
+// What a remote read guarantees (docs/remote.md says why):
+// - each file's size and validator (ETag, else Last-Modified) are pinned by the first
+//   request; every later one is conditional on it (If-Match / If-Unmodified-Since) and
+//   its answer is checked against it, so a store republished while it is read fails
+//   naming the file, never mixing two versions;
+// - connection resets, timeouts, 429 and 5xx are retried with backoff, resuming the
+//   part of a range not yet received;
+// - credentials and query strings (presigned signatures) never appear in a message:
+//   files are named by redact_url().
+//
+// Example:
+//   zrec::set_remote_options({.cacert = "ca.pem"});
+//   auto store = zrec::Store::open("https://data.example.org/tokens/");
+//   ... read as any store ...
+//   zrec::RemoteStats s = zrec::remote_stats();  // requests made, bytes received
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace zrec {
+
+// Requests in flight for the reads of a remote store opened without lanes
+// (OpenOptions::lanes): its lanes mostly wait on the network, so they are not bounded
+// by the CPUs as a local store's are.
+inline constexpr size_t kRemoteLanes = 8;
+
+// Whether `path` names a remote store: it starts with http:// or https://
+// (case-insensitive, as URL schemes are).
+bool is_url(std::string_view path);
+
+// `url` as messages show it: scheme://host[:port]/path, without "user:password@"
+// and with a query string cut to "?…" (a presigned URL's signature is a credential).
+std::string redact_url(std::string_view url);
+
+struct RemoteOptions {
+  std::string cacert;                   // a CA bundle file (PEM) to verify servers by; empty: the system's
+  int max_tries = 6;                    // tries of one request before its error is reported
+  int first_backoff_ms = 100;           // wait before the second try; doubled for each later one (capped at 5 s)
+  int connect_timeout_s = 15;           // to connect (and finish TLS)
+  int stall_timeout_s = 30;             // a transfer receiving nothing for this long is retried
+  uint64_t small_file_bytes = 1 << 20;  // a server that ignores Range is accepted for files up to this size
+  int max_redirects = 5;
+  const std::atomic<int>* cancel = nullptr;  // non-zero: transfers stop with kCancelled (a signal handler's flag)
+};
+
+// Sets the options of every later remote request of the process (a process has one
+// connection pool). Call it before the first remote open.
+void set_remote_options(const RemoteOptions& options);
+
+// What this process's remote reads cost so far.
+struct RemoteStats {
+  uint64_t requests = 0;  // HTTP requests sent, retries included
+  uint64_t bytes = 0;     // response body bytes received
+  uint64_t retries = 0;   // requests that were retries of a failed one
+};
+RemoteStats remote_stats();
+
+}  // namespace zrec

@@ -1,0 +1,38 @@
+// libcurl, loaded when a process first reads a remote store (zrec/remote.h), not by
+// every process that links the core: libcurl brings a dozen more libraries (nghttp2,
+// ssh, ldap, kerberos, ...) whose loading every `zrec info` of a local store would pay
+// (docs/architecture.md, "What every process pays"), and a program built on libzrec.a
+// needs no libcurl to link. The calls go through the table below; the types and
+// constants are libcurl's own, from its headers.
+#pragma once
+
+#include <curl/curl.h>
+
+#include "zrec/status.h"
+
+namespace zrec::io {
+
+// Every libcurl function zrec calls: X(name).
+#define ZREC_CURL_FUNCTIONS(X) \
+  X(curl_global_init)          \
+  X(curl_easy_init)            \
+  X(curl_easy_cleanup)         \
+  X(curl_easy_reset)           \
+  X(curl_easy_setopt)          \
+  X(curl_easy_perform)         \
+  X(curl_easy_getinfo)         \
+  X(curl_easy_strerror)        \
+  X(curl_slist_append)         \
+  X(curl_slist_free_all)
+
+struct LibCurl {
+#define ZREC_CURL_MEMBER(name) decltype(&::name) name = nullptr;
+  ZREC_CURL_FUNCTIONS(ZREC_CURL_MEMBER)
+#undef ZREC_CURL_MEMBER
+};
+
+// The loaded and initialized library, on the first call (thread-safe); an error naming
+// the library and the loader's reason when it cannot be loaded.
+Result<const LibCurl*> libcurl();
+
+}  // namespace zrec::io

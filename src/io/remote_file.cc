@@ -1,0 +1,529 @@
+// HTTP range reads of remote store files (remote_file.h, zrec/remote.h): one request at
+// a time per connection, connections kept alive in a process-wide pool, every request
+// after the first conditional on the validator the first one pinned.
+#include "io/remote_file.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <mutex>
+
+#include "zrec/remote.h"
+
+#include "io/curl_api.h"
+
+namespace zrec {
+
+namespace {
+
+std::mutex options_mutex;
+RemoteOptions& options_slot() {
+  static RemoteOptions options;
+  return options;
+}
+
+std::atomic<uint64_t> stat_requests{0};
+std::atomic<uint64_t> stat_bytes{0};
+std::atomic<uint64_t> stat_retries{0};
+
+bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool is_url(std::string_view path) {
+  return starts_with_nocase(path, "http://") || starts_with_nocase(path, "https://");
+}
+
+std::string redact_url(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  const size_t host_start = scheme_end + 3;
+  size_t path_start = url.find_first_of("/?#", host_start);
+  if (path_start == std::string_view::npos) path_start = url.size();
+  std::string_view authority = url.substr(host_start, path_start - host_start);
+  if (const size_t at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
+  std::string_view rest = url.substr(path_start);
+  std::string out = std::string(url.substr(0, host_start)) + std::string(authority);
+  const size_t query = rest.find_first_of("?#");
+  out += rest.substr(0, query);
+  if (query != std::string_view::npos && rest[query] == '?') out += "?\xE2\x80\xA6";  // "?…"
+  return out;
+}
+
+void set_remote_options(const RemoteOptions& options) {
+  std::lock_guard lock(options_mutex);
+  options_slot() = options;
+}
+
+RemoteStats remote_stats() { return {stat_requests.load(), stat_bytes.load(), stat_retries.load()}; }
+
+}  // namespace zrec
+
+namespace zrec::io {
+
+namespace {
+
+RemoteOptions current_options() {
+  std::lock_guard lock(options_mutex);
+  return options_slot();
+}
+
+// Kept-alive connections: a handle keeps its connection between requests, so a lane
+// that reads one range after another reuses one connection. Never destroyed: lanes may
+// still hold handles while the process exits.
+struct HandlePool {
+  std::mutex mutex;
+  std::vector<CURL*> idle;
+};
+HandlePool& handle_pool() {
+  static auto* pool = new HandlePool;
+  return *pool;
+}
+
+class PooledHandle {
+ public:
+  explicit PooledHandle(const LibCurl& api) : api_(api) {
+    {
+      std::lock_guard lock(handle_pool().mutex);
+      if (!handle_pool().idle.empty()) {
+        handle_ = handle_pool().idle.back();
+        handle_pool().idle.pop_back();
+      }
+    }
+    if (handle_ == nullptr) handle_ = api_.curl_easy_init();
+    else api_.curl_easy_reset(handle_);  // options go; the live connection stays
+  }
+  ~PooledHandle() {
+    if (handle_ == nullptr) return;
+    std::lock_guard lock(handle_pool().mutex);
+    handle_pool().idle.push_back(handle_);
+  }
+  PooledHandle(const PooledHandle&) = delete;
+  PooledHandle& operator=(const PooledHandle&) = delete;
+  CURL* get() const { return handle_; }
+
+ private:
+  const LibCurl& api_;
+  CURL* handle_ = nullptr;
+};
+
+// "bytes A-B/TOTAL" (or "bytes */TOTAL") -> its numbers; false when it is neither.
+struct ContentRange {
+  bool has_range = false;
+  uint64_t first = 0, last = 0, total = 0;
+};
+bool parse_content_range(std::string_view v, ContentRange& out) {
+  if (!v.starts_with("bytes ")) return false;
+  v.remove_prefix(6);
+  const size_t slash = v.find('/');
+  if (slash == std::string_view::npos) return false;
+  auto number = [](std::string_view s, uint64_t& n) {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+  };
+  if (!number(v.substr(slash + 1), out.total)) return false;
+  const std::string_view range = v.substr(0, slash);
+  if (range == "*") return true;
+  const size_t dash = range.find('-');
+  if (dash == std::string_view::npos) return false;
+  out.has_range = true;
+  return number(range.substr(0, dash), out.first) && number(range.substr(dash + 1), out.last) &&
+         out.first <= out.last;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return std::string(s);
+}
+
+bool strong_etag(const std::string& etag) { return !etag.empty() && !etag.starts_with("W/"); }
+
+// One GET of bytes [start, start + want) of a file, or (opening) of its first bytes.
+struct Request {
+  // asked
+  uint64_t start = 0;
+  uint64_t want = 0;
+  const RemoteFile::Pin* pin = nullptr;  // null: opening, nothing pinned yet
+  uint64_t small_file_bytes = 0;
+  // the destination: dst[0, want) (reading), or `body` (opening)
+  uint8_t* dst = nullptr;
+  std::vector<uint8_t> body;
+  // the response
+  long status = 0;
+  std::string status_text;
+  std::string etag, last_modified;
+  std::string content_range;
+  bool has_length = false;
+  uint64_t content_length = 0;
+  bool judged = false;     // the headers were judged, at the first body byte
+  bool keep_body = false;  // 200/206 whose bytes are wanted; other bodies are dropped
+  uint64_t got = 0;        // body bytes kept
+  std::string refusal;     // why the transfer was stopped by us (not retried)
+  bool changed = false;    // the refusal says the file changed since it was pinned
+
+  // Decides, once the headers are complete, what the body is.
+  bool judge() {
+    judged = true;
+    if (status != 200 && status != 206) return true;  // an error page: status decides after
+    if (pin != nullptr && !pin->etag.empty() && !etag.empty() && etag != pin->etag) {
+      refusal = "it changed since it was opened (ETag " + pin->etag + ", now " + etag +
+                "): the store was republished while being read";
+      changed = true;
+      return false;
+    }
+    if (pin != nullptr && pin->etag.empty() && !pin->last_modified.empty() && !last_modified.empty() &&
+        last_modified != pin->last_modified) {
+      refusal = "it changed since it was opened (Last-Modified " + pin->last_modified + ", now " + last_modified +
+                "): the store was republished while being read";
+      changed = true;
+      return false;
+    }
+    if (status == 200) {
+      // The server sent the whole file: it ignores Range. A small file is fine whole.
+      const uint64_t whole = has_length ? content_length : 0;
+      if (pin == nullptr && (!has_length || whole <= small_file_bytes)) {
+        keep_body = true;
+        return true;
+      }
+      refusal = "the server ignores Range requests (it answered 200 with the whole " +
+                (has_length ? std::to_string(whole) + "-byte " : std::string()) +
+                "file); zrec reads remote stores by ranges, which every common web server and object store serves";
+      return false;
+    }
+    ContentRange cr;
+    if (!parse_content_range(content_range, cr) || !cr.has_range) {
+      refusal = "the server answered 206 with Content-Range '" + content_range + "'";
+      return false;
+    }
+    if (cr.first != start || cr.last >= start + want) {
+      refusal = "the server answered bytes " + std::to_string(cr.first) + "-" + std::to_string(cr.last) +
+                " to a request for bytes " + std::to_string(start) + "-" + std::to_string(start + want - 1);
+      return false;
+    }
+    if (pin != nullptr && cr.total != pin->size) {
+      refusal = "it changed since it was opened (" + std::to_string(pin->size) + " bytes, now " +
+                std::to_string(cr.total) + "): the store was republished while being read";
+      changed = true;
+      return false;
+    }
+    keep_body = true;
+    return true;
+  }
+};
+
+size_t on_header(char* p, size_t size, size_t count, void* user) {
+  auto* r = static_cast<Request*>(user);
+  const size_t n = size * count;
+  const std::string_view line(p, n);
+  if (line.starts_with("HTTP/")) {  // a new response (after a redirect or a 100): start over
+    const std::string keep_start;
+    r->status = 0;
+    r->etag.clear();
+    r->last_modified.clear();
+    r->content_range.clear();
+    r->has_length = false;
+    const size_t sp = line.find(' ');
+    if (sp != std::string_view::npos) {
+      std::string_view rest = line.substr(sp + 1);
+      long code = 0;
+      auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), code);
+      if (ec == std::errc()) r->status = code;
+      r->status_text = trim(rest);
+    }
+    return n;
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  const std::string_view name = line.substr(0, colon);
+  const std::string value = trim(line.substr(colon + 1));
+  auto is = [&](std::string_view want) {
+    return name.size() == want.size() && starts_with_nocase(name, want);
+  };
+  if (is("etag")) r->etag = value;
+  else if (is("last-modified")) r->last_modified = value;
+  else if (is("content-range")) r->content_range = value;
+  else if (is("content-length")) {
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), r->content_length);
+    r->has_length = ec == std::errc();
+  }
+  return n;
+}
+
+size_t on_body(char* p, size_t size, size_t count, void* user) {
+  auto* r = static_cast<Request*>(user);
+  const size_t n = size * count;
+  if (!r->judged && !r->judge()) return 0;  // stops the transfer (CURLE_WRITE_ERROR)
+  if (!r->keep_body) return n;
+  if (r->dst == nullptr) {
+    const uint64_t cap = r->status == 200 ? r->small_file_bytes : r->want;
+    if (r->body.size() + n > cap) {
+      r->refusal = r->status == 200 ? "the server ignores Range requests and the file is larger than " +
+                                          std::to_string(cap) + " bytes"
+                                    : "the server sent more bytes than asked";
+      return 0;
+    }
+    r->body.insert(r->body.end(), p, p + n);
+  } else {
+    if (r->got + n > r->want) {
+      r->refusal = "the server sent more bytes than asked";
+      return 0;
+    }
+    std::memcpy(r->dst + r->got, p, n);
+  }
+  r->got += n;
+  stat_bytes.fetch_add(n, std::memory_order_relaxed);
+  return n;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<int>*>(user);
+  return cancel->load(std::memory_order_relaxed) != 0 ? 1 : 0;
+}
+
+// Transport failures worth another try: the connection or the server had a moment.
+bool retryable(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool retryable_status(long status) { return status == 429 || status == 408 || (status >= 500 && status <= 599); }
+
+// What one try came to.
+struct Outcome {
+  enum Kind { kDone, kRetry, kFail } kind = kFail;
+  Status status;  // kFail: the error; kRetry: the reason, reported if the tries run out
+};
+
+Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions& options, Request& r) {
+  PooledHandle handle(api);
+  CURL* h = handle.get();
+  if (h == nullptr) return {Outcome::kFail, io_error("cannot make a libcurl handle")};
+  char errbuf[CURL_ERROR_SIZE] = {};
+  const std::string range = std::to_string(r.start) + "-" + std::to_string(r.start + r.want - 1);
+  curl_slist* headers = nullptr;
+  if (r.pin != nullptr && strong_etag(r.pin->etag))
+    headers = api.curl_slist_append(headers, ("If-Match: " + r.pin->etag).c_str());
+  else if (r.pin != nullptr && !r.pin->last_modified.empty())
+    headers = api.curl_slist_append(headers, ("If-Unmodified-Since: " + r.pin->last_modified).c_str());
+  api.curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  api.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  api.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  api.curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  api.curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  api.curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(options.max_redirects));
+  api.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout_s));
+  api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout_s));
+  api.curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  api.curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+  api.curl_easy_setopt(h, CURLOPT_USERAGENT, "zrec/" ZREC_VERSION);
+  api.curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+  api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  api.curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
+  api.curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
+  api.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
+  api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
+  api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+  if (!options.cacert.empty()) api.curl_easy_setopt(h, CURLOPT_CAINFO, options.cacert.c_str());
+  if (options.cancel != nullptr) {
+    api.curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &on_progress);
+    api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<int>*>(options.cancel));
+    api.curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  }
+  stat_requests.fetch_add(1, std::memory_order_relaxed);
+  const CURLcode code = api.curl_easy_perform(h);
+  api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(nullptr));
+  api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
+  api.curl_slist_free_all(headers);
+
+  if (code == CURLE_ABORTED_BY_CALLBACK) return {Outcome::kFail, Status(StatusCode::kCancelled, "interrupted")};
+  if (!r.refusal.empty()) return {Outcome::kFail, io_error(r.refusal)};
+  if (code != CURLE_OK) {
+    std::string why = errbuf[0] != '\0' ? trim(errbuf) : api.curl_easy_strerror(code);
+    // libcurl's words may quote the URL; its query string (a presigned signature) must not show.
+    if (const size_t q = url.find('?'); q != std::string::npos)
+      for (size_t at; (at = why.find(url.substr(q))) != std::string::npos;) why.replace(at, url.size() - q, "?...");
+    if (code == CURLE_TOO_MANY_REDIRECTS)
+      why = "more than " + std::to_string(options.max_redirects) + " redirects (" + why + ")";
+    return {retryable(code) ? Outcome::kRetry : Outcome::kFail, io_error(why)};
+  }
+  if (!r.judged && !r.judge()) return {Outcome::kFail, io_error(r.refusal)};  // an empty body
+  const std::string http = "HTTP " + r.status_text;
+  if (r.status == 200 || r.status == 206) return {Outcome::kDone, Status::ok()};
+  if (r.status == 404 || r.status == 410) return {Outcome::kFail, not_found(http)};
+  if (r.status == 412 || (r.status == 416 && r.pin != nullptr)) {
+    r.changed = true;
+    return {Outcome::kFail, io_error(http + ": it changed since it was opened (the store was republished while "
+                                            "being read)")};
+  }
+  if (r.status == 401 || r.status == 403)
+    return {Outcome::kFail, io_error(http + " (access denied: a private bucket needs a presigned URL, or "
+                                            "credentials in the URL)")};
+  if (r.status == 416) return {Outcome::kDone, Status::ok()};  // opening: an empty file (judged by the caller)
+  if (retryable_status(r.status)) return {Outcome::kRetry, io_error(http)};
+  return {Outcome::kFail, io_error(http)};
+}
+
+// Sleeps before try `attempt` (2, 3, ...), waking early when cancelled.
+bool back_off(const RemoteOptions& options, int attempt) {
+  int64_t ms = options.first_backoff_ms;
+  for (int i = 2; i < attempt && ms < 5000; ++i) ms *= 2;
+  ms = std::min<int64_t>(ms, 5000);
+  for (int64_t slept = 0; slept < ms; slept += 20) {
+    if (options.cancel != nullptr && options.cancel->load() != 0) return false;
+    ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
+  }
+  return true;
+}
+
+std::string tries_note(int tries) { return tries > 1 ? " (after " + std::to_string(tries) + " tries)" : ""; }
+
+}  // namespace
+
+RemoteFile::RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head)
+    : url_(std::move(url)), shown_(redact_url(url_)), pin_(std::move(pin)), size_(pin_.size), head_(std::move(head)) {}
+
+Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& url, uint64_t prefetch) {
+  ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
+  const RemoteOptions options = current_options();
+  const std::string shown = redact_url(url);
+  for (int attempt = 1;; ++attempt) {
+    Request r;
+    r.want = std::max<uint64_t>(prefetch, 1);
+    r.small_file_bytes = options.small_file_bytes;
+    Outcome o = perform(*api, url, options, r);
+    if (o.kind == Outcome::kRetry && attempt < options.max_tries) {
+      stat_retries.fetch_add(1);
+      if (!back_off(options, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
+      continue;
+    }
+    if (o.kind != Outcome::kDone) {
+      return Status(o.status.code(), "cannot open '" + shown + "': " + o.status.message() + tries_note(attempt));
+    }
+    Pin pin;
+    pin.etag = r.etag;
+    if (!strong_etag(r.etag)) pin.last_modified = r.last_modified;
+    if (r.status == 416) {
+      ContentRange cr;
+      if (!parse_content_range(r.content_range, cr) || cr.total != 0)
+        return io_error("cannot open '" + shown + "': HTTP " + r.status_text + " to a request for its first bytes");
+      pin.size = 0;
+      return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), {}));
+    }
+    if (r.status == 200) {
+      pin.size = r.body.size();
+    } else {
+      ContentRange cr;
+      parse_content_range(r.content_range, cr);  // judged at the first byte
+      pin.size = cr.total;
+      if (r.body.size() != cr.last - cr.first + 1) {
+        if (attempt < options.max_tries) continue;  // cut short: once more
+        return io_error("cannot open '" + shown + "': the response ended early" + tries_note(attempt));
+      }
+    }
+    return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), std::move(r.body)));
+  }
+}
+
+Status RemoteFile::read(void* dst, size_t n, uint64_t offset) const {
+  auto* out = static_cast<uint8_t*>(dst);
+  if (offset > size_ || n > size_ - offset)
+    return io_error("cannot read '" + shown_ + "': unexpected end of file at byte " + std::to_string(offset));
+  // What the first request fetched.
+  if (offset < head_.size()) {
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(n, head_.size() - offset));
+    std::memcpy(out, head_.data() + offset, k);
+    out += k;
+    n -= k;
+    offset += k;
+  }
+  if (n == 0) return Status::ok();
+  ReadAhead* ahead;
+  {
+    std::lock_guard lock(ahead_mutex_);
+    ahead = &ahead_[std::this_thread::get_id()];  // references survive rehashing
+  }
+  ReadAhead& ra = *ahead;
+  constexpr uint64_t kFirstSpan = 128 << 10, kMaxSpan = 2 << 20, kSmallRead = 64 << 10;
+  while (n > 0) {
+    const uint64_t held_end = ra.start + ra.bytes.size();
+    if (offset >= ra.start && offset < held_end) {
+      const size_t k = static_cast<size_t>(std::min<uint64_t>(n, held_end - offset));
+      std::memcpy(out, ra.bytes.data() + (offset - ra.start), k);
+      out += k;
+      n -= k;
+      offset += k;
+      ra.next = offset;
+      continue;
+    }
+    if (offset != ra.next || n >= kSmallRead) {
+      ra.span = kFirstSpan;
+      ra.next = offset + n;
+      return fetch(out, n, offset);
+    }
+    const uint64_t want = std::min<uint64_t>(std::max<uint64_t>(n, ra.span), size_ - offset);
+    ra.bytes.resize(want);
+    ra.start = offset;
+    Status s = fetch(ra.bytes.data(), want, offset);
+    if (!s.is_ok()) {
+      ra.bytes.clear();
+      return s;
+    }
+    ra.span = std::min(kMaxSpan, ra.span * 2);
+  }
+  return Status::ok();
+}
+
+Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
+  ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
+  const RemoteOptions options = current_options();
+  int failures = 0;
+  while (n > 0) {
+    Request r;
+    r.start = offset;
+    r.want = n;
+    r.pin = &pin_;
+    r.dst = out;
+    Outcome o = perform(*api, url_, options, r);
+    // Bytes received before a failure are kept: the next try asks for the rest.
+    out += r.got;
+    n -= r.got;
+    offset += r.got;
+    if (o.kind == Outcome::kDone && n == 0) break;
+    if (o.kind == Outcome::kDone && r.got > 0) continue;  // a shorter range than asked: ask for the rest
+    if (o.kind == Outcome::kDone) o = {Outcome::kRetry, io_error("the response ended early")};
+    ++failures;
+    if (o.kind == Outcome::kRetry && failures < options.max_tries) {
+      stat_retries.fetch_add(1);
+      if (!back_off(options, failures + 1)) return Status(StatusCode::kCancelled, "interrupted");
+      continue;
+    }
+    return Status(o.status.code(), "cannot read '" + shown_ + "' (bytes " + std::to_string(offset) + "-" +
+                                       std::to_string(offset + n - 1) + "): " + o.status.message() +
+                                       tries_note(failures));
+  }
+  return Status::ok();
+}
+
+}  // namespace zrec::io

@@ -1,0 +1,68 @@
+// One file of a remote store, read by HTTP range requests (zrec/remote.h,
+// docs/remote.md). io::File holds one when it was opened by URL, so the reader reads a
+// remote store through the same pread_exact as a local one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "zrec/status.h"
+
+namespace zrec::io {
+
+class RemoteFile {
+ public:
+  // GETs the first `prefetch` bytes of `url` (at least one), which pins the file's size
+  // and validator; the bytes are kept for later reads (a store's static page, a data
+  // file's first frame header). kNotFound for 404 and 410.
+  static Result<std::shared_ptr<const RemoteFile>> open(const std::string& url, uint64_t prefetch);
+
+  // Reads exactly n bytes at offset, with as many requests as it takes (retries resume
+  // after the bytes received). Thread-safe: each request takes a connection of the
+  // process's pool.
+  //
+  // Performance note: a request costs a round trip whatever its size, and some readers
+  // read small records one by one (verify's pass, a table read piece by piece). So each
+  // thread reading this file has a read-ahead buffer: a read under 64 KiB that starts
+  // exactly where that thread's last read ended fetches 128 KiB, doubling up to 2 MiB
+  // while the thread keeps reading on, and the next reads are served from it. Any other
+  // read fetches exactly its bytes, so a random gather transfers no more than it asks
+  // (scan reads a remote store's records in ranges of its own, Store::scan). At most
+  // 2 MiB per thread and file.
+  Status read(void* dst, size_t n, uint64_t offset) const;
+
+  uint64_t size() const { return size_; }
+  const std::string& shown() const { return shown_; }  // redact_url(url)
+
+  struct Pin {
+    std::string etag;           // as the server sent it, W/ included
+    std::string last_modified;  // the HTTP date, when no strong ETag is sent
+    uint64_t size = 0;
+  };
+
+ private:
+  RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head);
+  // Bytes [offset, offset + n) by requests, into dst.
+  Status fetch(uint8_t* dst, size_t n, uint64_t offset) const;
+
+  struct ReadAhead {
+    uint64_t start = 0;           // bytes [start, start + bytes.size()) of the file
+    std::vector<uint8_t> bytes;
+    uint64_t next = UINT64_MAX;  // where this thread's last read ended
+    uint64_t span = 128 << 10;   // what the next read-ahead fetches
+  };
+  std::string url_;
+  std::string shown_;
+  Pin pin_;
+  uint64_t size_ = 0;
+  std::vector<uint8_t> head_;  // bytes [0, head_.size()), fetched at open
+  mutable std::mutex ahead_mutex_;  // guards the map; each entry is its thread's alone
+  mutable std::unordered_map<std::thread::id, ReadAhead> ahead_;
+};
+
+}  // namespace zrec::io
