@@ -180,7 +180,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     // While a writer appends: its last published state (later records are not seen).
     ZREC_ASSIGN_OR_RETURN(
         store,
-        Store::open(a.store, {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait}));
+        Store::open(a.store, {.lanes = g.read_lanes(a.store), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait}));
   }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));

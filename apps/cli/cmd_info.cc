@@ -105,7 +105,7 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // A store a writer is appending to is described as last published (--wait: after it).
     ZREC_ASSIGN_OR_RETURN(
-        store, Store::open(path, {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait(), .snapshot_if_busy = true}));
+        store, Store::open(path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = true}));
   }
   StoreSummary s;
   s.path = redact_url(path);

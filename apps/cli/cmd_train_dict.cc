@@ -19,6 +19,7 @@
 
 #include "zrec/file.h"
 #include "zrec/input_stream.h"
+#include "zrec/remote.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
@@ -206,6 +207,10 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   size_t dirs = 0;
   for (const auto& p : paths) {
     struct stat st;
+    if (is_url(p)) {  // a remote store (zrec/remote.h)
+      ++dirs;
+      continue;
+    }
     if (::stat(p.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", p);
     dirs += S_ISDIR(st.st_mode) ? 1 : 0;
   }

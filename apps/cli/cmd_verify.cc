@@ -268,7 +268,7 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.keep_problems = 0;
   o.quick = a.quick;
   o.max_errors = a.max_errors;
-  o.lanes = g.lanes(Work::kRead);
+  o.lanes = g.read_lanes(path);
   o.wait = g.lock_wait();
   o.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;

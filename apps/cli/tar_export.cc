@@ -13,6 +13,7 @@
 
 #include "zrec/dataset.h"
 #include "zrec/input_stream.h"
+#include "zrec/remote.h"
 #include "zrec/store.h"
 
 #include "cli/app/usage.h"
@@ -198,7 +199,7 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
     ExportStream s;
     s.ext = single ? base_name(a.path) : name;
     ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name),
-                                               {.lanes = g.lanes(Work::kRead), .wait = g.lock_wait()}));
+                                               {.lanes = g.read_lanes(a.path), .wait = g.lock_wait()}));
     const Schema& schema = s.store->schema();
     const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
     s.bytes = schema.dtype.str() == "|u1";

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/join.h"
+#include "zrec/remote.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
@@ -201,7 +202,8 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   Filled f;
   f.placed = command == "concat" && !a.frame_copy && options.frame_copy && create.codec == first.codec() &&
              create.data_shards == first.data_shards() && create.dictionary == first.dictionary() &&
-             placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty();
+             placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty() &&
+             std::none_of(sources.begin(), sources.end(), [](const Store* s) { return s->is_remote(); });
   Status s;
   if (f.placed) {
     JoinOptions join;
@@ -261,13 +263,16 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   // They are then opened under that lock, as a snapshot.
   std::vector<std::unique_ptr<ConsumedStore>> consumed;
   for (const auto& path : a.consume ? a.sources : std::vector<std::string>()) {
+    if (is_url(path))
+      throw UsageError("--consume removes its sources, and '" + redact_url(path) +
+                       "' is a URL: zrec writes only local stores");
     ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.lock_wait()));
     consumed.push_back(std::move(c));
   }
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = g.lanes(work),
+    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = is_url(path) ? g.read_lanes(path) : g.lanes(work),
                                                      .wait = a.consume ? io::LockWait() : g.lock_wait(),
                                                      .snapshot_if_busy = a.consume}));
     sources.push_back(s.get());

@@ -124,8 +124,13 @@ class Store {
   // Whether read_stored(..., read_bytes = false) skips reading: raw Dense.
   bool checks_need_no_bytes() const;
   // The open descriptor of data_{shard}.zr, for copy_file_range from it (valid while
-  // this Store is open; read-only).
+  // this Store is open; read-only); -1 for a remote store.
   int data_fd(uint32_t shard) const;
+  // Bytes [offset, offset + n) of data_{shard}.zr, unchecked (a record's stored bytes as
+  // they lie, for a hex view of a damaged one): kInvalidArgument past the shard's tail.
+  Status read_data(uint32_t shard, uint64_t offset, uint64_t n, uint8_t* dst) const;
+  // Whether the store was opened by URL (zrec/remote.h): its files have no descriptors.
+  bool is_remote() const;
 
   // The dictionary bytes (dict.zr) of a zstd_dict store; empty for raw and zstd.
   const std::vector<uint8_t>& dictionary() const;

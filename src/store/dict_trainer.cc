@@ -119,11 +119,19 @@ class StoreSource : public RecordSource {
   uint64_t count() const override { return starts_.back(); }
 
   Status lengths(std::span<const uint64_t> ids, uint64_t* out) override {
-    for (size_t k = 0; k < ids.size(); ++k) {
-      const size_t s = store_of(ids[k]);
-      RecordLoc loc;
-      ZREC_RETURN_IF_ERROR(stores_[s]->read_locs(ids[k] - starts_[s], 1, &loc));
-      out[k] = loc.logic_length;
+    // By runs of ids of one store, through its id-list read_locs (its table cache; a
+    // remote store's pieces fetched on its lanes).
+    std::vector<uint64_t> local;
+    std::vector<RecordLoc> locs;
+    for (size_t begin = 0; begin < ids.size();) {
+      const size_t s = store_of(ids[begin]);
+      size_t end = begin;
+      local.clear();
+      while (end < ids.size() && store_of(ids[end]) == s) local.push_back(ids[end++] - starts_[s]);
+      locs.resize(local.size());
+      ZREC_RETURN_IF_ERROR(stores_[s]->read_locs(local, locs.data()));
+      for (size_t k = 0; k < local.size(); ++k) out[begin + k] = locs[k].logic_length;
+      begin = end;
     }
     return Status::ok();
   }

@@ -282,7 +282,8 @@ Status Store::read_locs(std::span<const uint64_t> ids, RecordLoc* out) const {
     return store::check_record_loc(m.files, m.files.page.tails.data(), ids[k], out[k]);
   };
   // From the in-memory table this is a few loads per id: waking lanes would cost more.
-  if (m.loc_table) {
+  // A remote store's pieces are requests: those go out on the lanes, several at once.
+  if (m.loc_table && m.files.url.empty()) {
     for (size_t k = 0; k < ids.size(); ++k) ZREC_RETURN_IF_ERROR(one(k));
     return Status::ok();
   }
@@ -434,6 +435,14 @@ bool Store::checks_need_no_bytes() const {
 }
 
 int Store::data_fd(uint32_t shard) const { return impl_->files.data[shard].fd(); }
+Status Store::read_data(uint32_t shard, uint64_t offset, uint64_t n, uint8_t* dst) const {
+  if (shard >= data_shards() || offset > tail(shard) || n > tail(shard) - offset)
+    return invalid_argument("bytes " + std::to_string(offset) + "+" + std::to_string(n) + " are not within data " +
+                            "shard " + std::to_string(shard) + " of store '" + path() + "'");
+  return impl_->files.data[shard].pread_exact(dst, n, offset);
+}
+
+bool Store::is_remote() const { return !impl_->files.url.empty(); }
 
 Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, std::vector<uint8_t>& buffer,
                           std::vector<uint64_t>& offsets, bool read_bytes) {

@@ -71,15 +71,17 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
       while (end < count && (end == begin || bytes + locs[end].phys_length <= window_bytes))
         bytes += locs[end++].phys_length;
       const auto window_ids = ids.subspan(begin, end - begin);
-      ZREC_RETURN_IF_ERROR(src.read_stored(window_ids, locs.data() + begin, buffer, offsets, !options.kernel_copy));
-      const bool have_bytes = !options.kernel_copy || !src.checks_need_no_bytes();
+      // A remote source has no descriptor to copy from: its bytes are read.
+      const bool kernel_copy = options.kernel_copy && !src.is_remote();
+      ZREC_RETURN_IF_ERROR(src.read_stored(window_ids, locs.data() + begin, buffer, offsets, !kernel_copy));
+      const bool have_bytes = !kernel_copy || !src.checks_need_no_bytes();
       records.resize(window_ids.size());
       uint64_t logical = 0;
       for (size_t k = 0; k < window_ids.size(); ++k) {
         const RecordLoc& loc = locs[begin + k];
         records[k] =
             EncodedRecord{have_bytes ? buffer.data() + offsets[k] : nullptr, loc.phys_length, loc.logic_length};
-        if (options.kernel_copy) {
+        if (kernel_copy) {
           records[k].src_fd = src.data_fd(static_cast<uint32_t>(window_ids[k] % src.data_shards()));
           records[k].src_offset = loc.offset;
         }

@@ -116,6 +116,12 @@ std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
   return mine;
 }
 
+std::shared_ptr<Lanes> GlobalOptions::read_lanes(const std::string& store) const {
+  if (!is_url(store) || threads != 0) return lanes(Work::kRead);
+  if (!remote_lanes_) remote_lanes_ = std::make_shared<Lanes>(kRemoteLanes);
+  return remote_lanes_;
+}
+
 io::LockWait GlobalOptions::lock_wait() const {
   io::LockWait w(wait);
   w.control.cancel = interrupt_token();               // --wait on a held store ends on SIGINT/SIGTERM too

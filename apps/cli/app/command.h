@@ -37,6 +37,10 @@ struct GlobalOptions {
   // executor whenever their budgets are equal (always with --threads), so a command
   // that states one Work, as each does once, has one executor.
   std::shared_ptr<Lanes> lanes(Work work) const;
+  // The executor for reading `store`: lanes(Work::kRead), except for a remote store
+  // (a URL, zrec/remote.h) without --threads: kRemoteLanes lanes, as many requests in
+  // flight, whatever the CPUs.
+  std::shared_ptr<Lanes> read_lanes(const std::string& store) const;
 
   // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h) and
   // failed at once when the holder is the process at the other end of our pipe
@@ -48,6 +52,7 @@ struct GlobalOptions {
 
  private:
   mutable std::shared_ptr<Lanes> lanes_[2];  // by Work
+  mutable std::shared_ptr<Lanes> remote_lanes_;
 };
 
 struct Command {

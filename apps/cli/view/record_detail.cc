@@ -78,15 +78,9 @@ Status write_hex(JsonWriter& j, Store& store, uint64_t id, uint64_t offset, uint
   const uint64_t first = std::min<uint64_t>(offset, loc.phys_length);
   const uint64_t n = std::min({length, kMaxHexBytes, loc.phys_length - first});
   std::string bytes(n, '\0');
-  const int fd = store.data_fd(static_cast<uint32_t>(id % store.data_shards()));
-  for (uint64_t got = 0; got < n;) {
-    const ssize_t r = ::pread(fd, bytes.data() + got, n - got, static_cast<off_t>(loc.offset + first + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      return io_error("cannot read record " + std::to_string(id) +
-                      "'s stored bytes: " + (r < 0 ? std::strerror(errno) : "the data file ends early"));
-    got += static_cast<uint64_t>(r);
-  }
+  Status read = store.read_data(static_cast<uint32_t>(id % store.data_shards()), loc.offset + first, n,
+                                reinterpret_cast<uint8_t*>(bytes.data()));
+  if (!read.is_ok()) return io_error("cannot read record " + std::to_string(id) + "'s stored bytes: " + read.message());
   j.begin_object().key("id").value(id).key("stored_bytes").value(uint64_t{loc.phys_length});
   j.key("offset").value(first).key("length").value(n).key("hex").begin_array();
   static constexpr char kHex[] = "0123456789abcdef";

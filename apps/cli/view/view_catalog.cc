@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "zrec/dataset.h"
+#include "zrec/remote.h"
 
 #include "cli/formats/path_name.h"
 
@@ -58,11 +59,12 @@ Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& p
       p.streams.push_back({base_name(p.path), p.path});
     } else {
       struct stat st;
-      if (::stat(p.path.c_str(), &st) != 0) return not_found("'" + p.path + "' does not exist");
+      if (!is_url(p.path) && ::stat(p.path.c_str(), &st) != 0) return not_found("'" + p.path + "' does not exist");
       p.root = true;
       for (const std::string& name : child_stores(p.path))
         if (!name.starts_with('.')) p.streams.push_back({name, join_path(p.path, name)});
-      if (p.streams.empty()) return not_found("'" + p.path + "' is not a zrecord store and holds none");
+      if (p.streams.empty())
+        return not_found("'" + redact_url(p.path) + "' is not a zrecord store and holds none");
     }
     if (i < keys.size() && !keys[i].empty()) {
       ZREC_ASSIGN_OR_RETURN(p.keys, KeyIndex::open(keys[i]));
