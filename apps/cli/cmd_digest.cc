@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/digest.h"
+#include "zrec/remote.h"
 #include "zrec/store.h"
 
 #include "cli/app/app.h"
@@ -145,10 +146,11 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     }
     // The path as every message shows it: a newline in it must not forge a second line.
     // A selection follows it as NumPy would index it: "tokens/[0:1000]".
-    const std::string shown = selection_text ? path + "[" + *selection_text + "]" : path;
+    // A URL's credentials and query string never show (zrec/remote.h).
+    const std::string shown = redact_url(path) + (selection_text ? "[" + *selection_text + "]" : "");
     if (!a.per_record && text_lines)
       ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(*digest) + "  " + printable(shown) + "\n"));
-    digests.begin_object().key("path").value(path);
+    digests.begin_object().key("path").value(redact_url(path));
     if (selection_text) digests.key("selection").value(*selection_text);
     digests.key("length").value(count).key("digest").value(hash_to_hex(*digest)).end_object();
     spdlog::info("'{}': {} records, digest {}", shown, count, hash_to_hex(*digest));

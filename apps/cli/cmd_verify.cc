@@ -186,7 +186,7 @@ std::string blind_spot_text(const VerifyReport& r) {
 // problem, json_end closes the array and adds the rest.
 void json_begin(JsonWriter& j, const std::string& path) {
   j.begin_object();
-  j.key("path").value(path);
+  j.key("path").value(redact_url(path));
   j.key("problems").begin_array();
 }
 
@@ -335,7 +335,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
       json_end(j, *r);
       ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
     } else {
-      ZREC_RETURN_IF_ERROR(out.write(to_text(*r, a.path, g)));
+      ZREC_RETURN_IF_ERROR(out.write(to_text(*r, redact_url(a.path), g)));
     }
     ZREC_RETURN_IF_ERROR(out.flush());
     if (r->valid()) return Status::ok();
@@ -372,7 +372,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
       continue;
     }
     if (a.json) json_end(j, r.value());
-    else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), path, g)));
+    else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), redact_url(path), g)));
     if (r->opened) lengths[name] = r->length;
     reports.push_back(std::move(r).value());
   }

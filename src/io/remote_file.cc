@@ -145,6 +145,9 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
+constexpr const char* kAccessDenied =
+    " (access denied: a private bucket needs a presigned URL, or credentials in the URL)";
+
 bool strong_etag(const std::string& etag) { return !etag.empty() && !etag.starts_with("W/"); }
 
 // One GET of bytes [start, start + want) of a file, or (opening) of its first bytes.
@@ -378,8 +381,7 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
                                             "being read)")};
   }
   if (r.status == 401 || r.status == 403)
-    return {Outcome::kFail, io_error(http + " (access denied: a private bucket needs a presigned URL, or "
-                                            "credentials in the URL)")};
+    return {Outcome::kFail, io_error(http + kAccessDenied)};
   if (r.status == 416) return {Outcome::kDone, Status::ok()};  // opening: an empty file (judged by the caller)
   if (retryable_status(r.status)) return {Outcome::kRetry, io_error(http)};
   return {Outcome::kFail, io_error(http)};
@@ -498,8 +500,12 @@ Status RemoteFile::read(void* dst, size_t n, uint64_t offset) const {
 Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
   ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
   const RemoteOptions options = current_options();
-  int failures = 0;
+  // Tries in a row that received nothing; a try that received bytes starts the count
+  // over (the rest is asked for next), within a bound on all tries of this read.
+  int failures = 0, tries = 0;
+  const int max_all_tries = 16 * options.max_tries;
   while (n > 0) {
+    ++tries;
     Request r;
     r.start = offset;
     r.want = n;
@@ -513,17 +519,21 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
     if (o.kind == Outcome::kDone && n == 0) break;
     if (o.kind == Outcome::kDone && r.got > 0) continue;  // a shorter range than asked: ask for the rest
     if (o.kind == Outcome::kDone) o = {Outcome::kRetry, io_error("the response ended early")};
-    ++failures;
-    if (o.kind == Outcome::kRetry && failures < options.max_tries) {
+    failures = r.got > 0 ? 1 : failures + 1;
+    if (o.kind == Outcome::kRetry && failures < options.max_tries && tries < max_all_tries) {
       stat_retries.fetch_add(1);
       if (!back_off(options, failures + 1)) return Status(StatusCode::kCancelled, "interrupted");
       continue;
     }
     return Status(o.status.code(), "cannot read '" + shown_ + "' (bytes " + std::to_string(offset) + "-" +
                                        std::to_string(offset + n - 1) + "): " + o.status.message() +
-                                       tries_note(failures));
+                                       tries_note(tries));
   }
   return Status::ok();
+}
+
+bool access_denied(const Status& status) {
+  return status.code() == StatusCode::kIoError && status.message().find(kAccessDenied) != std::string::npos;
 }
 
 }  // namespace zrec::io

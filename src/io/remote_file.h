@@ -65,4 +65,9 @@ class RemoteFile {
   mutable std::unordered_map<std::thread::id, ReadAhead> ahead_;
 };
 
+// Whether a RemoteFile error is the server's 401 or 403: a bucket answers 403, not
+// 404, for a missing object to whoever may not list it, so a probe for a file that may
+// be absent takes it as absence.
+bool access_denied(const Status& status);
+
 }  // namespace zrec::io

@@ -4,6 +4,8 @@
 #include "zrec/file.h"
 #include "zrec/remote.h"
 
+#include "io/remote_file.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -32,7 +34,13 @@ std::string join_path(const std::string& dir, const std::string& name) {
 }
 
 bool is_store_dir(const std::string& path) {
-  if (is_url(path)) return io::File::open_url(join_path(path, kMetaFile), 1).is_ok();
+  if (is_url(path)) {
+    // Absent, or hidden from whoever may not list the bucket: not a store. Any other
+    // failure (TLS, the connection, a server ignoring Range) counts as a store, so that
+    // opening it says what went wrong.
+    auto meta = io::File::open_url(join_path(path, kMetaFile), 1);
+    return meta.is_ok() || (meta.status().code() != StatusCode::kNotFound && !io::access_denied(meta.status()));
+  }
   const std::string meta = join_path(path, kMetaFile);
   struct stat st;
   if (::stat(meta.c_str(), &st) != 0) return false;

@@ -1,6 +1,8 @@
 // ViewRoutes (see view_routes.h).
 #include "cli/view/view_routes.h"
 
+#include "zrec/remote.h"
+
 #include "cli/formats/printable.h"
 #include "cli/report/json.h"
 #include "cli/view/assets.h"
@@ -131,7 +133,7 @@ Status ViewRoutes::api(std::string_view route, const HttpRequest& request, HttpR
     j.begin_object().key("paths").begin_array();
     for (size_t i = 0; i < catalog_.paths().size(); ++i) {
       const ViewPath& p = catalog_.paths()[i];
-      j.begin_object().key("index").value(uint64_t{i}).key("path").value(p.path).key("root").value(p.root);
+      j.begin_object().key("index").value(uint64_t{i}).key("path").value(redact_url(p.path)).key("root").value(p.root);
       j.key("keys").value(p.keys != nullptr).key("streams").begin_array();
       for (const ViewStream& s : p.streams) j.value(s.name);
       j.end_array().end_object();

@@ -1,0 +1,206 @@
+"""A real web server for remote-store tests and benchmarks: Debian's nginx on loopback,
+started from a generated config (plain HTTP, and HTTPS with HTTP/2 and a self-signed
+certificate made by the openssl CLI), serving a directory with Range and ETags on, as
+any static web server or bucket does; and a small fault-injecting proxy in front of it.
+
+    with WebServer(docroot) as web:            # web.http, web.https: base URLs
+        with FaultProxy(web.http_port) as proxy:  # proxy.url: base URL through the proxy
+            proxy.drop_every = 3                  # every 3rd response cut mid-body
+            ...
+
+Extra locations of the config: /forbidden/ answers 403, /loop/ redirects to itself.
+Needs: /usr/sbin/nginx (nginx-light), /usr/bin/openssl.
+"""
+import http.client
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+NGINX = "/usr/sbin/nginx"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError("nothing listens on port %d after %d s" % (port, timeout))
+
+
+CONFIG = """
+{user}
+daemon off;
+worker_processes 2;
+pid {work}/nginx.pid;
+error_log {work}/error.log;
+events {{ worker_connections 512; }}
+http {{
+  log_format plain '$request_method $uri $server_protocol $status $http_range $body_bytes_sent';
+  access_log {work}/access.log plain;
+  client_body_temp_path {work}/tmp_body;
+  proxy_temp_path {work}/tmp_proxy;
+  fastcgi_temp_path {work}/tmp_fastcgi;
+  uwsgi_temp_path {work}/tmp_uwsgi;
+  scgi_temp_path {work}/tmp_scgi;
+  types {{ application/octet-stream zr; }}
+  default_type application/octet-stream;
+  keepalive_requests 10000;
+  sendfile on;
+  server {{
+    listen 127.0.0.1:{http_port};
+    listen 127.0.0.1:{https_port} ssl http2;
+    ssl_certificate {work}/cert.pem;
+    ssl_certificate_key {work}/key.pem;
+    root {docroot};
+    location /forbidden/ {{ return 403; }}
+    location /loop/ {{ return 302 /loop/; }}
+  }}
+}}
+"""
+
+
+class WebServer:
+    """nginx serving `docroot` on two loopback ports: http (plain) and https (TLS,
+    HTTP/2 offered). cacert: the PEM file that verifies it (its own certificate)."""
+
+    def __init__(self, docroot):
+        self.docroot = os.path.abspath(docroot)
+        self.work = tempfile.mkdtemp(prefix="zrec-nginx-")
+        self.http_port = free_port()
+        self.https_port = free_port()
+        self.proc = None
+
+    def __enter__(self):
+        self.cacert = os.path.join(self.work, "cert.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                        "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
+                        os.path.join(self.work, "key.pem"), "-out", self.cacert], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        conf = os.path.join(self.work, "nginx.conf")
+        with open(conf, "w") as f:
+            # Workers of a master started as root would run as nobody, who cannot read a
+            # test's private temporary directories.
+            user = "user root;" if os.geteuid() == 0 else ""
+            f.write(CONFIG.format(user=user, work=self.work, docroot=self.docroot, http_port=self.http_port,
+                                  https_port=self.https_port))
+        self.proc = subprocess.Popen([NGINX, "-c", conf, "-p", self.work], stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(self.work, "stderr.log"), "w"))
+        try:
+            wait_listening(self.http_port)
+            wait_listening(self.https_port)
+        except RuntimeError:
+            self.__exit__(None, None, None)
+            raise
+        self.http = "http://127.0.0.1:%d" % self.http_port
+        self.https = "https://127.0.0.1:%d" % self.https_port
+        return self
+
+    def access_log(self):
+        with open(os.path.join(self.work, "access.log")) as f:
+            return f.read().splitlines()
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+class FaultProxy:
+    """An HTTP/1.1 proxy in front of a web server on 127.0.0.1:`upstream_port`, passing
+    GETs (Range and conditional headers included) through, with faults to switch on:
+      drop_every = N   every Nth response sends its headers and half its body, then
+                       closes the connection
+      error_every = N  every Nth request is answered 500 (N = 1: every one)
+      ignore_range     Range is dropped: the whole file comes back with 200
+      before = fn      fn(path, headers) runs before each request is passed on (a test replaces
+                       a file there)
+    requests counts the requests seen."""
+
+    def __init__(self, upstream_port):
+        self.upstream_port = upstream_port
+        self.drop_every = 0
+        self.error_every = 0
+        self.ignore_range = False
+        self.before = None
+        self.requests = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                with proxy._lock:
+                    proxy.requests += 1
+                    n = proxy.requests
+                if proxy.before is not None:
+                    proxy.before(self.path, self.headers)
+                if proxy.error_every and n % proxy.error_every == 0:
+                    body = b"injected failure\n"
+                    self.send_response(500)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                headers = {k: v for k, v in self.headers.items()
+                           if k.lower() in ("range", "if-match", "if-unmodified-since", "if-range")}
+                if proxy.ignore_range:
+                    headers.pop("Range", None)
+                    headers.pop("range", None)
+                up = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=30)
+                up.request("GET", self.path, headers=headers)
+                r = up.getresponse()
+                body = r.read()
+                up.close()
+                self.send_response(r.status)
+                for k, v in r.getheaders():
+                    if k.lower() in ("etag", "last-modified", "content-range", "content-type", "location"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if proxy.drop_every and n % proxy.drop_every == 0 and len(body) > 1:
+                    self.wfile.write(body[:len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                self.wfile.write(body)
+
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request, client_address):
+                pass  # a client closing its connection (zrec after an error) is no news
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
