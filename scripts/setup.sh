@@ -20,7 +20,7 @@ packages=(
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (clang++ -fsanitize=fuzzer)
   slurmd slurmctld slurm-client munge procps  # tests/cli/test_slurm.sh: a live single-node Slurm cluster (pgrep, ps)
   libcpp-httplib-dev libpng-dev  # zrec view: its HTTP server module (cpp-httplib) and PNG pictures (libpng, linked statically)
-  nginx-light openssl  # tests/cli/test_remote.py: a real web server (HTTP and HTTPS) serving stores
+  nginx-light openssl curl  # tests/cli/test_remote.py: a real web server (HTTP and HTTPS) serving stores; scripts/bench_remote.py: curl, the baseline
   chromium chromium-driver python3-selenium  # tests/cli/test_view_browser.py: zrec view's page in headless Chromium
 )
 

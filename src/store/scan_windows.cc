@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "zrec_support/memory.h"
+
 namespace zrec::store {
 
 namespace {
@@ -37,6 +39,11 @@ void ScanWindows::open_window(ScanSlot* slot) {
     slot->buffer.reset();
     slot->buffer = std::make_unique_for_overwrite<uint8_t[]>(bytes);
     slot->capacity = bytes;
+    // Performance note: a window's buffer is written once per window; faulted in 4 KiB
+    // at a time, the first two windows of a scan cost 16,384 faults per 64 MiB (a fifth
+    // of a remote gather of 147 KiB records). Huge pages keep the bound above: pages
+    // are still only touched where records decode.
+    advise_huge_pages(slot->buffer.get(), bytes);
   }
   slot->ids = ids_.subspan(begin, end - begin);
   slot->first_index = chunk_first_ + begin;

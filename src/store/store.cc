@@ -159,6 +159,12 @@ struct Store::Impl {
         if (next.offset > stop + kRemoteGap || next_end - start > kMaxStoredRun) break;
         stop = next_end;
       }
+      if (j == i + 1 && files.page.codec == Codec::kRaw) {  // one raw record: straight into its slot
+        const size_t k = order[i++];
+        ZREC_RETURN_IF_ERROR(files.data[shard].pread_exact(dst(k), locs[k].logic_length, locs[k].offset));
+        ZREC_RETURN_IF_ERROR(decode_record(lane, ids[k], locs[k], dst(k), dst(k)));
+        continue;
+      }
       if (buf.size() < stop - start) buf.resize(stop - start);
       ZREC_RETURN_IF_ERROR(files.data[shard].pread_exact(buf.data(), stop - start, start));
       for (; i < j; ++i) {

@@ -14,6 +14,8 @@ with --keys) and checks the DOM:
 - the sample's rows are exactly the IDs of `zrec cat --sample N --seed K`;
 - one record's page: its hex view on demand, its .npy link;
 - verify runs from the page and reports the store valid;
+- the root again, served by nginx and read by URL (docs/remote.md): its keys, pictures
+  and verify;
 - the browser's console holds no error (a failed load, a CSP violation, a script error).
 
 Screenshots go to $ZREC_VIEW_SCREENSHOTS, or else view-screenshots/ next to the zrec
@@ -33,6 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli_helpers import expect, must_out, require_zrec  # noqa: E402
 from view_helpers import ViewServer, make_stores  # noqa: E402
+from web_server import WebServer  # noqa: E402
 
 ZREC = require_zrec("test_view_browser")
 
@@ -178,6 +181,24 @@ def main():
                        what="verify")
         expect(verdict == "valid: 60 records decoded", "verify said %r" % verdict)
         checks += 1
+
+        # The root again, served by nginx and read by URL (docs/remote.md): the same page.
+        with WebServer(root) as web:
+            remote = ViewServer([web.http + "/" + os.path.basename(s["root"])], ["--keys", s["keys"]])
+            try:
+                open_page(driver, remote.url, "p=0")
+                keys = texts(driver, "#rows .row .key")
+                expect(keys == [x["key"] for x in s["root_data"]], "remote root keys %s" % keys)
+                got = images(driver)
+                expect(got == [[20, 16 + i] for i in range(10)], "remote root pictures %s" % got)
+                driver.save_screenshot(os.path.join(shots, "dataset-remote.png"))
+                driver.execute_script("document.querySelector('button.verify-button').click()")
+                verdict = wait(driver, "const p = document.querySelector('.verify .ok, .verify .error'); "
+                                       "return p && p.textContent", what="verify of the remote root")
+                expect(verdict.startswith("valid"), "verify of the remote root said %r" % verdict)
+                checks += 3
+            finally:
+                remote.stop()
 
         problems = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
         expect(not problems, "the browser's console: %s" % problems)

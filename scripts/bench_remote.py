@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""Remote reads against their limit (docs/bench.md, "Remote stores"): a store served by
+nginx on loopback (tests/cli/web_server.py), read by zrec over HTTP, against the curl
+CLI fetching the same bytes in the same run:
+
+- whole store: `zrec cat URL --format raw -o /dev/null` against curl downloading the
+  store's files (meta.zr and every data file) on one connection;
+- random gather: `zrec cat URL --indices-from IDS --format raw -o /dev/null` of 1,000
+  random records (3x224x224 uint8, 147 KiB) against curl fetching the same 1,000 byte
+  ranges with the same parallelism (`--parallel --parallel-max 8`, zrec's 8 lanes);
+- transfer: bytes `zrec info URL` and `zrec cat URL 0:10` receive from a 10^6-record
+  store (--json's and -v's counts).
+
+Ratios are curl's time over zrec's (>= 1: zrec is faster), the median of ROUNDS
+alternations. Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_remote.py [--rounds N]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "cli"))
+from web_server import WebServer  # noqa: E402
+
+ZREC = os.environ.get("ZREC") or os.path.join(HERE, "..", "build", "zrec")
+
+
+def zrec(*args, stdin=None):
+    return subprocess.run([ZREC, *args], input=stdin, check=True, capture_output=True)
+
+
+def timed(argv):
+    t0 = time.monotonic()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.monotonic() - t0
+
+
+def npy(a):
+    import io
+    import numpy as np
+    buf = io.BytesIO()
+    np.save(buf, a)
+    return buf.getvalue()
+
+
+def main():
+    import numpy as np
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--records", type=int, default=1500)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="zrec-bench-remote-")
+    try:
+        www = os.path.join(work, "www")
+        os.makedirs(www)
+        images = os.path.join(www, "images")
+        zrec("create", "--dense", "--dtype", "|u1", "--shape", "3,224,224", "--codec", "raw", images)
+        rng = np.random.default_rng(1)
+        for first in range(0, args.records, 250):
+            n = min(250, args.records - first)
+            zrec("append-npy", images, "-", stdin=npy(rng.integers(0, 256, size=(n, 3, 224, 224), dtype=np.uint8)))
+        big = os.path.join(www, "big")
+        zrec("create", "--dense", "--dtype", "<i8", "--shape", "scalar", "--codec", "raw", big)
+        zrec("append-npy", big, "-", stdin=npy(np.arange(10**6, dtype=np.int64)))
+        info = json.loads(zrec("info", "--json", images).stdout)
+        files = sorted(info["files"])
+        shards = info["shards"]
+        ids = rng.integers(0, args.records, size=1000)
+        ids_file = os.path.join(work, "ids")
+        with open(ids_file, "w") as f:
+            f.write("".join("%d\n" % i for i in ids))
+        table = np.fromfile(os.path.join(images, "meta.zr"), dtype="<u8", offset=4096,
+                            count=2 * args.records).reshape(-1, 2)
+        with WebServer(www) as web:
+            url = web.http + "/images"
+            config = os.path.join(work, "ranges.curl")
+            with open(config, "w") as f:
+                for i in ids:
+                    offset = int(table[i][0])
+                    length = int(table[i][1]) & 0xFFFFFFFF  # phys_length, the low half of the second u64
+                    f.write('url = "%s/data_%d.zr"\nrange = "%d-%d"\noutput = "/dev/null"\n' % (
+                        url, i % shards, offset, offset + length - 1))
+            whole_curl = ["curl", "-s", "--fail"] + sum((["-o", "/dev/null", url + "/" + name] for name in files), [])
+            whole_zrec = [ZREC, "cat", url, "--format", "raw", "-o", "/dev/null", "-f"]
+            gather_curl = ["curl", "-s", "--fail", "--parallel", "--parallel-max", "8", "-K", config]
+            gather_zrec = [ZREC, "cat", url, "--indices-from", ids_file, "--format", "raw", "-o", "/dev/null", "-f"]
+            rows = []
+            for name, mine, theirs, nbytes in (
+                    ("whole store", whole_zrec, whole_curl, sum(info["files"].values())),
+                    ("random gather of 1000", gather_zrec, gather_curl, 1000 * 150528)):
+                ours, curls = [], []
+                timed(mine)  # warm the page cache and the server
+                for _ in range(args.rounds):
+                    curls.append(timed(theirs))
+                    ours.append(timed(mine))
+                z, c = statistics.median(ours), statistics.median(curls)
+                rows.append((name, z, c, nbytes))
+            info_big = json.loads(zrec("info", "--json", web.http + "/big").stdout)["remote"]
+            err = zrec("-v", "cat", "--format", "raw", "-o", "/dev/null", "-f", web.http + "/big", "0:10").stderr.decode()
+            m = re.search(r"remote reads: (\d+) requests, (\d+) bytes", err)
+        print("%-24s %10s %10s %8s %10s" % ("row", "zrec s", "curl s", "ratio", "zrec MiB/s"))
+        for name, z, c, nbytes in rows:
+            print("%-24s %10.3f %10.3f %7.2fx %10.0f" % (name, z, c, c / z, nbytes / z / 2**20))
+        print("info of a 10^6-record store: %d requests, %d bytes" % (info_big["requests"], info_big["bytes"]))
+        print("cat 0:10 of it: %s requests, %s bytes (80 of them records)" % (m.group(1), m.group(2)))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
