@@ -178,9 +178,10 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // While a writer appends: its last published state (later records are not seen).
-    ZREC_ASSIGN_OR_RETURN(
-        store,
-        Store::open(a.store, {.lanes = g.read_lanes(a.store), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait}));
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.lanes = g.read_lanes(a.store),
+                                                       .wait = g.lock_wait(),
+                                                       .snapshot_if_busy = !g.wait,
+                                                       .remote = g.remote}));
   }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));

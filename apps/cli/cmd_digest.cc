@@ -89,7 +89,8 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<std::string> opened;
   for (const auto& path : paths) {
-    auto store = Store::open(path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait});
+    auto store = Store::open(
+        path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
     if (!store.is_ok()) {
       ZREC_RETURN_IF_ERROR(failed(store.status()));
       continue;

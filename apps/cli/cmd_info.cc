@@ -34,7 +34,7 @@ struct InfoArgs {
   std::string path;
   bool json = false;
   bool shards = false;
-  bool dims = false;  // --dims: per-dimension stats of a Ragged store with ndim > 1 (reads payloads)
+  bool dims = false;   // --dims: per-dimension stats of a Ragged store with ndim > 1 (reads payloads)
   bool exact = false;  // --exact: a remote store's statistics from its whole table, not a sample
 };
 
@@ -105,7 +105,9 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // A store a writer is appending to is described as last published (--wait: after it).
     ZREC_ASSIGN_OR_RETURN(
-        store, Store::open(path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = true}));
+        store,
+        Store::open(
+            path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = true, .remote = g.remote}));
   }
   StoreSummary s;
   s.path = redact_url(path);
@@ -147,10 +149,10 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
     for (uint32_t shard = 0; shard < s.shards; ++shard) {
       ShardRow& row = s.shard_rows[shard];
       const uint64_t records = s.length / s.shards + (shard < s.length % s.shards ? 1 : 0);
-      row.logical_bytes = row.records ? static_cast<uint64_t>(static_cast<double>(row.logical_bytes) /
-                                                              static_cast<double>(row.records) *
-                                                              static_cast<double>(records))
-                                      : 0;
+      row.logical_bytes = row.records
+                              ? static_cast<uint64_t>(static_cast<double>(row.logical_bytes) /
+                                                      static_cast<double>(row.records) * static_cast<double>(records))
+                              : 0;
       row.records = records;
     }
     s.logical_bytes = 0;
@@ -271,8 +273,8 @@ std::string to_text(const StoreSummary& s, bool shard_table) {
   line("files", fmt::format("meta.zr {}, {} data file{} {}{}", meta, s.shards, s.shards == 1 ? "" : "s", data,
                             s.dict_bytes ? fmt::format(", dict.zr {}", dict) : ""));
   if (s.sampled)
-    line("sampled", fmt::format("record sizes and the logical total from {} of {} records (--exact: all)", s.sampled,
-                                s.length));
+    line("sampled",
+         fmt::format("record sizes and the logical total from {} of {} records (--exact: all)", s.sampled, s.length));
   t += fmt::format("record sizes  {:>12}{:>12}{:>12}{:>12}\n", "min", "p50", "p99", "max");
   t += stats_row("stored", s.stored);
   t += stats_row("logical", s.logical);
@@ -312,7 +314,7 @@ std::string not_a_store_file(const std::string& path) {
 
 Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
-  if (is_store_dir(a.path)) {
+  if (is_store_dir(a.path, g.remote)) {
     ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g, a.dims, a.exact));
     if (a.json) {
       JsonWriter j;
@@ -326,8 +328,8 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   struct stat st;
   if (!is_url(a.path) && ::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
   if (!is_url(a.path) && S_ISREG(st.st_mode)) return invalid_argument(not_a_store_file(a.path));
-  const auto names = child_stores(a.path);
-  ZREC_ASSIGN_OR_RETURN(std::optional<RootState> root, read_root_marker(a.path));
+  const auto names = child_stores(a.path, g.remote);
+  ZREC_ASSIGN_OR_RETURN(std::optional<RootState> root, read_root_marker(a.path, g.remote));
   if (names.empty() && !root) return not_found("'" + redact_url(a.path) + "' is not a zrecord store and holds none");
   // In a root append-tar marked, a name outside the stream name rule is one append-tar and
   // cat --format tar will refuse: say so here. (A directory of unrelated stores may name

@@ -239,7 +239,8 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
       std::unique_ptr<Store> s;
       {
         InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
-        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {.lanes = g.lanes(Work::kWrite), .wait = g.lock_wait()}));
+        ZREC_ASSIGN_OR_RETURN(
+            s, Store::open(p, {.lanes = g.lanes(Work::kWrite), .wait = g.lock_wait(), .remote = g.remote}));
       }
       const std::string diff = schema_difference(opened.empty() ? s->schema() : opened[0]->schema(), s->schema());
       if (!diff.empty())

@@ -269,6 +269,7 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.quick = a.quick;
   o.max_errors = a.max_errors;
   o.lanes = g.read_lanes(path);
+  o.remote = g.remote;
   o.wait = g.lock_wait();
   o.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;
@@ -303,9 +304,9 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // one store (which may have lost its meta.zr).
   std::vector<std::string> names;
   std::optional<RootState> root;
-  if ((remote || S_ISDIR(st.st_mode)) && !is_store_dir(a.path)) {
-    names = child_stores(a.path);
-    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path));
+  if ((remote || S_ISDIR(st.st_mode)) && !is_store_dir(a.path, g.remote)) {
+    names = child_stores(a.path, g.remote);
+    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path, g.remote));
   }
   if (names.empty() && !root) {
     std::vector<Hash> digests;

@@ -156,13 +156,13 @@ struct ExportSet {
 
 Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   ExportSet set;
-  const bool single = is_store_dir(a.path);
+  const bool single = is_store_dir(a.path, g.remote);
   // A root append-tar marked: its streams, up to its committed samples.
   std::optional<RootState> root;
   if (!single) {
-    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path));
+    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path, g.remote));
   }
-  std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path);
+  std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path, g.remote);
   if (single) {
     if (const std::string why = stream_name_problem(base_name(a.path)); !why.empty())
       return invalid_argument("store '" + a.path + "': its name '" + base_name(a.path) +
@@ -198,8 +198,9 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   for (const auto& name : names) {
     ExportStream s;
     s.ext = single ? base_name(a.path) : name;
-    ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name),
-                                               {.lanes = g.read_lanes(a.path), .wait = g.lock_wait()}));
+    ZREC_ASSIGN_OR_RETURN(s.store,
+                          Store::open(single ? a.path : join_path(a.path, name),
+                                      {.lanes = g.read_lanes(a.path), .wait = g.lock_wait(), .remote = g.remote}));
     const Schema& schema = s.store->schema();
     const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
     s.bytes = schema.dtype.str() == "|u1";

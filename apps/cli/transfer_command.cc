@@ -274,7 +274,8 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   for (const auto& path : a.sources) {
     ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = is_url(path) ? g.read_lanes(path) : g.lanes(work),
                                                      .wait = a.consume ? io::LockWait() : g.lock_wait(),
-                                                     .snapshot_if_busy = a.consume}));
+                                                     .snapshot_if_busy = a.consume,
+                                                     .remote = g.remote}));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }

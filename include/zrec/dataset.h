@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zrec/remote.h"
 #include "zrec/status.h"
 #include "zrec/store_writer.h"
 
@@ -42,14 +43,14 @@ std::string join_path(const std::string& dir, const std::string& name);
 // named meta.zr in a root of named streams, as an older append-tar could make) does not
 // make `path` a store; `path` is then a root. A URL: whether the server has its meta.zr
 // (one request).
-bool is_store_dir(const std::string& path);
+bool is_store_dir(const std::string& path, const RemoteOptions& remote = {});
 
 // The names of `root`'s subdirectories that are stores, sorted by name. Leaves out
 // ".NAME.zrec-tmp-XXXXXX", a store that create was building when it was killed (the
 // next create of NAME removes it), and ".NAME.zrec-join-XXXXXX", a join in steps not yet
 // published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed. A
 // URL cannot be listed: its streams are those its root marker names.
-std::vector<std::string> child_stores(const std::string& root);
+std::vector<std::string> child_stores(const std::string& root, const RemoteOptions& remote = {});
 
 // --- roots: the marker of a dataset of named streams -----------------------------------
 // A root (docs/format.md §12, a zrec extension) is a dataset of named streams marked
@@ -87,7 +88,7 @@ Result<RootState> decode_root_marker(const std::string& bytes, const std::string
 // Reads the marker of `root` without locking it: nullopt when there is none (the
 // directory is not a root), kMalformed when it breaks a rule. The marker is replaced by
 // rename(2), so an unlocked read sees one whole committed state.
-Result<std::optional<RootState>> read_root_marker(const std::string& root);
+Result<std::optional<RootState>> read_root_marker(const std::string& root, const RemoteOptions& remote = {});
 
 // Why `name` cannot be a stream of `root` as it lies on disk, or kOk: a root's streams are
 // directories inside it. A symbolic link (a stream shared with another root) is refused,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "zrec/remote.h"
 #include "zrec/status.h"
 
 namespace zrec::io {
@@ -56,7 +57,7 @@ class File {
   static Result<File> open(const std::string& path, int flags, int mode = 0644);
   // The file at `url`, its first `prefetch` bytes fetched (and kept) by the request
   // that pins its size and validator. path() is the URL as messages show it.
-  static Result<File> open_url(const std::string& url, uint64_t prefetch);
+  static Result<File> open_url(const std::string& url, uint64_t prefetch, const RemoteOptions& options);
 
   bool is_open() const { return fd_ >= 0 || remote_ != nullptr; }
   bool is_remote() const { return remote_ != nullptr; }

@@ -3,6 +3,10 @@
 // every writer refuses a URL. Store::open, read_root_marker and the commands built on
 // them take such URLs wherever they take a local path.
 //
+// Each open takes its RemoteOptions (OpenOptions::remote, VerifyOptions::remote, the
+// optional argument of is_store_dir / child_stores / read_root_marker): every file of
+// the store is read with them.
+//
 // What a remote read guarantees (docs/remote.md says why):
 // - each file's size and validator (ETag, else Last-Modified) are pinned by the first
 //   request; every later one is conditional on it (If-Match / If-Unmodified-Since) and
@@ -14,8 +18,7 @@
 //   files are named by redact_url().
 //
 // Example:
-//   zrec::set_remote_options({.cacert = "ca.pem"});
-//   auto store = zrec::Store::open("https://data.example.org/tokens/");
+//   auto store = zrec::Store::open("https://data.example.org/tokens/", {.remote = {.cacert = "ca.pem"}});
 //   ... read as any store ...
 //   zrec::RemoteStats s = zrec::remote_stats();  // requests made, bytes received
 #pragma once
@@ -52,11 +55,8 @@ struct RemoteOptions {
   const std::atomic<int>* cancel = nullptr;  // non-zero: transfers stop with kCancelled (a signal handler's flag)
 };
 
-// Sets the options of every later remote request of the process (a process has one
-// connection pool). Call it before the first remote open.
-void set_remote_options(const RemoteOptions& options);
-
-// What this process's remote reads cost so far.
+// What this process's remote reads cost so far (all its stores: the process has one
+// pool of kept-alive connections).
 struct RemoteStats {
   uint64_t requests = 0;  // HTTP requests sent, retries included
   uint64_t bytes = 0;     // response body bytes received

@@ -19,6 +19,7 @@
 #include "zrec/lanes.h"
 #include "zrec/lock_wait.h"
 #include "zrec/record_loc.h"
+#include "zrec/remote.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
@@ -44,6 +45,8 @@ struct OpenOptions {
   // Like any mmap reader (numpy.memmap, LMDB), a process that truncates the files while
   // this store is open, ignoring its lock, makes reads fault. false: every record is pread.
   bool map_records = true;
+  // How a store given as a URL is read (zrec/remote.h): TLS, retries, cancellation.
+  RemoteOptions remote = {};
 };
 
 // A batch of records read by scan(): ids[k]'s logical record (for Ragged, with its

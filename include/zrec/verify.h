@@ -37,6 +37,7 @@
 #include "zrec/control.h"
 #include "zrec/lanes.h"
 #include "zrec/lock_wait.h"
+#include "zrec/remote.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
@@ -53,6 +54,7 @@ struct VerifyOptions {
   // without the lock (as Store's OpenOptions::snapshot_if_busy): the records that state
   // holds, and nothing the writer is adding past it. VerifyReport::writer_active says so.
   bool snapshot_if_busy = false;
+  RemoteOptions remote = {};  // how a store given as a URL is read (zrec/remote.h)
   // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
   // record ID; records at or past its size are not compared. Ignored with `quick`.
   const std::vector<std::array<uint8_t, 32>>* against = nullptr;

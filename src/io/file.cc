@@ -40,8 +40,8 @@ Result<File> File::open(const std::string& path, int flags, int mode) {
   return File(fd, path);
 }
 
-Result<File> File::open_url(const std::string& url, uint64_t prefetch) {
-  ZREC_ASSIGN_OR_RETURN(auto remote, RemoteFile::open(url, prefetch));
+Result<File> File::open_url(const std::string& url, uint64_t prefetch, const RemoteOptions& options) {
+  ZREC_ASSIGN_OR_RETURN(auto remote, RemoteFile::open(url, prefetch, options));
   File f;
   f.path_ = remote->shown();
   f.remote_ = std::move(remote);

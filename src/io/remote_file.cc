@@ -18,12 +18,6 @@ namespace zrec {
 
 namespace {
 
-std::mutex options_mutex;
-RemoteOptions& options_slot() {
-  static RemoteOptions options;
-  return options;
-}
-
 std::atomic<uint64_t> stat_requests{0};
 std::atomic<uint64_t> stat_bytes{0};
 std::atomic<uint64_t> stat_retries{0};
@@ -57,11 +51,6 @@ std::string redact_url(std::string_view url) {
   return out;
 }
 
-void set_remote_options(const RemoteOptions& options) {
-  std::lock_guard lock(options_mutex);
-  options_slot() = options;
-}
-
 RemoteStats remote_stats() { return {stat_requests.load(), stat_bytes.load(), stat_retries.load()}; }
 
 }  // namespace zrec
@@ -69,11 +58,6 @@ RemoteStats remote_stats() { return {stat_requests.load(), stat_bytes.load(), st
 namespace zrec::io {
 
 namespace {
-
-RemoteOptions current_options() {
-  std::lock_guard lock(options_mutex);
-  return options_slot();
-}
 
 // Kept-alive connections: a handle keeps its connection between requests, so a lane
 // that reads one range after another reuses one connection. Never destroyed: lanes may
@@ -134,8 +118,7 @@ bool parse_content_range(std::string_view v, ContentRange& out) {
   const size_t dash = range.find('-');
   if (dash == std::string_view::npos) return false;
   out.has_range = true;
-  return number(range.substr(0, dash), out.first) && number(range.substr(dash + 1), out.last) &&
-         out.first <= out.last;
+  return number(range.substr(0, dash), out.first) && number(range.substr(dash + 1), out.last) && out.first <= out.last;
 }
 
 std::string trim(std::string_view s) {
@@ -248,9 +231,7 @@ size_t on_header(char* p, size_t size, size_t count, void* user) {
   if (colon == std::string_view::npos) return n;
   const std::string_view name = line.substr(0, colon);
   const std::string value = trim(line.substr(colon + 1));
-  auto is = [&](std::string_view want) {
-    return name.size() == want.size() && starts_with_nocase(name, want);
-  };
+  auto is = [&](std::string_view want) { return name.size() == want.size() && starts_with_nocase(name, want); };
   if (is("etag")) r->etag = value;
   else if (is("last-modified")) r->last_modified = value;
   else if (is("content-range")) r->content_range = value;
@@ -383,8 +364,7 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
     return {Outcome::kFail, io_error(http + ": it changed since it was opened (the store was republished while "
                                             "being read)")};
   }
-  if (r.status == 401 || r.status == 403)
-    return {Outcome::kFail, io_error(http + kAccessDenied)};
+  if (r.status == 401 || r.status == 403) return {Outcome::kFail, io_error(http + kAccessDenied)};
   if (r.status == 416) return {Outcome::kDone, Status::ok()};  // opening: an empty file (judged by the caller)
   if (retryable_status(r.status)) return {Outcome::kRetry, io_error(http)};
   return {Outcome::kFail, io_error(http)};
@@ -406,12 +386,17 @@ std::string tries_note(int tries) { return tries > 1 ? " (after " + std::to_stri
 
 }  // namespace
 
-RemoteFile::RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head)
-    : url_(std::move(url)), shown_(redact_url(url_)), pin_(std::move(pin)), size_(pin_.size), head_(std::move(head)) {}
+RemoteFile::RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head, RemoteOptions options)
+    : url_(std::move(url)),
+      shown_(redact_url(url_)),
+      pin_(std::move(pin)),
+      size_(pin_.size),
+      options_(std::move(options)),
+      head_(std::move(head)) {}
 
-Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& url, uint64_t prefetch) {
+Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& url, uint64_t prefetch,
+                                                           const RemoteOptions& options) {
   ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
-  const RemoteOptions options = current_options();
   const std::string shown = redact_url(url);
   for (int attempt = 1;; ++attempt) {
     Request r;
@@ -434,7 +419,7 @@ Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& ur
       if (!parse_content_range(r.content_range, cr) || cr.total != 0)
         return io_error("cannot open '" + shown + "': HTTP " + r.status_text + " to a request for its first bytes");
       pin.size = 0;
-      return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), {}));
+      return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), {}, options));
     }
     if (r.status == 200) {
       pin.size = r.body.size();
@@ -447,7 +432,7 @@ Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& ur
         return io_error("cannot open '" + shown + "': the response ended early" + tries_note(attempt));
       }
     }
-    return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), std::move(r.body)));
+    return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), std::move(r.body), options));
   }
 }
 
@@ -502,7 +487,7 @@ Status RemoteFile::read(void* dst, size_t n, uint64_t offset) const {
 
 Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
   ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
-  const RemoteOptions options = current_options();
+  const RemoteOptions& options = options_;
   // Tries in a row that received nothing; a try that received bytes starts the count
   // over (the rest is asked for next), within a bound on all tries of this read.
   int failures = 0, tries = 0;
@@ -529,8 +514,7 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
       continue;
     }
     return Status(o.status.code(), "cannot read '" + shown_ + "' (bytes " + std::to_string(offset) + "-" +
-                                       std::to_string(offset + n - 1) + "): " + o.status.message() +
-                                       tries_note(tries));
+                                       std::to_string(offset + n - 1) + "): " + o.status.message() + tries_note(tries));
   }
   return Status::ok();
 }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "zrec/remote.h"
 #include "zrec/status.h"
 
 namespace zrec::io {
@@ -20,7 +21,8 @@ class RemoteFile {
   // GETs the first `prefetch` bytes of `url` (at least one), which pins the file's size
   // and validator; the bytes are kept for later reads (a store's static page, a data
   // file's first frame header). kNotFound for 404 and 410.
-  static Result<std::shared_ptr<const RemoteFile>> open(const std::string& url, uint64_t prefetch);
+  static Result<std::shared_ptr<const RemoteFile>> open(const std::string& url, uint64_t prefetch,
+                                                        const RemoteOptions& options);
 
   // Reads exactly n bytes at offset, with as many requests as it takes (retries resume
   // after the bytes received). Thread-safe: each request takes a connection of the
@@ -46,12 +48,12 @@ class RemoteFile {
   };
 
  private:
-  RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head);
+  RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head, RemoteOptions options);
   // Bytes [offset, offset + n) by requests, into dst.
   Status fetch(uint8_t* dst, size_t n, uint64_t offset) const;
 
   struct ReadAhead {
-    uint64_t start = 0;           // bytes [start, start + bytes.size()) of the file
+    uint64_t start = 0;  // bytes [start, start + bytes.size()) of the file
     std::vector<uint8_t> bytes;
     uint64_t next = UINT64_MAX;  // where this thread's last read ended
     uint64_t span = 128 << 10;   // what the next read-ahead fetches
@@ -60,7 +62,8 @@ class RemoteFile {
   std::string shown_;
   Pin pin_;
   uint64_t size_ = 0;
-  std::vector<uint8_t> head_;  // bytes [0, head_.size()), fetched at open
+  RemoteOptions options_;
+  std::vector<uint8_t> head_;       // bytes [0, head_.size()), fetched at open
   mutable std::mutex ahead_mutex_;  // guards the map; each entry is its thread's alone
   mutable std::unordered_map<std::thread::id, ReadAhead> ahead_;
 };

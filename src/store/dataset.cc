@@ -1,15 +1,15 @@
 // Store directories and datasets of named streams (zrec/dataset.h).
 #include "zrec/dataset.h"
 
-#include "zrec/file.h"
-#include "zrec/remote.h"
-
-#include "io/remote_file.h"
-
 #include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+
+#include "zrec/file.h"
+#include "zrec/remote.h"
+
+#include "io/remote_file.h"
 
 namespace zrec {
 
@@ -33,12 +33,12 @@ std::string join_path(const std::string& dir, const std::string& name) {
   return dir + "/" + name;
 }
 
-bool is_store_dir(const std::string& path) {
+bool is_store_dir(const std::string& path, const RemoteOptions& remote) {
   if (is_url(path)) {
     // Absent, or hidden from whoever may not list the bucket: not a store. Any other
     // failure (TLS, the connection, a server ignoring Range) counts as a store, so that
     // opening it says what went wrong.
-    auto meta = io::File::open_url(join_path(path, kMetaFile), 1);
+    auto meta = io::File::open_url(join_path(path, kMetaFile), 1, remote);
     return meta.is_ok() || (meta.status().code() != StatusCode::kNotFound && !io::access_denied(meta.status()));
   }
   const std::string meta = join_path(path, kMetaFile);
@@ -48,10 +48,10 @@ bool is_store_dir(const std::string& path) {
   return !S_ISDIR(st.st_mode) || ::stat(join_path(meta, kMetaFile).c_str(), &st) != 0;
 }
 
-std::vector<std::string> child_stores(const std::string& root) {
+std::vector<std::string> child_stores(const std::string& root, const RemoteOptions& remote) {
   std::vector<std::string> out;
   if (is_url(root)) {  // no listing over HTTP: a remote root's streams are its marker's
-    auto marker = read_root_marker(root);
+    auto marker = read_root_marker(root, remote);
     if (marker.is_ok() && marker.value()) out = marker.value()->streams;
     return out;
   }

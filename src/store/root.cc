@@ -194,10 +194,10 @@ Result<RootState> read_marker_state(const io::File& f, off_t size, const std::st
 
 }  // namespace
 
-Result<std::optional<RootState>> read_root_marker(const std::string& root) {
+Result<std::optional<RootState>> read_root_marker(const std::string& root, const RemoteOptions& remote) {
   const std::string path = marker_path(root);
   if (is_url(root)) {  // zrec/remote.h: fetched whole (1 MiB cap) with its first request
-    auto f = io::File::open_url(path, kMaxMarkerBytes + 1);
+    auto f = io::File::open_url(path, kMaxMarkerBytes + 1, remote);
     if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::optional<RootState>();
     if (!f.is_ok()) return f.status();
     ZREC_ASSIGN_OR_RETURN(uint64_t size, f->size());

@@ -68,9 +68,9 @@ void ScanWindows::hand_over_done() {
 
 Status ScanWindows::work(size_t lane, const ReadOne& read_one) {
   return work(lane, ReadBlock([&](size_t l, size_t begin, size_t end, const std::function<uint8_t*(size_t)>& dst) {
-    for (size_t k = begin; k < end; ++k) ZREC_RETURN_IF_ERROR(read_one(l, k, dst(k)));
-    return Status::ok();
-  }));
+                for (size_t k = begin; k < end; ++k) ZREC_RETURN_IF_ERROR(read_one(l, k, dst(k)));
+                return Status::ok();
+              }));
 }
 
 Status ScanWindows::work(size_t lane, const ReadBlock& read_block) {
@@ -99,8 +99,8 @@ Status ScanWindows::work(size_t lane, const ReadBlock& read_block) {
     lock.unlock();
     ScanSlot* slot = w->slot;
     const size_t window_begin = w->begin;
-    Status s = read_block(lane, begin, end,
-                          [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
+    Status s =
+        read_block(lane, begin, end, [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
     lock.lock();
     // `w` is still valid: a deque's push_back keeps references to its elements, and a
     // window with a claim running is never popped.

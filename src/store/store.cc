@@ -229,8 +229,8 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOptions& options) {
-  ZREC_ASSIGN_OR_RETURN(auto files,
-                        store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy));
+  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kShared, options.wait,
+                                                            options.snapshot_if_busy, options.remote));
   // A remote store's lanes mostly wait on the network: the number of lanes is the number
   // of requests in flight, whatever the CPUs (zrec/remote.h).
   const bool remote = !files.url.empty();

@@ -81,16 +81,16 @@ Result<StoreFiles> check_store_files(StoreFiles s, io::LockMode mode);
 // web server has no locks; each file's pinned validator stands in for the lock: a
 // store republished while it is read fails the next read instead of mixing versions).
 // Returns the same StoreFiles as a local open, its Files remote.
-Result<StoreFiles> load_remote_files(const std::string& url) {
+Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions& remote) {
   StoreFiles s;
   s.path = redact_url(url);
   s.url = url;
+  s.remote = remote;
   // The static page and the first 256 RecordLocs, the first request of every command.
   constexpr uint64_t kMetaPrefetch = format::kPageSize + 256 * format::kRecordLocSize;
-  auto meta = io::File::open_url(join_path(url, format::kMetaFile), kMetaPrefetch);
+  auto meta = io::File::open_url(join_path(url, format::kMetaFile), kMetaPrefetch, remote);
   if (!meta.is_ok() && meta.status().code() == StatusCode::kNotFound)
-    return not_found("'" + s.path + "' is not a zrecord store (no meta.zr: " + meta.status().message() +
-                     ")");
+    return not_found("'" + s.path + "' is not a zrecord store (no meta.zr: " + meta.status().message() + ")");
   if (!meta.is_ok()) return meta.status();
   s.meta = std::move(meta).value();
   return s;
@@ -99,12 +99,12 @@ Result<StoreFiles> load_remote_files(const std::string& url) {
 }  // namespace
 
 Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
-                                    bool snapshot_if_busy) {
-  const bool remote = is_url(path);
-  if (remote && mode != io::LockMode::kShared)
+                                    bool snapshot_if_busy, const RemoteOptions& remote) {
+  const bool by_url = is_url(path);
+  if (by_url && mode != io::LockMode::kShared)
     return invalid_argument("'" + redact_url(path) + "' is a URL; zrec writes only local stores");
-  if (remote) {
-    ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path));
+  if (by_url) {
+    ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path, remote));
     return check_store_files(std::move(s), io::LockMode::kShared);
   }
   StoreFiles s;
@@ -133,7 +133,7 @@ namespace {
 
 // Opens a store file of `s` (local or remote); remote files fetch `prefetch` bytes first.
 Result<io::File> open_member(const StoreFiles& s, const std::string& name, int flags, uint64_t prefetch) {
-  if (!s.url.empty()) return io::File::open_url(join_path(s.url, name), prefetch);
+  if (!s.url.empty()) return io::File::open_url(join_path(s.url, name), prefetch, s.remote);
   return open_store_file(s.path, name, flags);
 }
 

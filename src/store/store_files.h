@@ -10,8 +10,8 @@
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
-#include "zrec/remote.h"
 #include "zrec/record_loc.h"
+#include "zrec/remote.h"
 #include "zrec/schema.h"
 
 #include "codec/record_codec.h"
@@ -23,6 +23,7 @@ namespace zrec::store {
 struct StoreFiles {
   std::string path;            // as given by the user, for messages (a URL: redact_url's)
   std::string url;             // remote stores (zrec/remote.h): the URL the files are fetched from
+  RemoteOptions remote;        // ... and how
   io::File meta;               // holds the lifetime lock
   std::vector<io::File> data;  // data_0.zr .. data_{S-1}.zr
   format::StaticPage page;
@@ -43,8 +44,9 @@ struct StoreFiles {
 // rewrites the page in place, so the page is read until two consecutive copies agree
 // (a few tries, a few ms apart; kBusy if it keeps changing) and everything it publishes
 // (table entries below its length, data below its tails) stays valid.
+// A URL (zrec/remote.h) is read with `remote`, kShared only, without a lock.
 Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
-                                    bool snapshot_if_busy = false);
+                                    bool snapshot_if_busy = false, const RemoteOptions& remote = {});
 
 // The store's zstd checksum setting (see CreateOptions::checksum): for a store with
 // records, whether record 0's frame carries a content checksum; for an empty store,

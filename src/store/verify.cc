@@ -4,8 +4,6 @@
 // problems instead of stopping at the first.
 #include "zrec/verify.h"
 
-#include "zrec/remote.h"
-
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -14,6 +12,8 @@
 #include <cerrno>
 #include <memory>
 #include <mutex>
+
+#include "zrec/remote.h"
 
 #include "codec/record_codec.h"
 #include "format/layout.h"
@@ -432,7 +432,8 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   if (!is_url(path) && ::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
   if (!is_url(path) && !S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
 
-  auto loaded = store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy);
+  auto loaded =
+      store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy, options.remote);
   if (!loaded.is_ok()) {
     const Status& s = loaded.status();
     // A store-level rule broken (or a symbolic link where a store file belongs): the one

@@ -182,6 +182,7 @@ def dropped_connections_and_500s_are_retried(d):
                 fault, report["remote"]["retries"], report["remote"]["requests"]))
         proxy.drop_every = 0
         proxy.error_every = 1
+        proxy.repeat = True
         fails(["info", proxy.url + "/s"], says=["cannot open '" + proxy.url + "/s/meta.zr'", "HTTP 500",
                                                  "(after 6 tries)"])
 

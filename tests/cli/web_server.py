@@ -133,6 +133,8 @@ class FaultProxy:
       ignore_range     Range is dropped: the whole file comes back with 200
       before = fn      fn(path, headers) runs before each request is passed on (a test replaces
                        a file there)
+    A request (its path and Range) meets a fault at most once unless `repeat` is set, so
+    that a client retrying it gets through whatever the timing of its other requests.
     requests counts the requests seen."""
 
     def __init__(self, upstream_port):
@@ -141,7 +143,9 @@ class FaultProxy:
         self.error_every = 0
         self.ignore_range = False
         self.before = None
+        self.repeat = False
         self.requests = 0
+        self._faulted = set()
         self._lock = threading.Lock()
 
     def __enter__(self):
@@ -154,12 +158,17 @@ class FaultProxy:
                 pass
 
             def do_GET(self):
+                key = (self.path, self.headers.get("Range", ""))
                 with proxy._lock:
                     proxy.requests += 1
                     n = proxy.requests
+                    fault = proxy.repeat or key not in proxy._faulted
+                    if fault and ((proxy.error_every and n % proxy.error_every == 0) or
+                                  (proxy.drop_every and n % proxy.drop_every == 0)):
+                        proxy._faulted.add(key)
                 if proxy.before is not None:
                     proxy.before(self.path, self.headers)
-                if proxy.error_every and n % proxy.error_every == 0:
+                if fault and proxy.error_every and n % proxy.error_every == 0:
                     body = b"injected failure\n"
                     self.send_response(500)
                     self.send_header("Content-Length", str(len(body)))
@@ -182,7 +191,7 @@ class FaultProxy:
                         self.send_header(k, v)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                if proxy.drop_every and n % proxy.drop_every == 0 and len(body) > 1:
+                if fault and proxy.drop_every and n % proxy.drop_every == 0 and len(body) > 1:
                     self.wfile.write(body[:len(body) // 2])
                     self.wfile.flush()
                     self.close_connection = True

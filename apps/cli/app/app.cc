@@ -276,7 +276,8 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
   }
   if (threads_option->count() == 0) global.threads = *env_threads;
   // Remote stores (zrec/remote.h): a signal stops a transfer as it stops a lock wait.
-  set_remote_options({.cacert = cacert, .cancel = interrupt_token().flag});
+  global.remote.cacert = cacert;
+  global.remote.cancel = interrupt_token().flag;
 
   for (const Command& c : commands) {
     if (!c.app->parsed()) continue;

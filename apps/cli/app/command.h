@@ -10,6 +10,7 @@
 
 #include "zrec/lanes.h"
 #include "zrec/lock_wait.h"
+#include "zrec/remote.h"
 #include "zrec/status.h"
 
 // CLI11 is included only by the .cc files that register options, parse or format help:
@@ -30,6 +31,9 @@ struct GlobalOptions {
   bool wait = false;         // --wait: block on a locked store instead of failing
   bool progress = false;     // --progress: force the progress meter
   bool no_progress = false;  // --no-progress
+  // How stores given as URLs are read (zrec/remote.h): --cacert, and SIGINT/SIGTERM stop
+  // a transfer. Every open, probe and marker read of a command passes it.
+  RemoteOptions remote;
 
   // The executor for `work`, handed to every store, writer and check that does it: made
   // on the first call for that work with --threads lanes, or else the budget of `work`;

@@ -103,7 +103,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
 
   ZREC_ASSIGN_OR_RETURN(const auto labels, read_labels(a.labels));
   InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
-  ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead)));
+  ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead), g.remote));
   ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
   ZREC_ASSIGN_OR_RETURN(ServeFunction serve, load_http_module());
   if (!is_loopback(a.bind))
@@ -114,7 +114,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
 
   AccessGuard guard(token, a.bind);
   ByteBudget budget(kRecordBudgetBytes);
-  VerifyJobs jobs(g.lanes(Work::kRead));
+  VerifyJobs jobs(g.lanes(Work::kRead), g.remote);
   ViewRoutes routes(*catalog, guard, jobs, budget, labels);
   Listening listening{&guard, a.paths.size()};
   ServeConfig config;

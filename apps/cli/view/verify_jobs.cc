@@ -24,6 +24,7 @@ Result<uint64_t> VerifyJobs::start(const std::string& dir, size_t path, size_t s
   runner_ = start_background_thread([this, job, dir] {
     VerifyOptions options;
     options.lanes = lanes_;
+    options.remote = remote_;
     options.max_errors = 0;  // count every problem; keep the first kKeptProblems
     options.keep_problems = kKeptProblems;
     options.control.cancel = {&cancel_, -1};

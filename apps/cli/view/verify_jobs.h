@@ -27,7 +27,8 @@ class VerifyJobs {
   static constexpr size_t kKeptJobs = 16;
   static constexpr uint64_t kKeptProblems = 1000;
 
-  explicit VerifyJobs(std::shared_ptr<Lanes> lanes) : lanes_(std::move(lanes)) {}
+  VerifyJobs(std::shared_ptr<Lanes> lanes, RemoteOptions remote)
+      : lanes_(std::move(lanes)), remote_(std::move(remote)) {}
   ~VerifyJobs();
 
   // Starts verifying the store at `dir` (PATH `path`, stream `stream` of the view);
@@ -53,6 +54,7 @@ class VerifyJobs {
     uint64_t problem_count = 0;
   };
   std::shared_ptr<Lanes> lanes_;
+  RemoteOptions remote_;
   std::mutex mutex_;  // guards jobs_, next_ and every Job's fields
   std::vector<std::shared_ptr<Job>> jobs_;
   uint64_t next_ = 1;

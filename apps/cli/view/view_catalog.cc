@@ -16,6 +16,7 @@ struct StoreLease::Pool {
   std::string dir;
   size_t capacity = 1;
   std::shared_ptr<Lanes> lanes;
+  RemoteOptions remote;
   std::mutex mutex;
   std::condition_variable returned;
   struct Idle {
@@ -49,22 +50,21 @@ StoreLease::~StoreLease() {
 
 Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& paths,
                                                const std::vector<std::string>& keys, size_t instances,
-                                               std::shared_ptr<Lanes> lanes) {
+                                               std::shared_ptr<Lanes> lanes, const RemoteOptions& remote) {
   std::unique_ptr<Catalog> c(new Catalog());
   c->lanes_ = std::move(lanes);
   for (size_t i = 0; i < paths.size(); ++i) {
     ViewPath p;
     p.path = paths[i];
-    if (is_store_dir(p.path)) {
+    if (is_store_dir(p.path, remote)) {
       p.streams.push_back({base_name(p.path), p.path});
     } else {
       struct stat st;
       if (!is_url(p.path) && ::stat(p.path.c_str(), &st) != 0) return not_found("'" + p.path + "' does not exist");
       p.root = true;
-      for (const std::string& name : child_stores(p.path))
+      for (const std::string& name : child_stores(p.path, remote))
         if (!name.starts_with('.')) p.streams.push_back({name, join_path(p.path, name)});
-      if (p.streams.empty())
-        return not_found("'" + redact_url(p.path) + "' is not a zrecord store and holds none");
+      if (p.streams.empty()) return not_found("'" + redact_url(p.path) + "' is not a zrecord store and holds none");
     }
     if (i < keys.size() && !keys[i].empty()) {
       ZREC_ASSIGN_OR_RETURN(p.keys, KeyIndex::open(keys[i]));
@@ -75,6 +75,7 @@ Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& p
       pool->dir = s.dir;
       pool->capacity = std::max<size_t>(1, instances);
       pool->lanes = c->lanes_;
+      pool->remote = remote;
       c->pools_.back().push_back(std::move(pool));
     }
     c->paths_.push_back(std::move(p));
@@ -111,7 +112,8 @@ Result<StoreLease> Catalog::lease(size_t path, size_t stream) {
     }
   }
   // Opened outside the pool's lock: other leases on this stream go on meanwhile.
-  auto store = Store::open(pool.dir, {.lanes = pool.lanes, .wait = false, .snapshot_if_busy = true});
+  auto store =
+      Store::open(pool.dir, {.lanes = pool.lanes, .wait = false, .snapshot_if_busy = true, .remote = pool.remote});
   if (!store.is_ok()) {
     {
       std::lock_guard<std::mutex> lock(pool.mutex);

@@ -70,10 +70,10 @@ class Catalog {
   // and holds none" otherwise) and opens each store once, so that a broken one is
   // reported before serving. keys[i] (when given and not empty) is the --keys file of
   // PATH i. `instances`: open Stores one stream may have at once (concurrent requests on
-  // it); lanes: the executor every Store shares.
+  // it); lanes: the executor every Store shares; remote: how URLs are read.
   static Result<std::unique_ptr<Catalog>> open(const std::vector<std::string>& paths,
                                                const std::vector<std::string>& keys, size_t instances,
-                                               std::shared_ptr<Lanes> lanes);
+                                               std::shared_ptr<Lanes> lanes, const RemoteOptions& remote);
   ~Catalog();
 
   const std::vector<ViewPath>& paths() const { return paths_; }
