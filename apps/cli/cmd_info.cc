@@ -23,6 +23,7 @@
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
+#include "cli/report/progress.h"
 #include "cli/report/record_stats.h"
 #include "cli/root_alignment.h"
 
@@ -159,12 +160,16 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
     for (const ShardRow& row : s.shard_rows) s.logical_bytes += row.logical_bytes;
     if (schema.is_dense()) s.logical_bytes = s.length * (s.length ? s.logical.max() : 0);
   } else {
+    // A whole table can take a while (16 MB for 10^6 records, over a network too).
+    ProgressMeter meter(g, "info " + redact_url(path));
+    meter.set_total_records(s.length);
     constexpr uint64_t kChunk = 65536;
     std::vector<RecordLoc> locs(std::min(kChunk, s.length));
     for (uint64_t first = 0; first < s.length; first += kChunk) {
       const uint64_t n = std::min(kChunk, s.length - first);
       ZREC_RETURN_IF_ERROR(store->read_locs(first, n, locs.data()));
       for (uint64_t k = 0; k < n; ++k) add(first + k, locs[k]);
+      meter.update(first + n, (first + n) * sizeof(RecordLoc));
     }
     s.logical_bytes = s.logical.total();
   }

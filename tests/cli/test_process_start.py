@@ -28,6 +28,8 @@ from cli_helpers import expect, must, require_zrec, run_zrec, tree_hash  # noqa:
 ZREC = require_zrec("test_process_start")
 FIGURES = []
 ARCHIVE_LIBS = ("libarchive", "libxml2", "libicu")
+# libcurl and what it brings: loaded when a URL is first read (docs/remote.md).
+CURL_LIBS = ("libcurl", "libnghttp2", "libssh2", "libldap")
 # What a start loaded before: 2,960 of its 3,200 symbol bindings (docs/bench.md).
 CXX_LIBS = ("libstdc++", "libgcc_s", "libfmt", "libspdlog")
 
@@ -58,6 +60,8 @@ def test_info_loads_no_libarchive_nor_cxx_libraries(d):
     expect(not bad, "zrec info loads %s (all: %s)" % (bad, objects))
     cxx = [o for o in objects if any(name in o for name in CXX_LIBS)]
     expect(not cxx, "zrec info loads the C++ shared libraries %s (all: %s)" % (cxx, objects))
+    curl = [o for o in objects if any(name in o for name in CURL_LIBS)]
+    expect(not curl, "zrec info of a local store loads %s (all: %s)" % (curl, objects))
     FIGURES.append("zrec info loads %d shared objects: %s" % (len(objects), " ".join(objects)))
 
 
