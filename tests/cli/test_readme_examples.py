@@ -46,6 +46,8 @@ SKIPPED = [
     ("Scaling out: Slurm, GNU parallel", 1, None, "needs a Slurm cluster; tests/cli/test_slurm.sh runs it on one"),
     ("Looking at a dataset: view", 1, None, "serves until Ctrl-C; tests/cli/test_view.py and test_view_browser.py "
                                             "run it on these kinds of stores"),
+    ("Stores on a web server or bucket", 1, None, "needs the store on a web server; tests/cli/test_remote.py runs "
+                                                  "these commands against nginx"),
     ("Benchmarks", 1, "zrec bench  ", "minutes of CPU on loaderx-sized workloads; test_bench_smoke.sh runs bench small"),
     ("Benchmarks", 1, "zrec bench -w vision", "builds 1 GiB stores; test_bench_smoke.sh runs bench small"),
     ("Benchmarks", 1, "/usr/bin/python3 scripts/bench_peers.py", "minutes of CPU (NumPy, HDF5, LMDB peers)"),

@@ -10,7 +10,7 @@
 namespace zrec {
 
 TEST_SUITE("remote_url") {
-  TEST_CASE("http and https, in any case, are URLs; local paths are not") {
+  TEST_CASE("http and https in any case are URLs and local paths are not") {
     for (const char* url : {"http://h/s", "https://h/s", "HTTPS://h/s", "Http://h"}) CHECK_MESSAGE(is_url(url), url);
     for (const char* path : {"s", "/data/s", "http:/h/s", "ftp://h/s", "file:///s", "./http://h", ""})
       CHECK_MESSAGE(!is_url(path), path);
