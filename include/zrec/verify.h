@@ -17,9 +17,11 @@
 // checksum) unless `against` is given, nor, in a zstd record without a content checksum,
 // a flip that still decodes to the right number of bytes.
 //
-// Memory: 16 bytes per record for the overlap check (each shard's (offset, length, id)
-// sorted), in passes of at most `overlap_memory` bytes (a data file with more records
-// than that is swept in several passes over ranges of offsets); plus, per lane, the
+// Memory: none that grows with the store for the overlap check of a data file whose
+// records lie in ID order (as every writer of the format appends them: checked as the
+// table is read); for a file out of that order, 16 bytes per record (its (offset,
+// length, id) sorted), in passes of at most `overlap_memory` bytes (a data file with
+// more records than that is swept in several passes over ranges of offsets); plus, per lane, the
 // largest record read (its stored and logical bytes); plus the problems kept in the
 // report (at most `keep_problems`: the others are counted, and handed to on_problem
 // when one is set), so a table of 2^31 broken records costs no more than a sound one.
@@ -58,8 +60,9 @@ struct VerifyOptions {
   // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
   // record ID; records at or past its size are not compared. Ignored with `quick`.
   const std::vector<std::array<uint8_t, 32>>* against = nullptr;
-  // Memory budget of one overlap pass (16 bytes per record); default 1 GiB.
-  uint64_t overlap_memory = uint64_t{1} << 30;
+  // Memory budget of one overlap pass over data files out of ID order (16 bytes per
+  // record); default 128 MiB.
+  uint64_t overlap_memory = uint64_t{128} << 20;
   // Checked between batches (kCancelled "interrupted"). Progress, from the calling
   // thread after each batch: phase "table" (the RecordLoc pass; with quick the only
   // one) or "records" (payloads); records <= total_records; bytes: stored bytes read
@@ -118,7 +121,7 @@ struct VerifyReport {
   uint64_t records_with_checksum = 0;  // zstd frames carrying a content checksum
   uint64_t digests_compared = 0;       // records compared against `against`
   bool overlap_checked = false;        // false only past 2^32 records in one shard
-  uint64_t overlap_passes = 0;         // passes over the table the overlap check took
+  uint64_t overlap_passes = 0;         // passes over the table the overlap check took (the first: the rules')
   uint64_t overlap_peak_bytes = 0;     // the most memory its entries took at once
   // Found.
   uint64_t problem_count = 0;  // problems found (problems holds the first keep_problems)

@@ -161,7 +161,9 @@ TEST_SUITE("verify") {
     for (const auto& p : ref->problems)
       found13 = found13 || (*p.id == 13 && *p.shard == 3 && p.message.find("overlap record 8") != std::string::npos);
     CHECK(found13);
-    CHECK(ref->overlap_passes == 1);
+    // The rules' pass checks shards 0, 1 and 4 (their records in ID order); shards 2
+    // and 3, out of order, are sorted in one more.
+    CHECK(ref->overlap_passes == 2);
     // The same problems, in the same order, whatever the number of passes: groups of
     // shards (150 entries), and data files larger than the budget (7 entries, 1 entry)
     // swept in several passes, the entries never taking more than the budget.
@@ -171,7 +173,7 @@ TEST_SUITE("verify") {
       REQUIRE_OK(r);
       CHECK(r->overlap_passes > 1);
       CHECK(r->overlap_peak_bytes <= std::max<uint64_t>(budget, 16));
-      if (budget < 16 * 100) CHECK(r->overlap_passes >= 5 * 100 * 16 / std::max<uint64_t>(budget, 16));
+      if (budget < 16 * 100) CHECK(r->overlap_passes >= 2 * 100 * 16 / std::max<uint64_t>(budget, 16));
       REQUIRE(r->problem_count == ref->problem_count);
       for (size_t i = 0; i < r->problems.size(); ++i) {
         CHECK(r->problems[i].message == ref->problems[i].message);
