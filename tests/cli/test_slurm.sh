@@ -144,7 +144,7 @@ if run_build dict files -0 -n 3 --codec zstd_dict --tier small --dict-samples 15
 fi
 
 # --- a given dictionary, an explicit level, frame checksums: no training job, frames copied ----
-if run_build given files -n 2 --dict "$tmp/dict/dict.zr" --level 12 --checksum list.txt "$tmp/given"; then
+if run_build given files -n 2 --dict "$tmp/dict/dict.zr" --level 12 --checksum --no-digest list.txt "$tmp/given"; then
   check "given: no train-dict job" [ -z "$train_id" ]
   check "given: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
   check "given: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
@@ -153,6 +153,8 @@ if run_build given files -n 2 --dict "$tmp/dict/dict.zr" --level 12 --checksum l
   check "given: every frame carries a checksum" grep -q "300 of 300 frames carry a content checksum" \
     <("$zrec" verify "$tmp/given")
   check "given: digest equals the one-machine build's" [ "$(digest_of "$tmp/given")" = "$(digest_of "$tmp/dict-one")" ]
+  check "given: --no-digest: work/digest lists '-' for DEST ($(cat "$tmp/given.zrec-build/digest"))" \
+    grep -qx -- "-  $tmp/given" "$tmp/given.zrec-build/digest"
 fi
 
 # --- tar: WebDataset shards into named streams, joined stream by stream -----------------------
