@@ -6,7 +6,7 @@ What the API returns:
   add up to the length;
 - pages: rows in selection order (cat's parser: a bad selection is 400 with cat's own
   message), a seeded sample exactly `zrec cat --sample N --seed K`'s IDs, keys from
-  --keys, renderings (text, pretty JSON, NumPy-style numbers, encoded images, pictures);
+  --keys or a root's __key__ stream, renderings (text, pretty JSON, NumPy-style numbers, encoded images, pictures);
 - pictures: PNGs decoded here equal to the record's pixels (full size) and box-filtered
   down for thumbnails; encoded images byte for byte as stored, with their type;
 - one record: shard, offset and sizes; its hex view is the stored bytes; its .npy equals
@@ -458,13 +458,47 @@ def test_label_values_and_names():
     fails(["view", "--labels", "labels=" + os.path.join(ROOT, "none.txt"), S["labels"]], 1, ["none.txt"])
 
 
+def test_keys_from_the_key_stream():
+    """A root append-tar built with --keys-stream holds its keys: the page shows them
+    without --keys (and --keys, when given, still wins)."""
+    import io
+    import tarfile
+    root = os.path.join(ROOT, "keyed")
+    tar_path = os.path.join(ROOT, "keyed.tar")
+    keys = ["shard-a/%03d" % i for i in range(5)]
+    with tarfile.open(tar_path, "w") as t:
+        for k in keys:
+            data = k.encode()
+            info = tarfile.TarInfo(k + ".txt")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    must(["append-tar", "--keys-stream", root, tar_path])
+    v = ViewServer([root])
+    try:
+        p = v.json("api/paths")
+        expect(p["paths"][0]["keys"] and p["paths"][0]["streams"] == ["__key__", "txt"], "paths %s" % p)
+        rows = v.json("api/records", {"path": 0, "limit": 10})["rows"]
+        expect([r["key"] for r in rows] == keys, "keys %s" % [r.get("key") for r in rows])
+    finally:
+        v.stop()
+    side = os.path.join(ROOT, "side.keys")
+    with open(side, "w") as f:
+        f.write("".join("other-%d\n" % i for i in range(5)))
+    v = ViewServer([root], ["--keys", side])
+    try:
+        rows = v.json("api/records", {"path": 0, "limit": 2})["rows"]
+        expect([r["key"] for r in rows] == ["other-0", "other-1"], "--keys did not win: %s" % rows)
+    finally:
+        v.stop()
+
+
 def main():
     setup()
     tests = [test_links_no_server_library, test_paths, test_overview_is_info, test_pages_follow_selection,
              test_sample_is_cats, test_bad_input_is_400_with_cats_message, test_renderings, test_pictures,
              test_record_hex_npy, test_verify, test_token_and_host, test_security_headers_everywhere, test_limits,
              test_slow_clients, test_million_record_overview_reads_no_payload, test_nothing_written_and_exit_codes,
-             test_bind_and_usage, test_label_values_and_names]
+             test_bind_and_usage, test_label_values_and_names, test_keys_from_the_key_stream]
     try:
         rc = run_all(tests, ROOT, "view:")
     finally:

@@ -60,6 +60,7 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
 
   // Read stream by stream (one lease at a time), then write row by row.
   std::vector<std::string> cells(vp.streams.size() * ids.size());
+  std::vector<std::optional<std::string>> stream_keys(ids.size());  // from the __key__ stream
   for (size_t s = 0; s < vp.streams.size(); ++s) {
     ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog.lease(q.path, s));
     const Schema& schema = store->schema();
@@ -87,6 +88,8 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
       if (!rec.status.is_ok()) c.key("error").value(rec.status.message());
       c.end_object();
       cells[r * vp.streams.size() + s] = c.str();
+      if (vp.key_stream == s && rec.read && rec.status.is_ok())
+        stream_keys[r] = std::string(reinterpret_cast<const char*>(rec.payload), rec.payload_bytes);
     }
   }
   j.key("rows").begin_array();
@@ -96,6 +99,10 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
       ZREC_ASSIGN_OR_RETURN(auto key, vp.keys->key(ids[r]));
       j.key("key");
       if (key) j.value(*key);
+      else j.null();
+    } else if (vp.key_stream) {
+      j.key("key");
+      if (stream_keys[r]) j.value(*stream_keys[r]);
       else j.null();
     }
     j.key("cells").begin_array();

@@ -68,6 +68,9 @@ Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& p
     }
     if (i < keys.size() && !keys[i].empty()) {
       ZREC_ASSIGN_OR_RETURN(p.keys, KeyIndex::open(keys[i]));
+    } else if (p.root) {
+      for (size_t s = 0; s < p.streams.size(); ++s)
+        if (p.streams[s].name == kKeyStream) p.key_stream = s;
     }
     c->pools_.emplace_back();
     for (const ViewStream& s : p.streams) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +40,10 @@ struct ViewPath {
   bool root = false;  // a root of named streams (else: one store)
   std::vector<ViewStream> streams;
   std::unique_ptr<KeyIndex> keys;  // --keys for this PATH, or null
+  // Without --keys, a root's __key__ stream (append-tar --keys-stream): its records are
+  // the samples' keys.
+  std::optional<size_t> key_stream;
+  bool has_keys() const { return keys != nullptr || key_stream.has_value(); }
 };
 
 class Catalog;

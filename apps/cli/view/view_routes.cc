@@ -134,7 +134,7 @@ Status ViewRoutes::api(std::string_view route, const HttpRequest& request, HttpR
     for (size_t i = 0; i < catalog_.paths().size(); ++i) {
       const ViewPath& p = catalog_.paths()[i];
       j.begin_object().key("index").value(uint64_t{i}).key("path").value(redact_url(p.path)).key("root").value(p.root);
-      j.key("keys").value(p.keys != nullptr).key("streams").begin_array();
+      j.key("keys").value(p.has_keys()).key("streams").begin_array();
       for (const ViewStream& s : p.streams) j.value(s.name);
       j.end_array().end_object();
     }
