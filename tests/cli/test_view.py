@@ -86,9 +86,16 @@ def test_overview_is_info():
             for k in ("min", "p50", "p99", "max"):
                 expect(got[k] == st[k], "%s %s %s: %r, info %r" % (path, name, k, got[k], st[k]))
             h = got["histogram"]
-            expect(sum(h["counts"]) == info["length"] and h["first"] == st["min"] and len(h["counts"]) <= 60,
-                   "%s %s histogram %s" % (path, name, h))
-            expect(h["first"] + h["bin_width"] * len(h["counts"]) > st["max"], "%s histogram ends early" % name)
+            expect(sum(h["counts"]) == info["length"] and h["edges"][0] == st["min"] and len(h["counts"]) <= 60 and
+                   len(h["edges"]) == len(h["counts"]) + 1, "%s %s histogram %s" % (path, name, h))
+            expect(h["edges"][-1] == st["max"] + 1 and h["edges"] == sorted(set(h["edges"])),
+                   "%s histogram's edges %s" % (name, h["edges"]))
+            # Sizes spanning 64x their smallest or more are binned on a log scale.
+            want = "log" if st["max"] >= 64 * max(st["min"], 1) else "linear"
+            expect(h["scale"] == want, "%s %s: scale %s, want %s" % (path, name, h["scale"], want))
+            if want == "linear" and len(h["edges"]) > 2:
+                widths = {b - a for a, b in zip(h["edges"][:-1], h["edges"][1:-1])}
+                expect(len(widths) == 1, "%s linear bins of widths %s" % (name, widths))
     # Per-dimension statistics as info --dims: ndim 1 from the table, ndim 3 on demand.
     tokens = SERVER.json("api/overview", {"path": 1})["streams"][0]["record_sizes"]["dims"]
     info = json.loads(must_out(["info", "--json", S["tokens"]]))["record_sizes"]["dims"]

@@ -7,7 +7,8 @@ with --keys) and checks the DOM:
 - images: one thumbnail per record, each decoded by the browser at the record's own size
   (naturalWidth x naturalHeight), for the PNGs the server encodes and for the PNG bytes
   a tar member holds;
-- the overview's histograms are drawn (SVG bars) and its percentile table holds what
+- the overview's histograms are drawn (SVG bars), heavy-tailed sizes on a log scale
+  with p50/p99 labels that do not overlap, and its percentile table holds what
   `zrec info --json` says;
 - a label's text (the cls stream), a key from --keys, a pretty-printed JSON record, and a
   NumPy-style summary with its sparkline;
@@ -126,6 +127,18 @@ def main():
         expect(first == "[0 1 2 ... 1997 1998 1999]", "token record 0 shown as %r" % first)
         spark = driver.execute_script("return document.querySelectorAll('svg.sparkline polyline').length")
         expect(spark == 3, "token store: %d sparklines, want 3" % spark)
+        # Token counts from 1 to ~3000: heavy-tailed sizes on a log scale, quantile labels apart.
+        scales = driver.execute_script(
+            "return [...document.querySelectorAll('svg.histogram')].map(s => s.dataset.scale)")
+        expect("log" in scales, "token store: histogram scales %s, want a log one" % scales)
+        overlaps = driver.execute_script("""
+            return [...document.querySelectorAll('svg.histogram')].filter(s => {
+              const r = [...s.querySelectorAll('text.marker-label')].map(t => t.getBoundingClientRect());
+              return r.length === 2 && r[0].left < r[1].right && r[1].left < r[0].right &&
+                     r[0].top < r[1].bottom && r[1].top < r[0].bottom;
+            }).length""")
+        expect(overlaps == 0, "token store: %d histograms with overlapping p50/p99 labels" % overlaps)
+        checks += 2
         driver.save_screenshot(os.path.join(shots, "tokens.png"))
         checks += 3
 

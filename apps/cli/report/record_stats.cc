@@ -83,4 +83,41 @@ std::vector<uint64_t> SizeStats::histogram(size_t bins) const {
   return out;
 }
 
+SizeStats::Drawn SizeStats::drawn_histogram(size_t bins) const {
+  Drawn d;
+  if (count_ == 0 || bins == 0) return d;
+  const uint64_t low = std::max<uint64_t>(min_, 1);
+  if (max_ < kLogSpread * low) {
+    const uint64_t width = histogram_bin_width(bins);
+    d.counts = histogram(bins);
+    for (size_t b = 0; b < d.counts.size(); ++b) d.edges.push_back(min_ + b * width);
+    d.edges.push_back(max_ + 1);  // the last bin ends at the largest value
+    return d;
+  }
+  d.log = true;
+  // Edges low * r^b, r = ((max + 1) / low)^(1 / bins), rounded up to integers and kept
+  // strictly increasing; a zero (a store can't hold one) gets the first bin.
+  const double ratio = std::pow(static_cast<double>(max_) + 1.0, 1.0 / static_cast<double>(bins)) /
+                       std::pow(static_cast<double>(low), 1.0 / static_cast<double>(bins));
+  d.edges.push_back(min_);
+  double edge = static_cast<double>(low);
+  for (size_t b = 1; b < bins; ++b) {
+    edge *= ratio;
+    const uint64_t e = static_cast<uint64_t>(std::ceil(edge));
+    if (e > d.edges.back() && e <= max_) d.edges.push_back(e);
+  }
+  d.edges.push_back(max_ + 1);
+  d.counts.assign(d.edges.size() - 1, 0);
+  const auto add = [&](uint64_t value, uint64_t n) {
+    if (n == 0) return;
+    value = std::clamp(value, min(), max_);
+    const size_t b = static_cast<size_t>(std::upper_bound(d.edges.begin(), d.edges.end(), value) - d.edges.begin()) - 1;
+    d.counts[b] += n;
+  };
+  for (size_t v = 0; v < exact_.size(); ++v) add(v, exact_[v]);
+  for (int octave = 0; octave < kOctaves; ++octave)
+    for (size_t sub = 0; sub < octaves_[octave].size(); ++sub) add(bucket_floor(octave, sub), octaves_[octave][sub]);
+  return d;
+}
+
 }  // namespace zrec::cli

@@ -35,6 +35,19 @@ class SizeStats {
   // The width w of histogram(bins)'s bins.
   uint64_t histogram_bin_width(size_t bins) const;
 
+  // A histogram to draw (`zrec view`): equal-width bins (histogram()) when the sizes
+  // span less than kLogSpread times their smallest, else bins of equal width on a log
+  // scale, whose edges grow by a constant factor from min to max (heavy-tailed sizes,
+  // which equal-width bins would pile into the first bin). Bin b holds the values in
+  // [edges[b], edges[b + 1]); edges has one more entry than counts, the last max + 1.
+  static constexpr uint64_t kLogSpread = 64;
+  struct Drawn {
+    bool log = false;
+    std::vector<uint64_t> edges;
+    std::vector<uint64_t> counts;
+  };
+  Drawn drawn_histogram(size_t bins) const;
+
  private:
   // Performance note: record sizes cluster in a few powers of two, and zeroing all 53
   // blocks up front (4 histograms) cost `zrec info` 6 ms of page faults on a VM, a

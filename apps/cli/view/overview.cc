@@ -22,10 +22,14 @@ void write_stats(JsonWriter& j, const char* name, const SizeStats& st) {
   j.begin_object();
   j.key("min").value(st.min()).key("p50").value(st.percentile(50)).key("p99").value(st.percentile(99));
   j.key("max").value(st.max());
+  // Bins of equal width, or on a log scale for sizes spanning 64x or more.
+  const SizeStats::Drawn h = st.drawn_histogram(kHistogramBins);
   j.key("histogram").begin_object();
-  j.key("first").value(st.min()).key("bin_width").value(st.histogram_bin_width(kHistogramBins));
-  j.key("counts").begin_array();
-  for (uint64_t c : st.histogram(kHistogramBins)) j.value(c);
+  j.key("scale").value(h.log ? "log" : "linear");
+  j.key("edges").begin_array();
+  for (uint64_t e : h.edges) j.value(e);
+  j.end_array().key("counts").begin_array();
+  for (uint64_t c : h.counts) j.value(c);
   j.end_array().end_object();
   j.end_object();
 }

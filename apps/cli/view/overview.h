@@ -21,8 +21,8 @@ inline constexpr size_t kHistogramBins = 60;
 // Writes one JSON object: "name", the schema keys, "codec", "shards", "length",
 // "logical_bytes", "payload_bytes", "disk_bytes", "compression_ratio", "dict_bytes",
 // "dict_id", "checksum", "writer_active", and "record_sizes" with "stored", "logical"
-// (and "elements" for Ragged), each {"min", "p50", "p99", "max", "histogram": {"first",
-// "bin_width", "counts"}}; for Ragged also "dims", one such object per dimension, as
+// (and "elements" for Ragged), each {"min", "p50", "p99", "max", "histogram": {"scale",
+// "edges", "counts"}}; for Ragged also "dims", one such object per dimension, as
 // `info --dims`: from the table for ndim 1 (the one dimension is the element count), and
 // for ndim > 1 only with `dims`, which reads every record's shape prefix (a scan in
 // windows of kDimsWindowBytes; a signal to the command stops it, kCancelled).

@@ -104,4 +104,27 @@ TEST_CASE("SizeStats::histogram: equal bins over [min, max] that count every val
   CHECK(SizeStats().histogram(10).empty());
 }
 
+TEST_CASE("SizeStats::drawn_histogram: equal bins, or log bins for heavy-tailed sizes") {
+  SizeStats narrow;  // 10..70: less than 64x apart, equal-width bins ending at max + 1
+  for (uint64_t v : {10, 10, 11, 15, 19, 70}) narrow.add(v);
+  const SizeStats::Drawn n = narrow.drawn_histogram(6);
+  CHECK(!n.log);
+  CHECK(n.counts == narrow.histogram(6));
+  CHECK(n.edges == std::vector<uint64_t>{10, 21, 32, 43, 54, 65, 71});
+  SizeStats wide;  // 1 .. 10^6: one record per power of ten
+  for (uint64_t v = 1; v <= 1000000; v *= 10) wide.add(v);
+  const SizeStats::Drawn w = wide.drawn_histogram(12);
+  CHECK(w.log);
+  CHECK(w.edges.front() == 1);
+  CHECK(w.edges.back() == 1000001);
+  CHECK(w.edges.size() == w.counts.size() + 1);
+  CHECK(std::is_sorted(w.edges.begin(), w.edges.end()));
+  CHECK(std::adjacent_find(w.edges.begin(), w.edges.end()) == w.edges.end());
+  uint64_t total = 0, nonempty = 0;
+  for (uint64_t c : w.counts) total += c, nonempty += c != 0;
+  CHECK(total == 7);
+  CHECK(nonempty == 7);  // each power of ten in a bin of its own (equal-width bins: 6 in the first)
+  CHECK(SizeStats().drawn_histogram(10).counts.empty());
+}
+
 }  // namespace zrec::cli

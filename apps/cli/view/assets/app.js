@@ -71,33 +71,43 @@ function errorBox(e) {
 
 // ---- the overview ------------------------------------------------------------------
 
-// A histogram of counts over [first, first + width * counts.length), with the
-// percentiles info prints marked on it.
+// A histogram of counts in bins [edges[b], edges[b + 1]), equal-width or (sizes that
+// span 64x or more) on a log scale, with the percentiles info prints marked on it and
+// labelled with their values.
 function histogram(title, st) {
   const W = 360, H = 120, left = 4, bottom = 18;
-  const counts = st.histogram.counts;
+  const {counts, edges, scale} = st.histogram;
+  const fmt = title === 'stored' || title === 'logical' ? bytes : String;  // sizes, or counts of elements
   const top = Math.max(1, ...counts);
-  const plot = svg('svg', {class: 'histogram', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img'});
-  plot.append(svg('title', {}, `${title}: record counts by size`));
-  const bw = (W - 2 * left) / Math.max(1, counts.length);
+  const plot = svg('svg', {class: 'histogram', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img',
+                           'data-scale': scale});
+  plot.append(svg('title', {}, `${title}: record counts by size${scale === 'log' ? ' (log scale)' : ''}`));
+  const lo = edges[0], hi = edges[edges.length - 1];
+  const log = scale === 'log';
+  const f = v => log ? Math.log(Math.max(v, 1)) : v;
+  const span = Math.max(1e-9, f(hi) - f(Math.max(lo, log ? 1 : lo)));
+  const at = v => left + (W - 2 * left) * (f(v) - f(Math.max(lo, log ? 1 : lo))) / span;
   counts.forEach((c, i) => {
     if (c === 0) return;
     const h = Math.max(1, (H - bottom - 4) * c / top);
-    const bar = svg('rect', {class: 'bar', x: left + i * bw, y: H - bottom - h, width: Math.max(1, bw - 1), height: h});
-    const lo = st.histogram.first + i * st.histogram.bin_width;
-    const hi = lo + st.histogram.bin_width - 1;
-    bar.append(svg('title', {}, `${lo === hi ? lo : lo + '..' + hi}: ${c} records`));
+    const x0 = at(edges[i]), x1 = at(edges[i + 1]);
+    const bar = svg('rect', {class: 'bar', x: x0, y: H - bottom - h, width: Math.max(1, x1 - x0 - 1), height: h});
+    const a = edges[i], b = edges[i + 1] - 1;
+    bar.append(svg('title', {}, `${a === b ? a : a + '..' + b}: ${c} records`));
     plot.append(bar);
   });
-  const span = Math.max(1, st.histogram.bin_width * counts.length);
-  const at = v => left + (W - 2 * left) * (v - st.histogram.first) / span;
-  for (const [name, v] of [['p50', st.p50], ['p99', st.p99]]) {
-    const x = at(v + 0.5);
+  // p50 on the first line, p99 on the second: however close the markers, the labels
+  // never overlap; each reads away from the plot's nearer edge.
+  [['p50', st.p50], ['p99', st.p99]].forEach(([name, v], row) => {
+    const x = Math.min(at(v + 0.5), W - left);
     plot.append(svg('line', {class: 'marker', x1: x, x2: x, y1: 0, y2: H - bottom}));
-    plot.append(svg('text', {class: 'marker-label', x: x + 2, y: 10}, name));
-  }
-  plot.append(svg('text', {class: 'axis', x: left, y: H - 4}, String(st.min)));
-  plot.append(svg('text', {class: 'axis', x: W - left, y: H - 4, 'text-anchor': 'end'}, String(st.max)));
+    const anchor = x > W / 2 ? 'end' : 'start';
+    plot.append(svg('text', {class: 'marker-label', x: anchor === 'end' ? x - 2 : x + 2, y: 10 + 12 * row,
+                             'text-anchor': anchor}, `${name} ${fmt(v)}`));
+  });
+  plot.append(svg('text', {class: 'axis', x: left, y: H - 4}, fmt(st.min)));
+  plot.append(svg('text', {class: 'axis', x: W - left, y: H - 4, 'text-anchor': 'end'},
+                  fmt(st.max) + (log ? ' (log)' : '')));
   return el('figure', {class: 'hist'}, plot, el('figcaption', {}, title));
 }
 
