@@ -6,7 +6,7 @@ What the API returns:
   add up to the length;
 - pages: rows in selection order (cat's parser: a bad selection is 400 with cat's own
   message), a seeded sample exactly `zrec cat --sample N --seed K`'s IDs, keys from
-  --keys or a root's __key__ stream, renderings (text, pretty JSON, NumPy-style numbers, encoded images, pictures);
+  --keys or a root's __key__ stream, token records as text with --vocab, renderings (text, pretty JSON, NumPy-style numbers, encoded images, pictures);
 - pictures: PNGs decoded here equal to the record's pixels (full size) and box-filtered
   down for thumbnails; encoded images byte for byte as stored, with their type;
 - one record: shard, offset and sizes; its hex view is the stored bytes; its .npy equals
@@ -499,13 +499,38 @@ def test_keys_from_the_key_stream():
         v.stop()
 
 
+def test_vocab_shows_token_text():
+    """--vocab STREAM=FILE: a token stream's records are also shown as the text they
+    encode (GPT-2-style byte-level BPE here), in the grid and on the record's page; a
+    usage error names the option."""
+    import numpy as np
+    store = os.path.join(ROOT, "bpe")
+    vocab = os.path.join(ROOT, "vocab.txt")
+    with open(vocab, "w", encoding="utf-8") as f:
+        f.write("\n".join(["Hello", "\u0120world", "!", "\u010a", "\u0120zrec"]) + "\n")
+    must(["create", "--ragged", "--dtype", "<i4", "--ndim", "1", store])
+    docs = [np.array([0, 1, 2], dtype=np.int32), np.array([0, 4, 3, 0, 9], dtype=np.int32)]
+    must(["append-npy", store, "-"], stdin=b"".join(npy_bytes(a) for a in docs))
+    v = ViewServer([store], ["--vocab", "bpe=" + vocab])
+    try:
+        rows = v.json("api/records", {"path": 0, "limit": 5})["rows"]
+        got = [r["cells"][0].get("tokens_text") for r in rows]
+        expect(got == ["Hello world!", "Hello zrec\nHello\u27e89\u27e9"], "tokens_text %r" % got)
+        rec = v.json("api/record", {"path": 0, "stream": 0, "id": 1})
+        expect(rec["tokens_text"] == got[1] and rec["look"] == "numbers", "record page %s" % rec)
+    finally:
+        v.stop()
+    fails(["view", "--vocab", "bpe", store], 2, ["--vocab 'bpe': expected STREAM=FILE"])
+
+
 def main():
     setup()
     tests = [test_links_no_server_library, test_paths, test_overview_is_info, test_pages_follow_selection,
              test_sample_is_cats, test_bad_input_is_400_with_cats_message, test_renderings, test_pictures,
              test_record_hex_npy, test_verify, test_token_and_host, test_security_headers_everywhere, test_limits,
              test_slow_clients, test_million_record_overview_reads_no_payload, test_nothing_written_and_exit_codes,
-             test_bind_and_usage, test_label_values_and_names, test_keys_from_the_key_stream]
+             test_bind_and_usage, test_label_values_and_names, test_keys_from_the_key_stream,
+             test_vocab_shows_token_text]
     try:
         rc = run_all(tests, ROOT, "view:")
     finally:

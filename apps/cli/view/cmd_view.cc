@@ -35,20 +35,26 @@ struct ViewArgs {
   uint32_t port = 0;  // 0..65535
   std::vector<std::string> keys;
   std::vector<std::string> labels;  // --labels STREAM=FILE
+  std::vector<std::string> vocabs;  // --vocab STREAM=FILE
 };
 
-// A --labels file: class names, one per line (line i names value i), as torchvision's
-// and Keras' classes.txt are written. At most kMaxLabelFileBytes.
-constexpr uint64_t kMaxLabelFileBytes = uint64_t{16} << 20;
+// A --labels file (class names, one per line: line i names value i, as torchvision's
+// and Keras' classes.txt are written) or a --vocab file (tokens, one per line: line i
+// is token i, as a tokenizer's vocab.txt): lines of STREAM=FILE specs, by stream. At
+// most kMaxNamesFileBytes each.
+constexpr uint64_t kMaxNamesFileBytes = uint64_t{16} << 20;
 
-Result<std::map<std::string, std::vector<std::string>>> read_labels(const std::vector<std::string>& specs) {
+Result<std::map<std::string, std::vector<std::string>>> read_names_files(const std::vector<std::string>& specs,
+                                                                         const char* option, const char* example,
+                                                                         const char* what) {
   std::map<std::string, std::vector<std::string>> out;
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw UsageError("--labels '" + printable(spec) + "': expected STREAM=FILE, e.g. --labels cls=classes.txt");
+      throw UsageError(std::string(option) + " '" + printable(spec) + "': expected STREAM=FILE, e.g. " + option + " " +
+                       example);
     const std::string stream = spec.substr(0, eq), file = spec.substr(eq + 1);
-    ZREC_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_small_file(file, "labels file", kMaxLabelFileBytes));
+    ZREC_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_small_file(file, what, kMaxNamesFileBytes));
     std::vector<std::string>& names = out[stream];
     names.clear();
     std::string line;
@@ -101,7 +107,11 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   if (::inet_pton(AF_INET, a.bind.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, a.bind.c_str(), &v6) != 1)
     throw UsageError("--bind '" + printable(a.bind) + "' is not a numeric IPv4 or IPv6 address");
 
-  ZREC_ASSIGN_OR_RETURN(const auto labels, read_labels(a.labels));
+  ZREC_ASSIGN_OR_RETURN(const auto labels, read_names_files(a.labels, "--labels", "cls=classes.txt", "labels file"));
+  ZREC_ASSIGN_OR_RETURN(const auto vocab_lines,
+                        read_names_files(a.vocabs, "--vocab", "tokens=vocab.txt", "vocab file"));
+  Vocabularies vocabs;
+  for (const auto& [stream, tokens] : vocab_lines) vocabs.emplace(stream, Vocabulary(tokens));
   InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
   ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead), g.remote));
   ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
@@ -115,7 +125,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   AccessGuard guard(token, a.bind);
   ByteBudget budget(kRecordBudgetBytes);
   VerifyJobs jobs(g.lanes(Work::kRead), g.remote);
-  ViewRoutes routes(*catalog, guard, jobs, budget, labels);
+  ViewRoutes routes(*catalog, guard, jobs, budget, labels, vocabs);
   Listening listening{&guard, a.paths.size()};
   ServeConfig config;
   config.address = a.bind;
@@ -153,6 +163,12 @@ Command register_view(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--labels", args->labels,
                   "STREAM=FILE: class names for the stream of that name (or the store of that base name), one per "
                   "line (line i names value i), shown with its value histogram")
+      ->type_name("STREAM=FILE")
+      ->allow_extra_args(false);
+  cmd->add_option("--vocab", args->vocabs,
+                  "STREAM=FILE: the vocabulary of a stream of token IDs, one token per line (line i is token i, as "
+                  "a tokenizer's vocab.txt): its records are also shown as the text they encode")
+      ->type_name("STREAM=FILE")
       ->allow_extra_args(false);
   return Command{cmd, [args, &global]() { return run_view(*args, global); }};
 }

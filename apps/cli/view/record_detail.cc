@@ -26,7 +26,7 @@ Result<ReadRecord> read_one(Store& store, uint64_t id, ByteBudget& budget, Recor
 
 }  // namespace
 
-Status write_record(JsonWriter& j, Store& store, uint64_t id, ByteBudget& budget) {
+Status write_record(JsonWriter& j, Store& store, uint64_t id, ByteBudget& budget, const Vocabulary* vocab) {
   RecordBatch batch;
   ZREC_ASSIGN_OR_RETURN(ReadRecord r, read_one(store, id, budget, batch));
   const Schema& schema = store.schema();
@@ -45,6 +45,7 @@ Status write_record(JsonWriter& j, Store& store, uint64_t id, ByteBudget& budget
     j.end_array();
     j.key("npy_bytes").value(uint64_t{encode_npy_header(schema.dtype, r.dims).size() + r.payload_bytes});
     write_look(j, schema, r.dims, r.payload, r.payload_bytes, kFullCell);
+    if (r.status.is_ok()) write_tokens_text(j, vocab, schema.dtype, r.payload, r.payload_bytes, kFullTokensTextBytes);
   }
   j.end_object();
   return Status::ok();

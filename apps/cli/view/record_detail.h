@@ -11,6 +11,7 @@
 #include "cli/report/json.h"
 #include "cli/view/byte_budget.h"
 #include "cli/view/http_transport.h"
+#include "cli/view/token_text.h"
 
 namespace zrec::cli::view {
 
@@ -24,7 +25,8 @@ inline constexpr uint64_t kMaxHexBytes = 64 * 1024;
 // "codec", "shape", "decoded" (true, or false with "error"), "npy_bytes", and the
 // look's keys (record_look.h, kFullCell). A RecordLoc that breaks the format is
 // kMalformed (the record cannot be located at all).
-Status write_record(JsonWriter& j, Store& store, uint64_t id, ByteBudget& budget);
+// `vocab`: the stream's vocabulary (view --vocab), or null: a token record's "tokens_text".
+Status write_record(JsonWriter& j, Store& store, uint64_t id, ByteBudget& budget, const Vocabulary* vocab = nullptr);
 
 // The record's picture as a response body: an encoded image as stored (its own type), or
 // a uint8 picture array as PNG, scaled to `max_side`. kInvalidArgument when the record is

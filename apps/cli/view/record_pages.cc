@@ -30,7 +30,7 @@ Result<uint64_t> path_length(Catalog& catalog, size_t path) {
   return length;
 }
 
-Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const PageQuery& q) {
+Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const PageQuery& q, const Vocabularies& vocabs) {
   const ViewPath& vp = catalog.paths()[q.path];
   ZREC_ASSIGN_OR_RETURN(uint64_t length, path_length(catalog, q.path));
   std::vector<IdRun> runs{IdRun{0, 1, false, length}};
@@ -64,6 +64,7 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
   for (size_t s = 0; s < vp.streams.size(); ++s) {
     ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog.lease(q.path, s));
     const Schema& schema = store->schema();
+    const Vocabulary* vocab = find_vocabulary(vocabs, vp.streams[s].name);
     // A Dense picture store's cells need no payload: the browser asks for each picture.
     const std::optional<ImageLayout> pictures = dense_image_layout(schema);
     RecordBatch batch;
@@ -82,6 +83,8 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
       } else if (rec.read) {
         write_shape(c, rec.dims);
         write_look(c, schema, rec.dims, rec.payload, rec.payload_bytes, kGridCell);
+        if (rec.status.is_ok())
+          write_tokens_text(c, vocab, schema.dtype, rec.payload, rec.payload_bytes, kGridTokensTextBytes);
       } else if (rec.status.is_ok()) {
         c.key("look").value("large");  // past kMaxShownRecordBytes: open the record
       }

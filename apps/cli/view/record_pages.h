@@ -12,6 +12,7 @@
 
 #include "cli/report/json.h"
 #include "cli/view/byte_budget.h"
+#include "cli/view/token_text.h"
 #include "cli/view/view_catalog.h"
 
 namespace zrec::cli::view {
@@ -33,7 +34,9 @@ struct PageQuery {
 // "offset", "limit", "sample", "seed", "streams" (names), "rows": [{"id", "key" (with
 // --keys), "cells": [{"stream", "stored_bytes", "logical_bytes", "shape", "error" or the
 // look's keys (record_look.h)}]}]. A bad selection is kInvalidArgument with cat's message.
-Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const PageQuery& q);
+// A stream with a vocabulary (view --vocab) also gets each cell's "tokens_text".
+Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const PageQuery& q,
+                  const Vocabularies& vocabs = {});
 
 // The record count a PATH's rows range over: its store's length, or for a root the
 // shortest of its streams' lengths (a sample exists in every stream).

@@ -164,13 +164,14 @@ Status ViewRoutes::api(std::string_view route, const HttpRequest& request, HttpR
     ZREC_ASSIGN_OR_RETURN(q.seed, uint_param(request, "seed", 0, 0, UINT64_MAX));
     ZREC_ASSIGN_OR_RETURN(q.offset, uint_param(request, "offset", 0, 0, INT64_MAX));
     ZREC_ASSIGN_OR_RETURN(q.limit, uint_param(request, "limit", 48, 1, kMaxPageRows));
-    ZREC_RETURN_IF_ERROR(write_page(j, catalog_, budget_, q));
+    ZREC_RETURN_IF_ERROR(write_page(j, catalog_, budget_, q, vocabs_));
   } else if (route == "record" || route == "picture" || route == "hex" || route == "npy") {
     ZREC_ASSIGN_OR_RETURN(StoreRef ref, store_ref(request, catalog_));
     ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog_.lease(ref.path, ref.stream));
     ZREC_ASSIGN_OR_RETURN(uint64_t id, id_param(request, "id", store->length()));
     if (route == "record") {
-      ZREC_RETURN_IF_ERROR(write_record(j, *store, id, budget_));
+      ZREC_RETURN_IF_ERROR(write_record(j, *store, id, budget_,
+                                        find_vocabulary(vocabs_, catalog_.paths()[ref.path].streams[ref.stream].name)));
     } else if (route == "hex") {
       ZREC_ASSIGN_OR_RETURN(uint64_t offset, uint_param(request, "offset", 0, 0, UINT32_MAX));
       ZREC_ASSIGN_OR_RETURN(uint64_t length, uint_param(request, "length", 4096, 1, kMaxHexBytes));

@@ -12,6 +12,7 @@
 #include "cli/view/access_guard.h"
 #include "cli/view/byte_budget.h"
 #include "cli/view/http_transport.h"
+#include "cli/view/token_text.h"
 #include "cli/view/verify_jobs.h"
 #include "cli/view/view_catalog.h"
 
@@ -19,10 +20,11 @@ namespace zrec::cli::view {
 
 class ViewRoutes : public HttpHandler {
  public:
-  // `labels`: class names by stream name (view --labels), for the value histograms.
+  // `labels`: class names by stream name (view --labels), for the value histograms;
+  // `vocabs`: vocabularies by stream name (view --vocab), for token records' text.
   ViewRoutes(Catalog& catalog, const AccessGuard& guard, VerifyJobs& jobs, ByteBudget& budget,
-             const std::map<std::string, std::vector<std::string>>& labels = {})
-      : catalog_(catalog), guard_(guard), jobs_(jobs), budget_(budget), labels_(labels) {}
+             const std::map<std::string, std::vector<std::string>>& labels = {}, const Vocabularies& vocabs = {})
+      : catalog_(catalog), guard_(guard), jobs_(jobs), budget_(budget), labels_(labels), vocabs_(vocabs) {}
 
   void handle(const HttpRequest& request, HttpResponse& response) noexcept override;
 
@@ -34,6 +36,7 @@ class ViewRoutes : public HttpHandler {
   VerifyJobs& jobs_;
   ByteBudget& budget_;
   const std::map<std::string, std::vector<std::string>> labels_;
+  const Vocabularies vocabs_;
 };
 
 }  // namespace zrec::cli::view

@@ -268,10 +268,16 @@ function look(cell, path, id, full) {
   }
 }
 
+// A token record of a stream with a vocabulary (view --vocab): the text it encodes.
+function tokensText(cell) {
+  return cell.tokens_text === undefined ? null : el('pre', {class: 'cell-text tokens'}, cell.tokens_text);
+}
+
 function cellView(cell, path, id) {
   const shape = cell.shape ? '(' + cell.shape.join(', ') + ')' : '';
   return el('div', {class: 'cell'},
-            cell.error ? el('p', {class: 'error'}, cell.error) : look(cell, path, id, false),
+            cell.error ? el('p', {class: 'error'}, cell.error) : tokensText(cell),
+            cell.error ? null : look(cell, path, id, false),
             el('div', {class: 'cell-meta'},
                el('a', {href: '#' + query({p: path, stream: cell.stream, id})}, shape || 'open'),
                cell.logical_bytes === undefined ? '' : ' ' + bytes(cell.logical_bytes)));
@@ -357,7 +363,7 @@ async function recordPage(path, st, info) {
             el('table', {class: 'facts'}, el('tbody', {}, facts.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v))))),
             el('p', {}, el('a', {class: 'download', href: 'api/npy?' + query({path, stream, id: r.id}), download: `record-${r.id}.npy`}, 'Download .npy'),
                r.npy_bytes === undefined ? '' : ` (${bytes(r.npy_bytes)})`),
-            r.decoded ? el('div', {class: 'full'}, look({...r, stream}, path, r.id, true)) : null,
+            r.decoded ? el('div', {class: 'full'}, tokensText(r), look({...r, stream}, path, r.id, true)) : null,
             hexButton, hex);
 }
 
