@@ -25,6 +25,7 @@
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
 #include "cli/report/record_stats.h"
+#include "cli/report/table_stats.h"
 #include "cli/root_alignment.h"
 
 namespace zrec::cli {
@@ -38,13 +39,6 @@ struct InfoArgs {
   bool dims = false;   // --dims: per-dimension stats of a Ragged store with ndim > 1 (reads payloads)
   bool exact = false;  // --exact: a remote store's statistics from its whole table, not a sample
 };
-
-// A remote store's statistics come from this many RecordLocs unless --exact: pieces
-// of 256 (4 KiB of table, one request each) spread evenly over the table, the first
-// of which came with the store's first request. 2,048 records keep the percentiles
-// within a few percent and an info of any store under 64 KiB transferred.
-constexpr uint64_t kSamplePieces = 8;
-constexpr uint64_t kSamplePiece = 256;
 
 // Below this logical/payload ratio a compressing codec costs decode time for nothing.
 constexpr double kCodecPaysRatio = 1.05;
@@ -92,14 +86,6 @@ Status scan_dims(Store& store, StoreSummary& s) {
   return Status::ok();
 }
 
-// The first RecordLoc of each sample piece: evenly spread, the first at 0, the last at the end.
-std::vector<uint64_t> sample_piece_starts(uint64_t length) {
-  std::vector<uint64_t> starts;
-  const uint64_t last = length - kSamplePiece;
-  for (uint64_t i = 0; i < kSamplePieces; ++i) starts.push_back(last * i / (kSamplePieces - 1));
-  return starts;
-}
-
 Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, bool dims, bool exact) {
   std::unique_ptr<Store> store;
   {
@@ -126,52 +112,25 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   const auto& dict = store->dictionary();
   if (!dict.empty()) s.dict_id = ZSTD_getDictID_fromDict(dict.data(), dict.size());
   // Every statistic comes from the RecordLoc table alone (no payload is read): one
-  // sequential pass, 1 MiB of table at a time. A Ragged record's element count is
-  // (logic_length - 8*ndim) / itemsize, its dims' product.
-  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
-  if (!schema.is_dense()) s.elements.emplace();
-  s.shard_rows.resize(s.shards);
-  auto add = [&](uint64_t id, const RecordLoc& loc) {
-    s.logical.add(loc.logic_length);
-    s.stored.add(loc.phys_length);
-    if (s.elements) s.elements->add((loc.logic_length - prefix) / schema.dtype.itemsize);
-    ShardRow& row = s.shard_rows[id % s.shards];
-    ++row.records;
-    row.logical_bytes += loc.logic_length;
-  };
-  if (is_url(path) && !exact && s.length > kSamplePieces * kSamplePiece) {
-    std::vector<RecordLoc> locs(kSamplePiece);
-    for (uint64_t first : sample_piece_starts(s.length)) {
-      ZREC_RETURN_IF_ERROR(store->read_locs(first, kSamplePiece, locs.data()));
-      for (uint64_t k = 0; k < kSamplePiece; ++k) add(first + k, locs[k]);
-    }
-    s.sampled = kSamplePieces * kSamplePiece;
-    // The table's totals, scaled from the sample (exact for Dense: every record is as wide).
-    for (uint32_t shard = 0; shard < s.shards; ++shard) {
-      ShardRow& row = s.shard_rows[shard];
-      const uint64_t records = s.length / s.shards + (shard < s.length % s.shards ? 1 : 0);
-      row.logical_bytes = row.records
-                              ? static_cast<uint64_t>(static_cast<double>(row.logical_bytes) /
-                                                      static_cast<double>(row.records) * static_cast<double>(records))
-                              : 0;
-      row.records = records;
-    }
-    s.logical_bytes = 0;
-    for (const ShardRow& row : s.shard_rows) s.logical_bytes += row.logical_bytes;
-    if (schema.is_dense()) s.logical_bytes = s.length * (s.length ? s.logical.max() : 0);
-  } else {
+  // sequential pass, or a sample of a remote store's table (table_stats.h). A Ragged
+  // record's element count is (logic_length - 8*ndim) / itemsize, its dims' product.
+  TableStats table;
+  {
     // A whole table can take a while (16 MB for 10^6 records, over a network too).
     ProgressMeter meter(g, "info " + redact_url(path));
     meter.set_total_records(s.length);
-    constexpr uint64_t kChunk = 65536;
-    std::vector<RecordLoc> locs(std::min(kChunk, s.length));
-    for (uint64_t first = 0; first < s.length; first += kChunk) {
-      const uint64_t n = std::min(kChunk, s.length - first);
-      ZREC_RETURN_IF_ERROR(store->read_locs(first, n, locs.data()));
-      for (uint64_t k = 0; k < n; ++k) add(first + k, locs[k]);
-      meter.update(first + n, (first + n) * sizeof(RecordLoc));
-    }
-    s.logical_bytes = s.logical.total();
+    ZREC_ASSIGN_OR_RETURN(
+        table, read_table_stats(*store, exact, [&](uint64_t done) { meter.update(done, done * sizeof(RecordLoc)); }));
+  }
+  s.stored = std::move(table.stored);
+  s.logical = std::move(table.logical);
+  s.elements = std::move(table.elements);
+  s.sampled = table.sampled;
+  s.logical_bytes = table.logical_bytes;
+  s.shard_rows.resize(s.shards);
+  for (uint32_t shard = 0; shard < s.shards; ++shard) {
+    s.shard_rows[shard].records = table.shard_records[shard];
+    s.shard_rows[shard].logical_bytes = table.shard_logical[shard];
   }
   if (!schema.is_dense() && schema.ndim == 1) s.dims.push_back(*s.elements);  // the one dim is the element count
   if (!schema.is_dense() && schema.ndim > 1 && dims) ZREC_RETURN_IF_ERROR(scan_dims(*store, s));

@@ -162,6 +162,19 @@ def info_and_a_head_transfer_little(d):
         FIGURES.append("cat 0:10 of a 10^6-record store over HTTP: %d requests, %d bytes" % (requests, got))
         exact = json.loads(must_out(["info", "--json", "--exact", web.http + "/big"]))
         expect(exact["sampled_records"] is None and exact["remote"]["bytes"] > 16 * 10**6, "--exact reads the table")
+        # view's overview describes it as info does: from the sample, not 16 MB of table.
+        logged = len(web.access_log())
+        v = view_helpers.ViewServer([web.http + "/big"])
+        try:
+            o = v.json("api/overview", {"path": 0})["streams"][0]
+            expect(o["sampled_records"] == 2048 and o["length"] == 10**6 and o["logical_bytes"] == 8 * 10**6,
+                   "view overview of a remote store: %s" % {k: o[k] for k in ("sampled_records", "length")})
+        finally:
+            v.stop()
+        sent = [int(line.split()[-1]) for line in web.access_log()[logged:] if "/big/meta.zr" in line]
+        # The sample's pieces, and (a Dense integer store is a label stream) the table of the
+        # 65,536 records whose values it counts: about 1 MiB, not the 16 MB a whole table is.
+        expect(sent and sum(sent) <= 1100 * 1024, "view read %d bytes of the table: %s" % (sum(sent), sent))
 
 
 @case

@@ -11,6 +11,7 @@
 #include "cli/formats/record_format.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/record_stats.h"
+#include "cli/report/table_stats.h"
 
 namespace zrec::cli::view {
 
@@ -65,11 +66,12 @@ bool holds_labels(const Schema& schema) {
   return items == 1 && (k == DTypeKind::kInt || k == DTypeKind::kUInt || k == DTypeKind::kBool);
 }
 
-// The values of the first kValueSample records, counted while they take at most
+// The values of the first kValueSample records (kRemoteValueSample for a remote store),
+// counted while they take at most
 // kMaxDistinctValues values (`counts` is cleared and `too_many` set past that).
 Status count_values(Store& store, std::map<int64_t, uint64_t>& counts, bool& too_many, uint64_t& sampled) {
   const Schema& schema = store.schema();
-  std::vector<uint64_t> ids(std::min(store.length(), kValueSample));
+  std::vector<uint64_t> ids(std::min(store.length(), store.is_remote() ? kRemoteValueSample : kValueSample));
   for (uint64_t i = 0; i < ids.size(); ++i) ids[i] = i;
   sampled = ids.size();
   return store.scan(ids, kDimsWindowBytes, [&](const Window& w) -> Status {
@@ -119,20 +121,11 @@ void write_values(JsonWriter& j, Store& store, const std::vector<std::string>* n
 Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims,
                             const std::vector<std::string>* names) {
   const Schema& schema = store.schema();
-  SizeStats stored, logical, elements;
   const uint64_t length = store.length();
-  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
-  constexpr uint64_t kChunk = 65536;  // RecordLocs per read: 1 MiB
-  std::vector<RecordLoc> locs(std::min(kChunk, length));
-  for (uint64_t first = 0; first < length; first += kChunk) {
-    const uint64_t n = std::min(kChunk, length - first);
-    ZREC_RETURN_IF_ERROR(store.read_locs(first, n, locs.data()));
-    for (uint64_t k = 0; k < n; ++k) {
-      stored.add(locs[k].phys_length);
-      logical.add(locs[k].logic_length);
-      if (!schema.is_dense()) elements.add((locs[k].logic_length - prefix) / schema.dtype.itemsize);
-    }
-  }
+  // As info describes it: the whole table, or a remote store's sample (table_stats.h).
+  ZREC_ASSIGN_OR_RETURN(const TableStats table, read_table_stats(store, /*exact=*/false));
+  const SizeStats& stored = table.stored;
+  const SizeStats& logical = table.logical;
   std::vector<SizeStats> dim_stats;
   if (!schema.is_dense() && schema.ndim > 1 && dims) ZREC_RETURN_IF_ERROR(scan_dims(store, dim_stats));
   uint64_t disk = 0;
@@ -146,23 +139,26 @@ Status write_store_overview(JsonWriter& j, const std::string& name, Store& store
   j.key("codec").value(to_string(store.codec()));
   j.key("shards").value(uint64_t{store.data_shards()});
   j.key("length").value(length);
-  j.key("logical_bytes").value(logical.total());
+  j.key("logical_bytes").value(table.logical_bytes);
   j.key("payload_bytes").value(payload);
   j.key("disk_bytes").value(disk);
-  j.key("compression_ratio").value(payload ? double(logical.total()) / double(payload) : 1.0);
+  j.key("compression_ratio").value(payload ? double(table.logical_bytes) / double(payload) : 1.0);
   j.key("dict_bytes").value(store.dict_bytes());
   j.key("dict_id");
   if (dict.empty()) j.null();
   else j.value(uint64_t{ZSTD_getDictID_fromDict(dict.data(), dict.size())});
   j.key("checksum").value(store.checksum());
   j.key("writer_active").value(store.writer_active());
+  j.key("sampled_records");  // as info's: a remote store's statistics from a sample
+  if (table.sampled) j.value(table.sampled);
+  else j.null();
   j.key("record_sizes").begin_object();
   write_stats(j, "stored", stored);
   write_stats(j, "logical", logical);
-  if (!schema.is_dense()) write_stats(j, "elements", elements);
-  if (!schema.is_dense() && (schema.ndim == 1 || !dim_stats.empty())) {
+  if (table.elements) write_stats(j, "elements", *table.elements);
+  if (table.elements && (schema.ndim == 1 || !dim_stats.empty())) {
     j.key("dims").begin_array();
-    if (schema.ndim == 1) write_stats(j, nullptr, elements);
+    if (schema.ndim == 1) write_stats(j, nullptr, *table.elements);
     for (const SizeStats& d : dim_stats) write_stats(j, nullptr, d);
     j.end_array();
   }

@@ -34,6 +34,8 @@ inline constexpr uint64_t kDimsWindowBytes = uint64_t{16} << 20;
 // sorted by value, while they take at most kMaxDistinctValues values ("counts" null
 // past that); "name" is names[value] when `names` (view --labels) has one.
 inline constexpr uint64_t kValueSample = uint64_t{1} << 20;
+// A remote store's (docs/remote.md): 1 MiB of table and its records, not 16.
+inline constexpr uint64_t kRemoteValueSample = uint64_t{1} << 16;
 inline constexpr size_t kMaxDistinctValues = 256;
 Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims,
                             const std::vector<std::string>* names = nullptr);

@@ -7,8 +7,8 @@ namespace zrec::cli::view {
 
 namespace {
 
-constexpr std::string_view kBpeSpace = "\xC4\xA0";      // 'Ġ' U+0120
-constexpr std::string_view kBpeNewline = "\xC4\x8A";    // 'Ċ' U+010A
+constexpr std::string_view kBpeSpace = "\xC4\xA0";        // 'Ġ' U+0120
+constexpr std::string_view kBpeNewline = "\xC4\x8A";      // 'Ċ' U+010A
 constexpr std::string_view kPieceSpace = "\xE2\x96\x81";  // '▁' U+2581
 
 void replace_all(std::string& s, std::string_view from, std::string_view to) {

@@ -1,13 +1,13 @@
 // Tests for token records shown as text (apps/cli/view/token_text): the joining style
 // told from the vocabulary, IDs of every integer dtype, IDs past it, the length cap.
+#include "cli/view/token_text.h"
+
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
-
-#include "cli/view/token_text.h"
 
 namespace zrec::cli::view {
 
@@ -36,13 +36,18 @@ std::string decode(const Vocabulary& v, const DType& d, const std::vector<uint8_
 
 TEST_SUITE("token_text") {
   TEST_CASE("byte-level BPE tokens join as they are with G-dot as a space and C-dot as a newline") {
-    const Vocabulary v({"Hello", "\xC4\xA0world", "!", "\xC4\x8A", "\xC4\xA0" "again"});
+    const Vocabulary v({"Hello", "\xC4\xA0world", "!", "\xC4\x8A",
+                        "\xC4\xA0"
+                        "again"});
     CHECK(v.style() == Vocabulary::Style::kByteLevelBpe);
     CHECK(decode(v, int_dtype('i', 4), ids<int32_t>({0, 1, 2, 3, 4})) == "Hello world!\n again");
   }
 
   TEST_CASE("SentencePiece pieces join with the word marker as a space but for the first word") {
-    const Vocabulary v({"\xE2\x96\x81The", "\xE2\x96\x81" "cat", "s"});
+    const Vocabulary v({"\xE2\x96\x81The",
+                        "\xE2\x96\x81"
+                        "cat",
+                        "s"});
     CHECK(v.style() == Vocabulary::Style::kSentencePiece);
     CHECK(decode(v, int_dtype('u', 2), ids<uint16_t>({0, 1, 2})) == "The cats");
   }
@@ -57,7 +62,8 @@ TEST_SUITE("token_text") {
     const Vocabulary v({"a", "b"});
     CHECK(v.style() == Vocabulary::Style::kWords);
     CHECK(decode(v, int_dtype('i', 4), ids<int32_t>({1, 7, -3, 0})) ==
-          "b \xE2\x9F\xA8" "7\xE2\x9F\xA9 \xE2\x9F\xA8-3\xE2\x9F\xA9 a");
+          "b \xE2\x9F\xA8"
+          "7\xE2\x9F\xA9 \xE2\x9F\xA8-3\xE2\x9F\xA9 a");
     CHECK(decode(v, int_dtype('u', 1), ids<uint8_t>({0, 1})) == "a b");
     DType be = int_dtype('u', 2);
     be.byte_order = '>';
