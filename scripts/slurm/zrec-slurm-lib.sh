@@ -43,7 +43,14 @@ zs_count_items() { tr -cd '\0' <"$1" | wc -c; }
 # The create options of every part (and of the dictionary's sample store: codec aside).
 zs_schema_args() {
   case $zs_mode in
-  files) printf '%s\0' --ragged --dtype '|u1' --ndim 1 ;;
+  files | stream) printf '%s\0' --ragged --dtype '|u1' --ndim 1 ;;
+  npy)
+    if [ "$zs_dense" = 1 ]; then
+      printf '%s\0' --dense --dtype "$zs_dtype" --shape "$zs_shape"
+    else
+      printf '%s\0' --ragged --dtype "$zs_dtype" --ndim "$zs_ndim"
+    fi
+    ;;
   lmdb)
     if [ "$zs_dense" = 1 ]; then
       printf '%s\0' --dense --dtype "$zs_dtype" --shape "$zs_shape"

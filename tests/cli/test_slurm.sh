@@ -6,6 +6,8 @@
 #   zstd_dict  NUL list, one train-dict job, 3 parts, 3 placement tasks place every record
 #   tar, lmdb  WebDataset shards into named streams; LMDB key prefixes (Ragged, Dense)
 #   h5         row ranges of a gzip-chunked HDF5 dataset, two in one task
+#   npy        a tokenized corpus: .npy streams of <u2 documents into a Ragged store
+#   stream     JSON lines files (some ending without a newline) into a store of lines
 #   requeue    a tar part task requeued (scontrol requeue) after it committed samples:
 #              the rerun continues the part (--from-length), DEST equals the one-machine build
 #   failure    a task fails (a missing file): the join jobs are cancelled, no DEST, the
@@ -361,6 +363,44 @@ if run_build h5 h5 -n 2 --shards 2 rows.h5 x ranges.txt "$tmp/h5store"; then
     grep -q '"kind": "dense", "dtype": ">i4", "ndim": 2, "item_shape": \[3, 4\]' <("$zrec" info --json "$tmp/h5store")
   echo "figure: h5 (300 rows, 3 ranges, 2 parts): slurm build ${slurm_s} s, one-machine build ${one_s} s"
 fi
+
+# --- npy and stream: tokenized corpora (.npy files) and JSON lines, in order -------------------
+/usr/bin/python3 - <<'PY'
+import numpy as np, os
+rng = np.random.default_rng(7)
+os.makedirs("tok", exist_ok=True)
+with open("npy.txt", "w") as names:
+    for i in range(12):
+        # Each file: a stream of 3 documents (a tokenizer's shards), token IDs <u2.
+        with open("tok/doc-%02d.npy" % i, "wb") as f:
+            for d in range(3):
+                np.save(f, rng.integers(0, 50000, size=int(rng.integers(1, 200)), dtype=np.uint16))
+        names.write("tok/doc-%02d.npy\n" % i)
+with open("jsonl.txt", "w") as names:
+    for i in range(9):
+        with open("tok/part-%d.jsonl" % i, "w") as f:
+            lines = ['{"id": %d, "text": "%s"}' % (i * 100 + k, "w" * k) for k in range(1, 8)]
+            f.write("\n".join(lines) + ("\n" if i % 2 else ""))  # every other file ends without a newline
+        names.write("tok/part-%d.jsonl\n" % i)
+PY
+if run_build npy npy -n 3 --dtype '<u2' --ndim 1 npy.txt "$tmp/npystore"; then
+  check "npy: parts job 3x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "3xCOMPLETED" ]
+  "$zrec" -q create --ragged --dtype '<u2' --ndim 1 "$tmp/npy-one" && xargs cat <npy.txt | "$zrec" -q append-npy "$tmp/npy-one" - ||
+    fail "npy: one-machine build"
+  check "npy: digest equals the one-machine build's (36 documents)" same "$(digest_of "$tmp/npystore")" "$(digest_of "$tmp/npy-one")"
+  check "npy: 36 records" grep -q '"length": 36' <("$zrec" info --json "$tmp/npystore")
+fi
+if run_build stream stream -n 2 --codec raw jsonl.txt "$tmp/linestore"; then
+  check "stream: parts job 2x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "2xCOMPLETED" ]
+  "$zrec" -q create --ragged --dtype '|u1' --ndim 1 --codec raw "$tmp/line-one" &&
+    for f in $(cat jsonl.txt); do cat "$f"; [ -z "$(tail -c 1 "$f")" ] || echo; done | "$zrec" -q append-stream "$tmp/line-one" ||
+    fail "stream: one-machine build"
+  check "stream: digest equals the one-machine build's (63 lines, no two merged)" \
+    same "$(digest_of "$tmp/linestore")" "$(digest_of "$tmp/line-one")"
+  check "stream: 63 records" grep -q '"length": 63' <("$zrec" info --json "$tmp/linestore")
+fi
+"$build" npy --zrec "$zrec" -n 2 npy.txt "$tmp/x" >usage.out 2>&1
+check "npy without --dtype: a usage error (exit 2)" grep -q "npy needs --dtype" usage.out
 
 # --- failure: a task fails, the join must not run; --resume finishes --------------------
 # Task 2 of 4 gets items 150..224; item 160 is missing until the resume.
