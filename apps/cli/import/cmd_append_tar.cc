@@ -71,7 +71,8 @@ struct AppendTarArgs {
   bool skip_incomplete = false;
   bool adopt = false;
   std::string keys;
-  bool keys_stream = false;  // --keys-stream: the keys as the root's stream __key__
+  bool keys_stream = false;               // --keys-stream: the keys as the root's stream __key__
+  std::vector<std::string> stream_dicts;  // --stream-dict STREAM=FILE: a new stream's own dictionary
   NewStoreArgs create;
   AppendArgs append;
 };
@@ -194,6 +195,8 @@ class TarImport {
   std::map<std::string, std::string> alias_words_;    // --ext: a stream of alternatives -> ".png, .jpg or .jpeg"
   std::set<std::string> parse_one_;  // --parse EXT=int|float: one number per member, a Dense scalar stream
   CreateOptions create_;
+  // --stream-dict: new streams with a dictionary of their own (zstd_dict), by name.
+  std::map<std::string, std::vector<uint8_t>> stream_dicts_;
   // The root's lock, its streams' writers and its commit protocol (zrec/dataset.h);
   // declared before streams_, whose windows use the writers and go first.
   std::unique_ptr<DatasetWriter> dataset_;
@@ -270,6 +273,17 @@ Status TarImport::parse_options() {
     }
   }
   ZREC_ASSIGN_OR_RETURN(create_, new_store_options(a_.create, a_.append.checksum.value_or(false), a_.append.level));
+  for (const std::string& spec : a_.stream_dicts) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw UsageError("--stream-dict '" + printable(spec) +
+                       "': expected STREAM=FILE, e.g. --stream-dict txt=txt.dict");
+    const std::string name = spec.substr(0, eq);
+    if (const std::string why = stream_name_problem(name); !why.empty())
+      throw UsageError("--stream-dict '" + printable(spec) + "': '" + printable(name) +
+                       "' cannot name a stream: " + why);
+    ZREC_ASSIGN_OR_RETURN(stream_dicts_[name], read_small_file(spec.substr(eq + 1), "dictionary"));
+  }
   return Status::ok();
 }
 
@@ -338,7 +352,10 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
       c.schema.item_shape = std::vector<uint64_t>{};
     }
     set_new_store_codec(c, a_.create, a_.append.checksum.value_or(false), a_.append.level);
-    if (ext == kKeyStream && a_.create.codec.empty()) {  // keys are a few bytes: a zstd frame would grow them
+    if (auto own = stream_dicts_.find(ext); own != stream_dicts_.end()) {  // --stream-dict
+      c.codec = Codec::kZstdDict;
+      c.dictionary = own->second;
+    } else if (ext == kKeyStream && a_.create.codec.empty()) {  // keys are a few bytes: a zstd frame would grow them
       c.codec = Codec::kRaw;
       c.dictionary.clear();
       c.checksum = false;
@@ -875,6 +892,11 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
                 "ROOT is a directory of stores that append-tar did not build (no zrec-root marker): make them its "
                 "streams, if they all hold the same number of records");
   add_new_store_options(cmd, args->create, "New streams");
+  cmd->add_option("--stream-dict", args->stream_dicts,
+                  "STREAM=FILE: the new stream STREAM gets codec zstd_dict with this dictionary of its own (one per "
+                  "stream, as train-dict trains it on that stream), whatever --codec and --dict say for the others")
+      ->type_name("STREAM=FILE")
+      ->allow_extra_args(false);
   add_append_options(cmd, args->append, "samples");
   return Command{cmd, [args, &global]() { return run_append_tar(*args, global); }, nullptr};
 }

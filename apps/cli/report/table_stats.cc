@@ -44,10 +44,9 @@ Result<TableStats> read_table_stats(Store& store, bool exact, const std::functio
     for (uint32_t shard = 0; shard < shards; ++shard) {
       const uint64_t records = length / shards + (shard < length % shards ? 1 : 0);
       const uint64_t seen = t.shard_records[shard];
-      t.shard_logical[shard] =
-          seen ? static_cast<uint64_t>(static_cast<double>(t.shard_logical[shard]) / static_cast<double>(seen) *
-                                       static_cast<double>(records))
-               : 0;
+      t.shard_logical[shard] = seen ? static_cast<uint64_t>(static_cast<double>(t.shard_logical[shard]) /
+                                                            static_cast<double>(seen) * static_cast<double>(records))
+                                    : 0;
       t.shard_records[shard] = records;
       t.logical_bytes += t.shard_logical[shard];
     }

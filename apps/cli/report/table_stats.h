@@ -24,16 +24,15 @@ inline constexpr uint64_t kSamplePiece = 256;
 
 struct TableStats {
   SizeStats stored, logical;
-  std::optional<SizeStats> elements;     // Ragged: elements per record (prod of dims)
-  std::vector<uint64_t> shard_records;   // per data file
-  std::vector<uint64_t> shard_logical;   // per data file: logical bytes (scaled from the sample)
-  uint64_t logical_bytes = 0;            // the store's (scaled from the sample; exact for Dense)
-  uint64_t sampled = 0;                  // the records the statistics come from, when not all
+  std::optional<SizeStats> elements;    // Ragged: elements per record (prod of dims)
+  std::vector<uint64_t> shard_records;  // per data file
+  std::vector<uint64_t> shard_logical;  // per data file: logical bytes (scaled from the sample)
+  uint64_t logical_bytes = 0;           // the store's (scaled from the sample; exact for Dense)
+  uint64_t sampled = 0;                 // the records the statistics come from, when not all
 };
 
 // Reads the table of `store`: all of it, or a sample when the store is remote and not
 // `exact`. `progress(records)` (optional) after each MiB of a whole table.
-Result<TableStats> read_table_stats(Store& store, bool exact,
-                                    const std::function<void(uint64_t)>& progress = nullptr);
+Result<TableStats> read_table_stats(Store& store, bool exact, const std::function<void(uint64_t)>& progress = nullptr);
 
 }  // namespace zrec::cli
