@@ -211,7 +211,6 @@ size_t on_header(char* p, size_t size, size_t count, void* user) {
   const size_t n = size * count;
   const std::string_view line(p, n);
   if (line.starts_with("HTTP/")) {  // a new response (after a redirect or a 100): start over
-    const std::string keep_start;
     r->status = 0;
     r->etag.clear();
     r->last_modified.clear();
