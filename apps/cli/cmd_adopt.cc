@@ -13,6 +13,7 @@
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
+#include "zrec/remote.h"
 
 #include "cli/app/command.h"
 #include "cli/formats/printable.h"
@@ -38,6 +39,10 @@ Status run_adopt(const AdoptArgs& a, const GlobalOptions& g) {
   CommandReport report("adopt", g, a.json);
   // Adopting makes nothing: a directory that is missing or holds no store is a mistake
   // (a typo would otherwise become a new, empty root).
+  if (is_url(a.root))
+    return invalid_argument("'" + redact_url(a.root) +
+                            "' is a URL; zrec writes only local roots (adopt commits the "
+                            "root's marker)");
   struct stat st {};
   if (::stat(a.root.c_str(), &st) != 0) return io::errno_status(errno, "cannot open", a.root);
   if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + a.root + "' is not a directory");

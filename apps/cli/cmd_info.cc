@@ -324,7 +324,8 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     if (root) {
       j.key("committed_length").value(root->length).key("lengths_agree").value(problems.empty());
       j.key("problems").begin_array();
-      for (const auto& p : problems) j.begin_object().key("rule").value(p.key).key("text").value(p.text).end_object();
+      for (const auto& p : problems)
+        j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
       j.end_array();
     }
     j.end_object();
@@ -349,7 +350,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     t += fmt::format("root ({}): {} stream{}, {} samples committed", kRootMarkerFile, root->streams.size(),
                      root->streams.size() == 1 ? "" : "s", root->length);
     t += problems.empty() ? "; lengths agree\n" : "\n";
-    for (const auto& p : problems) t += "problem: " + p.text + "\n";
+    for (const auto& p : problems) t += "problem: " + redact_urls_in(p.text) + "\n";
   }
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();

@@ -156,7 +156,7 @@ void problem_json(JsonWriter& j, const VerifyProblem& p) {
   p.shard ? j.value(data_file_name(*p.shard)) : j.null();
   j.key("offset");
   p.offset ? j.value(*p.offset) : j.null();
-  j.key("message").value(p.message);
+  j.key("message").value(redact_urls_in(p.message));
   j.end_object();
 }
 
@@ -222,13 +222,14 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
 // One problem in the human report. Paths and messages are escaped as every message is
 // (printable.h): a store named with a newline must not forge a line of the report.
 std::string problem_text(const VerifyProblem& p, const std::string& path) {
-  return fmt::format("{}: problem: {} [{}]\n", printable(path), printable(p.message), p.rule);
+  return fmt::format("{}: problem: {} [{}]\n", printable(redact_url(path)), printable(redact_urls_in(p.message)),
+                     p.rule);
 }
 
 // The end of the human report of one store (its problems went out as found): notes,
 // then one summary line.
 std::string to_text(const VerifyReport& r, const std::string& path, const GlobalOptions& g) {
-  const std::string name = printable(path);
+  const std::string name = printable(redact_url(path));
   std::string t;
   if (r.stopped_early)
     t += fmt::format("{}: stopped after {} problems (--max-errors); more may exist\n", name, r.problem_count);
@@ -350,7 +351,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   std::map<std::string, uint64_t> lengths;
   Status unreadable;  // the first stream that could not be checked
   JsonWriter j;
-  j.begin_object().key("path").value(a.path).key("streams").begin_object();
+  j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
   std::string text;  // the lines after the streams' own
   for (const auto& name : names) {
     const std::string path = join_path(a.path, name);
@@ -368,8 +369,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
       if (unreadable.is_ok()) unreadable = r.status();
       if (a.json) j.end_array().key("error").value(r.status().message()).end_object();
       else
-        ZREC_RETURN_IF_ERROR(
-            out.write(fmt::format("{}: cannot check: {}\n", printable(path), printable(r.status().message()))));
+        ZREC_RETURN_IF_ERROR(out.write(fmt::format("{}: cannot check: {}\n", printable(redact_url(path)),
+                                                   printable(redact_urls_in(r.status().message())))));
       continue;
     }
     if (a.json) json_end(j, r.value());
@@ -384,13 +385,15 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // the stores of any other directory are unrelated.
   std::vector<RootProblem> problems;
   if (root) problems = root_problems(a.path, *root, names, lengths);
-  for (const auto& p : problems) text += fmt::format("{}: problem: {} [{}]\n", printable(a.path), p.text, p.key);
+  for (const auto& p : problems)
+    text += fmt::format("{}: problem: {} [{}]\n", printable(redact_url(a.path)), redact_urls_in(p.text), p.key);
   const bool valid = corrupt == 0 && problems.empty() && unreadable.is_ok();
   j.key("marked").value(root.has_value());
   if (root) {
     j.key("committed_length").value(root->length).key("lengths_agree").value(problems.empty());
     j.key("root_problems").begin_array();
-    for (const auto& p : problems) j.begin_object().key("rule").value(p.key).key("text").value(p.text).end_object();
+    for (const auto& p : problems)
+      j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
     j.end_array();
   }
   j.key("valid").value(valid);
@@ -402,12 +405,12 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
   } else {
     if (valid && g.verbosity >= 0)
-      text +=
-          root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(a.path), names.size(), root->length)
-               : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(a.path), names.size(),
-                             unmarked_note(names.size()));
+      text += root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(redact_url(a.path)), names.size(),
+                                 root->length)
+                   : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(redact_url(a.path)), names.size(),
+                                 unmarked_note(names.size()));
     if (!root && g.verbosity >= 0 && !valid)
-      text += fmt::format("{}: {}\n", printable(a.path), unmarked_note(names.size()));
+      text += fmt::format("{}: {}\n", printable(redact_url(a.path)), unmarked_note(names.size()));
     ZREC_RETURN_IF_ERROR(out.write(text));
   }
   ZREC_RETURN_IF_ERROR(out.flush());

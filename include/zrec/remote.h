@@ -40,18 +40,27 @@ inline constexpr size_t kRemoteLanes = 8;
 // (case-insensitive, as URL schemes are).
 bool is_url(std::string_view path);
 
-// `url` as messages show it: scheme://host[:port]/path, without "user:password@"
-// and with a query string cut to "?…" (a presigned URL's signature is a credential).
+// `url` as messages show it: scheme://host[:port]/path, without "user:password@",
+// with a query string cut to "?…" (a presigned URL's signature is a credential) and
+// each path segment's ";parameters" cut to ";…" (a session id).
 std::string redact_url(std::string_view url);
 
+// Every http:// or https:// URL inside `text` (a message, a log line) redacted as
+// redact_url does; the rest unchanged. A URL ends at whitespace or a quote.
+std::string redact_urls_in(std::string_view text);
+
 struct RemoteOptions {
-  std::string cacert;                   // a CA bundle file (PEM) to verify servers by; empty: the system's
-  int max_tries = 6;                    // tries of one request before its error is reported
-  int first_backoff_ms = 100;           // wait before the second try; doubled for each later one (capped at 5 s)
-  int connect_timeout_s = 15;           // to connect (and finish TLS)
-  int stall_timeout_s = 30;             // a transfer receiving nothing for this long is retried
-  uint64_t small_file_bytes = 1 << 20;  // a server that ignores Range is accepted for files up to this size
-  int max_redirects = 5;
+  std::string cacert;          // a CA bundle file (PEM) to verify servers by; empty: the system's
+  int max_tries = 6;           // tries of one request before its error is reported
+  int first_backoff_ms = 100;  // wait before the second try; doubled for each later one (capped at 5 s)
+  int connect_timeout_s = 15;  // to connect (and finish TLS)
+  int stall_timeout_s = 30;    // a transfer receiving nothing for this long is retried
+  // Every request has a deadline, whatever arrives meanwhile (a server dripping a byte a
+  // second never stalls): 2 * stall_timeout_s (connecting included), plus the bytes asked
+  // at this rate. A request past it is retried as a timeout.
+  uint64_t min_bytes_per_s = 64 << 10;
+  uint64_t small_file_bytes = 1 << 20;       // a server that ignores Range is accepted for files up to this size
+  int max_redirects = 5;                     // followed by zrec; https is never redirected to http
   const std::atomic<int>* cancel = nullptr;  // non-zero: transfers stop with kCancelled (a signal handler's flag)
 };
 

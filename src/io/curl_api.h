@@ -23,7 +23,12 @@ namespace zrec::io {
   X(curl_easy_getinfo)         \
   X(curl_easy_strerror)        \
   X(curl_slist_append)         \
-  X(curl_slist_free_all)
+  X(curl_slist_free_all)       \
+  X(curl_url)                  \
+  X(curl_url_set)              \
+  X(curl_url_get)              \
+  X(curl_url_cleanup)          \
+  X(curl_free)
 
 struct LibCurl {
 #define ZREC_CURL_MEMBER(name) decltype(&::name) name = nullptr;

@@ -46,8 +46,36 @@ std::string redact_url(std::string_view url) {
   std::string_view rest = url.substr(path_start);
   std::string out = std::string(url.substr(0, host_start)) + std::string(authority);
   const size_t query = rest.find_first_of("?#");
-  out += rest.substr(0, query);
+  // Path parameters (";jsessionid=...") may carry a session as a query does.
+  const std::string_view path = rest.substr(0, query);
+  for (size_t at = 0; at < path.size();) {
+    const size_t semi = path.find(';', at);
+    if (semi == std::string_view::npos) {
+      out += path.substr(at);
+      break;
+    }
+    out += path.substr(at, semi - at);
+    out += ";\xE2\x80\xA6";  // ";…"
+    at = std::min(path.size(), path.find('/', semi));
+  }
   if (query != std::string_view::npos && rest[query] == '?') out += "?\xE2\x80\xA6";  // "?…"
+  return out;
+}
+
+std::string redact_urls_in(std::string_view text) {
+  std::string out;
+  size_t at = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const std::string_view tail = text.substr(i);
+    if (!starts_with_nocase(tail, "http://") && !starts_with_nocase(tail, "https://")) continue;
+    size_t end = tail.find_first_of(" \t\r\n'\"`");
+    if (end == std::string_view::npos) end = tail.size();
+    out += text.substr(at, i - at);
+    out += redact_url(tail.substr(0, end));
+    i += end;
+    at = i;
+  }
+  out += text.substr(std::min(at, text.size()));
   return out;
 }
 
@@ -131,6 +159,10 @@ std::string trim(std::string_view s) {
 constexpr const char* kAccessDenied =
     " (access denied: a private bucket needs a presigned URL, or credentials in the URL)";
 
+// Bytes of a body that is not kept (an error page, a redirect) read before the
+// transfer is stopped: enough for any status page's own words, never an endless one.
+constexpr uint64_t kMaxDroppedBody = 4 << 10;
+
 bool strong_etag(const std::string& etag) { return !etag.empty() && !etag.starts_with("W/"); }
 
 // One GET of bytes [start, start + want) of a file, or (opening) of its first bytes.
@@ -148,13 +180,30 @@ struct Request {
   std::string status_text;
   std::string etag, last_modified;
   std::string content_range;
+  std::string location;  // a redirect's Location, as sent
   bool has_length = false;
   uint64_t content_length = 0;
-  bool judged = false;     // the headers were judged, at the first body byte
-  bool keep_body = false;  // 200/206 whose bytes are wanted; other bodies are dropped
-  uint64_t got = 0;        // body bytes kept
-  std::string refusal;     // why the transfer was stopped by us (not retried)
-  bool changed = false;    // the refusal says the file changed since it was pinned
+  bool judged = false;          // the headers were judged, at the first body byte
+  bool keep_body = false;       // 200/206 whose bytes are wanted; other bodies are dropped
+  uint64_t dropped = 0;         // bytes of a body not kept (an error page, a redirect's)
+  bool dropped_enough = false;  // ... and the transfer was stopped after kMaxDroppedBody of them
+  uint64_t got = 0;             // body bytes kept
+  std::string refusal;          // why the transfer was stopped by us (not retried)
+  bool changed = false;         // the refusal says the file changed since it was pinned
+
+  // Forgets a redirect's answer before the request goes to its Location.
+  void new_response() {
+    status = 0;
+    status_text.clear();
+    etag.clear();
+    last_modified.clear();
+    content_range.clear();
+    location.clear();
+    has_length = false;
+    content_length = 0;
+    judged = keep_body = dropped_enough = false;
+    dropped = 0;
+  }
 
   // Decides, once the headers are complete, what the body is.
   bool judge() {
@@ -215,6 +264,7 @@ size_t on_header(char* p, size_t size, size_t count, void* user) {
     r->etag.clear();
     r->last_modified.clear();
     r->content_range.clear();
+    r->location.clear();
     r->has_length = false;
     const size_t sp = line.find(' ');
     if (sp != std::string_view::npos) {
@@ -234,6 +284,7 @@ size_t on_header(char* p, size_t size, size_t count, void* user) {
   if (is("etag")) r->etag = value;
   else if (is("last-modified")) r->last_modified = value;
   else if (is("content-range")) r->content_range = value;
+  else if (is("location")) r->location = value;
   else if (is("content-length")) {
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), r->content_length);
     r->has_length = ec == std::errc();
@@ -245,7 +296,14 @@ size_t on_body(char* p, size_t size, size_t count, void* user) {
   auto* r = static_cast<Request*>(user);
   const size_t n = size * count;
   if (!r->judged && !r->judge()) return 0;  // stops the transfer (CURLE_WRITE_ERROR)
-  if (!r->keep_body) return n;
+  if (!r->keep_body) {
+    // An error page or a redirect's body says nothing the status does not; a server (a
+    // captive portal, a broken proxy) may send one that never ends.
+    r->dropped += n;
+    if (r->dropped <= kMaxDroppedBody) return n;
+    r->dropped_enough = true;
+    return 0;
+  }
   if (r->dst == nullptr) {
     const uint64_t cap = r->status == 200 ? r->small_file_bytes : r->want;
     if (r->body.size() + n > cap) {
@@ -298,7 +356,38 @@ struct Outcome {
   Status status;  // kFail: the error; kRetry: the reason, reported if the tries run out
 };
 
-Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions& options, Request& r) {
+// A request's deadline (RemoteOptions::min_bytes_per_s): a server that keeps sending
+// a byte now and then never trips the stall timeout, and must not hold a read forever.
+long deadline_ms(const RemoteOptions& options, uint64_t want) {
+  const uint64_t base_s = 2 * static_cast<uint64_t>(std::max(options.stall_timeout_s, 1));
+  const uint64_t rate = std::max<uint64_t>(options.min_bytes_per_s, 1);
+  return static_cast<long>(
+      std::min<uint64_t>(base_s * 1000 + want / rate * 1000 + want % rate * 1000 / rate, uint64_t{24} * 3600 * 1000));
+}
+
+bool is_redirect(long status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// A redirect's Location read against the URL that answered it (libcurl's URL parser:
+// relative references, "..", a scheme-relative "//host/..."); empty if it is no URL.
+std::string resolve(const LibCurl& api, const std::string& base, const std::string& location) {
+  CURLU* u = api.curl_url();
+  if (u == nullptr) return {};
+  std::string out;
+  char* text = nullptr;
+  if (api.curl_url_set(u, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
+      api.curl_url_set(u, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK &&
+      api.curl_url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK && text != nullptr)
+    out = text;
+  api.curl_free(text);
+  api.curl_url_cleanup(u);
+  return out;
+}
+
+// One request to `url`, no redirect followed: for a redirect, `location` is where to.
+Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOptions& options, Request& r,
+                     std::string& location) {
   PooledHandle handle(api);
   CURL* h = handle.get();
   if (h == nullptr) return {Outcome::kFail, io_error("cannot make a libcurl handle")};
@@ -312,12 +401,12 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
   api.curl_easy_setopt(h, CURLOPT_URL, url.c_str());
   api.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   api.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  api.curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  api.curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-  api.curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(options.max_redirects));
+  // Redirects are followed by perform(), which bounds their bodies and refuses https -> http.
+  api.curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
   api.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout_s));
   api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
   api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout_s));
+  api.curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, deadline_ms(options, r.want));
   api.curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
   // Performance note: libcurl's default 16 KiB receive buffer made a 147 KiB record ten
   // recv calls and as many callbacks; 256 KiB takes most records whole.
@@ -338,7 +427,9 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
     api.curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   }
   stat_requests.fetch_add(1, std::memory_order_relaxed);
-  const CURLcode code = api.curl_easy_perform(h);
+  CURLcode code = api.curl_easy_perform(h);
+  if (code == CURLE_WRITE_ERROR && r.dropped_enough) code = CURLE_OK;  // the status is all it says
+  if (code == CURLE_OK && is_redirect(r.status) && !r.location.empty()) location = resolve(api, url, r.location);
   api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(nullptr));
   api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
   api.curl_slist_free_all(headers);
@@ -347,18 +438,21 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
   if (!r.refusal.empty()) return {Outcome::kFail, io_error(r.refusal)};
   if (code != CURLE_OK) {
     std::string why = errbuf[0] != '\0' ? trim(errbuf) : api.curl_easy_strerror(code);
-    // libcurl's words may quote the URL; its query string (a presigned signature) must not show.
-    if (const size_t q = url.find('?'); q != std::string::npos)
-      for (size_t at; (at = why.find(url.substr(q))) != std::string::npos;) why.replace(at, url.size() - q, "?...");
-    if (code == CURLE_TOO_MANY_REDIRECTS)
-      why = "more than " + std::to_string(options.max_redirects) + " redirects (" + why + ")";
+    // libcurl's words may quote the URL: the same redaction as every message.
+    why = redact_urls_in(why);
     return {retryable(code) ? Outcome::kRetry : Outcome::kFail, io_error(why)};
   }
-  if (!r.judged && !r.judge()) return {Outcome::kFail, io_error(r.refusal)};  // an empty body
   const std::string http = "HTTP " + r.status_text;
+  if (is_redirect(r.status)) {
+    if (location.empty())
+      return {Outcome::kFail, io_error(r.location.empty() ? http + " without a Location to go to"
+                                                          : http + " to '" + redact_url(r.location) + "', no URL")};
+    return {Outcome::kDone, Status::ok()};
+  }
+  if (!r.judged && !r.judge()) return {Outcome::kFail, io_error(r.refusal)};  // an empty body
   if (r.status == 200 || r.status == 206) return {Outcome::kDone, Status::ok()};
   if (r.status == 404 || r.status == 410) return {Outcome::kFail, not_found(http)};
-  if (r.status == 412 || (r.status == 416 && r.pin != nullptr)) {
+  if ((r.status == 412 || r.status == 416) && r.pin != nullptr) {
     r.changed = true;
     return {Outcome::kFail, io_error(http + ": it changed since it was opened (the store was republished while "
                                             "being read)")};
@@ -367,6 +461,29 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
   if (r.status == 416) return {Outcome::kDone, Status::ok()};  // opening: an empty file (judged by the caller)
   if (retryable_status(r.status)) return {Outcome::kRetry, io_error(http)};
   return {Outcome::kFail, io_error(http)};
+}
+
+// One request, following up to options.max_redirects redirects. An https URL is never
+// redirected to http: its bytes (and the credentials it carries) would travel in clear.
+Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions& options, Request& r) {
+  const bool secure = starts_with_nocase(url, "https://");
+  std::string at = url;
+  for (int hops = 0;; ++hops) {
+    std::string location;
+    Outcome o = perform_once(api, at, options, r, location);
+    if (location.empty() || o.kind != Outcome::kDone) return o;
+    if (hops == options.max_redirects)
+      return {Outcome::kFail, io_error("more than " + std::to_string(options.max_redirects) +
+                                       " redirects (the last to '" + redact_url(location) + "')")};
+    if (!is_url(location))
+      return {Outcome::kFail, io_error("HTTP " + r.status_text + " redirects to '" + redact_url(location) +
+                                       "', which is not an http:// or https:// URL")};
+    if (secure && !starts_with_nocase(location, "https://"))
+      return {Outcome::kFail, io_error("HTTP " + r.status_text + " redirects from https to '" + redact_url(location) +
+                                       "': refused, an https URL is read over https only")};
+    at = std::move(location);
+    r.new_response();
+  }
 }
 
 // Sleeps before try `attempt` (2, 3, ...), waking early when cancelled.
@@ -487,8 +604,12 @@ Status RemoteFile::read(void* dst, size_t n, uint64_t offset) const {
 Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
   ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
   const RemoteOptions& options = options_;
-  // Tries in a row that received nothing; a try that received bytes starts the count
-  // over (the rest is asked for next), within a bound on all tries of this read.
+  // Tries in a row that made no real progress; a try that received a good part of the
+  // rest (kProgressBytes, or all of it) starts the count over, the rest asked for next.
+  // A server answering each request with a byte or two (a drip, or 206s of one byte)
+  // is no progress: it fails after max_tries like a server that answers nothing. All
+  // requests of one read are bounded too, however they went.
+  constexpr uint64_t kProgressBytes = 64 << 10;
   int failures = 0, tries = 0;
   const int max_all_tries = 16 * options.max_tries;
   while (n > 0) {
@@ -499,14 +620,18 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
     r.pin = &pin_;
     r.dst = out;
     Outcome o = perform(*api, url_, options, r);
+    const bool progressed = r.got >= std::min<uint64_t>(n, kProgressBytes);
     // Bytes received before a failure are kept: the next try asks for the rest.
     out += r.got;
     n -= r.got;
     offset += r.got;
     if (o.kind == Outcome::kDone && n == 0) break;
-    if (o.kind == Outcome::kDone && r.got > 0) continue;  // a shorter range than asked: ask for the rest
-    if (o.kind == Outcome::kDone) o = {Outcome::kRetry, io_error("the response ended early")};
-    failures = r.got > 0 ? 1 : failures + 1;
+    if (o.kind == Outcome::kDone && progressed && tries < max_all_tries) continue;  // a shorter range than asked
+    if (o.kind == Outcome::kDone)
+      o = {Outcome::kRetry, io_error(r.got > 0 ? "the server sent " + std::to_string(r.got) +
+                                                     " bytes of the range asked, again and again"
+                                               : "the response ended early")};
+    failures = progressed ? 1 : failures + 1;
     if (o.kind == Outcome::kRetry && failures < options.max_tries && tries < max_all_tries) {
       stat_retries.fetch_add(1);
       if (!back_off(options, failures + 1)) return Status(StatusCode::kCancelled, "interrupted");

@@ -8,7 +8,8 @@ any static web server or bucket does; and a small fault-injecting proxy in front
             proxy.drop_every = 3                  # every 3rd response cut mid-body
             ...
 
-Extra locations of the config: /forbidden/ answers 403, /loop/ redirects to itself.
+Extra locations of the config: /forbidden/ answers 403, /loop/ redirects to itself,
+/moved/X redirects to /X, /downgrade/X redirects to http://.../X (from https too).
 Needs: /usr/sbin/nginx (nginx-light), /usr/bin/openssl.
 """
 import http.client
@@ -51,6 +52,8 @@ events {{ worker_connections 512; }}
 http {{
   log_format plain '$request_method $uri $server_protocol $status $http_range $body_bytes_sent';
   access_log {work}/access.log plain;
+  log_format uris '$request_uri';
+  access_log {work}/uris.log uris;
   client_body_temp_path {work}/tmp_body;
   proxy_temp_path {work}/tmp_proxy;
   fastcgi_temp_path {work}/tmp_fastcgi;
@@ -68,6 +71,8 @@ http {{
     root {docroot};
     location /forbidden/ {{ return 403; }}
     location /loop/ {{ return 302 /loop/; }}
+    location /moved/ {{ rewrite ^/moved/(.*)$ /$1 redirect; }}
+    location /downgrade/ {{ rewrite ^/downgrade/(.*)$ http://127.0.0.1:{http_port}/$1 redirect; }}
   }}
 }}
 """
@@ -111,6 +116,11 @@ class WebServer:
 
     def access_log(self):
         with open(os.path.join(self.work, "access.log")) as f:
+            return f.read().splitlines()
+
+    def request_uris(self):
+        """Every request's URI as the client sent it (path, percent-encoding and query)."""
+        with open(os.path.join(self.work, "uris.log")) as f:
             return f.read().splitlines()
 
     def __exit__(self, *exc):

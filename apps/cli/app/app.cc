@@ -28,7 +28,6 @@
 #include "cli/app/help_format.h"
 #include "cli/app/parse_errors.h"
 #include "cli/app/usage.h"
-#include "cli/formats/printable.h"
 #include "cli/options/thread_count.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/libarchive_api.h"
@@ -163,6 +162,12 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
                  "Verify HTTPS servers of remote stores (URLs) by the CA certificates in FILE (PEM) instead of the "
                  "system's")
       ->type_name("FILE");
+  int remote_timeout = global.remote.stall_timeout_s;
+  app.add_option("--remote-timeout", remote_timeout,
+                 "Retry a request to a remote store (URL) that receives nothing for SECONDS; each request also ends "
+                 "after twice that plus its bytes at 64 KiB/s (default: 30)")
+      ->check(CLI::Range(1, 3600))
+      ->type_name("SECONDS");
 
   // Performance note: only the command the line names is built, when it names one:
   // building all 17 (CLI11 objects for some 300 options) was half of the instructions
@@ -196,18 +201,18 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
       }
     if (words.size() > 2) {
       std::fprintf(stderr, "zrec help: unexpected operand '%s'\nTry 'zrec help' for the list of commands.\n",
-                   printable(words[2]).c_str());
+                   diagnostic_text(words[2]).c_str());
       return kExitUsage;
     }
     auto bad = find_unknown_name(app, {words[1]});
     std::fprintf(stderr, "zrec help: %s\nTry 'zrec help' for the list of commands.\n",
-                 printable(bad ? bad->message : "'" + words[1] + "' is not a command").c_str());
+                 diagnostic_text(bad ? bad->message : "'" + words[1] + "' is not a command").c_str());
     return kExitUsage;
   }
   // A mistyped name is reported (with the nearest real one) before CLI11 parses: CLI11
   // would report something else first ("A subcommand is required", "--dtype is required").
   if (auto bad = find_unknown_name(app, words)) {
-    std::fprintf(stderr, "%s: %s\n", bad->where.c_str(), printable(bad->message).c_str());
+    std::fprintf(stderr, "%s: %s\n", bad->where.c_str(), diagnostic_text(bad->message).c_str());
     if (bad->is_command) std::fprintf(stderr, "Try 'zrec --help' for the list of commands.\n");
     else std::fprintf(stderr, "Try '%s --help' for more information.\n", bad->where.c_str());
     return kExitUsage;
@@ -235,8 +240,8 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
       std::fprintf(stderr, "zrec: no command given\n%s", app.help().c_str());
       return kExitUsage;
     }
-    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(), printable(message).c_str(),
-                 where.c_str());
+    std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(),
+                 diagnostic_text(message).c_str(), where.c_str());
     return kExitUsage;
   }
   global.verbosity = quiet ? -1 : verbose;
@@ -249,7 +254,7 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
         std::fprintf(stderr,
                      "%s: --wait=%s: expected a number of seconds (e.g. --wait=30), or --wait alone\n"
                      "Try '%s --help' for more information.\n",
-                     command_path().c_str(), printable(wait_text).c_str(), command_path().c_str());
+                     command_path().c_str(), diagnostic_text(wait_text).c_str(), command_path().c_str());
         return kExitUsage;
       }
       wait_seconds = seconds;
@@ -271,12 +276,13 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
   if (!env_threads.is_ok()) {
     const std::string where = command_path();
     std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(),
-                 printable(env_threads.status().message()).c_str(), where.c_str());
+                 diagnostic_text(env_threads.status().message()).c_str(), where.c_str());
     return kExitUsage;
   }
   if (threads_option->count() == 0) global.threads = *env_threads;
   // Remote stores (zrec/remote.h): a signal stops a transfer as it stops a lock wait.
   global.remote.cacert = cacert;
+  global.remote.stall_timeout_s = remote_timeout;
   global.remote.cancel = interrupt_token().flag;
 
   for (const Command& c : commands) {
@@ -289,14 +295,14 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
     const CLI::Option* json = c.app->get_option_no_throw("--json");
     if (s.is_ok() && json != nullptr && json->count() > 0) s = check_stdout_open("the --json object");
     if (!s.is_ok()) {
-      std::fprintf(stderr, "zrec %s: %s\n", name, printable(s.message()).c_str());
+      std::fprintf(stderr, "zrec %s: %s\n", name, diagnostic_text(s.message()).c_str());
       return kExitFailure;
     }
     try {
       s = c.run();
     } catch (const UsageError& e) {
       std::fprintf(stderr, "zrec %s: %s\nTry 'zrec %s --help' for more information.\n", name,
-                   printable(e.what()).c_str(), name);
+                   diagnostic_text(e.what()).c_str(), name);
       return kExitUsage;
     }
     if (const RemoteStats r = remote_stats(); r.requests > 0)
@@ -304,7 +310,7 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
     if (!s.is_ok()) {
       // A held lock is often a writer still at work: say how to wait for it.
       const char* hint = s.code() == StatusCode::kBusy && !global.wait ? "; pass --wait to wait for it" : "";
-      std::fprintf(stderr, "zrec %s: %s%s\n", name, printable(s.message()).c_str(), hint);
+      std::fprintf(stderr, "zrec %s: %s%s\n", name, diagnostic_text(s.message()).c_str(), hint);
     }
     return c.exit_code ? c.exit_code(s) : exit_code_for(s);
   }

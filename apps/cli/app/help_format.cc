@@ -40,9 +40,19 @@ std::string placeholder(const CLI::Option* o) {
   const std::string type = o->get_type_name();
   if (type.starts_with("UINT") || type.starts_with("INT") || type.starts_with("FLOAT")) return "N";
   static const std::map<std::string, std::string> paths = {
-      {"output", "FILE"}, {"input", "FILE"},   {"dict", "FILE"},         {"manifest", "FILE"},
-      {"keys", "FILE"},   {"against", "FILE"}, {"indices-from", "FILE"}, {"files-from", "LIST"},
-      {"dir", "DIR"},     {"export", "DIR"},   {"maxsize", "BYTES"},     {"resume-file", "FILE"},
+      {"output", "FILE"},
+      {"input", "FILE"},
+      {"dict", "FILE"},
+      {"manifest", "FILE"},
+      {"keys", "FILE"},
+      {"against", "FILE"},
+      {"indices-from", "FILE"},
+      {"files-from", "LIST"},
+      {"dir", "DIR"},
+      {"export", "DIR"},
+      {"maxsize", "BYTES"},
+      {"resume-file", "FILE"},
+      {"remote-timeout", "SECONDS"},
   };
   const std::vector<std::string>& longs = o->get_lnames();
   if (longs.empty()) return "VALUE";

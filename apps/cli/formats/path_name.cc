@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "zrec/remote.h"
+
 namespace zrec::cli {
 
 std::string strip_trailing_slashes(std::string path) {
@@ -11,6 +13,8 @@ std::string strip_trailing_slashes(std::string path) {
 }
 
 std::string base_name(std::string path) {
+  // A URL's name is the last word of its path, never of its query or fragment (a token).
+  if (is_url(path)) path = path.substr(0, path.find_first_of("?#", path.find("://") + 3));
   path = strip_trailing_slashes(std::move(path));
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

@@ -12,7 +12,8 @@ namespace zrec::cli {
 
 std::string strip_trailing_slashes(std::string path);
 
-// The last component of `path` after its trailing slashes are stripped.
+// The last component of `path` after its trailing slashes are stripped; of a URL's
+// path, its query and fragment cut off ("http://h/d/s?token=T" -> "s").
 std::string base_name(std::string path);
 
 // The directory `path` lies in, after its trailing slashes are stripped.

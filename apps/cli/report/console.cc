@@ -12,6 +12,7 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "zrec/remote.h"
 #include "zrec/warning.h"
 
 #include "cli/app/usage.h"
@@ -37,6 +38,8 @@ Status check_stdout_open(const std::string& what) {
                   " would be lost; give -o FILE, or leave stdout open");
 }
 
+std::string diagnostic_text(std::string_view message) { return printable(redact_urls_in(message)); }
+
 namespace {
 
 // stderr, one message a line: paths and input quoted in a message are made printable
@@ -49,7 +52,7 @@ class PrintableStderrSink final : public spdlog::sinks::base_sink<spdlog::detail
     std::string_view line(formatted.data(), formatted.size());
     const bool eol = !line.empty() && line.back() == '\n';
     if (eol) line.remove_suffix(1);
-    std::string out = printable(line);
+    std::string out = diagnostic_text(line);
     if (eol) out += '\n';
     std::fwrite(out.data(), 1, out.size(), stderr);
   }

@@ -10,6 +10,10 @@
 
 namespace zrec::cli {
 
+// A message as zrec shows it on stderr: every URL in it redacted (zrec/remote.h:
+// no password, user or query token) and made printable (formats/printable.h).
+std::string diagnostic_text(std::string_view message);
+
 bool stdout_is_terminal();
 
 // main() notes that descriptor 1 was closed when zrec started (`>&-`): it reopens it on

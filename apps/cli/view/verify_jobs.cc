@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "zrec/remote.h"
+
 namespace zrec::cli::view {
 
 VerifyJobs::~VerifyJobs() {
@@ -44,7 +46,7 @@ Result<uint64_t> VerifyJobs::start(const std::string& dir, size_t path, size_t s
     Result<VerifyReport> report = verify_store(dir, options);
     std::lock_guard<std::mutex> lock(mutex_);
     if (report.is_ok()) job->report = std::move(*report);
-    else job->error = report.status().message();
+    else job->error = redact_urls_in(report.status().message());
     job->finished = true;
   });
   return job->number;
@@ -69,7 +71,7 @@ Status VerifyJobs::write_status(JsonWriter& j, uint64_t number) {
   }
   j.key("problems").begin_array();
   for (const VerifyProblem& p : job.problems) {
-    j.begin_object().key("rule").value(p.rule).key("message").value(p.message);
+    j.begin_object().key("rule").value(p.rule).key("message").value(redact_urls_in(p.message));
     j.key("id");
     if (p.id) j.value(*p.id);
     else j.null();

@@ -102,7 +102,7 @@ void ViewRoutes::handle(const HttpRequest& request, HttpResponse& response) noex
       }
       if (!s.is_ok()) {
         JsonWriter j;
-        j.begin_object().key("error").value(s.message()).end_object();
+        j.begin_object().key("error").value(redact_urls_in(s.message())).end_object();
         json_response(response, j);
         response.status = response.headers.empty() ? http_status(s) : 405;
       }
