@@ -30,7 +30,7 @@ TEST_CASE("a FIFO is refused at once, naming the option and the file") {
         "--files-from '" + fifo + "' is a FIFO, not a regular file");
 }
 
-TEST_CASE("devices and directories are refused; a missing file is left to the opener") {
+TEST_CASE("devices and directories are refused, and a missing file is left to the opener") {
   test::TempDir dir;
   CHECK(open_side_file("/dev/null", "--keys").status().message() ==
         "--keys '/dev/null' is a character device, not a regular file");
