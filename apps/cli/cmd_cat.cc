@@ -23,6 +23,7 @@
 #include "cli/options/window_option.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
+#include "cli/os/side_file.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
@@ -60,8 +61,8 @@ struct CatArgs {
 Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std::vector<uint64_t>& list) {
   if (!a.indices_from.empty()) {
     if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
-    ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
-    ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
+    ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(a.indices_from, "--indices-from"));
+    ZREC_ASSIGN_OR_RETURN(list, read_indices(in.stream(), length));
     return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};  // positions in `list`
   }
   if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};

@@ -20,6 +20,7 @@
 #include "cli/formats/printable.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
+#include "cli/os/side_file.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
@@ -74,6 +75,7 @@ Status run_plan(const StepArgs& step, const TransferArgs& a, const GlobalOptions
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   // The plan is a file of its own: inside a source store it would be one more file in it.
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(step.plan, "--plan", a.sources));
+  ZREC_RETURN_IF_ERROR(check_side_file(step.plan, "--plan"));  // an existing plan is read back
   CommandReport report("concat", g, a.json);
   JoinOptions options;
   options.warn = log_core_warning;
@@ -225,6 +227,7 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
                      if (stores->size() != 1)
                        throw UsageError("--place, --publish and --discard take one operand, the plan file");
                      const std::string& plan = stores->front();
+                     ZREC_RETURN_IF_ERROR(check_side_file(plan, "PLAN"));
                      if (step->place >= 0) return run_place(*step, plan, args->json, global);
                      if (step->publish) return run_publish(plan, args->json, global);
                      return run_discard(plan, args->json, global);

@@ -49,7 +49,7 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   check_codec_options({.codec = options.codec, .dict = !a.dict.empty(), .checksum = a.checksum, .dict_required = true});
   options.checksum = a.checksum;
   if (!a.dict.empty()) {
-    ZREC_ASSIGN_OR_RETURN(options.dictionary, read_small_file(a.dict, "dictionary"));
+    ZREC_ASSIGN_OR_RETURN(options.dictionary, read_dictionary_file(a.dict, "--dict"));
   }
   ZREC_RETURN_IF_ERROR(create_store(a.store, options));
   report.set("path", a.store).set_schema(options.schema).set("codec", to_string(options.codec));

@@ -32,6 +32,7 @@
 #include "cli/options/output_option.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
+#include "cli/os/side_file.h"
 #include "cli/report/console.h"
 #include "cli/transfer_command.h"
 #include "zrec_support/file_list.h"
@@ -200,6 +201,7 @@ void apply_deprecated_spellings(TrainDictArgs& a) {
 Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   apply_deprecated_spellings(a);
   std::vector<std::string> paths = a.sources;
+  ZREC_RETURN_IF_ERROR(check_side_file(a.files_from, "--files-from", true));
   if (!a.files_from.empty())
     ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths,
                                         {.cancel = interrupt_token()}));

@@ -28,6 +28,7 @@
 #include "cli/options/many_paths.h"
 #include "cli/options/option_values.h"
 #include "cli/os/interrupt.h"
+#include "cli/os/side_file.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
@@ -78,7 +79,8 @@ bool parse_id(std::string_view text, uint64_t& out) {
 // line holding only a hash takes the next ID. Blank lines and lines starting with '#'
 // are skipped. IDs must run 0, 1, 2, ... without gaps. Memory: 32 bytes per record.
 Result<std::vector<Hash>> read_record_digests(const std::string& path) {
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
+  ZREC_ASSIGN_OR_RETURN(SideInput side, SideInput::open(path, "--against"));
+  io::InputStream& in = side.stream();
   std::vector<Hash> out;
   std::string line;
   uint64_t line_no = 0;

@@ -25,6 +25,7 @@
 #include "cli/formats/shuffle.h"
 #include "cli/os/libarchive_api.h"
 #include "cli/os/output_guard.h"
+#include "cli/os/side_file.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
 
@@ -75,7 +76,8 @@ std::string unsafe_member_name(const std::string& name) {
 
 // Lines of a keys file, unescaped (\\, \n, \r), as append-tar writes them.
 Result<std::vector<std::string>> read_keys(const std::string& path) {
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path));
+  ZREC_ASSIGN_OR_RETURN(SideInput side, SideInput::open(path, "--keys"));
+  io::InputStream& in = side.stream();
   std::string text;
   std::vector<char> chunk(1 << 20);
   for (;;) {
@@ -261,8 +263,8 @@ Status check_stream_keys(const CatTarArgs& a, Store& keys, uint64_t length) {
 Result<std::vector<IdRun>> selected_runs(const CatTarArgs& a, uint64_t length, std::vector<uint64_t>& list) {
   if (!a.indices_from.empty()) {
     if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
-    ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.indices_from));
-    ZREC_ASSIGN_OR_RETURN(list, read_indices(in, length));
+    ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(a.indices_from, "--indices-from"));
+    ZREC_ASSIGN_OR_RETURN(list, read_indices(in.stream(), length));
     return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};
   }
   if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};

@@ -150,7 +150,7 @@ Status choose_dictionary(const std::string& command, const TransferArgs& a, cons
                          const std::vector<Store*>& sources, const CommandReport& report,
                          std::vector<uint8_t>& dictionary, std::optional<JsonFacts>& trained) {
   if (!a.dict.empty()) {
-    ZREC_ASSIGN_OR_RETURN(dictionary, read_small_file(a.dict, "dictionary"));
+    ZREC_ASSIGN_OR_RETURN(dictionary, read_dictionary_file(a.dict, "--dict"));
     return Status::ok();
   }
   const Store* with_dict = nullptr;

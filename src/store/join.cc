@@ -326,7 +326,11 @@ bool exists(const std::string& path) {
 }
 
 Result<std::string> read_whole_file(const std::string& path, uint64_t max_bytes) {
-  ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY | O_NOFOLLOW));
+  // O_NONBLOCK: a FIFO in the plan's place would wait for a writer; it is refused.
+  ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+  struct stat st {};
+  if (::fstat(f.fd(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
+  if (!S_ISREG(st.st_mode)) return invalid_argument("'" + path + "' is not a regular file");
   ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
   if (size > max_bytes)
     return malformed("'" + path + "' has " + std::to_string(size) + " bytes, more than a join plan can");

@@ -220,9 +220,9 @@ def fifos_at_every_name_are_refused_at_once(d):
     for args, says in [
             (["cat", "--format", "tar", "-o", os.path.join(d, "out.tar"), root], listed + "; nothing was written"),
             (["append-tar", root, tar], listed + "; nothing was changed"),
-            (["append-files", "--manifest", manifest, store, tar], "manifest '%s' is not a regular file" % manifest),
+            (["append-files", "--manifest", manifest, store, tar], "--manifest '%s' is a FIFO, not a regular file" % manifest),
             (["append-tar", "--keys", keys_fifo, os.path.join(d, "new"), tar],
-             "keys file '%s' is not a regular file" % keys_fifo),
+             "--keys '%s' is a FIFO, not a regular file" % keys_fifo),
             (["info", data], "malformed store '%s': data_0.zr is not a regular file" % data),
             (["cat", data], "malformed store '%s': data_0.zr is not a regular file" % data),
             (["append-stream", "-i", tar, data], "malformed store '%s': data_0.zr is not a regular file" % data)]:

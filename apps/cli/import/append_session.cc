@@ -82,9 +82,9 @@ Status check_start_length(const AppendArgs& args, uint64_t length, const std::st
   return Status::ok();
 }
 
-Status apply_resume_file(AppendArgs& args, uint64_t length) {
+Status apply_resume_file(AppendArgs& args, uint64_t length, const std::string& store) {
   if (args.resume_file.empty()) return Status::ok();
-  ZREC_ASSIGN_OR_RETURN(const uint64_t from, resume_from(args.resume_file, length));
+  ZREC_ASSIGN_OR_RETURN(const uint64_t from, resume_from(args.resume_file, length, store));
   args.from_length = from;
   return Status::ok();
 }
@@ -141,7 +141,7 @@ Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& co
     throw UsageError("--level is for zstd and zstd_dict; '" + store + "' is a raw store");
   // The length, read under the lock: nothing can change it before this run publishes.
   AppendArgs resolved = args;
-  ZREC_RETURN_IF_ERROR(apply_resume_file(resolved, writer->length()));
+  ZREC_RETURN_IF_ERROR(apply_resume_file(resolved, writer->length(), store));
   ZREC_RETURN_IF_ERROR(check_start_length(resolved, writer->length(), "'" + store + "'", "records"));
   return std::unique_ptr<AppendSession>(new AppendSession(command, store, resolved, global, std::move(writer)));
 }

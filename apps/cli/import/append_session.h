@@ -69,8 +69,9 @@ void add_check_present_options(CLI::App* cmd, AppendArgs& args);
 Status check_start_length(const AppendArgs& args, uint64_t length, const std::string& where, const std::string& unit);
 
 // --resume-file: sets args.from_length from the file, or writes the file with `length`
-// (read under the writer's lock) on a first run; nothing without --resume-file.
-Status apply_resume_file(AppendArgs& args, uint64_t length);
+// (read under the writer's lock) on a first run; nothing without --resume-file. A
+// resume file inside `store` (the store or root appended to) is refused.
+Status apply_resume_file(AppendArgs& args, uint64_t length, const std::string& store);
 
 // Input records to skip: --skip-first, then those already in the store past --from-length.
 uint64_t records_to_skip(const AppendArgs& args, uint64_t length);

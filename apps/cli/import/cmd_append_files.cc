@@ -32,6 +32,7 @@
 #include "cli/import/append_session.h"
 #include "cli/options/option_values.h"
 #include "cli/os/output_guard.h"
+#include "cli/os/side_file.h"
 #include "cli/report/console.h"
 #include "zrec_support/background_task.h"
 #include "zrec_support/file_list.h"
@@ -248,11 +249,8 @@ class Manifest {
   // `published`: the store's length (IDs below it are published). Sets *dropped to the
   // number of trailing lines removed.
   static Result<std::unique_ptr<Manifest>> open(const std::string& path, uint64_t published, uint64_t* dropped) {
-    // O_NONBLOCK: a FIFO named as the manifest must not block the open (it is refused).
-    ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK, 0644));
-    struct stat st {};
-    if (::fstat(f.fd(), &st) != 0) return io::errno_status(errno, "cannot read", path);
-    if (!S_ISREG(st.st_mode)) return invalid_argument("manifest '" + path + "' is not a regular file");
+    // A side file: a FIFO named as the manifest must not block the open (it is refused).
+    ZREC_ASSIGN_OR_RETURN(io::File f, open_side_file(path, "--manifest", O_RDWR | O_CREAT | O_APPEND));
     ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
     ZREC_ASSIGN_OR_RETURN(uint64_t kept, published_end(f, size, published, dropped));
     if (kept != size) {
@@ -515,6 +513,7 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     throw UsageError("--manifest needs a file name (it is truncated back when records are not published)");
 
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.manifest, "--manifest", {a.store}));
+  ZREC_RETURN_IF_ERROR(check_side_file(a.files_from, "--files-from", true));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-files", a.store, a.append, g));
   std::unique_ptr<Manifest> manifest;
   uint64_t missing = 0, empty = 0;

@@ -32,6 +32,7 @@
 #include "cli/import/keys_file.h"
 #include "cli/import/map_fault_guard.h"
 #include "cli/import/new_store_options.h"
+#include "cli/os/side_file.h"
 
 namespace zrec::cli {
 
@@ -128,7 +129,10 @@ class LmdbReader {
     if (rc != 0) return lmdb_error(rc, "open", path);
     // A file is an environment made with MDB_NOSUBDIR (data file, lock file beside it).
     const unsigned flags = MDB_RDONLY | (S_ISDIR(st.st_mode) ? 0u : unsigned{MDB_NOSUBDIR});
-    ZREC_RETURN_IF_ERROR(check_meta_pages(S_ISDIR(st.st_mode) ? join_path(path, "data.mdb") : path));
+    const std::string data_file = S_ISDIR(st.st_mode) ? join_path(path, "data.mdb") : path;
+    // LMDB opens it with a blocking open(2): a FIFO would wait for a writer past SIGINT.
+    ZREC_RETURN_IF_ERROR(check_side_file(data_file, "LMDB environment"));
+    ZREC_RETURN_IF_ERROR(check_meta_pages(data_file));
     // Also for the main database: its entries that are named databases are told by
     // opening them as such (is_named_database).
     if ((rc = mdb_env_set_maxdbs(env_, kMaxNamedDatabases)) != 0) return lmdb_error(rc, "open", path);
@@ -352,7 +356,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
     }
     if (a.prefix.empty()) session->progress().set_total_records(reader.entries());
     if (!a.keys.empty()) {
-      ZREC_ASSIGN_OR_RETURN(keys, KeysFile::open(a.keys));
+      ZREC_ASSIGN_OR_RETURN(keys, KeysFile::open(a.keys, a.store));
       // A store this run created has no keys yet: lines already there are another
       // store's (a store removed and made again), which aligning would erase.
       if (created) {

@@ -149,6 +149,7 @@ class TarImport {
   Status open_root();
   Status unmarked(const std::vector<std::string>& stores) const;
   Status open_streams();
+  void check_stream_dicts() const;
   void take_back();
   WriterOptions writer_options() const;
   Status open_stream(const std::string& ext, bool exists);
@@ -197,6 +198,7 @@ class TarImport {
   CreateOptions create_;
   // --stream-dict: new streams with a dictionary of their own (zstd_dict), by name.
   std::map<std::string, std::vector<uint8_t>> stream_dicts_;
+  std::map<std::string, std::string> stream_dict_specs_;  // by stream: the STREAM=FILE given, for messages
   // The root's lock, its streams' writers and its commit protocol (zrec/dataset.h);
   // declared before streams_, whose windows use the writers and go first.
   std::unique_ptr<DatasetWriter> dataset_;
@@ -282,7 +284,13 @@ Status TarImport::parse_options() {
     if (const std::string why = stream_name_problem(name); !why.empty())
       throw UsageError("--stream-dict '" + printable(spec) + "': '" + printable(name) +
                        "' cannot name a stream: " + why);
-    ZREC_ASSIGN_OR_RETURN(stream_dicts_[name], read_small_file(spec.substr(eq + 1), "dictionary"));
+    // A second FILE for the same stream is a mistake in a script, not an override.
+    if (const auto first = stream_dict_specs_.find(name); first != stream_dict_specs_.end())
+      throw UsageError("--stream-dict '" + printable(spec) + "': the stream '" + printable(name) +
+                       "' has a dictionary already (--stream-dict '" + printable(first->second) +
+                       "'); give one FILE per STREAM");
+    stream_dict_specs_[name] = spec;
+    ZREC_ASSIGN_OR_RETURN(stream_dicts_[name], read_dictionary_file(spec.substr(eq + 1), "--stream-dict"));
   }
   return Status::ok();
 }
@@ -432,7 +440,7 @@ Status TarImport::open_root() {
 Status TarImport::open_streams() {
   first_length_ = dataset_->committed_length();
   for (const auto& name : dataset_->stream_names()) ZREC_RETURN_IF_ERROR(open_stream(name, true));
-  ZREC_RETURN_IF_ERROR(apply_resume_file(a_.append, first_length_));
+  ZREC_RETURN_IF_ERROR(apply_resume_file(a_.append, first_length_, a_.root));
   ZREC_RETURN_IF_ERROR(check_start_length(a_.append, first_length_, "root '" + a_.root + "'", "samples"));
   to_skip_ = records_to_skip(a_.append, first_length_);
   if (!ext_streams_.empty()) {
@@ -456,7 +464,7 @@ Status TarImport::open_streams() {
     }
   uint64_t lines = 0;
   if (!a_.keys.empty()) {
-    ZREC_ASSIGN_OR_RETURN(keys_, KeysFile::open(a_.keys));
+    ZREC_ASSIGN_OR_RETURN(keys_, KeysFile::open(a_.keys, a_.root));
     ZREC_ASSIGN_OR_RETURN(lines, keys_->count_lines());
     // A new root has no keys yet: lines already there are another dataset's, which
     // cutting back to the committed count would erase.
@@ -496,7 +504,18 @@ Status TarImport::open_streams() {
   // Without --ext, empty streams (a root that holds no sample yet) do not fix the set:
   // the first sample still adds the extensions it brings.
   selection_fixed_ = !ext_streams_.empty() || first_length_ > 0;
+  if (selection_fixed_) check_stream_dicts();
   return Status::ok();
+}
+
+// Once the streams are known (from --ext, the root, or the first sample), a --stream-dict
+// for none of them is a mistyped name (text= for txt) that would leave the stream meant
+// without its dictionary, silently: a usage error, before any sample is appended.
+void TarImport::check_stream_dicts() const {
+  for (const auto& [name, spec] : stream_dict_specs_)
+    if (index_.count(name) == 0)
+      throw UsageError("--stream-dict '" + printable(spec) + "': '" + printable(name) +
+                       "' is not one of the streams (" + stream_list() + ")");
 }
 
 // The root, its lock and its streams' (recovered to the committed count), and the keys
@@ -605,6 +624,7 @@ Status TarImport::check_present_key() {
 
 Status TarImport::close_sample() {
   ++samples_seen_;
+  if (!selection_fixed_) check_stream_dicts();  // before this first sample is appended
   selection_fixed_ = true;  // the first sample defines the streams when neither --ext nor the root does
   std::string problem;
   for (const auto& s : streams_) {

@@ -13,24 +13,27 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/formats/line_field.h"
+#include "cli/os/output_guard.h"
+#include "cli/os/side_file.h"
 
 namespace zrec::cli {
 
-Result<std::unique_ptr<KeysFile>> KeysFile::open(const std::string& path) {
-  // O_EXCL first, to know whether this run made the file; an existing one is opened
-  // without blocking (a FIFO would wait for a writer) and must be a regular file.
+Result<std::unique_ptr<KeysFile>> KeysFile::open(const std::string& path, const std::string& store) {
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(path, "--keys", {store}));
+  // O_EXCL first, to know whether this run made the file; an existing one is a side
+  // file (cli/os/side_file.h): opened without blocking, refused unless regular.
   bool created = true;
   int fd =
       io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644); });
+  io::File f;
   if (fd < 0 && errno == EEXIST) {
     created = false;
-    fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC); });
+    ZREC_ASSIGN_OR_RETURN(f, open_side_file(path, "--keys", O_RDWR | O_APPEND));
+  } else if (fd < 0) {
+    return io::errno_status(errno, "cannot open keys file", path);
+  } else {
+    f = io::File(fd, path);
   }
-  if (fd < 0) return io::errno_status(errno, "cannot open keys file", path);
-  io::File f(fd, path);
-  struct stat st;
-  if (::fstat(f.fd(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
-  if (!S_ISREG(st.st_mode)) return invalid_argument("keys file '" + path + "' is not a regular file");
   ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
   auto k = std::unique_ptr<KeysFile>(new KeysFile(path, std::move(f)));
   k->committed_ = k->written_ = size;

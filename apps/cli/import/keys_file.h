@@ -18,8 +18,10 @@ namespace zrec::cli {
 
 class KeysFile {
  public:
-  // Opens (creating) `path` for appending.
-  static Result<std::unique_ptr<KeysFile>> open(const std::string& path);
+  // Opens (creating) `path` for appending: the --keys of `store`, the store or root
+  // appended to, which it must lie outside of (cli/os/output_guard.h); an existing file
+  // that is not a regular one is refused (cli/os/side_file.h).
+  static Result<std::unique_ptr<KeysFile>> open(const std::string& path, const std::string& store);
 
   // Whether open() created the file: a run that fails before its first publication
   // removes it again (remove_created), so a failed first run leaves no keys file behind.

@@ -40,7 +40,7 @@ Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum,
   check_codec_options(
       {.codec = c.codec, .dict = !args.dict.empty(), .level = level, .checksum = checksum, .dict_required = true});
   if (!args.dict.empty()) {
-    ZREC_ASSIGN_OR_RETURN(c.dictionary, read_small_file(args.dict, "dictionary"));
+    ZREC_ASSIGN_OR_RETURN(c.dictionary, read_dictionary_file(args.dict, "--dict"));
   }
   return c;
 }

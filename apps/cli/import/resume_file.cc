@@ -11,6 +11,8 @@
 #include "zrec/file.h"
 
 #include "cli/formats/path_name.h"
+#include "cli/os/output_guard.h"
+#include "cli/os/side_file.h"
 
 namespace zrec::cli {
 
@@ -19,10 +21,7 @@ namespace {
 constexpr size_t kMaxResumeFileBytes = 64;
 
 Result<uint64_t> read_length(const std::string& path) {
-  ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY | O_NONBLOCK));
-  struct stat st {};
-  if (::fstat(f.fd(), &st) != 0) return io::errno_status(errno, "cannot read", path);
-  if (!S_ISREG(st.st_mode)) return invalid_argument("resume file '" + path + "' is not a regular file");
+  ZREC_ASSIGN_OR_RETURN(io::File f, open_side_file(path, "--resume-file"));
   char text[kMaxResumeFileBytes + 1];
   const ssize_t got = io::retry_eintr([&] { return ::read(f.fd(), text, sizeof text); });
   if (got < 0) return io::errno_status(errno, "cannot read", path);
@@ -39,7 +38,9 @@ Result<uint64_t> read_length(const std::string& path) {
 
 }  // namespace
 
-Result<uint64_t> resume_from(const std::string& path, uint64_t length) {
+Result<uint64_t> resume_from(const std::string& path, uint64_t length, const std::string& store) {
+  // Written beside the store, never into it: STORE/dict.zr would become its dictionary.
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(path, "--resume-file", {store}));
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) return read_length(path);
   if (errno != ENOENT) return io::errno_status(errno, "cannot read", path);

@@ -17,7 +17,9 @@ namespace zrec::cli {
 // The --from-length that `path` holds, or, when there is no such file, `length` (the
 // store's, under its lock) after writing it to `path` durably (a temporary beside it,
 // synced, renamed over it, the directory synced). A file that holds anything but one
-// decimal length and a newline is refused, naming it.
-Result<uint64_t> resume_from(const std::string& path, uint64_t length);
+// decimal length and a newline is refused, naming it, and so is anything but a regular
+// file (cli/os/side_file.h), and a `path` inside `store` (the store or root appended to:
+// cli/os/output_guard.h), whether or not it exists.
+Result<uint64_t> resume_from(const std::string& path, uint64_t length, const std::string& store);
 
 }  // namespace zrec::cli

@@ -5,10 +5,15 @@
 
 #include <charconv>
 
+#include <spdlog/spdlog.h>
+
 #include "zrec/file.h"
 
 #include "cli/app/usage.h"
+#include "cli/formats/printable.h"
 #include "cli/options/option_choices.h"
+#include "cli/os/side_file.h"
+#include "cli/report/byte_size.h"
 
 namespace zrec::cli {
 
@@ -45,13 +50,14 @@ Codec parse_codec_option(std::string_view text) {
   return *codec;
 }
 
-Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
-  ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(path, O_RDONLY));
-  ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
-  if (size > max_bytes)
-    return invalid_argument(what + " '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
-  std::vector<uint8_t> bytes(size);
-  ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
+Result<std::vector<uint8_t>> read_dictionary_file(const std::string& path, const std::string& option) {
+  ZREC_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_side_file(path, option, uint64_t{1} << 30));
+  if (bytes.size() > kLargeDictBytes)
+    spdlog::warn(
+        "{} '{}' holds {}: every process that opens a store with it holds about {} for it (its bytes and zstd's "
+        "decoding copy; each DataLoader worker, each reader), more while it compresses; zstd's trainer makes 110 KiB "
+        "dictionaries (train-dict --size)",
+        option, printable(path), format_mib(bytes.size()), format_mib(2 * bytes.size()));
   return bytes;
 }
 

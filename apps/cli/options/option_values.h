@@ -19,8 +19,14 @@ std::vector<uint64_t> parse_shape(std::string_view text);
 // "raw", "zstd", "zstd_dict" (alias "zstdict"); throws UsageError for anything else.
 Codec parse_codec_option(std::string_view text);
 
-// Reads a whole (small) file, e.g. a dictionary; `what` names it in errors.
-Result<std::vector<uint8_t>> read_small_file(const std::string& path, const std::string& what,
-                                             uint64_t max_bytes = uint64_t{1} << 30);
+// A dictionary larger than this gets a warning (read_dictionary_file): zstd's trainer
+// makes 110 KiB ones, and a store holds its dictionary twice in every process that
+// opens it (the bytes, and zstd's decoding copy of them).
+constexpr uint64_t kLargeDictBytes = uint64_t{4} << 20;
+
+// The dictionary file that `option` (--dict, --stream-dict) names: a side file
+// (cli/os/side_file.h: a FIFO or a device is refused at once), at most 1 GiB. One
+// larger than kLargeDictBytes is read with a warning that says what it costs.
+Result<std::vector<uint8_t>> read_dictionary_file(const std::string& path, const std::string& option);
 
 }  // namespace zrec::cli

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -14,8 +15,8 @@
 #include "cli/app/command.h"
 #include "cli/app/usage.h"
 #include "cli/formats/printable.h"
-#include "cli/options/option_values.h"
 #include "cli/os/interrupt.h"
+#include "cli/os/side_file.h"
 #include "cli/view/access_guard.h"
 #include "cli/view/byte_budget.h"
 #include "cli/view/http_module.h"
@@ -45,8 +46,7 @@ struct ViewArgs {
 constexpr uint64_t kMaxNamesFileBytes = uint64_t{16} << 20;
 
 Result<std::map<std::string, std::vector<std::string>>> read_names_files(const std::vector<std::string>& specs,
-                                                                         const char* option, const char* example,
-                                                                         const char* what) {
+                                                                         const char* option, const char* example) {
   std::map<std::string, std::vector<std::string>> out;
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
@@ -54,9 +54,11 @@ Result<std::map<std::string, std::vector<std::string>>> read_names_files(const s
       throw UsageError(std::string(option) + " '" + printable(spec) + "': expected STREAM=FILE, e.g. " + option + " " +
                        example);
     const std::string stream = spec.substr(0, eq), file = spec.substr(eq + 1);
-    ZREC_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_small_file(file, what, kMaxNamesFileBytes));
+    if (out.count(stream) > 0)  // a second FILE for a stream is a mistake in a script, not an override
+      throw UsageError(std::string(option) + " '" + printable(spec) + "': the stream '" + printable(stream) +
+                       "' has a file already; give one " + option + " per STREAM");
+    ZREC_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_side_file(file, option, kMaxNamesFileBytes));
     std::vector<std::string>& names = out[stream];
-    names.clear();
     std::string line;
     for (const uint8_t b : bytes) {
       if (b == '\n') {
@@ -70,6 +72,22 @@ Result<std::map<std::string, std::vector<std::string>>> read_names_files(const s
     if (!line.empty()) names.push_back(std::move(line));
   }
   return out;
+}
+
+// A STREAM of --labels or --vocab that no PATH shows (vocab toks= for tokens) would name
+// nothing, silently: a usage error that lists the streams there are.
+void check_streams_named(const Catalog& catalog, const std::vector<std::string>& specs, const char* option) {
+  std::set<std::string> streams;
+  for (const ViewPath& p : catalog.paths())
+    for (const ViewStream& s : p.streams) streams.insert(s.name);
+  for (const std::string& spec : specs) {
+    const std::string stream = spec.substr(0, spec.find('='));
+    if (streams.count(stream) > 0) continue;
+    std::string list;
+    for (const std::string& name : streams) list += (list.empty() ? "" : ", ") + printable(name);
+    throw UsageError(std::string(option) + " '" + printable(spec) + "': '" + printable(stream) +
+                     "' is not one of the streams (" + list + ")");
+  }
 }
 
 // Requests handled at once; each also may hold one open Store per stream it reads.
@@ -107,13 +125,14 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   if (::inet_pton(AF_INET, a.bind.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, a.bind.c_str(), &v6) != 1)
     throw UsageError("--bind '" + printable(a.bind) + "' is not a numeric IPv4 or IPv6 address");
 
-  ZREC_ASSIGN_OR_RETURN(const auto labels, read_names_files(a.labels, "--labels", "cls=classes.txt", "labels file"));
-  ZREC_ASSIGN_OR_RETURN(const auto vocab_lines,
-                        read_names_files(a.vocabs, "--vocab", "tokens=vocab.txt", "vocab file"));
+  ZREC_ASSIGN_OR_RETURN(const auto labels, read_names_files(a.labels, "--labels", "cls=classes.txt"));
+  ZREC_ASSIGN_OR_RETURN(const auto vocab_lines, read_names_files(a.vocabs, "--vocab", "tokens=vocab.txt"));
   Vocabularies vocabs;
   for (const auto& [stream, tokens] : vocab_lines) vocabs.emplace(stream, Vocabulary(tokens));
   InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
   ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead), g.remote));
+  check_streams_named(*catalog, a.labels, "--labels");
+  check_streams_named(*catalog, a.vocabs, "--vocab");
   ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
   ZREC_ASSIGN_OR_RETURN(ServeFunction serve, load_http_module());
   if (!is_loopback(a.bind))

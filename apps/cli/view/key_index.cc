@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "cli/os/side_file.h"
+
 namespace zrec::cli::view {
 
 namespace {
@@ -14,7 +16,7 @@ constexpr size_t kChunk = 1 << 16;
 }  // namespace
 
 Result<std::unique_ptr<KeyIndex>> KeyIndex::open(const std::string& path) {
-  ZREC_ASSIGN_OR_RETURN(io::File file, io::File::open(path, O_RDONLY | O_CLOEXEC));
+  ZREC_ASSIGN_OR_RETURN(io::File file, open_side_file(path, "--keys"));  // a FIFO is refused, not waited on
   std::unique_ptr<KeyIndex> index(new KeyIndex(std::move(file)));
   std::lock_guard<std::mutex> lock(index->mutex_);
   ZREC_RETURN_IF_ERROR(index->extend());
