@@ -16,9 +16,11 @@
 #                   the rename to DEST; its hidden .result.zrec-join-XXXXXX temporary before that
 #   logs/           one file per job (task)
 #   jobs            the job IDs of every submission, one line each
-#   digest          `zrec digest` of DEST, written when the build succeeded
-# The publish job removes list, lists/, dict.zr, parts/ and join/ only after DEST passed
-# verify and digest; logs/, jobs and digest stay for the record.
+#   identity        what identifies the result at DEST (zs_identity), written before the rename
+#   digest.tmp      `zrec digest` of the result, before the rename to DEST
+#   digest          the same, once DEST is the result: the record that the build succeeded
+# The publish job removes list, lists/, dict.zr, parts/ and join/ only after DEST is the
+# result that passed verify and digest; logs/, jobs, identity and digest stay for the record.
 
 zs_die() {
   echo "${zs_prog:-zrec-slurm}: $*" >&2
@@ -149,4 +151,54 @@ zs_join_discard() {
     rm -rf -- "$zs_work/join"
   fi
   rm -rf -- "$zs_work/result"
+  rm -f -- "$zs_work/identity" "$zs_work/digest.tmp"
+}
+
+# --- publishing: DEST is this build's result, or the build did not succeed ---------------
+
+# zs_identity DIR: what tells this build's result from anything else at DEST, cheaply (a
+# digest would read it all): the inode numbers of the directory and of its meta.zr (a
+# root: its zrec-root marker, if it has one), which the rename to DEST keeps. Not the
+# device number: an NFS client numbers its mounts itself, so it differs between the
+# nodes and the submit host. Fails when DIR is no directory.
+zs_identity() {
+  local files=("$1") ids
+  [ -d "$1" ] && [ ! -L "$1" ] || return 1
+  if [ -f "$1/meta.zr" ]; then files+=("$1/meta.zr"); elif [ -f "$1/zrec-root" ]; then files+=("$1/zrec-root"); fi
+  ids=$(stat -c %i -- "${files[@]}" 2>/dev/null) || return 1
+  printf '%s\n' "${ids//$'\n'/:}"
+}
+
+# zs_dest_is_result: DEST is the result this build published (its identity recorded).
+zs_dest_is_result() {
+  local got
+  [ -f "$zs_work/identity" ] && got=$(zs_identity "$zs_dest") && [ "$got" = "$(cat -- "$zs_work/identity")" ]
+}
+
+# zs_dest_taken: the error for a DEST that exists and is not this build's result; names
+# where the result is kept, if it is.
+zs_dest_taken() {
+  local kept=""
+  [ -d "$zs_work/result" ] &&
+    kept="; the verified result is kept in '$zs_work/result' and the parts in '$zs_work/parts': move '$zs_dest' away and run zrec-slurm-build again with --resume"
+  zs_die "'$zs_dest' exists and is not the store this build published; not overwriting it$kept"
+}
+
+# zs_move_into_place RESULT: renames RESULT to DEST, never over anything there (mv -n:
+# renameat2 RENAME_NOREPLACE, where rename(2) alone would replace an empty directory),
+# after recording RESULT's identity; fails loudly (zs_dest_taken) when DEST appeared
+# meanwhile, with RESULT and the parts kept. The caller writes the digest (the record
+# that the build succeeded) only after this returned.
+zs_move_into_place() {
+  local id
+  id=$(zs_identity "$1") || zs_die "'$1' is not a directory; not publishing it"
+  printf '%s\n' "$id" >"$zs_work/identity.tmp"
+  mv -- "$zs_work/identity.tmp" "$zs_work/identity"
+  local err
+  err=$(mv -n -T -- "$1" "$zs_dest" 2>&1) || true
+  if [ -e "$zs_dest" ] || [ -L "$zs_dest" ]; then
+    zs_dest_is_result || zs_dest_taken
+  else
+    zs_die "cannot rename '$1' to '$zs_dest': ${err:-mv failed}; the result and the parts are kept"
+  fi
 }

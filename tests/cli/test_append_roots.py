@@ -195,11 +195,15 @@ def expect_and_from_length_refusals_change_nothing(d):
              "%s holds %d %s, fewer than --from-length %d: %s before this input's first are missing, or it is not "
              "the store this input belongs to; nothing was appended" % (where, length, unit, length + 1, unit)),
             # The input holds 12; the store says 12 + 12 would be present past 0. append-tar
-            # (with --keys) finds sooner that the samples it skips are not the root's, and
-            # append-stream, which reads them anyway, that its records are not the store's.
+            # (with --keys) finds sooner that the samples it skips are not the root's,
+            # append-stream, which reads them anyway, that its records are not the store's,
+            # and append-files, which compares the sizes of the files it skips, that in-10
+            # (7 bytes, one shifted) is not record 9 (in-09, 6 bytes).
             (["--from-length", "0", "--skip-first", "1"],
              "sample 't/00001' is not sample 0 of %s" % where if name == "append-tar" else
              "stdin line 2 differs from record 0 of %s" % where if name == "append-stream" else
+             "'%s' is 7 bytes, but record 9 of %s, which it should equal, holds 6" % (os.path.join(d, "in-10"), where)
+             if name == "append-files" else
              "the input holds 11 %s after --skip-first, but %s holds 12 past --from-length 0" % (unit, where)),
         ]
         for opts, says in refusals:

@@ -10,7 +10,8 @@ input's tail after the first input's head, exit 0.
   past); --no-check-present keeps the old behaviour;
 - append-npy: a .npy stream on stdin (compared by default), a .npy file (with
   --check-present), a Ragged store whose records differ in shape only;
-- append-files: the files found present, with --check-present;
+- append-files: the files found present, with --check-present; without it, their sizes
+  (issue 45: a regenerated list got its tail appended);
 - the same input run again passes, and --json counts records_compared.
 
 Needs: ZREC (path of the zrec binary), python3-numpy.
@@ -146,6 +147,42 @@ def append_files(d):
                     ["'%s' differs from record 2 of '%s' (first difference at byte 5)" % (names[5], s)])
     out = json.loads(must_out(["append-files", "--json", "--from-length", "0", "--check-present", s] + names))
     expect((out["records_compared"], out["records_appended"]) == (4, 2), str(out))
+
+
+
+@case
+def append_files_sizes(d):
+    # Without --check-present the files found present are not read, but their sizes are
+    # compared with the stored records' (from the store's table): a regenerated list whose
+    # file at a present record differs in size is refused there, the store unchanged (it
+    # used to get the list's tail appended, exit 0).
+    s = os.path.join(d, "s")
+    must(["create", "--ragged", "--ndim", "1", "--dtype", "|u1", s])
+    names = []
+    for i in range(6):
+        p = os.path.join(d, "f%d" % i)
+        with open(p, "wb") as fh:
+            fh.write(b"file %d" % i)
+        names.append(p)
+    must(["append-files", s] + names[:4])
+    longer = os.path.join(d, "longer")
+    with open(longer, "wb") as fh:
+        fh.write(b"another file 2")
+    other = names[:2] + [longer] + names[3:5]
+    unchanged_after(s, ["append-files", "--from-length", "0", s] + other, [
+        "'%s' is 14 bytes, but record 2 of '%s', which it should equal, holds 6: the store holds another input "
+        "from --from-length 0 (--no-check-present skips this check); nothing was appended" % (longer, s)])
+    # From a list file (-0 --files-from, as the Slurm part tasks run it) and after --skip-first.
+    with open(os.path.join(d, "list"), "wb") as fh:
+        fh.write(b"".join(n.encode() + b"\0" for n in [names[0]] + other))
+    unchanged_after(s, ["append-files", "--skip-first", "1", "--from-length", "0", "-0", "--files-from",
+                        os.path.join(d, "list"), s], ["'%s' is 14 bytes, but record 2 of '%s'" % (longer, s)])
+    # The right list appends its tail; --no-check-present passes over the present files unopened.
+    out = json.loads(must_out(["append-files", "--json", "--from-length", "0", s] + names[:5]))
+    expect((out["records_present"], out["records_compared"], out["records_appended"]) == (4, 0, 1), str(out))
+    out = json.loads(must_out(["append-files", "--json", "--from-length", "0", "--no-check-present", s] +
+                              names[:2] + [longer] + names[3:6]))
+    expect((out["records_present"], out["records_appended"]) == (5, 1), str(out))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@
   kill and the requeue): the skipped samples' keys are compared with the committed ones,
   and the first that differs fails the run naming both, nothing appended (it used to
   append the other input's tail, exit 0).
+- The same with --keys-stream: the skipped samples' keys are compared with the root's
+  committed __key__ records (issue 45: it used to append the other input's tail).
 - A first run killed while its marker was a temporary: the rerun removes that
   temporary (it stayed in the root, hidden, never reported).
 - --keys FILE into a new root when FILE already holds lines: refused, FILE byte-identical
@@ -148,6 +150,39 @@ def rerun_over_another_input_is_refused(d):
     _, err = must(["append-tar", "--from-length", "0", "--keys", kf, root, longer])
     expect("appended 3 samples" in err and "after skipping 6 already present" in err, err)
     expect(open(kf).read().splitlines() == keys("a", 9), "keys after the longer rerun")
+
+
+@case
+def rerun_over_another_input_is_refused_by_the_key_stream(d):
+    # The same rerun into a root that keeps its keys as the stream __key__ (--keys-stream):
+    # the skipped samples' keys are compared with that stream's committed records (it used
+    # to append the other input's tail after "skipping 6 already present", exit 0).
+    root = os.path.join(d, "ds")
+    first = make_tar(os.path.join(d, "first.tar"), keys("a", 6))
+    must(["append-tar", "--from-length", "0", "--keys-stream", root, first])
+    before = tree_digests(root)
+    other = make_tar(os.path.join(d, "other.tar"), keys("a", 3) + keys("z", 5))
+    for again in ([], ["--keys-stream"]):  # the stream is written whether or not the option is given again
+        args = ["append-tar", "--from-length", "0"] + again + [root, other]
+        rc, _, err = run_zrec(args)
+        expect_failure(args, rc, err, 1, [
+            "sample 'z/0000' is not sample 3 of root '%s': record 3 of its stream '__key__' is 'a/0003' (this input "
+            "is not the one the earlier runs read from --from-length 0); nothing was appended" % root])
+        expect(len(err.strip().splitlines()) == 1, "more than one line: %r" % err)
+        expect(tree_digests(root) == before, "a refused rerun changed the root")
+    # Its first sample differs: the first key compared fails.
+    args = ["append-tar", "--from-length", "0", root, make_tar(os.path.join(d, "b.tar"), keys("b", 8))]
+    rc, _, err = run_zrec(args)
+    expect_failure(args, rc, err, 1, ["sample 'b/0000' is not sample 0 of root '%s': record 0 of its stream "
+                                      "'__key__' is 'a/0000'" % root])
+    expect(tree_digests(root) == before, "a refused rerun changed the root")
+    # The same input again appends nothing; a longer one appends its tail, keys included.
+    must(["append-tar", "--from-length", "0", root, first])
+    _, err = must(["append-tar", "--from-length", "0", root, make_tar(os.path.join(d, "longer.tar"), keys("a", 9))])
+    expect("appended 3 samples" in err and "after skipping 6 already present" in err, err)
+    out, _ = must(["cat", "--format", "text", os.path.join(root, "__key__")])
+    expect([line.split("\t", 1)[1] for line in out.decode().splitlines()] == keys("a", 9),
+           "keys after the longer rerun: %r" % out)
 
 
 @case

@@ -237,6 +237,15 @@ Status AppendSession::compare_skipped(std::span<const uint8_t> payload, const ui
   return Status::ok();
 }
 
+Status AppendSession::compare_skipped_size(uint64_t bytes, const std::string& where) {
+  const uint64_t present = skipped_ - skip_option_;  // this one included
+  if (!present_check_) {
+    ZREC_ASSIGN_OR_RETURN(present_check_,
+                          PresentCheck::open(store_, *args_.from_length, first_id_ - *args_.from_length));
+  }
+  return present_check_->expect_size(*args_.from_length + present - 1, bytes, where);
+}
+
 void AppendSession::warn(const std::string& message) {
   meter_.print_above([&] { spdlog::warn("{}", message); });
 }

@@ -145,6 +145,15 @@ class AppendSession {
   // Compares the record skip_record() just passed over, `payload` with `dims` (Ragged;
   // null for Dense), with the stored one: the error names `where` and the record.
   Status compare_skipped(std::span<const uint8_t> payload, const uint64_t* dims, const std::string& where);
+  // Whether the record skip_record() just passed over is one the store already holds
+  // whose size alone is compared (compare_skipped_size): where its bytes are not
+  // compared, unless --no-check-present.
+  bool compares_skipped_size(bool read_anyway) const {
+    return skipped_ > skip_option_ && args_.check_present.value_or(true) && !compares_skipped(read_anyway);
+  }
+  // Compares the payload size `bytes` of that record with the stored one's, from the
+  // store's table (no record is read): the error names `where`, the record and both sizes.
+  Status compare_skipped_size(uint64_t bytes, const std::string& where);
 
   // Input items that are not records (a missing file under --skip-missing): they count
   // towards the progress total only.

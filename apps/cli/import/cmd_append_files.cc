@@ -396,12 +396,15 @@ class FilesAppender {
 
   // The records to skip (--skip-first K, then those already in the store past
   // --from-length): the first names that are records. Without --skip-missing and
-  // --skip-empty every name was one, so they are passed over without any I/O;
-  // otherwise each is opened to tell. With --check-present each file found present is
-  // read and compared with the stored record.
+  // --skip-empty every name of --skip-first was one, so they are passed over without
+  // any I/O; otherwise each is opened to tell. Each file found present is opened and its
+  // size compared with the stored record's (the store's table has it: a regenerated
+  // list whose files differ in size is refused at the first, where it used to get its
+  // tail appended); with --check-present it is read and compared byte for byte; with
+  // --no-check-present it is passed over unopened.
   Status skip_first(size_t& k) {
     if (!a_.skip_missing && !a_.skip_empty) {
-      const uint64_t n = std::min<uint64_t>(session_.to_skip_unread(false), names_.size());
+      const uint64_t n = std::min<uint64_t>(session_.to_skip_unread(true), names_.size());
       session_.skip_records(n);
       k = n;
     }
@@ -424,6 +427,8 @@ class FilesAppender {
       } else {
         session_.skip_record();
         if (session_.compares_skipped(false)) ZREC_RETURN_IF_ERROR(compare_present(path));
+        else if (session_.compares_skipped_size(false))
+          ZREC_RETURN_IF_ERROR(session_.compare_skipped_size(static_cast<uint64_t>(st.st_size), "'" + path + "'"));
       }
     }
     return Status::ok();

@@ -54,6 +54,7 @@
 #include "cli/import/expansion_check.h"
 #include "cli/import/keys_file.h"
 #include "cli/import/new_store_options.h"
+#include "cli/import/present_check.h"
 #include "cli/import/tar_reader.h"
 #include "cli/options/option_values.h"
 #include "cli/report/command_report.h"
@@ -156,6 +157,7 @@ class TarImport {
   Status check_schema(const Stream& s) const;
   void infer_parse(Stream& s);
   Status check_present_key();
+  Status check_present_key_stream();
   Status read_member(Stream& s, const TarMember& m);
   Status parse_text(Stream& s, bool member_end);
   Status close_sample();
@@ -207,6 +209,10 @@ class TarImport {
   bool selection_fixed_ = false;
   bool finished_ = false;
   std::unique_ptr<KeysFile> keys_;
+  // The committed __key__ records a rerun's skipped samples are compared with: opened at
+  // the first sample found present, when the root has the stream.
+  std::unique_ptr<PresentCheck> key_stream_check_;
+  bool had_key_stream_ = false;  // the root held the stream __key__ when the run began
   std::unique_ptr<ProgressMeter> meter_;
   CommandReport outcome_{"append-tar", g_, a_.append.json};  // its clock starts here
 
@@ -440,6 +446,7 @@ Status TarImport::open_root() {
 Status TarImport::open_streams() {
   first_length_ = dataset_->committed_length();
   for (const auto& name : dataset_->stream_names()) ZREC_RETURN_IF_ERROR(open_stream(name, true));
+  had_key_stream_ = find(kKeyStream) != nullptr;
   ZREC_RETURN_IF_ERROR(apply_resume_file(a_.append, first_length_, a_.root));
   ZREC_RETURN_IF_ERROR(check_start_length(a_.append, first_length_, "root '" + a_.root + "'", "samples"));
   to_skip_ = records_to_skip(a_.append, first_length_);
@@ -622,6 +629,25 @@ Status TarImport::check_present_key() {
                           std::to_string(*a_.append.from_length) + "); nothing was appended");
 }
 
+// The same check against the root's own keys (--keys-stream): record `at` of its stream
+// __key__ must be this sample's key. A root built with --keys-stream used to append
+// another input's tail after "skipping N already present".
+Status TarImport::check_present_key_stream() {
+  const uint64_t at = *a_.append.from_length + (skipped_ - a_.append.skip_first);
+  const Stream* s = find(kKeyStream);
+  if (!key_stream_check_) {
+    ZREC_ASSIGN_OR_RETURN(key_stream_check_,
+                          PresentCheck::open(s->path, *a_.append.from_length, first_length_ - *a_.append.from_length));
+  }
+  ZREC_ASSIGN_OR_RETURN(const std::span<const uint8_t> stored, key_stream_check_->payload(at));
+  const std::string found(stored.begin(), stored.end());
+  if (found == key_) return Status::ok();
+  return invalid_argument("sample '" + printable(key_) + "' is not sample " + std::to_string(at) + " of root '" +
+                          a_.root + "': record " + std::to_string(at) + " of its stream '" + kKeyStream + "' is '" +
+                          printable(found) + "' (this input is not the one the earlier runs read from --from-length " +
+                          std::to_string(*a_.append.from_length) + "); nothing was appended");
+}
+
 Status TarImport::close_sample() {
   ++samples_seen_;
   if (!selection_fixed_) check_stream_dicts();  // before this first sample is appended
@@ -651,7 +677,10 @@ Status TarImport::close_sample() {
     return Status::ok();
   }
   if (skipped_ < to_skip_) {  // --skip-first, or already in the root (--from-length)
-    if (keys_ && skipped_ >= a_.append.skip_first) ZREC_RETURN_IF_ERROR(check_present_key());
+    if (skipped_ >= a_.append.skip_first) {
+      if (keys_) ZREC_RETURN_IF_ERROR(check_present_key());
+      if (had_key_stream_) ZREC_RETURN_IF_ERROR(check_present_key_stream());
+    }
     ++skipped_;
     drop_sample();
     report();

@@ -49,9 +49,42 @@ Status PresentCheck::load(uint64_t id) {
   return store_->gather(ids_, locs_.data(), data_.data(), offsets_);
 }
 
+Status PresentCheck::check_id(uint64_t id) const {
+  if (id < first_ || id >= end_) return invalid_argument("internal: record " + std::to_string(id) + " is not present");
+  return Status::ok();
+}
+
+Result<std::span<const uint8_t>> PresentCheck::payload(uint64_t id) {
+  ZREC_RETURN_IF_ERROR(check_id(id));
+  if (at_ == ids_.size() || ids_[at_] != id) ZREC_RETURN_IF_ERROR(load(id));
+  const uint64_t prefix = store_->schema().is_dense() ? 0 : store_->schema().ndim * sizeof(uint64_t);
+  const uint8_t* stored = data_.data() + offsets_[at_] + prefix;
+  const uint64_t bytes = offsets_[at_ + 1] - offsets_[at_] - prefix;
+  ++at_;
+  return std::span<const uint8_t>(stored, bytes);
+}
+
+Status PresentCheck::expect_size(uint64_t id, uint64_t bytes, const std::string& where) {
+  ZREC_RETURN_IF_ERROR(check_id(id));
+  if (id < locs_first_ || id >= locs_first_ + size_locs_.size()) {
+    locs_first_ = id;
+    size_locs_.resize(std::min<uint64_t>(end_ - id, kBatchRecords));
+    ZREC_RETURN_IF_ERROR(store_->read_locs(id, size_locs_.size(), size_locs_.data()));
+  }
+  // A Ragged record's logical bytes begin with its shape: one u64 per dimension.
+  const Schema& schema = store_->schema();
+  const uint64_t prefix = schema.is_dense() ? 0 : schema.ndim * sizeof(uint64_t);
+  const uint64_t stored = size_locs_[id - locs_first_].logic_length - prefix;
+  if (stored == bytes) return Status::ok();
+  return invalid_argument(where + " is " + std::to_string(bytes) + " bytes, but record " + std::to_string(id) + " of '" +
+                          printable(store_->path()) + "', which it should equal, holds " + std::to_string(stored) +
+                          ": the store holds another input from --from-length " + std::to_string(first_) +
+                          " (--no-check-present skips this check); nothing was appended");
+}
+
 Status PresentCheck::expect(uint64_t id, std::span<const uint8_t> payload, const uint64_t* dims,
                             const std::string& where) {
-  if (id < first_ || id >= end_) return invalid_argument("internal: record " + std::to_string(id) + " is not present");
+  ZREC_RETURN_IF_ERROR(check_id(id));
   if (at_ == ids_.size() || ids_[at_] != id) ZREC_RETURN_IF_ERROR(load(id));
   const uint8_t* stored = data_.data() + offsets_[at_];
   uint64_t stored_bytes = offsets_[at_ + 1] - offsets_[at_];

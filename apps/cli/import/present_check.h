@@ -33,9 +33,21 @@ class PresentCheck {
   // 'STORE' (WHAT): ...", naming the first difference.
   Status expect(uint64_t id, std::span<const uint8_t> payload, const uint64_t* dims, const std::string& where);
 
+  // The stored record `id` (same order rule as expect()), its payload without a Ragged
+  // record's shape prefix: valid until the next call. For a caller that words the
+  // difference itself (append-tar's keys: "sample 'K' is not sample N ... is 'K2'").
+  Result<std::span<const uint8_t>> payload(uint64_t id);
+
+  // The stored payload sizes, from the record table alone (no record is read): record
+  // `id` (same order rule) must hold `bytes` bytes of payload; ok, or kInvalidArgument
+  // "WHERE is B bytes, but record ID of 'STORE' holds S: ...". For append-files, whose
+  // files a rerun passes over unread unless --check-present.
+  Status expect_size(uint64_t id, uint64_t bytes, const std::string& where);
+
  private:
   PresentCheck(std::unique_ptr<Store> store, uint64_t first, uint64_t count);
   Status load(uint64_t id);  // gathers the batch that begins at `id`
+  Status check_id(uint64_t id) const;
 
   static constexpr uint64_t kBatchBytes = uint64_t{8} << 20;
   static constexpr uint64_t kBatchRecords = 4096;
@@ -46,6 +58,9 @@ class PresentCheck {
   std::vector<RecordLoc> locs_;
   std::vector<uint8_t> data_;
   size_t at_ = 0;  // position in ids_ of the id expect() compares next
+  // expect_size(): the table entries of records [locs_first_, locs_first_ + size_locs_.size()).
+  std::vector<RecordLoc> size_locs_;
+  uint64_t locs_first_ = 0;
 };
 
 }  // namespace zrec::cli
