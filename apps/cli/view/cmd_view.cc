@@ -44,30 +44,17 @@ struct ViewArgs {
 // most kMaxNamesFileBytes each.
 constexpr uint64_t kMaxNamesFileBytes = uint64_t{16} << 20;
 
-Result<std::map<std::string, std::vector<std::string>>> read_names_files(const std::vector<std::string>& specs,
-                                                                         const char* option, const char* example,
-                                                                         const char* what) {
-  std::map<std::string, std::vector<std::string>> out;
+Result<std::map<std::string, LineList>> read_names_files(const std::vector<std::string>& specs, const char* option,
+                                                         const char* example, const char* what) {
+  std::map<std::string, LineList> out;
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
       throw UsageError(std::string(option) + " '" + printable(spec) + "': expected STREAM=FILE, e.g. " + option + " " +
                        example);
     const std::string stream = spec.substr(0, eq), file = spec.substr(eq + 1);
-    ZREC_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_small_file(file, what, kMaxNamesFileBytes));
-    std::vector<std::string>& names = out[stream];
-    names.clear();
-    std::string line;
-    for (const uint8_t b : bytes) {
-      if (b == '\n') {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        names.push_back(std::move(line));
-        line.clear();
-      } else {
-        line += static_cast<char>(b);
-      }
-    }
-    if (!line.empty()) names.push_back(std::move(line));
+    ZREC_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_small_file(file, what, kMaxNamesFileBytes));
+    out[stream] = LineList(std::move(bytes));  // a later spec for the stream replaces an earlier one
   }
   return out;
 }
@@ -107,11 +94,10 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   if (::inet_pton(AF_INET, a.bind.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, a.bind.c_str(), &v6) != 1)
     throw UsageError("--bind '" + printable(a.bind) + "' is not a numeric IPv4 or IPv6 address");
 
-  ZREC_ASSIGN_OR_RETURN(const auto labels, read_names_files(a.labels, "--labels", "cls=classes.txt", "labels file"));
-  ZREC_ASSIGN_OR_RETURN(const auto vocab_lines,
-                        read_names_files(a.vocabs, "--vocab", "tokens=vocab.txt", "vocab file"));
+  ZREC_ASSIGN_OR_RETURN(auto labels, read_names_files(a.labels, "--labels", "cls=classes.txt", "labels file"));
+  ZREC_ASSIGN_OR_RETURN(auto vocab_lines, read_names_files(a.vocabs, "--vocab", "tokens=vocab.txt", "vocab file"));
   Vocabularies vocabs;
-  for (const auto& [stream, tokens] : vocab_lines) vocabs.emplace(stream, Vocabulary(tokens));
+  for (auto& [stream, tokens] : vocab_lines) vocabs.emplace(stream, Vocabulary(std::move(tokens)));
   InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
   ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead), g.remote));
   ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
@@ -125,7 +111,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   AccessGuard guard(token, a.bind);
   ByteBudget budget(kRecordBudgetBytes);
   VerifyJobs jobs(g.lanes(Work::kRead), g.remote);
-  ViewRoutes routes(*catalog, guard, jobs, budget, labels, vocabs);
+  ViewRoutes routes(*catalog, guard, jobs, budget, std::move(labels), std::move(vocabs));
   Listening listening{&guard, a.paths.size()};
   ServeConfig config;
   config.address = a.bind;
