@@ -2,11 +2,12 @@
 #include "cli/import/h5_bounded_filters.h"
 
 #include <bzlib.h>
-#include <hdf5.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <climits>
+
+#include <hdf5.h>
 
 // libhdf5's internal registration (H5Zprivate.h), which unlike H5Zregister may replace
 // a predefined filter; H5Z_class2_t is the public struct it copies into its table.
@@ -53,9 +54,9 @@ Decoded inflate_bounded(const uint8_t* in, size_t n, uint8_t* out, uint64_t limi
     }
     if (rc == Z_STREAM_END) break;
     if (rc == Z_OK) continue;
-    d.error = rc == Z_BUF_ERROR ? std::string("ends before its zlib stream does")
-                                : "is no valid zlib stream (" + std::string(z.msg != nullptr ? z.msg : "zlib error") +
-                                      ")";
+    d.error = rc == Z_BUF_ERROR
+                  ? std::string("ends before its zlib stream does")
+                  : "is no valid zlib stream (" + std::string(z.msg != nullptr ? z.msg : "zlib error") + ")";
     break;
   }
   d.size = z.total_out;
@@ -137,12 +138,21 @@ struct H5BoundedFilters {
 void install_bounded_h5_filters() {
   static const bool done = [] {
     H5open();
-    static const H5Z_class2_t deflate = {H5Z_CLASS_T_VERS, H5Z_FILTER_DEFLATE, 0, 1, "deflate (zrec, bounded)",
-                                         nullptr,          nullptr,            H5BoundedFilters::deflate};
-    static const H5Z_class2_t bzip2 = {H5Z_CLASS_T_VERS, kBzip2Filter, 0, 1, "bzip2 (zrec, bounded)",
-                                       nullptr,          nullptr,      H5BoundedFilters::bzip2};
+    static const H5Z_class2_t deflate = {.version = H5Z_CLASS_T_VERS,
+                                         .id = H5Z_FILTER_DEFLATE,
+                                         .encoder_present = 0,
+                                         .decoder_present = 1,
+                                         .name = "deflate (zrec, bounded)",
+                                         .can_apply = nullptr,
+                                         .set_local = nullptr,
+                                         .filter = H5BoundedFilters::deflate};
+    H5Z_class2_t bzip2 = deflate;
+    bzip2.id = kBzip2Filter;
+    bzip2.name = "bzip2 (zrec, bounded)";
+    bzip2.filter = H5BoundedFilters::bzip2;
     // A failure leaves libhdf5's own filter (or the plugin) in place: reading works, unbounded.
-    if (H5Z_register(&deflate) < 0 || H5Zregister(&bzip2) < 0) H5Eclear2(H5E_DEFAULT);
+    const herr_t replaced = H5Z_register(&deflate), registered = H5Zregister(&bzip2);
+    if (replaced < 0 || registered < 0) H5Eclear2(H5E_DEFAULT);
     return true;
   }();
   (void)done;

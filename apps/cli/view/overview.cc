@@ -118,8 +118,7 @@ void write_values(JsonWriter& j, Store& store, const LineList* names, Status& st
 
 }  // namespace
 
-Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims,
-                            const LineList* names) {
+Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims, const LineList* names) {
   const Schema& schema = store.schema();
   const uint64_t length = store.length();
   // As info describes it: the whole table, or a remote store's sample (table_stats.h).

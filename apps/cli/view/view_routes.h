@@ -24,7 +24,12 @@ class ViewRoutes : public HttpHandler {
   // `vocabs`: vocabularies by stream name (view --vocab), for token records' text.
   ViewRoutes(Catalog& catalog, const AccessGuard& guard, VerifyJobs& jobs, ByteBudget& budget,
              std::map<std::string, LineList> labels = {}, Vocabularies vocabs = {})
-      : catalog_(catalog), guard_(guard), jobs_(jobs), budget_(budget), labels_(std::move(labels)), vocabs_(std::move(vocabs)) {}
+      : catalog_(catalog),
+        guard_(guard),
+        jobs_(jobs),
+        budget_(budget),
+        labels_(std::move(labels)),
+        vocabs_(std::move(vocabs)) {}
 
   void handle(const HttpRequest& request, HttpResponse& response) noexcept override;
 

@@ -59,17 +59,17 @@ TEST_SUITE("token_text") {
 
   TEST_CASE("byte-level BPE tokens join as they are with G-dot as a space and C-dot as a newline") {
     const Vocabulary v(lines({"Hello", "\xC4\xA0world", "!", "\xC4\x8A",
-                        "\xC4\xA0"
-                        "again"}));
+                              "\xC4\xA0"
+                              "again"}));
     CHECK(v.style() == Vocabulary::Style::kByteLevelBpe);
     CHECK(decode(v, int_dtype('i', 4), ids<int32_t>({0, 1, 2, 3, 4})) == "Hello world!\n again");
   }
 
   TEST_CASE("SentencePiece pieces join with the word marker as a space but for the first word") {
     const Vocabulary v(lines({"\xE2\x96\x81The",
-                        "\xE2\x96\x81"
-                        "cat",
-                        "s"}));
+                              "\xE2\x96\x81"
+                              "cat",
+                              "s"}));
     CHECK(v.style() == Vocabulary::Style::kSentencePiece);
     CHECK(decode(v, int_dtype('u', 2), ids<uint16_t>({0, 1, 2})) == "The cats");
   }
