@@ -40,6 +40,20 @@ if(ZREC_ZLIB_STATIC_LIBRARY)
 endif()
 find_package(ZLIB)
 add_library(zrec_hdf5 INTERFACE)
+# append-h5 decodes gzip and bzip2 chunks itself, with a bound (apps/cli/import/
+# h5_bounded_filters.h): zlib (which libhdf5 needs anyway) and libbz2, statically where
+# libbz2-dev ships the archive, so that no zrec process loads one more library at start.
+find_library(ZREC_BZ2_STATIC_LIBRARY libbz2.a)
+if(ZREC_BZ2_STATIC_LIBRARY)
+  target_link_libraries(zrec_hdf5 INTERFACE ${ZREC_BZ2_STATIC_LIBRARY})
+else()
+  find_package(BZip2 REQUIRED)
+  target_link_libraries(zrec_hdf5 INTERFACE BZip2::BZip2)
+endif()
+if(NOT ZLIB_FOUND)
+  message(FATAL_ERROR "zrec: append-h5 needs zlib (Debian: zlib1g-dev)")
+endif()
+target_link_libraries(zrec_hdf5 INTERFACE ZLIB::ZLIB)
 if(HDF5_STATIC_LIBRARY AND ZREC_SZIP_LIBRARY AND ZREC_AEC_LIBRARY AND ZLIB_FOUND)
   # An imported target, so that CMake places what libhdf5.a calls (zlib, libsz) after it
   # on every link line, also where zlib is linked earlier for libpng.

@@ -10,6 +10,7 @@ packages=(
   python3 python3-numpy python3-msgpack python3-zstandard zstd
   python3-h5py python3-lmdb  # scripts/bench_peers.py
   libarchive-dev liblmdb-dev libhdf5-dev  # append-tar, append-lmdb, append-h5
+  zlib1g-dev libbz2-dev  # append-h5 decodes gzip and bzip2 chunks itself, bounded (apps/cli/import/h5_bounded_filters.h)
   hdf5-plugin-lzf liblzf1 hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial  # tests/cli/test_append_h5.py: filtered HDF5 files h5py writes
   time util-linux parallel
   clang-format  # tests/cli/test_format.sh: the sources keep .clang-format's layout

@@ -19,6 +19,7 @@
 #include "cli/formats/printable.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/command_report.h"
+#include "cli/report/console.h"
 
 namespace zrec::cli {
 
@@ -57,6 +58,7 @@ Status run_adopt(const AdoptArgs& a, const GlobalOptions& g) {
     options.writer.lanes = g.lanes(Work::kWrite);
     options.writer.wait = g.lock_wait();
     options.adopt = true;
+    options.warn = log_core_warning;
     ZREC_ASSIGN_OR_RETURN(dataset, DatasetWriter::open(a.root, options));
   }
   const std::vector<std::string> listed = dataset->found().streams;

@@ -389,6 +389,15 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   if (root) problems = root_problems(a.path, *root, names, lengths);
   for (const auto& p : problems)
     text += fmt::format("{}: problem: {} [{}]\n", printable(redact_url(a.path)), redact_urls_in(p.text), p.key);
+  // What killed writers left in the root: no problem of its data, but space and clutter
+  // that only a writer of the root takes away (a live writer's, while it works, too).
+  const std::vector<std::string> temporaries =
+      root && !is_url(a.path) ? root_temporaries(a.path) : std::vector<std::string>{};
+  for (const auto& name : temporaries)
+    text += fmt::format(
+        "{}: note: '{}' is a temporary of a writer of the root, killed (or at work now); the next writer of the "
+        "root removes it\n",
+        printable(a.path), printable(name));
   const bool valid = corrupt == 0 && problems.empty() && unreadable.is_ok();
   j.key("marked").value(root.has_value());
   if (root) {
@@ -396,6 +405,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     j.key("root_problems").begin_array();
     for (const auto& p : problems)
       j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
+    j.end_array().key("temporaries").begin_array();
+    for (const auto& name : temporaries) j.value(name);
     j.end_array();
   }
   j.key("valid").value(valid);

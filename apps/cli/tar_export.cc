@@ -4,11 +4,13 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "zrec/dataset.h"
@@ -103,9 +105,11 @@ Result<std::vector<std::string>> read_keys(const std::string& path) {
 }
 
 // The bytes a member takes in the tar: its header, a PAX header before it when the
-// name does not fit ustar's 100 bytes, and its data padded to 512-byte blocks.
+// name does not fit ustar's 100 bytes or is not ASCII (libarchive puts such a name in a
+// PAX "path" record), and its data padded to 512-byte blocks.
 uint64_t tar_member_bytes(const std::string& name, uint64_t size) {
-  const uint64_t pax = name.size() > 100 ? 1024 + (name.size() + 511) / 512 * 512 : 0;
+  const bool ascii = std::all_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  const uint64_t pax = name.size() > 100 || !ascii ? 1024 + (name.size() + 511) / 512 * 512 : 0;
   return pax + 512 + (size + 511) / 512 * 512;
 }
 // The two zero blocks that end a tar (libarchive writes no padding past them here).
@@ -298,7 +302,6 @@ class TarOutput {
         pattern_(std::move(pattern)),
         ar_(nullptr, la.archive_write_free),
         entry_(la.archive_entry_new(), la.archive_entry_free) {}
-  ~TarOutput() = default;
 
   bool sharded() const { return pattern_.has_value(); }
   uint64_t shards() const { return shards_; }
@@ -326,7 +329,8 @@ class TarOutput {
     la_.archive_entry_set_filetype(entry_.get(), AE_IFREG);
     la_.archive_entry_set_perm(entry_.get(), 0644);
     la_.archive_entry_set_size(entry_.get(), static_cast<la_int64_t>(size));
-    if (la_.archive_write_header(ar_.get(), entry_.get()) != ARCHIVE_OK) return error("header");
+    const int rc = la_.archive_write_header(ar_.get(), entry_.get());
+    if (rc != ARCHIVE_OK && !(rc == ARCHIVE_WARN && name_kept_as_bytes())) return error("header");
     if (la_.archive_write_data(ar_.get(), data, size) != static_cast<la_ssize_t>(size)) return error("data");
     bytes_ += size;
     return Status::ok();
@@ -335,10 +339,31 @@ class TarOutput {
   // Ends the last tar (with nothing selected, a sharded export still writes one, empty).
   Status finish() {
     if (shards_ == 0) ZREC_RETURN_IF_ERROR(open());
-    return close();
+    ZREC_RETURN_IF_ERROR(close());
+    finished_ = true;
+    return Status::ok();
+  }
+
+  // An export that did not finish leaves no tar behind: the files it created are removed
+  // (an empty or cut-off tar would pass for a smaller dataset).
+  ~TarOutput() {
+    if (finished_) return;
+    ar_.reset();
+    out_.reset();
+    for (const std::string& path : created_) (void)::unlink(path.c_str());
   }
 
  private:
+  // Whether the warning of the last header is libarchive's for a name it cannot convert
+  // to UTF-8 from the locale's charset (zrec runs in the C locale, where any byte past
+  // ASCII is such, also in a UTF-8 name): it then writes the name's bytes as they are,
+  // marked hdrcharset=BINARY in its PAX header, so the member keeps the key's exact bytes
+  // and tar readers get them back as such.
+  bool name_kept_as_bytes() const {
+    const char* why = la_.archive_error_string(ar_.get());
+    return why != nullptr && std::string_view(why).starts_with("Can't translate pathname");
+  }
+
   Status error(const char* what) const {
     if (!sink_.status.is_ok()) return sink_.status;
     const char* why = ar_ ? la_.archive_error_string(ar_.get()) : nullptr;
@@ -349,6 +374,8 @@ class TarOutput {
     const std::string path = pattern_ ? pattern_->name(shards_) : a_.output;
     if (pattern_) ZREC_RETURN_IF_ERROR(refuse_output_into_stores(path, "-o", {a_.path}));
     ZREC_ASSIGN_OR_RETURN(Output opened, Output::open(path, "-o", a_.force));
+    struct stat st;
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) created_.push_back(path);
     out_.emplace(std::move(opened));
     check_binary_output(*out_, a_.force);
     sink_.out = &*out_;
@@ -380,6 +407,8 @@ class TarOutput {
   std::unique_ptr<struct archive, int (*)(struct archive*)> ar_;
   std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> entry_;
   uint64_t shards_ = 0, samples_ = 0, shard_bytes_ = 0, bytes_ = 0;
+  std::vector<std::string> created_;  // the regular files opened as output
+  bool finished_ = false;
 };
 
 }  // namespace

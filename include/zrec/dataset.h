@@ -25,6 +25,7 @@
 #include "zrec/remote.h"
 #include "zrec/status.h"
 #include "zrec/store_writer.h"
+#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -51,6 +52,12 @@ bool is_store_dir(const std::string& path, const RemoteOptions& remote = {});
 // published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed. A
 // URL cannot be listed: its streams are those its root marker names.
 std::vector<std::string> child_stores(const std::string& root, const RemoteOptions& remote = {});
+
+// The temporaries a writer of a root makes in it, which a kill can leave behind, by name,
+// sorted: ".NAME.zrec-tmp-XXXXXX" (stream NAME being created) and ".zrec-root.tmp-XXXXXX"
+// (the marker being written). The next writer of the root removes those no live process
+// holds; `zrec verify` reports them. Empty for a URL, or when `root` cannot be listed.
+std::vector<std::string> root_temporaries(const std::string& root);
 
 // --- roots: the marker of a dataset of named streams -----------------------------------
 // A root (docs/format.md §12, a zrec extension) is a dataset of named streams marked
@@ -130,6 +137,10 @@ struct DatasetWriterOptions {
   // refused; with adopt, one holding exactly the committed samples becomes a stream
   // (the next publish lists it): a stream added later, as labels computed from the data.
   bool adopt = false;
+  // Where the sweep of leftover temporaries of killed writers, which open() makes under
+  // the root's lock, says what it leaves in place (one that is not provably zrec's):
+  // zrec/warning.h.
+  WarningSink warn = {};
 };
 
 // A stream recover() cut back: it held `from` records past the committed count.

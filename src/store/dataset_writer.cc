@@ -12,6 +12,7 @@
 #include "zrec/store.h"
 
 #include "store/root_writer.h"
+#include "store/temp_sibling.h"
 
 namespace zrec {
 
@@ -51,6 +52,9 @@ Result<std::unique_ptr<DatasetWriter>> DatasetWriter::open(const std::string& ro
                                                            const DatasetWriterOptions& options) {
   std::unique_ptr<DatasetWriter> w(new DatasetWriter(root, options));
   Status s = w->lock();
+  // Under the root's lock: what killed writers left in the root (the marker's
+  // temporaries went with the lock, store/root_writer.h).
+  if (s.is_ok()) store::remove_abandoned_stream_temps(root, options.warn);
   if (s.is_ok()) s = w->open_streams();
   if (!s.is_ok()) {
     w->abort();

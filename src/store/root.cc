@@ -94,25 +94,23 @@ Result<io::File> write_temporary(const std::string& root, const std::string& byt
   return store::write_locked_temp(tmpl, bytes, "cannot create a temporary in", root);
 }
 
-// Removes the temporaries that no live writer holds (a commit or create killed midway).
-void remove_stale_temporaries(const std::string& root) {
-  DIR* dir = ::opendir(root.c_str());
-  if (dir == nullptr) return;
-  std::vector<std::string> names;
-  const std::string prefix = kTempPrefix;
-  while (dirent* e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name.size() == prefix.size() + 6 && name.starts_with(prefix)) names.push_back(name);
-  }
-  ::closedir(dir);
-  for (const auto& name : names) {
+// Removes the marker temporaries that no live writer holds (a commit or create killed
+// midway). `marker` is the marker this process holds, or null: a temporary that is
+// another name of it was linked into place by a create() killed before it unlinked that
+// name; its lock is the marker's, held here, so only the inode tells it apart.
+void remove_stale_temporaries(const std::string& root, const io::File* marker) {
+  struct stat held {};
+  if (marker != nullptr && ::fstat(marker->fd(), &held) != 0) marker = nullptr;
+  for (const auto& name : root_temporaries(root)) {
+    if (!name.starts_with(kTempPrefix)) continue;  // a stream's (store/temp_sibling.h)
     const std::string path = join_path(root, name);
     const int fd = io::retry_eintr([&] { return ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW); });
     if (fd < 0) continue;
     io::File f(fd, path);
     struct stat st;
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) (void)::unlink(path.c_str());
+    const bool marker_link = marker != nullptr && st.st_dev == held.st_dev && st.st_ino == held.st_ino;
+    if (marker_link || ::flock(fd, LOCK_EX | LOCK_NB) == 0) (void)::unlink(path.c_str());
   }
 }
 
@@ -211,6 +209,25 @@ Result<std::optional<RootState>> read_root_marker(const std::string& root, const
   return std::optional<RootState>(std::move(state));
 }
 
+std::vector<std::string> root_temporaries(const std::string& root) {
+  std::vector<std::string> names;
+  if (is_url(root)) return names;
+  DIR* dir = ::opendir(root.c_str());
+  if (dir == nullptr) return names;
+  const std::string marker_prefix = kTempPrefix, build_tag = ".zrec-tmp-";
+  constexpr size_t kRandom = 6;  // mkstemp's and mkdtemp's characters
+  while (dirent* e = ::readdir(dir)) {
+    const std::string_view name = e->d_name;
+    const bool marker = name.size() == marker_prefix.size() + kRandom && name.starts_with(marker_prefix);
+    const bool stream = name.size() > 1 + build_tag.size() + kRandom && name.starts_with('.') &&
+                        name.substr(name.size() - kRandom - build_tag.size(), build_tag.size()) == build_tag;
+    if (marker || stream) names.emplace_back(name);
+  }
+  ::closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Status check_root_stream(const std::string& root, const std::string& name) {
   if (is_url(root)) return Status::ok();  // a URL has no links: its stream is what the server serves there
   const std::string path = join_path(root, name);
@@ -242,7 +259,7 @@ Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, co
     struct stat now;
     if (::stat(path.c_str(), &now) != 0 || now.st_dev != held.st_dev || now.st_ino != held.st_ino) continue;
     ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(f, now.st_size, path));
-    remove_stale_temporaries(root);
+    remove_stale_temporaries(root, &f);
     return std::unique_ptr<RootWriter>(new RootWriter(root, std::move(f), std::move(state)));
   }
   return Status(StatusCode::kBusy, "the marker of root '" + root + "' keeps changing (other writers at work)");
@@ -266,7 +283,7 @@ Result<std::unique_ptr<RootWriter>> RootWriter::create(const std::string& root, 
   io::File marker(temp.release(), path);
   // A first run killed while its marker was a temporary left that temporary behind
   // (no marker named the root yet, so no open() swept it).
-  remove_stale_temporaries(root);
+  remove_stale_temporaries(root, &marker);
   return std::unique_ptr<RootWriter>(new RootWriter(root, std::move(marker), initial));
 }
 

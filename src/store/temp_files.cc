@@ -138,8 +138,8 @@ void for_each_unlocked(const std::string& parent, const std::string& prefix, int
 Warning remove_if_abandoned_store(const std::string& p, const io::File& dir, const TempStoreRules& rules) {
   if (rules.in_use && rules.in_use(p)) return std::nullopt;
   std::vector<std::string> files;
-  if (auto why = not_ours(dir.fd(), rules, files)) {
-    const bool empty_and_ours = files.empty() && why->rfind("it has no ", 0) == 0;
+  if (auto why = not_ours(dir.fd(), rules, files); why && !(rules.unmarked_ours && why->starts_with("it has no "))) {
+    const bool empty_and_ours = files.empty() && why->starts_with("it has no ");
     if (!empty_and_ours) return leave(p, *why);
     if (older_than(dir.fd(), kUnmarkedGraceSeconds)) {
       // A build killed between mkdtemp and its marker: rmdir removes only an empty

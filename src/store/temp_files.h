@@ -30,10 +30,14 @@ inline constexpr unsigned char kDictMagic[4] = {0x37, 0xA4, 0x30, 0xEC};
 //
 // `rules` widen this for temporaries that outlive their builder's lock (a join's, which
 // steps in other processes fill: zrec/join.h): `extra_file` names more files such a
-// directory may hold, and one for which `in_use` is true is left alone, silently.
+// directory may hold, and one for which `in_use` is true is left alone, silently. With
+// `unmarked_ours`, one without the marker is removed too, empty or not and whatever its
+// age: for callers holding a lock every maker of such directories holds while it makes
+// them (a root's streams: remove_abandoned_stream_temps), where none can be starting.
 struct TempStoreRules {
   std::function<bool(const std::string& name)> extra_file;
   std::function<bool(const std::string& dir)> in_use;
+  bool unmarked_ours = false;
 };
 void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix, const WarningSink& warn,
                                   const TempStoreRules& rules = {});

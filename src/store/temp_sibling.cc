@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>  // renameat2
@@ -109,6 +110,18 @@ Status TempSibling::rename_to(const std::string& path, const std::string& user_p
 
 void remove_abandoned_build_temps(const std::string& path, const WarningSink& warn) {
   remove_abandoned_temp_stores(parent_of(path), temp_prefix(path, TempKind::kBuild), warn);
+}
+
+void remove_abandoned_stream_temps(const std::string& root, const WarningSink& warn) {
+  std::vector<std::string> prefixes;  // ".NAME.zrec-tmp-", once per NAME
+  for (const auto& name : root_temporaries(root)) {
+    const std::string prefix = name.substr(0, name.size() - 6);  // less mkdtemp's characters
+    if (prefix.ends_with(".zrec-tmp-")) prefixes.push_back(prefix);
+  }
+  prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
+  TempStoreRules rules;
+  rules.unmarked_ours = true;
+  for (const auto& prefix : prefixes) remove_abandoned_temp_stores(root, prefix, warn, rules);
 }
 
 Status sync_parent(const std::string& path, const std::string& user_path) {

@@ -65,6 +65,15 @@ Status already_exists(const std::string& user_path, bool strict);
 // provably are zrec's (store/temp_files.h); what is left is said to `warn`.
 void remove_abandoned_build_temps(const std::string& path, const WarningSink& warn);
 
+// Removes the build temporaries of every stream of the root `root` ("ROOT/.NAME.zrec-tmp-
+// XXXXXX") that no live process locks, for a writer that holds the root's lock: streams
+// are created only under that lock, so none of them is starting, and one without its
+// marker is a kill's leftover too (between mkdtemp and the marker, or between the
+// marker's removal and the rename), as long as it holds nothing but store files. The
+// next creation of NAME removed only those with the marker, and a stream created
+// meanwhile never had its leftovers removed at all. What is left is said to `warn`.
+void remove_abandoned_stream_temps(const std::string& root, const WarningSink& warn);
+
 // The store is in place; only the fsync of its parent directory is left. A failure
 // there is reported as what it is: the store exists, but its name may not survive a
 // system crash.

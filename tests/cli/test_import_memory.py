@@ -17,7 +17,10 @@ records byte-exact, or a one-line error) with peak RSS under the window's bound:
   append-lmdb    an environment of 192 MiB of values (its mapped pages handed back after
                  each batch); a value claiming 2 GiB past the end of the file (refused)
   append-h5      a few KiB of gzip holding a 128 MiB band of chunks (refused from the
-                 metadata, before anything is decompressed)
+                 metadata, before anything is decompressed); a gzip chunk of 127 KiB and
+                 a bzip2 chunk of 0.1 KiB that decode to 128 MiB, where the chunk shape
+                 declares 1 KiB (refused naming the chunk, decoded no further than that);
+                 a chunk decoding to fewer bytes than its shape's
   append-stream  a u64le frame claiming 2 GiB before 1 MiB of data
   append-npy     a .npy header claiming 1 TB before 1 MiB of data
 
@@ -211,6 +214,49 @@ def h5_band_of_chunks_from_a_few_kib(d):
     rc, err, rss = peak(["append-h5", "--create"] + W + [os.path.join(d, "s"), h5, "x"])
     expect(rc == 1 and "134217728 bytes decompressed, more than the window" in err, "rc %d: %s" % (rc, err))
     bounded("append-h5, %d KiB of gzip holding a 128 MiB band of chunks" % (os.path.getsize(h5) >> 10), rss)
+
+
+def zeros_compressed(compressor, mib):
+    """`mib` MiB of zero bytes through `compressor` (zlib's or bz2's), a MiB at a time."""
+    zero = bytes(1 << 20)
+    return b"".join([compressor.compress(zero) for _ in range(mib)] + [compressor.flush()])
+
+
+@case
+def h5_chunks_decoding_past_their_shape(d):
+    # A chunk is stored compressed, and libhdf5's gzip filter (and the bzip2 plugin)
+    # decoded it whole, however far past the 1024 bytes its chunk shape declares: these
+    # files of a few hundred KiB (gzip) and 0.3 KiB (bzip2) cost 270 MB of peak RSS each,
+    # and the import succeeded with the chunk's first 1024 bytes. Now each chunk decodes
+    # into its declared size: one line names the chunk, nothing is created.
+    import bz2
+    import zlib
+    import h5py
+    for name, filter_args, compressor, short in (
+            ("gzip", {"compression": "gzip"}, zlib.compressobj(9), zlib.compress(bytes(10))),
+            ("bzip2", {"compression": 307, "compression_opts": (9,)}, bz2.BZ2Compressor(9), bz2.compress(bytes(10)))):
+        bomb = zeros_compressed(compressor, 128)
+        h5 = os.path.join(d, name + ".h5")
+        with h5py.File(h5, "w") as f:
+            x = f.create_dataset("x", shape=(64, 64), dtype="u1", chunks=(32, 32), allow_unknown_filter=True,
+                                 **filter_args)
+            x[:] = np.arange(64 * 64).reshape(64, 64) % 251
+            x.id.write_direct_chunk((32, 32), bomb)
+            f.create_dataset("short", shape=(32, 32), dtype="u1", chunks=(32, 32), allow_unknown_filter=True,
+                             **filter_args).id.write_direct_chunk((0, 0), short)
+        s = os.path.join(d, "s-" + name)
+        rc, err, rss = peak(["append-h5", "--create"] + W + [s, h5, "x"])
+        expect(rc == 1 and err == (
+            "zrec append-h5: cannot read rows 0..64 of dataset 'x' of '%s': its %s chunk [32, 32] (%d bytes stored) "
+            "decodes to more than the 1024 bytes its chunk shape declares (a damaged file, or one made to exhaust "
+            "memory)" % (h5, name, len(bomb))), "rc %d: %s" % (rc, err))
+        expect(not os.path.exists(s), "%s: the failed run left the store it created" % name)
+        bounded("append-h5, a %s chunk of %d bytes holding 128 MiB (its shape: 1 KiB)" % (name, len(bomb)), rss)
+        rc, err, _ = peak(["append-h5", "--create"] + W + [s, h5, "short"])
+        expect(rc == 1 and err == (
+            "zrec append-h5: cannot read rows 0..32 of dataset 'short' of '%s': its %s chunk [0, 0] (%d bytes "
+            "stored) decodes to 10 bytes, not the 1024 its chunk shape declares (a damaged file, or one made to "
+            "exhaust memory)" % (h5, name, len(short))), "rc %d: %s" % (rc, err))
 
 
 @case

@@ -19,6 +19,11 @@
   committed __key__ records (issue 45: it used to append the other input's tail).
 - A first run killed while its marker was a temporary: the rerun removes that
   temporary (it stayed in the root, hidden, never reported).
+- What kills of append-tar leave in a root (stream temporaries without their marker,
+  empty or holding store files, or with it; a marker temporary that is a second name of
+  zrec-root): verify reports each on a note line and in --json's "temporaries", the root
+  valid; the next writer removes them (reruns kept them for ever), but not one a live
+  process locks, nor one holding a file no store holds (a warning names it).
 - --keys FILE into a new root when FILE already holds lines: refused, FILE byte-identical
   (it used to be emptied, also when the run then failed); a failed first run leaves no
   keys file it created.
@@ -228,6 +233,85 @@ def temporary_marker_of_a_killed_first_run_is_removed(d):
     must(["append-tar", root, make_tar(os.path.join(d, "a.tar"), keys("a", 3))])
     expect(sorted(os.listdir(root)) == ["cls", "txt", "zrec-root"], "left in the root: %s" % os.listdir(root))
 
+
+
+def leave_kill_leftovers(root):
+    """In `root` (a root with streams cls and txt), what kills of append-tar at its 256
+    system calls left behind, each of which reruns kept for ever: a stream temporary
+    killed between mkdtemp and its marker (empty, seconds old), one killed between the
+    marker's removal and the rename (store files, no marker), one with its marker (which
+    only a creation of that very stream removed), and the marker temporary of a create
+    killed between its link and its unlink (a second name of zrec-root, whose lock the
+    next writer holds itself). Besides them, one a live process holds (flock), and one
+    holding a file no store holds: both must stay. Returns (the leftovers, the held
+    directory's descriptor, the foreign one's path)."""
+    import fcntl
+    import shutil
+    left = {}
+    left["empty"] = os.path.join(root, ".cls.zrec-tmp-k1lled")
+    os.mkdir(left["empty"])
+    left["unmarked"] = os.path.join(root, ".txt.zrec-tmp-n0mark")
+    os.mkdir(left["unmarked"])
+    for f in ("meta.zr", "data_0.zr"):
+        shutil.copyfile(os.path.join(root, "txt", f), os.path.join(left["unmarked"], f))
+    left["marked"] = os.path.join(root, ".new.zrec-tmp-m4rked")
+    os.mkdir(left["marked"])
+    open(os.path.join(left["marked"], ".zrec-temporary"), "w").close()
+    shutil.copyfile(os.path.join(root, "txt", "meta.zr"), os.path.join(left["marked"], "meta.zr"))
+    left["marker link"] = os.path.join(root, ".zrec-root.tmp-l1nked")
+    os.link(os.path.join(root, "zrec-root"), left["marker link"])
+    held = os.path.join(root, ".cls.zrec-tmp-h3ld00")
+    os.mkdir(held)
+    fd = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    foreign = os.path.join(root, ".cls.zrec-tmp-f0reig")
+    os.mkdir(foreign)
+    with open(os.path.join(foreign, "notes.txt"), "w") as f:
+        f.write("mine\n")
+    return left, fd, held, foreign
+
+
+def verify_notes(root):
+    """zrec verify ROOT (which must be valid): its note lines, and its JSON temporaries."""
+    out, _ = must(["verify", root])
+    notes = [line for line in out.decode().splitlines() if ": note: " in line]
+    j = json.loads(must(["verify", "--json", root])[0])
+    expect(j["valid"], "verify --json: %s" % j)
+    return notes, j["temporaries"]
+
+
+def note(root, name):
+    return ("%s: note: '%s' is a temporary of a writer of the root, killed (or at work now); the next writer of the "
+            "root removes it" % (root, name))
+
+
+@case
+def kill_leftovers_are_reported_and_removed_by_the_next_writer(d):
+    root = os.path.join(d, "ds")
+    must(["append-tar", root, make_tar(os.path.join(d, "a.tar"), keys("a", 4))])
+    left, fd, held, foreign = leave_kill_leftovers(root)
+    names = sorted(os.path.basename(p) for p in list(left.values()) + [held, foreign])
+    # verify reports every one (it used to say nothing), and the root stays valid.
+    notes, temporaries = verify_notes(root)
+    expect(temporaries == names, "verify --json temporaries: %s" % temporaries)
+    expect(notes == [note(root, n) for n in names], "verify's notes: %s" % notes)
+    try:
+        _, err = must(["append-tar", root, make_tar(os.path.join(d, "b.tar"), keys("b", 2))])
+        for what, path in left.items():
+            expect(not os.path.exists(path), "the rerun left the %s temporary %s" % (what, path))
+        expect(os.path.isdir(held), "the rerun removed a temporary a live process holds")
+        expect(os.path.exists(os.path.join(foreign, "notes.txt")), "the rerun removed a directory that is not zrec's")
+        warning = ("zrec append-tar: warning: leaving '%s' in place: it is named like a zrec temporary but it "
+                   "holds 'notes.txt', which is not a store file (remove it yourself if it is not needed)\n" % foreign)
+        expect(warning in err and err.count("warning:") == 1, "append-tar's stderr: %r" % err)
+        expect(json.loads(must(["info", "--json", root])[0])["committed_length"] == 6, "root length")
+        notes, temporaries = verify_notes(root)
+        expect(temporaries == sorted(os.path.basename(p) for p in (held, foreign)), "after: %s" % temporaries)
+    finally:
+        os.close(fd)
+    # Let go, the held one is a leftover like the others: the next writer removes it.
+    must(["append-tar", root, make_tar(os.path.join(d, "c.tar"), keys("c", 1))])
+    expect(not os.path.exists(held), "the held temporary, let go, stayed")
 
 
 @case

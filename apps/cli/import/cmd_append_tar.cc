@@ -434,7 +434,9 @@ Status TarImport::open_root() {
       if (!stores.empty()) return unmarked(stores);
     }
   }
-  ZREC_ASSIGN_OR_RETURN(dataset_, DatasetWriter::open(a_.root, {.writer = writer_options(), .adopt = a_.adopt}));
+  ZREC_ASSIGN_OR_RETURN(
+      dataset_,
+      DatasetWriter::open(a_.root, {.writer = writer_options(), .adopt = a_.adopt, .warn = log_core_warning}));
   if (a_.adopt && dataset_->marked() && !dataset_->stream_names().empty())
     spdlog::info("adopted '{}' as a root of {} streams of {} samples", a_.root, dataset_->stream_names().size(),
                  dataset_->committed_length());

@@ -9,6 +9,7 @@
 #include "zrec/limits.h"
 
 #include "cli/formats/npy.h"
+#include "cli/import/h5_bounded_filters.h"
 #include "cli/options/option_values.h"
 
 namespace zrec::cli {
@@ -32,12 +33,24 @@ std::string h5_error() {
 }
 
 // HDF5 prints its whole error stack to stderr by default; zrec prints one line instead.
-void silence_hdf5() {
+// Its gzip and bzip2 filters are replaced by bounded ones before any dataset is opened.
+void prepare_hdf5() {
   static const bool done = [] {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    install_bounded_h5_filters();
     return true;
   }();
   (void)done;
+}
+
+// How many chunks chunk_named() compares with the failed one, at most.
+constexpr uint64_t kMaxChunksSearched = 1 << 20;
+
+// "[0, 64]": a chunk's offset, in elements along each axis, as HDF5 names chunks.
+std::string offset_text(const std::vector<hsize_t>& at) {
+  std::string s = "[";
+  for (size_t i = 0; i < at.size(); ++i) s += (i > 0 ? ", " : "") + std::to_string(at[i]);
+  return s + "]";
 }
 
 // An external link's traversal, refused (H5Pset_elink_cb): without --allow-external a
@@ -73,7 +86,6 @@ const char* plugin_package(H5Z_filter_t id) {
       return "hdf5-plugin-lzf (h5py's lzf)";
     case 32001:
       return "hdf5-filter-plugin-blosc-serial";
-    case 307:    // bzip2
     case 32004:  // lz4
     case 32008:
       return "hdf5-filter-plugin";  // bitshuffle
@@ -117,7 +129,7 @@ H5Dataset::~H5Dataset() {
 
 Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, const std::string& name,
                                                    bool allow_external) {
-  silence_hdf5();
+  prepare_hdf5();
   std::unique_ptr<H5Dataset> d(new H5Dataset());
   d->file_ = file;
   d->name_ = name;
@@ -272,11 +284,32 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
     if (H5Pget_chunk(dcpl.id, d->rank_, chunk.data()) != d->rank_)
       return io_error("cannot read the chunk shape of " + d->where_ + ": " + h5_error());
     d->chunk_rows_ = chunk[0];
+    d->chunk_dims_ = chunk;
+    d->bound_decoding(dcpl.id);
     uint64_t band = chunk[0] * H5Tget_size(d->type_);
     for (int i = 1; i < d->rank_; ++i) band *= chunk[i] * ((d->dims_[i] + chunk[i] - 1) / chunk[i]);
     d->band_bytes_ = band;
   }
   return d;
+}
+
+// A chunk's declared bytes bound what gzip or bzip2 may decode it to: exactly, where the
+// other filters keep its size (shuffle, the checksum); with room to spare where another
+// decodes after it (scaleoffset adds a header, a plugin may too), and for variable-length
+// rows, whose stored size depends on the file's address size.
+void H5Dataset::bound_decoding(hid_t dcpl) {
+  uint64_t chunk = H5Tget_size(type_);
+  for (const hsize_t c : chunk_dims_) chunk *= c;
+  int resizing = 0;  // filters that change the size of what they encode
+  const int filters = H5Pget_nfilters(dcpl);
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t values = 0;
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, i, &flags, &values, nullptr, 0, nullptr, &config);
+    if (id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) ++resizing;
+  }
+  decode_exact_ = resizing <= 1 && !element_.vlen;
+  decode_limit_ = decode_exact_ ? chunk : chunk + chunk / 8 + 4096;
 }
 
 Status H5Dataset::use_chunk_cache(uint64_t bytes) {
@@ -316,9 +349,9 @@ Status H5Dataset::read_dense(uint64_t first, uint64_t count, uint8_t* out) {
   H5Space file_space, mem_space;
   ZREC_RETURN_IF_ERROR(select_rows(first, count, file_space.id, mem_space.id));
   // The dataset's own type as the memory type: HDF5 converts nothing.
+  const H5DecodeScope scope(decode_limit_, decode_exact_);
   if (H5Dread(dataset_, type_, mem_space.id, file_space.id, H5P_DEFAULT, out) < 0)
-    return io_error("cannot read rows " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
-                    where_ + ": " + h5_error());
+    return read_error(first, count, scope);
   return Status::ok();
 }
 
@@ -332,14 +365,58 @@ Status H5Dataset::read_vlen(uint64_t first, uint64_t count, H5VlenRows& out) {
   if (base >= 0) H5Tclose(base);
   if (out.mem_type_ < 0) return io_error("cannot describe rows of " + where_ + ": " + h5_error());
   out.rows_.assign(count, hvl_t{0, nullptr});
+  const H5DecodeScope scope(decode_limit_, decode_exact_);
   if (H5Dread(dataset_, out.mem_type_, out.mem_space_, file_space.id, H5P_DEFAULT, out.rows_.data()) < 0) {
-    const std::string error = h5_error();
+    const Status error = read_error(first, count, scope);
     out.rows_.clear();  // nothing to reclaim after a failed read
     out.release();
-    return io_error("cannot read rows " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
-                    where_ + ": " + error);
+    return error;
   }
   return Status::ok();
+}
+
+Status H5Dataset::read_error(uint64_t first, uint64_t count, const H5DecodeScope& scope) const {
+  const std::string rows =
+      "cannot read rows " + std::to_string(first) + ".." + std::to_string(first + count) + " of " + where_ + ": ";
+  const std::string error = h5_error();
+  if (!scope.failure()) return io_error(rows + error);
+  const H5DecodeFailure& f = *scope.failure();
+  const std::string chunk = chunk_named(first, count, f.input);
+  return invalid_argument(rows + (chunk.starts_with("chunk [") ? "its " : "a ") + f.filter + " " + chunk + " " +
+                          f.what + " (a damaged file, or one made to exhaust memory)");
+}
+
+std::string H5Dataset::chunk_named(uint64_t first, uint64_t count, const std::string& input) const {
+  const std::string rows = "chunk of rows " + std::to_string(first) + ".." + std::to_string(first + count);
+  if (chunk_dims_.empty() || chunk_rows_ == 0) return rows;
+  // Each chunk of the rows, other axes fastest, whose stored bytes (but a 4-byte
+  // checksum after them) are the ones the filter refused.
+  std::vector<hsize_t> at(rank_, 0);
+  std::string raw;
+  uint64_t searched = 0;
+  for (at[0] = first / chunk_rows_ * chunk_rows_; at[0] < first + count; at[0] += chunk_rows_) {
+    for (int axis = 0; axis >= 0 && searched++ < kMaxChunksSearched;) {
+      hsize_t stored = 0;
+      uint32_t mask = 0;
+      if (H5Dget_chunk_storage_size(dataset_, at.data(), &stored) >= 0 &&
+          (stored == input.size() || stored == input.size() + 4)) {
+        raw.resize(stored);
+        if (H5Dread_chunk(dataset_, H5P_DEFAULT, at.data(), &mask, raw.data()) >= 0 && raw.starts_with(input)) {
+          H5Eclear2(H5E_DEFAULT);
+          return "chunk " + offset_text(at) + " (" + std::to_string(stored) + " bytes stored)";
+        }
+      }
+      // The next chunk offset along the other axes; axis 0 when they wrap around.
+      for (axis = rank_ - 1; axis >= 1; --axis) {
+        at[axis] += chunk_dims_[axis];
+        if (at[axis] < dims_[axis]) break;
+        at[axis] = 0;
+      }
+      if (axis == 0) axis = -1;
+    }
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return rows;
 }
 
 }  // namespace zrec::cli

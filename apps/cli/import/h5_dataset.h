@@ -14,6 +14,7 @@
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
+#include "cli/import/h5_bounded_filters.h"
 #include "cli/import/h5_types.h"
 
 namespace zrec::cli {
@@ -75,7 +76,9 @@ class H5Dataset {
   // rows than a chunk does not decompress the chunks of its band again for every window.
   Status use_chunk_cache(uint64_t bytes);
 
-  // Dense: rows [first, first + count) into `out` (count * row_bytes() bytes).
+  // Dense: rows [first, first + count) into `out` (count * row_bytes() bytes). A chunk
+  // compressed with gzip or bzip2 decodes to at most the bytes its chunk shape declares
+  // (h5_bounded_filters.h); one that holds more fails, naming the chunk.
   Status read_dense(uint64_t first, uint64_t count, uint8_t* out);
   // Variable-length: rows [first, first + count) into `out` (its earlier rows released).
   Status read_vlen(uint64_t first, uint64_t count, H5VlenRows& out);
@@ -83,15 +86,26 @@ class H5Dataset {
  private:
   H5Dataset() = default;
   Status select_rows(uint64_t first, uint64_t count, hid_t& file_space, hid_t& mem_space) const;
+  void bound_decoding(hid_t dcpl);
+  // The error of a failed read of rows [first, first + count): the chunk a bounded filter
+  // refused, when `scope` says one did, else HDF5's innermost error.
+  Status read_error(uint64_t first, uint64_t count, const H5DecodeScope& scope) const;
+  // The chunk among rows [first, first + count) stored as `input` (before its checksum),
+  // as "chunk [0, 64] (402 bytes stored)", or "a chunk of rows A..B" when none is found.
+  std::string chunk_named(uint64_t first, uint64_t count, const std::string& input) const;
 
   std::string file_, name_, where_;
   bool allow_external_ = false;
   hid_t file_id_ = -1, dataset_ = -1, type_ = -1;
   int rank_ = 0;
-  std::vector<hsize_t> dims_;
+  std::vector<hsize_t> dims_, chunk_dims_;  // chunk_dims_: empty unless chunked
   H5Element element_;
   Schema schema_;
   uint64_t rows_ = 0, chunk_rows_ = 0, band_bytes_ = 0, row_bytes_ = 0;
+  // What a chunk may decode to (h5_bounded_filters.h): the bytes its shape declares, or
+  // more where another filter decodes after gzip or bzip2 (then not exactly).
+  uint64_t decode_limit_ = 0;
+  bool decode_exact_ = false;
 };
 
 }  // namespace zrec::cli

@@ -45,9 +45,9 @@ struct ViewArgs {
 // most kMaxNamesFileBytes each.
 constexpr uint64_t kMaxNamesFileBytes = uint64_t{16} << 20;
 
-Result<std::map<std::string, std::vector<std::string>>> read_names_files(const std::vector<std::string>& specs,
-                                                                         const char* option, const char* example) {
-  std::map<std::string, std::vector<std::string>> out;
+Result<std::map<std::string, LineList>> read_names_files(const std::vector<std::string>& specs, const char* option,
+                                                         const char* example) {
+  std::map<std::string, LineList> out;
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
@@ -57,19 +57,8 @@ Result<std::map<std::string, std::vector<std::string>>> read_names_files(const s
     if (out.count(stream) > 0)  // a second FILE for a stream is a mistake in a script, not an override
       throw UsageError(std::string(option) + " '" + printable(spec) + "': the stream '" + printable(stream) +
                        "' has a file already; give one " + option + " per STREAM");
-    ZREC_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_side_file(file, option, kMaxNamesFileBytes));
-    std::vector<std::string>& names = out[stream];
-    std::string line;
-    for (const uint8_t b : bytes) {
-      if (b == '\n') {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        names.push_back(std::move(line));
-        line.clear();
-      } else {
-        line += static_cast<char>(b);
-      }
-    }
-    if (!line.empty()) names.push_back(std::move(line));
+    ZREC_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_side_file(file, option, kMaxNamesFileBytes));
+    out[stream] = LineList(std::move(bytes));
   }
   return out;
 }
@@ -125,10 +114,10 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   if (::inet_pton(AF_INET, a.bind.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, a.bind.c_str(), &v6) != 1)
     throw UsageError("--bind '" + printable(a.bind) + "' is not a numeric IPv4 or IPv6 address");
 
-  ZREC_ASSIGN_OR_RETURN(const auto labels, read_names_files(a.labels, "--labels", "cls=classes.txt"));
-  ZREC_ASSIGN_OR_RETURN(const auto vocab_lines, read_names_files(a.vocabs, "--vocab", "tokens=vocab.txt"));
+  ZREC_ASSIGN_OR_RETURN(auto labels, read_names_files(a.labels, "--labels", "cls=classes.txt"));
+  ZREC_ASSIGN_OR_RETURN(auto vocab_lines, read_names_files(a.vocabs, "--vocab", "tokens=vocab.txt"));
   Vocabularies vocabs;
-  for (const auto& [stream, tokens] : vocab_lines) vocabs.emplace(stream, Vocabulary(tokens));
+  for (auto& [stream, tokens] : vocab_lines) vocabs.emplace(stream, Vocabulary(std::move(tokens)));
   InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
   ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead), g.remote));
   check_streams_named(*catalog, a.labels, "--labels");
@@ -144,7 +133,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   AccessGuard guard(token, a.bind);
   ByteBudget budget(kRecordBudgetBytes);
   VerifyJobs jobs(g.lanes(Work::kRead), g.remote);
-  ViewRoutes routes(*catalog, guard, jobs, budget, labels, vocabs);
+  ViewRoutes routes(*catalog, guard, jobs, budget, std::move(labels), std::move(vocabs));
   Listening listening{&guard, a.paths.size()};
   ServeConfig config;
   config.address = a.bind;

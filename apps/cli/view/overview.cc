@@ -91,7 +91,7 @@ Status count_values(Store& store, std::map<int64_t, uint64_t>& counts, bool& too
   });
 }
 
-void write_values(JsonWriter& j, Store& store, const std::vector<std::string>* names, Status& status) {
+void write_values(JsonWriter& j, Store& store, const LineList* names, Status& status) {
   std::map<int64_t, uint64_t> counts;
   bool too_many = false;
   uint64_t sampled = 0;
@@ -118,8 +118,7 @@ void write_values(JsonWriter& j, Store& store, const std::vector<std::string>* n
 
 }  // namespace
 
-Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims,
-                            const std::vector<std::string>* names) {
+Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims, const LineList* names) {
   const Schema& schema = store.schema();
   const uint64_t length = store.length();
   // As info describes it: the whole table, or a remote store's sample (table_stats.h).

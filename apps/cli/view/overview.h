@@ -12,6 +12,7 @@
 #include "zrec/store.h"
 
 #include "cli/report/json.h"
+#include "cli/view/line_list.h"
 
 namespace zrec::cli::view {
 
@@ -38,6 +39,6 @@ inline constexpr uint64_t kValueSample = uint64_t{1} << 20;
 inline constexpr uint64_t kRemoteValueSample = uint64_t{1} << 16;
 inline constexpr size_t kMaxDistinctValues = 256;
 Status write_store_overview(JsonWriter& j, const std::string& name, Store& store, bool dims,
-                            const std::vector<std::string>* names = nullptr);
+                            const LineList* names = nullptr);
 
 }  // namespace zrec::cli::view

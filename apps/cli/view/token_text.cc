@@ -29,8 +29,9 @@ int64_t element(const DType& dtype, const uint8_t* data, uint64_t k) {
 
 }  // namespace
 
-Vocabulary::Vocabulary(std::vector<std::string> tokens) : tokens_(std::move(tokens)), style_(Style::kWords) {
-  for (const std::string& t : tokens_) {
+Vocabulary::Vocabulary(LineList tokens) : tokens_(std::move(tokens)), style_(Style::kWords) {
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    const std::string_view t = tokens_[i];
     if (t.starts_with(kBpeSpace)) {
       style_ = Style::kByteLevelBpe;
       return;
@@ -56,7 +57,7 @@ std::string Vocabulary::decode(const DType& dtype, const uint8_t* data, uint64_t
       out += "\xE2\x9F\xA8" + std::to_string(id) + "\xE2\x9F\xA9";  // ⟨ID⟩
       continue;
     }
-    const std::string& t = tokens_[static_cast<size_t>(id)];
+    const std::string_view t = tokens_[static_cast<size_t>(id)];
     switch (style_) {
       case Style::kByteLevelBpe:
       case Style::kSentencePiece:
@@ -64,7 +65,7 @@ std::string Vocabulary::decode(const DType& dtype, const uint8_t* data, uint64_t
         break;
       case Style::kWordPiece:
         if (t.starts_with("##")) {
-          out.append(t, 2);
+          out.append(t.substr(2));
           break;
         }
         [[fallthrough]];

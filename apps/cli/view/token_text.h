@@ -11,6 +11,7 @@
 #include "zrec/dtype.h"
 
 #include "cli/report/json.h"
+#include "cli/view/line_list.h"
 
 namespace zrec::cli::view {
 
@@ -25,7 +26,7 @@ class Vocabulary {
   // WordPiece ('##' continues a word; others start one), or else words with spaces.
   enum class Style { kByteLevelBpe, kSentencePiece, kWordPiece, kWords };
 
-  explicit Vocabulary(std::vector<std::string> tokens);
+  explicit Vocabulary(LineList tokens);
   Style style() const { return style_; }
   size_t size() const { return tokens_.size(); }
 
@@ -35,7 +36,7 @@ class Vocabulary {
   std::string decode(const DType& dtype, const uint8_t* data, uint64_t count, size_t max_bytes) const;
 
  private:
-  std::vector<std::string> tokens_;
+  LineList tokens_;
   Style style_;
 };
 

@@ -23,8 +23,13 @@ class ViewRoutes : public HttpHandler {
   // `labels`: class names by stream name (view --labels), for the value histograms;
   // `vocabs`: vocabularies by stream name (view --vocab), for token records' text.
   ViewRoutes(Catalog& catalog, const AccessGuard& guard, VerifyJobs& jobs, ByteBudget& budget,
-             const std::map<std::string, std::vector<std::string>>& labels = {}, const Vocabularies& vocabs = {})
-      : catalog_(catalog), guard_(guard), jobs_(jobs), budget_(budget), labels_(labels), vocabs_(vocabs) {}
+             std::map<std::string, LineList> labels = {}, Vocabularies vocabs = {})
+      : catalog_(catalog),
+        guard_(guard),
+        jobs_(jobs),
+        budget_(budget),
+        labels_(std::move(labels)),
+        vocabs_(std::move(vocabs)) {}
 
   void handle(const HttpRequest& request, HttpResponse& response) noexcept override;
 
@@ -35,7 +40,7 @@ class ViewRoutes : public HttpHandler {
   const AccessGuard& guard_;
   VerifyJobs& jobs_;
   ByteBudget& budget_;
-  const std::map<std::string, std::vector<std::string>> labels_;
+  const std::map<std::string, LineList> labels_;
   const Vocabularies vocabs_;
 };
 
