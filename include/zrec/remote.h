@@ -36,9 +36,14 @@ namespace zrec {
 // by the CPUs as a local store's are.
 inline constexpr size_t kRemoteLanes = 8;
 
-// Whether `path` names a remote store: it starts with http:// or https://
+// Whether `path` names a remote store: it starts with http://, https:// or s3://
 // (case-insensitive, as URL schemes are).
 bool is_url(std::string_view path);
+
+// Whether `path` is s3://BUCKET/KEY: an object of an S3-compatible bucket, read with
+// requests signed by AWS Signature Version 4 (S3Options). Its KEY is the object key as
+// it is, not percent-encoded; it has no query string.
+bool is_s3_url(std::string_view path);
 
 // `url` as messages show it: scheme://host[:port]/path, without "user:password@",
 // with a query string cut to "?…" (a presigned URL's signature is a credential) and
@@ -48,6 +53,19 @@ std::string redact_url(std::string_view url);
 // Every http:// or https:// URL inside `text` (a message, a log line) redacted as
 // redact_url does; the rest unchanged. A URL ends at whitespace or a quote.
 std::string redact_urls_in(std::string_view text);
+
+// How s3:// URLs are read. Empty fields come from the environment, as the AWS CLI and
+// SDKs take them (docs/remote.md, "Buckets"): credentials from AWS_ACCESS_KEY_ID /
+// AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, else the profile (AWS_PROFILE, else
+// "default") in AWS_SHARED_CREDENTIALS_FILE (~/.aws/credentials) and AWS_CONFIG_FILE
+// (~/.aws/config); the region from AWS_REGION, AWS_DEFAULT_REGION or the profile, else
+// us-east-1; the endpoint from AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or the profile's
+// endpoint_url, else AWS's own (https://BUCKET.s3.REGION.amazonaws.com). A given
+// endpoint is addressed path-style (ENDPOINT/BUCKET/KEY), as S3-compatible servers are.
+struct S3Options {
+  std::string endpoint_url;  // --endpoint-url
+  bool no_sign = false;      // --no-sign-request (also AWS_NO_SIGN_REQUEST=true): anonymous, a public bucket
+};
 
 struct RemoteOptions {
   std::string cacert;          // a CA bundle file (PEM) to verify servers by; empty: the system's
@@ -59,8 +77,9 @@ struct RemoteOptions {
   // second never stalls): 2 * stall_timeout_s (connecting included), plus the bytes asked
   // at this rate. A request past it is retried as a timeout.
   uint64_t min_bytes_per_s = 64 << 10;
-  uint64_t small_file_bytes = 1 << 20;       // a server that ignores Range is accepted for files up to this size
-  int max_redirects = 5;                     // followed by zrec; https is never redirected to http
+  uint64_t small_file_bytes = 1 << 20;  // a server that ignores Range is accepted for files up to this size
+  int max_redirects = 5;                // followed by zrec; https is never redirected to http
+  S3Options s3;
   const std::atomic<int>* cancel = nullptr;  // non-zero: transfers stop with kCancelled (a signal handler's flag)
 };
 

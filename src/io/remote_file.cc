@@ -8,11 +8,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <ctime>
 #include <mutex>
+#include <random>
 
 #include "zrec/remote.h"
 
 #include "io/curl_api.h"
+#include "io/s3_config.h"
+#include "io/s3_request.h"
 
 namespace zrec {
 
@@ -32,8 +36,10 @@ bool starts_with_nocase(std::string_view s, std::string_view prefix) {
 }  // namespace
 
 bool is_url(std::string_view path) {
-  return starts_with_nocase(path, "http://") || starts_with_nocase(path, "https://");
+  return starts_with_nocase(path, "http://") || starts_with_nocase(path, "https://") || is_s3_url(path);
 }
+
+bool is_s3_url(std::string_view path) { return starts_with_nocase(path, "s3://"); }
 
 std::string redact_url(std::string_view url) {
   const size_t scheme_end = url.find("://");
@@ -163,6 +169,12 @@ constexpr const char* kAccessDenied =
 // transfer is stopped: enough for any status page's own words, never an endless one.
 constexpr uint64_t kMaxDroppedBody = 4 << 10;
 
+// A bucket's AccessDenied: to whoever may not list the bucket, S3 answers it for a key
+// that does not exist as well.
+constexpr const char* kS3AccessDenied =
+    " (access denied: the credentials may not read this object, or it does not exist and they may not list the "
+    "bucket)";
+
 bool strong_etag(const std::string& etag) { return !etag.empty() && !etag.starts_with("W/"); }
 
 // One GET of bytes [start, start + want) of a file, or (opening) of its first bytes.
@@ -187,6 +199,7 @@ struct Request {
   bool keep_body = false;       // 200/206 whose bytes are wanted; other bodies are dropped
   uint64_t dropped = 0;         // bytes of a body not kept (an error page, a redirect's)
   bool dropped_enough = false;  // ... and the transfer was stopped after kMaxDroppedBody of them
+  std::string error_body;       // ... the first kMaxDroppedBody of them (an S3 error's XML)
   uint64_t got = 0;             // body bytes kept
   std::string refusal;          // why the transfer was stopped by us (not retried)
   bool changed = false;         // the refusal says the file changed since it was pinned
@@ -203,6 +216,7 @@ struct Request {
     content_length = 0;
     judged = keep_body = dropped_enough = false;
     dropped = 0;
+    error_body.clear();
   }
 
   // Decides, once the headers are complete, what the body is.
@@ -300,6 +314,8 @@ size_t on_body(char* p, size_t size, size_t count, void* user) {
     // An error page or a redirect's body says nothing the status does not; a server (a
     // captive portal, a broken proxy) may send one that never ends.
     r->dropped += n;
+    if (r->error_body.size() < kMaxDroppedBody)
+      r->error_body.append(p, std::min<size_t>(n, kMaxDroppedBody - r->error_body.size()));
     if (r->dropped <= kMaxDroppedBody) return n;
     r->dropped_enough = true;
     return 0;
@@ -393,12 +409,22 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
   if (h == nullptr) return {Outcome::kFail, io_error("cannot make a libcurl handle")};
   char errbuf[CURL_ERROR_SIZE] = {};
   const std::string range = std::to_string(r.start) + "-" + std::to_string(r.start + r.want - 1);
+  const bool s3 = is_s3_url(url);
+  std::string target = url;
   curl_slist* headers = nullptr;
+  if (s3) {  // signed afresh for each request (the signature holds its time)
+    auto config = s3_config(options.s3);
+    if (!config.is_ok()) return {Outcome::kFail, config.status()};
+    auto signed_request = s3_get(url, *config, std::time(nullptr));
+    if (!signed_request.is_ok()) return {Outcome::kFail, signed_request.status()};
+    target = signed_request->url;
+    for (const std::string& h : signed_request->headers) headers = api.curl_slist_append(headers, h.c_str());
+  }
   if (r.pin != nullptr && strong_etag(r.pin->etag))
     headers = api.curl_slist_append(headers, ("If-Match: " + r.pin->etag).c_str());
   else if (r.pin != nullptr && !r.pin->last_modified.empty())
     headers = api.curl_slist_append(headers, ("If-Unmodified-Since: " + r.pin->last_modified).c_str());
-  api.curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  api.curl_easy_setopt(h, CURLOPT_URL, target.c_str());
   api.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   api.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   // Redirects are followed by perform(), which bounds their bodies and refuses https -> http.
@@ -429,7 +455,7 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
   stat_requests.fetch_add(1, std::memory_order_relaxed);
   CURLcode code = api.curl_easy_perform(h);
   if (code == CURLE_WRITE_ERROR && r.dropped_enough) code = CURLE_OK;  // the status is all it says
-  if (code == CURLE_OK && is_redirect(r.status) && !r.location.empty()) location = resolve(api, url, r.location);
+  if (code == CURLE_OK && is_redirect(r.status) && !r.location.empty()) location = resolve(api, target, r.location);
   api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(nullptr));
   api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
   api.curl_slist_free_all(headers);
@@ -442,7 +468,12 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
     why = redact_urls_in(why);
     return {retryable(code) ? Outcome::kRetry : Outcome::kFail, io_error(why)};
   }
-  const std::string http = "HTTP " + r.status_text;
+  std::string http = "HTTP " + r.status_text;
+  // A bucket says why in its error body: "SignatureDoesNotMatch (...)", "NoSuchBucket".
+  const std::string s3_error = s3 ? s3_error_text(r.error_body) : std::string();
+  if (!s3_error.empty()) http += ": " + s3_error;
+  if (s3 && is_redirect(r.status))  // another region's endpoint: a signed request cannot follow
+    return {Outcome::kFail, io_error(http + " (the bucket is served elsewhere: set its region, AWS_REGION)")};
   if (is_redirect(r.status)) {
     if (location.empty())
       return {Outcome::kFail, io_error(r.location.empty() ? http + " without a Location to go to"
@@ -457,6 +488,9 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
     return {Outcome::kFail, io_error(http + ": it changed since it was opened (the store was republished while "
                                             "being read)")};
   }
+  if (s3 && r.status == 403 && (s3_error.empty() || s3_error.starts_with("AccessDenied")))
+    return {Outcome::kFail, io_error(http + kS3AccessDenied)};
+  if (s3 && (r.status == 401 || r.status == 403)) return {Outcome::kFail, io_error(http)};  // keys, clock, token
   if (r.status == 401 || r.status == 403) return {Outcome::kFail, io_error(http + kAccessDenied)};
   if (r.status == 416) return {Outcome::kDone, Status::ok()};  // opening: an empty file (judged by the caller)
   if (retryable_status(r.status)) return {Outcome::kRetry, io_error(http)};
@@ -491,6 +525,10 @@ bool back_off(const RemoteOptions& options, int attempt) {
   int64_t ms = options.first_backoff_ms;
   for (int i = 2; i < attempt && ms < 5000; ++i) ms *= 2;
   ms = std::min<int64_t>(ms, 5000);
+  // Jittered to between half and all of it: many lanes throttled at once (a bucket's
+  // 503 SlowDown) must not come back at once.
+  thread_local std::minstd_rand jitter(std::random_device{}());
+  ms = ms / 2 + static_cast<int64_t>(jitter() % static_cast<uint64_t>(ms / 2 + 1));
   for (int64_t slept = 0; slept < ms; slept += 20) {
     if (options.cancel != nullptr && options.cancel->load() != 0) return false;
     ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
@@ -644,7 +682,8 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
 }
 
 bool access_denied(const Status& status) {
-  return status.code() == StatusCode::kIoError && status.message().find(kAccessDenied) != std::string::npos;
+  return status.code() == StatusCode::kIoError && (status.message().find(kAccessDenied) != std::string::npos ||
+                                                   status.message().find(kS3AccessDenied) != std::string::npos);
 }
 
 }  // namespace zrec::io

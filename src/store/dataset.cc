@@ -45,7 +45,8 @@ std::string url_segment(const std::string& name) {
 }  // namespace
 
 std::string join_path(const std::string& dir, const std::string& name) {
-  if (is_url(dir)) {  // the name goes into the path, before a query string (a CDN's token)
+  // An s3:// URL's key is the key as it is (zrec/remote.h): joined as a local path is.
+  if (is_url(dir) && !is_s3_url(dir)) {  // the name goes into the path, before a query string (a CDN's token)
     const size_t query = dir.find_first_of("?#");
     const std::string base = dir.substr(0, query);
     const std::string joined = (base.ends_with('/') ? base : base + "/") + url_segment(name);

@@ -168,6 +168,11 @@ int run_cli(int argc, char** argv, std::span<const CommandEntry> table) {
                  "after twice that plus its bytes at 64 KiB/s (default: 30)")
       ->check(CLI::Range(1, 3600))
       ->type_name("SECONDS");
+  app.add_option("--endpoint-url", global.remote.s3.endpoint_url,
+                 "Read s3:// URLs from the S3-compatible server at URL, path-style (default: AWS_ENDPOINT_URL_S3, "
+                 "AWS_ENDPOINT_URL, the profile's endpoint_url, else AWS)");
+  app.add_flag("--no-sign-request", global.remote.s3.no_sign,
+               "Read s3:// URLs anonymously, unsigned (a public bucket; also AWS_NO_SIGN_REQUEST=true)");
 
   // Performance note: only the command the line names is built, when it names one:
   // building all 17 (CLI11 objects for some 300 options) was half of the instructions

@@ -53,6 +53,7 @@ std::string placeholder(const CLI::Option* o) {
       {"maxsize", "BYTES"},
       {"resume-file", "FILE"},
       {"remote-timeout", "SECONDS"},
+      {"endpoint-url", "URL"},
   };
   const std::vector<std::string>& longs = o->get_lnames();
   if (longs.empty()) return "VALUE";

@@ -76,10 +76,10 @@ Status PresentCheck::expect_size(uint64_t id, uint64_t bytes, const std::string&
   const uint64_t prefix = schema.is_dense() ? 0 : schema.ndim * sizeof(uint64_t);
   const uint64_t stored = size_locs_[id - locs_first_].logic_length - prefix;
   if (stored == bytes) return Status::ok();
-  return invalid_argument(where + " is " + std::to_string(bytes) + " bytes, but record " + std::to_string(id) + " of '" +
-                          printable(store_->path()) + "', which it should equal, holds " + std::to_string(stored) +
-                          ": the store holds another input from --from-length " + std::to_string(first_) +
-                          " (--no-check-present skips this check); nothing was appended");
+  return invalid_argument(where + " is " + std::to_string(bytes) + " bytes, but record " + std::to_string(id) +
+                          " of '" + printable(store_->path()) + "', which it should equal, holds " +
+                          std::to_string(stored) + ": the store holds another input from --from-length " +
+                          std::to_string(first_) + " (--no-check-present skips this check); nothing was appended");
 }
 
 Status PresentCheck::expect(uint64_t id, std::span<const uint8_t> payload, const uint64_t* dims,

@@ -11,7 +11,10 @@ namespace zrec {
 
 TEST_SUITE("remote_url") {
   TEST_CASE("http and https in any case are URLs and local paths are not") {
-    for (const char* url : {"http://h/s", "https://h/s", "HTTPS://h/s", "Http://h"}) CHECK_MESSAGE(is_url(url), url);
+    for (const char* url : {"http://h/s", "https://h/s", "HTTPS://h/s", "Http://h", "s3://b/s", "S3://b/s"})
+      CHECK_MESSAGE(is_url(url), url);
+    CHECK(is_s3_url("s3://b/k"));
+    CHECK(!is_s3_url("https://b/k"));
     for (const char* path : {"s", "/data/s", "http:/h/s", "ftp://h/s", "file:///s", "./http://h", ""})
       CHECK_MESSAGE(!is_url(path), path);
   }
@@ -60,6 +63,7 @@ TEST_SUITE("remote_url") {
     CHECK(join_path("http://h/root", "a b") == "http://h/root/a%20b");
     CHECK(join_path("http://h/root", "caf\xC3\xA9.v-1_~") == "http://h/root/caf%C3%A9.v-1_~");
     CHECK(join_path("/local/root", "a b") == "/local/root/a b");  // a local path is bytes as given
+    CHECK(join_path("s3://b/root", "a b") == "s3://b/root/a b");  // an S3 key is the key as it is
   }
 }
 
