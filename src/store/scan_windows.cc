@@ -49,7 +49,14 @@ void ScanWindows::open_window(ScanSlot* slot) {
   slot->first_index = chunk_first_ + begin;
   const size_t n = end - begin;
   const size_t block = std::max<size_t>(1, (n + lanes_ * kBlocksPerLane - 1) / (lanes_ * kBlocksPerLane));
-  open_.push_back(Open{slot, next_seq_++, begin, end, begin, block});
+  Open w;
+  w.slot = slot;
+  w.seq = next_seq_++;
+  w.begin = w.next = begin;
+  w.end = end;
+  w.block = block;
+  open_.push_back(std::move(w));
+  if (plan_) plan_(begin, end, open_.back().order, open_.back().bounds);
   cursor_ = end;
 }
 
@@ -57,8 +64,8 @@ void ScanWindows::hand_over_done() {
   bool handed = false;
   while (!open_.empty()) {
     const Open& w = open_.front();
-    if (w.next < w.end || w.running > 0) break;  // not all read yet
-    if (failed_ && w.seq >= failed_seq_) break;  // dropped: finish() frees its buffer
+    if (!w.claimed_all() || w.running > 0) break;  // not all read yet
+    if (failed_ && w.seq >= failed_seq_) break;    // dropped: finish() frees its buffer
     filled_.push_back(w.slot);
     open_.pop_front();
     handed = true;
@@ -74,13 +81,38 @@ Status ScanWindows::work(size_t lane, const ReadOne& read_one) {
 }
 
 Status ScanWindows::work(size_t lane, const ReadBlock& read_block) {
+  return work_claims([&](Open& w) -> std::function<Status()> {
+    const size_t begin = w.next, end = std::min(w.end, w.next + w.block);
+    w.next = end;
+    ScanSlot* slot = w.slot;
+    const size_t window_begin = w.begin;
+    return [&read_block, lane, begin, end, slot, window_begin] {
+      return read_block(lane, begin, end,
+                        [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
+    };
+  });
+}
+
+Status ScanWindows::work(size_t lane, const ReadPlanned& read_planned) {
+  return work_claims([&](Open& w) -> std::function<Status()> {
+    const size_t claim = w.next_claim++;
+    const std::span<const size_t> ks(w.order.data() + w.bounds[claim], w.bounds[claim + 1] - w.bounds[claim]);
+    ScanSlot* slot = w.slot;
+    const size_t window_begin = w.begin;
+    return [&read_planned, lane, ks, slot, window_begin] {
+      return read_planned(lane, ks, [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
+    };
+  });
+}
+
+Status ScanWindows::work_claims(const Claim& claim) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (stopped_) return Status::ok();
     // Only the newest window can have records no lane has claimed.
     Open* w = open_.empty() ? nullptr : &open_.back();
     if (w != nullptr && failed_ && w->seq >= failed_seq_) w = nullptr;  // no new claims in a failed window
-    if (w == nullptr || w->next == w->end) {
+    if (w == nullptr || w->claimed_all()) {
       if (failed_ || cursor_ == ids_.size()) break;
       if (free_.empty()) {
         // Both buffers hold windows: the caller frees one, or the lanes hand over the
@@ -92,15 +124,15 @@ Status ScanWindows::work(size_t lane, const ReadBlock& read_block) {
       free_.pop_front();
       open_window(slot);
       w = &open_.back();
+      if (w->claimed_all()) {  // a window with nothing to read (planned empty)
+        hand_over_done();
+        continue;
+      }
     }
-    const size_t begin = w->next, end = std::min(w->end, w->next + w->block);
-    w->next = end;
+    const std::function<Status()> read = claim(*w);
     ++w->running;
     lock.unlock();
-    ScanSlot* slot = w->slot;
-    const size_t window_begin = w->begin;
-    Status s =
-        read_block(lane, begin, end, [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
+    Status s = read();
     lock.lock();
     // `w` is still valid: a deque's push_back keeps references to its elements, and a
     // window with a claim running is never popped.

@@ -43,6 +43,15 @@ class ScanWindows {
   // reader that gains from reading a claim's records together (a remote store's ranges).
   using ReadBlock =
       std::function<Status(size_t lane, size_t begin, size_t end, const std::function<uint8_t*(size_t k)>& dst)>;
+  // Plans a window of records [begin, end) of the current chunk for a reader whose
+  // claims are better made in another order (a remote store: one request per claim,
+  // records sorted by file and offset so that no two claims fetch the same bytes):
+  // `order` gets the window's positions in claim order, `bounds` the claims' starts in
+  // `order` and its size last.
+  using Plan = std::function<void(size_t begin, size_t end, std::vector<size_t>& order, std::vector<size_t>& bounds)>;
+  // Reads the records `ks` of one planned claim on `lane`, record k into dst(k).
+  using ReadPlanned =
+      std::function<Status(size_t lane, std::span<const size_t> ks, const std::function<uint8_t*(size_t k)>& dst)>;
 
   // slot_budget: the logical bytes of one window (at least one record each).
   ScanWindows(uint64_t slot_budget, size_t lanes) : slot_budget_(slot_budget), lanes_(lanes) {
@@ -59,6 +68,9 @@ class ScanWindows {
   // handed over (the others are dropped).
   Status work(size_t lane, const ReadOne& read_one);
   Status work(size_t lane, const ReadBlock& read_block);
+  // The same with claims that `plan` makes (set once, before the first chunk).
+  void set_plan(Plan plan) { plan_ = std::move(plan); }
+  Status work(size_t lane, const ReadPlanned& read_planned);
 
   // Reader: the scan ended (status: how); the caller gets the windows handed over so
   // far, then nullptr.
@@ -77,12 +89,19 @@ class ScanWindows {
  private:
   struct Open {  // a window being filled
     ScanSlot* slot;
-    uint64_t seq;        // its place in the scan, counting from 0
-    size_t begin, end;   // records [begin, end) of the chunk
-    size_t next;         // the first record no lane has claimed
-    size_t block;        // records per claim
-    size_t running = 0;  // claims being read
+    uint64_t seq;                       // its place in the scan, counting from 0
+    size_t begin, end;                  // records [begin, end) of the chunk
+    size_t next;                        // the first record no lane has claimed (unplanned)
+    size_t block;                       // records per claim (unplanned)
+    size_t running = 0;                 // claims being read
+    std::vector<size_t> order, bounds;  // planned: claim i is order[bounds[i], bounds[i + 1])
+    size_t next_claim = 0;              // planned: the first claim no lane has made
+    bool claimed_all() const { return bounds.empty() ? next == end : next_claim + 1 >= bounds.size(); }
   };
+  // A lane's claims until none is left: claim(w) takes the next claim of window w and
+  // returns the function that reads it (run without the lock).
+  using Claim = std::function<std::function<Status()>(Open& w)>;
+  Status work_claims(const Claim& claim);
   // With mu_ held: a window whose records are all claimed and read is handed over, in order.
   void hand_over_done();
   // With mu_ held: opens the next window of the chunk in `slot`.
@@ -95,6 +114,7 @@ class ScanWindows {
   std::condition_variable cv_;
   std::deque<ScanSlot*> free_, filled_;
   std::deque<Open> open_;  // oldest first
+  Plan plan_;
   uint64_t next_seq_ = 0;
   // The current chunk.
   std::span<const uint64_t> ids_;

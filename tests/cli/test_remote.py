@@ -15,7 +15,10 @@ of it:
   (unless the file is small); a store republished while being read fails, never mixing
   versions;
 - 403 / 404 / a redirect loop give one clear line, and no message shows credentials or
-  a query string; writers refuse URLs.
+  a query string; writers refuse URLs;
+- a random gather fetches no byte twice: 500 and 5,000 random 10 KiB records receive at
+  most 1.1x the distinct records' bytes, and random ~100-byte records never more than
+  the store holds (issue 43: 14x the store before).
 
 Needs: ZREC (path of the zrec binary), nginx-light, openssl, NumPy.
 """
@@ -175,6 +178,58 @@ def info_and_a_head_transfer_little(d):
         # The sample's pieces, and (a Dense integer store is a label stream) the table of the
         # 65,536 records whose values it counts: about 1 MiB, not the 16 MB a whole table is.
         expect(sent and sum(sent) <= 1100 * 1024, "view read %d bytes of the table: %s" % (sum(sent), sent))
+
+
+def bytes_by_file(log_lines, prefix):
+    """{file: body bytes sent} of the access log's lines for files under prefix."""
+    out = {}
+    for line in log_lines:
+        parts = line.split()
+        if len(parts) >= 2 and parts[1].startswith(prefix):
+            name = parts[1][len(prefix):]
+            out[name] = out.get(name, 0) + int(parts[-1])
+    return out
+
+
+@case
+def random_gathers_fetch_each_byte_once(d):
+    import random
+    import numpy as np
+    www = os.path.join(d, "www")
+    os.makedirs(www)
+    rng = np.random.default_rng(5)
+    must(["create", "--dense", "--dtype", "|u1", "--shape", "10240", "--codec", "raw", os.path.join(www, "big")])
+    must(["append-npy", os.path.join(www, "big"), "-"],
+         stdin=npy_bytes(rng.integers(0, 256, size=(20000, 10240), dtype=np.uint8)))
+    lines = [json.dumps({"id": i, "t": "x" * int(n)}) for i, n in enumerate(rng.integers(40, 160, size=2000))]
+    must(["create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", "raw", os.path.join(www, "tiny")])
+    must(["append-stream", os.path.join(www, "tiny")], stdin=("\n".join(lines) + "\n").encode())
+    tiny_size = sum(os.path.getsize(os.path.join(www, "tiny", f)) for f in os.listdir(os.path.join(www, "tiny")))
+    random.seed(8)
+    with WebServer(www) as web:
+        for name, n, count in (("big", 20000, 500), ("big", 20000, 5000), ("tiny", 2000, 500), ("tiny", 2000, 5000)):
+            ids = [random.randrange(n) for _ in range(count)]
+            path = os.path.join(d, "ids-%s-%d" % (name, count))
+            with open(path, "w") as f:
+                f.write("\n".join(map(str, ids)) + "\n")
+            logged = len(web.access_log())
+            out = must_out(["cat", "--format", "raw", web.http + "/" + name, "--indices-from", path])
+            expect(out == must_out(["cat", "--format", "raw", os.path.join(www, name), "--indices-from", path]),
+                   "%s %d: the records differ" % (name, count))
+            sent = bytes_by_file(web.access_log()[logged:], "/%s/" % name)
+            data = sum(v for k, v in sent.items() if k.startswith("data_"))
+            table = sent.get("meta.zr", 0)
+            if name == "big":
+                distinct = len(set(ids)) * 10240
+                expect(data <= 1.1 * distinct, "%d random 10 KiB records: %d data bytes for %d distinct"
+                       % (count, data, distinct))
+                FIGURES.append("%d random 10 KiB records over HTTP: %.3fx the distinct records' bytes (+%d of table)"
+                               % (count, data / distinct, table))
+            else:
+                expect(data + table <= tiny_size, "%d random ~100-byte records: %d bytes for a %d-byte store"
+                       % (count, data + table, tiny_size))
+                FIGURES.append("%d random ~100-byte records over HTTP: %d bytes received, the store holds %d"
+                               % (count, data + table, tiny_size))
 
 
 @case
