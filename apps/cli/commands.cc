@@ -21,6 +21,7 @@ constexpr CommandEntry kCommands[] = {
     {"concat", register_concat},
     {"digest", register_digest},
     {"diff", register_diff},
+    {"split", register_split},
     {"verify", register_verify},
     {"bench", register_bench},
 #ifdef ZREC_WITH_VIEW  // cmake/cli.cmake: built with ZREC_BUILD_VIEW
