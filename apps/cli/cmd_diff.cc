@@ -110,7 +110,10 @@ std::string ranges_json(const std::vector<IdRange>& ranges) {
 
 std::string side_json(const DiffSide& side) {
   JsonFacts f;
-  f.set("path", redact_url(side.path)).set("root", side.root).set("length", side.length).set("streams", diff_stream_names(side));
+  f.set("path", redact_url(side.path))
+      .set("root", side.root)
+      .set("length", side.length)
+      .set("streams", diff_stream_names(side));
   return f.object();
 }
 
@@ -133,10 +136,10 @@ void set_json_facts(CommandReport& r, const DiffArgs& args, const DiffSide& a, c
 Status run_diff(DiffArgs& args, const GlobalOptions& g) {
   InterruptScope interrupt_scope;
   const auto open = [&](const std::string& path) {
-    return open_diff_side(path, {.store = {.lanes = g.read_lanes(path),
-                                           .wait = g.lock_wait(),
-                                           .snapshot_if_busy = !g.wait,
-                                           .remote = g.remote}});
+    return open_diff_side(
+        path,
+        {.store = {
+             .lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote}});
   };
   ZREC_ASSIGN_OR_RETURN(DiffSide a, open(args.a));
   ZREC_ASSIGN_OR_RETURN(DiffSide b, open(args.b));

@@ -44,8 +44,8 @@ struct KeySource {
 };
 
 Result<KeySource> open_keys(const std::string& path, const GlobalOptions& g) {
-  const OpenOptions options{.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait,
-                            .remote = g.remote};
+  const OpenOptions options{
+      .lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote};
   KeySource src;
   ZREC_ASSIGN_OR_RETURN(std::optional<RootState> marker, read_root_marker(path, g.remote));
   if (!marker) {
@@ -83,8 +83,8 @@ Status for_each_key(const KeySource& src, const std::function<Status(uint64_t, s
       ZREC_RETURN_IF_ERROR(control.check());
       for (size_t k = 0; k < w.ids.size(); ++k) {
         const uint64_t begin = std::min(w.offsets[k] + prefix, w.offsets[k + 1]);
-        ZREC_RETURN_IF_ERROR(fn(w.ids[k], std::string_view(reinterpret_cast<const char*>(w.data) + begin,
-                                                           w.offsets[k + 1] - begin)));
+        ZREC_RETURN_IF_ERROR(
+            fn(w.ids[k], std::string_view(reinterpret_cast<const char*>(w.data) + begin, w.offsets[k + 1] - begin)));
       }
       return Status::ok();
     }));

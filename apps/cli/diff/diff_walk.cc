@@ -71,7 +71,8 @@ class KeyedEntries {
       at_end_ = true;
       return false;
     }
-    if (have_last_ && std::memcmp(e, last_.data(), kHashBytes) == 0) return duplicate(entry_id(&last_[kIdAt]), entry_id(&e[kIdAt]));
+    if (have_last_ && std::memcmp(e, last_.data(), kHashBytes) == 0)
+      return duplicate(entry_id(&last_[kIdAt]), entry_id(&e[kIdAt]));
     std::memcpy(current_.data(), e, current_.size());
     last_ = current_;
     have_last_ = true;
@@ -141,9 +142,7 @@ Status walk_by_key(const DiffSide& a, const DiffSide& b, const std::string& key_
   ZREC_RETURN_IF_ERROR(ea.advance().status());
   ZREC_RETURN_IF_ERROR(eb.advance().status());
   while (!ea.at_end() || !eb.at_end()) {
-    const int cmp = ea.at_end()   ? 1
-                    : eb.at_end() ? -1
-                                  : std::memcmp(ea.entry(), eb.entry(), kHashBytes);
+    const int cmp = ea.at_end() ? 1 : eb.at_end() ? -1 : std::memcmp(ea.entry(), eb.entry(), kHashBytes);
     if (cmp < 0) {
       log.add({Change::Kind::kRemoved, ea.id(), 0, {}});
       ZREC_RETURN_IF_ERROR(ea.advance().status());

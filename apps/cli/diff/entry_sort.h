@@ -55,12 +55,12 @@ class EntrySorter {
   const size_t run_entries_;
   std::vector<uint8_t> buffer_;  // the run being gathered; after finish() with one run, the sorted entries
   std::vector<uint32_t> order_;
-  size_t served_ = 0;               // one run in memory: entries served
-  std::vector<std::FILE*> files_;   // spilled runs
-  std::vector<uint8_t> heads_;      // each run's current entry
-  std::vector<bool> live_;          // each run has a current entry
-  std::vector<size_t> heap_;        // runs by their heads, a min-heap
-  std::vector<uint8_t> current_;    // the entry next() returned
+  size_t served_ = 0;              // one run in memory: entries served
+  std::vector<std::FILE*> files_;  // spilled runs
+  std::vector<uint8_t> heads_;     // each run's current entry
+  std::vector<bool> live_;         // each run has a current entry
+  std::vector<size_t> heap_;       // runs by their heads, a min-heap
+  std::vector<uint8_t> current_;   // the entry next() returned
 };
 
 }  // namespace zrec::cli

@@ -1,14 +1,14 @@
 // Stable key-hash splits (see key_split.h).
 #include "cli/formats/key_split.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
+
+#include <openssl/evp.h>
 
 namespace zrec::cli {
 
@@ -61,7 +61,8 @@ Result<std::vector<SplitPart>> parse_split_spec(std::string_view text) {
     }
     const double share = share_of(value);
     if (!(share >= 0 && share <= 1))
-      return invalid_argument("split " + quoted + ": '" + value + "' is no share (a percentage 0..100%, a fraction 0..1)");
+      return invalid_argument("split " + quoted + ": '" + value +
+                              "' is no share (a percentage 0..100%, a fraction 0..1)");
     parts.push_back({name, 0, false});
     shares.push_back(share);
   }
