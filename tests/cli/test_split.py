@@ -6,7 +6,7 @@
   keeps its split, by key (so all of the first val keys are in the new val); the three
   files are disjoint, cover every ID, list IDs ascending one a line, and match the
   documented hash (first 8 bytes of SHA-256(salt || 0x00 || key)) computed here.
-- The files feed `cat --indices-from`; another --salt gives another split; a store
+- The files feed `cat --indices-from`, and `cat --exclude-from` gives their complement; another --salt gives another split; a store
   (no keys) splits by its IDs in decimal.
 - Bad input: a bad spec, a pattern without {name} (exit 2), an existing output (exit 1).
 
@@ -87,6 +87,11 @@ def files_feed_cat_and_salt_changes_the_split(d):
     ids = split(root, d)
     got = byte_records_of(root, os.path.join(d, "ids-val.txt"), d)
     expect(got == [keys[i] for i in ids["val"]], "cat --indices-from")
+    rest = must_out(["cat", os.path.join(root, "__key__"), "--exclude-from", os.path.join(d, "ids-val.txt"),
+                     "--framing", "lines"]).splitlines()
+    expect(rest == [keys[i] for i in sorted(ids["test"] + ids["train"])], "cat --exclude-from: the complement")
+    rc, _, err = run_zrec(["cat", root + "/__key__", "0:5", "--exclude-from", os.path.join(d, "ids-val.txt")])
+    expect(rc == 2 and "--exclude-from selects every record but those listed" in err, err)
     os.makedirs(os.path.join(d, "salted"))
     salted = split(root, os.path.join(d, "salted"), "--salt", "v2")
     expect(salted != ids, "a salt changes the split")
