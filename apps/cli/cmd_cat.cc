@@ -37,6 +37,7 @@ struct CatArgs {
   std::string store;
   std::string selection;
   std::string indices_from;
+  std::string exclude_from;       // --exclude-from: every record but those listed
   std::string format;             // "": npy, or text when writing to a terminal
   std::string framing;            // --framing lines|nul|u32le|u64le: payloads framed as append-stream reads them
   bool bytes_as_numbers = false;  // --bytes-as-numbers: '|u1' records as numbers in text/jsonl
@@ -58,7 +59,28 @@ struct CatArgs {
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
 // store with billions of records stays within its window budget), or an explicit
 // list from --indices-from.
+// --exclude-from: the records between the listed IDs, as runs (the list is read whole,
+// 8 bytes an ID; what is selected is never expanded).
+Result<std::vector<IdRun>> complement_runs(const std::string& path, uint64_t length) {
+  ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(path, "--exclude-from"));
+  ZREC_ASSIGN_OR_RETURN(std::vector<uint64_t> excluded, read_indices(in.stream(), length));
+  std::sort(excluded.begin(), excluded.end());
+  std::vector<IdRun> runs;
+  uint64_t next = 0;  // the first ID not yet covered
+  for (uint64_t id : excluded) {
+    if (id > next) runs.push_back(IdRun{next, 1, false, id - next});
+    next = std::max(next, id + 1);
+  }
+  if (next < length) runs.push_back(IdRun{next, 1, false, length - next});
+  return runs;
+}
+
 Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std::vector<uint64_t>& list) {
+  if (!a.exclude_from.empty()) {
+    if (!a.selection.empty() || !a.indices_from.empty())
+      throw UsageError("--exclude-from selects every record but those listed: give no SELECTION or --indices-from");
+    return complement_runs(a.exclude_from, length);
+  }
   if (!a.indices_from.empty()) {
     if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
     ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(a.indices_from, "--indices-from"));
@@ -144,6 +166,7 @@ Status run_cat_tar(const CatArgs& a, const GlobalOptions& g) {
     if (maxsize == 0) throw UsageError("--maxsize must be more than 0 bytes");
   }
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+  if (!a.exclude_from.empty()) throw UsageError("--exclude-from is not used with --format tar (use --indices-from)");
   return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
                   a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids},
                  g);
@@ -173,7 +196,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   if (format == Format::kTar) return run_cat_tar(a, g);
   check_record_options(a, format);
 
-  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from}));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from, a.exclude_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   std::unique_ptr<Store> store;
   {
@@ -329,6 +352,8 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto* selection = cmd->add_option("selection", args->selection,
                                     "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
+  cmd->add_option("--exclude-from", args->exclude_from,
+                  "File (or -) with one record index per line: every record but those, in ID order");
   auto* format = cmd->add_option(
       "--format", args->format,
       "npy: one .npy (Dense) or a stream of .npy (Ragged); raw: payload bytes only; "

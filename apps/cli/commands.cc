@@ -20,6 +20,8 @@ constexpr CommandEntry kCommands[] = {
     {"recompress", register_recompress},
     {"concat", register_concat},
     {"digest", register_digest},
+    {"diff", register_diff},
+    {"split", register_split},
     {"verify", register_verify},
     {"bench", register_bench},
 #ifdef ZREC_WITH_VIEW  // cmake/cli.cmake: built with ZREC_BUILD_VIEW

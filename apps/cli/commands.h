@@ -28,6 +28,8 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global);
 Command register_recompress(CLI::App& root, const GlobalOptions& global);
 Command register_concat(CLI::App& root, const GlobalOptions& global);
 Command register_digest(CLI::App& root, const GlobalOptions& global);
+Command register_diff(CLI::App& root, const GlobalOptions& global);
+Command register_split(CLI::App& root, const GlobalOptions& global);
 Command register_verify(CLI::App& root, const GlobalOptions& global);
 Command register_bench(CLI::App& root, const GlobalOptions& global);
 Command register_view(CLI::App& root, const GlobalOptions& global);  // view/cmd_view.cc
