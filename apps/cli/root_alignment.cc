@@ -33,7 +33,7 @@ std::vector<RootProblem> root_problems(const std::string& root, const RootState&
           {"root_length", "stream '" + printable(name) + "' holds " + std::to_string(it->second) +
                               " records, more than the " + committed +
                               " samples the root committed (an append to the root was killed before its commit; "
-                              "its next writer cuts them away and continues from sample " +
+                              "the root's next writer continues from sample " +
                               committed + ")"});
   }
   return out;

@@ -304,7 +304,7 @@ def marked_root_checks_and_recovery(d):
     rc, out, err = run_zrec(["info", root])
     text = out.decode()
     expect("problem: stream 'txt' holds 41 records, more than the 40 samples the root committed (an append to the "
-           "root was killed before its commit; its next writer cuts them away and continues from sample 40)" in text,
+           "root was killed before its commit; the root's next writer continues from sample 40)" in text,
            text)
     rc, out, err = run_zrec(["verify", root])
     expect(rc == 1 and "[root_length]" in out.decode() and "do not match the root's committed samples" in err,

@@ -166,7 +166,7 @@ def adopt_cuts_only_what_a_killed_append_left(d):
     killed_append_leftovers(root, ["append-stream", os.path.join(root, "txt")], stdin=b"past\n")
     rc, out, _ = run_zrec(["info", root])
     expect("problem: stream 'txt' holds 4 records, more than the 3 samples the root committed (an append to the root "
-           "was killed before its commit; its next writer cuts them away and continues from sample 3)"
+           "was killed before its commit; the root's next writer continues from sample 3)"
            in out.decode(), out.decode())
     _, err = must(["adopt", root])
     expect("warning: cut stream '%s/txt' back from 4 to 3 records, the root's committed count (an append to the root "
