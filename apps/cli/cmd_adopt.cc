@@ -65,8 +65,8 @@ Status run_adopt(const AdoptArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(const std::vector<StreamCut> cuts, dataset->recover());
   for (const auto& cut : cuts)
     spdlog::warn(
-        "cut stream '{}' back from {} to {} records, the root's committed count (an earlier run stopped "
-        "before committing the root)",
+        "cut stream '{}' back from {} to {} records, the root's committed count (an append to the root was "
+        "killed before its commit and left them)",
         printable(join_path(a.root, cut.name)), cut.from, dataset->committed_length());
   ZREC_RETURN_IF_ERROR(dataset->close());
   const std::vector<std::string> streams = dataset->stream_names();

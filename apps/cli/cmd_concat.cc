@@ -96,9 +96,9 @@ Status run_plan(const StepArgs& step, const TransferArgs& a, const GlobalOptions
   if (info.reused)
     return report.finish(fmt::format("the plan '{}' exists already for these parts: {} of {} placed{}; {}",
                                      printable(step.plan), placed, n, info.published ? ", published" : "", next));
-  return report.finish(fmt::format("planned '{}' from {} parts ({} records, {} shards, {} stored) in '{}'; {}",
-                                   printable(info.dest), n, info.layout.length, info.layout.shards, format_mib(stored),
-                                   printable(info.temp), next));
+  return report.finish(fmt::format("planned '{}' from {} parts ({} records, {} shard{}, {} stored) in '{}'; {}",
+                                   printable(info.dest), n, info.layout.length, info.layout.shards,
+                                   info.layout.shards == 1 ? "" : "s", format_mib(stored), printable(info.temp), next));
 }
 
 // zrec concat --place K PLAN

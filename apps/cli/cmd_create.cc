@@ -55,8 +55,8 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   report.set("path", a.store).set_schema(options.schema).set("codec", to_string(options.codec));
   report.set("shards", uint64_t{options.data_shards}).set("checksum", options.checksum);
   report.set("dict_bytes", uint64_t{options.dictionary.size()}).set("length", uint64_t{0});
-  return report.finish(fmt::format("created '{}': {}, codec {}, {} shards", a.store, options.schema.describe(),
-                                   to_string(options.codec), options.data_shards),
+  return report.finish(fmt::format("created '{}': {}, codec {}, {} shard{}", a.store, options.schema.describe(),
+                                   to_string(options.codec), options.data_shards, options.data_shards == 1 ? "" : "s"),
                        CommandReport::Level::kVerbose);
 }
 

@@ -313,6 +313,8 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   // Lengths are compared only in a root append-tar marked: elsewhere the stores are unrelated.
   std::vector<RootProblem> problems;
   if (root) problems = root_problems(a.path, *root, names, lengths);
+  std::vector<RootNote> unadopted;  // stores not committed yet: no problem of the root
+  if (root) unadopted = unadopted_stores(a.path, *root, names, lengths);
   if (a.json) {
     JsonWriter j;
     j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
@@ -326,6 +328,8 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
       j.key("problems").begin_array();
       for (const auto& p : problems)
         j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
+      j.end_array().key("unadopted").begin_array();
+      for (const auto& n : unadopted) j.value(n.name);
       j.end_array();
     }
     j.end_object();
@@ -351,6 +355,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
                      root->streams.size() == 1 ? "" : "s", root->length);
     t += problems.empty() ? "; lengths agree\n" : "\n";
     for (const auto& p : problems) t += "problem: " + redact_urls_in(p.text) + "\n";
+    for (const auto& n : unadopted) t += "note: " + redact_urls_in(n.text) + "\n";
   }
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();

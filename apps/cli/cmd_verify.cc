@@ -389,6 +389,12 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   if (root) problems = root_problems(a.path, *root, names, lengths);
   for (const auto& p : problems)
     text += fmt::format("{}: problem: {} [{}]\n", printable(redact_url(a.path)), redact_urls_in(p.text), p.key);
+  // Stores the marker does not list yet (a stream made for zrec adopt): the committed
+  // samples are whole, so the root stays valid.
+  std::vector<RootNote> unadopted;
+  if (root) unadopted = unadopted_stores(a.path, *root, names, lengths);
+  for (const auto& n : unadopted)
+    text += fmt::format("{}: note: {}\n", printable(redact_url(a.path)), redact_urls_in(n.text));
   // What killed writers left in the root: no problem of its data, but space and clutter
   // that only a writer of the root takes away (a live writer's, while it works, too).
   const std::vector<std::string> temporaries =
@@ -407,6 +413,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
       j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
     j.end_array().key("temporaries").begin_array();
     for (const auto& name : temporaries) j.value(name);
+    j.end_array().key("unadopted").begin_array();
+    for (const auto& n : unadopted) j.value(n.name);
     j.end_array();
   }
   j.key("valid").value(valid);
@@ -418,8 +426,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
   } else {
     if (valid && g.verbosity >= 0)
-      text += root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(redact_url(a.path)), names.size(),
-                                 root->length)
+      text += root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(redact_url(a.path)),
+                                 names.size() - unadopted.size(), root->length)
                    : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(redact_url(a.path)), names.size(),
                                  unmarked_note(names.size()));
     if (!root && g.verbosity >= 0 && !valid)

@@ -29,20 +29,32 @@ std::vector<RootProblem> root_problems(const std::string& root, const RootState&
       out.push_back({"root_length", "stream '" + printable(name) + "' holds " + std::to_string(it->second) +
                                         " records, fewer than the " + committed + " samples the root committed"});
     else
-      out.push_back({"root_length", "stream '" + printable(name) + "' holds " + std::to_string(it->second) +
-                                        " records, more than the " + committed +
-                                        " samples the root committed (an append-tar run stopped before committing "
-                                        "the root; the next append-tar into it continues from sample " +
-                                        committed + ")"});
+      out.push_back(
+          {"root_length", "stream '" + printable(name) + "' holds " + std::to_string(it->second) +
+                              " records, more than the " + committed +
+                              " samples the root committed (an append to the root was killed before its commit; "
+                              "the root's next writer continues from sample " +
+                              committed + ")"});
   }
+  return out;
+}
+
+std::vector<RootNote> unadopted_stores(const std::string& root, const RootState& state,
+                                       const std::vector<std::string>& stores,
+                                       const std::map<std::string, uint64_t>& lengths) {
+  std::vector<RootNote> out;
+  const std::string committed = std::to_string(state.length);
   for (const auto& name : stores) {
     if (std::binary_search(state.streams.begin(), state.streams.end(), name)) continue;
     auto it = lengths.find(name);
-    const bool empty = it != lengths.end() && it->second == 0;
-    if (state.length == 0 && empty) continue;
-    out.push_back({"root_streams", "'" + printable(name) + "' is a store in the root that " + kRootMarkerFile +
-                                       " does not list (not one of its streams; zrec adopt makes it one when it "
-                                       "holds a record per committed sample)"});
+    // An empty store while nothing is committed: a stream a killed first run created.
+    if (state.length == 0 && it != lengths.end() && it->second == 0) continue;
+    std::string text = "'" + printable(name) + "' is not committed yet: " + kRootMarkerFile + " does not list it";
+    if (it != lengths.end() && it->second != state.length)
+      text += ", and it holds " + std::to_string(it->second) + " records where the root committed " + committed +
+              " samples (zrec adopt '" + printable(root) + "' takes a store of one record per sample)";
+    else text += " (zrec adopt '" + printable(root) + "' makes it a stream)";
+    out.push_back({name, std::move(text)});
   }
   return out;
 }

@@ -20,13 +20,27 @@ struct RootProblem {
   std::string text;  // what is wrong, naming the stream; printable
 };
 
+// A store in a root that its marker does not list: no problem of the root (its committed
+// samples are whole), a stream being made that zrec adopt has not committed yet.
+struct RootNote {
+  std::string name;  // the store's
+  std::string text;  // "'q5' is not committed yet: ..."; printable
+};
+
 // The problems of a marked root with `state`, whose stores (subdirectories holding a
 // store) have `lengths` (name -> records; a store that could not be opened is absent
 // from `lengths` but named in `stores`): every listed stream must be a store holding
-// exactly state.length records, and no other store may hold records (an empty one in a
-// root that committed nothing is a stream a killed first run created); a store that is a
-// symbolic link in `root` is none of its streams (zrec::check_root_stream). Empty: aligned.
+// exactly state.length records; a store that is a symbolic link in `root` is none of its
+// streams (zrec::check_root_stream). Empty: aligned. Stores the marker does not list are
+// unadopted_stores(), not problems.
 std::vector<RootProblem> root_problems(const std::string& root, const RootState& state,
+                                       const std::vector<std::string>& stores,
+                                       const std::map<std::string, uint64_t>& lengths);
+
+// The stores of the root that its marker does not list, each with a note saying what
+// zrec adopt would make of it (an empty one in a root that committed nothing is a stream
+// a killed first run created, and left out).
+std::vector<RootNote> unadopted_stores(const std::string& root, const RootState& state,
                                        const std::vector<std::string>& stores,
                                        const std::map<std::string, uint64_t>& lengths);
 

@@ -496,8 +496,9 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(tar.finish());
   meter.finish();
   if (tar.sharded() && g.verbosity >= 0)
-    std::fprintf(stderr, "zrec cat: wrote %llu samples in %llu shards (%s to %s)\n",
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(tar.shards()),
+    std::fprintf(stderr, "zrec cat: wrote %llu sample%s in %llu shard%s (%s to %s)\n",
+                 static_cast<unsigned long long>(done), done == 1 ? "" : "s",
+                 static_cast<unsigned long long>(tar.shards()), tar.shards() == 1 ? "" : "s",
                  printable(tar.pattern().name(0)).c_str(), printable(tar.pattern().name(tar.shards() - 1)).c_str());
   return Status::ok();
 }

@@ -341,12 +341,13 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
     }
   }
   return report.finish(fmt::format(
-      "wrote '{}' ({}, {} shards): {} records, {} logical, {} stored ({}; sources {}, {}); "
+      "wrote '{}' ({}, {} shard{}): {} records, {} logical, {} stored ({}; sources {}, {}); "
       "{} frames copied, {} records re-encoded{}; {:.2f} s, {:.1f} MiB/s logical{}",
-      printable(a.dst), to_string(create.codec), create.data_shards, stats.records, format_mib(stats.logical_bytes),
-      format_mib(stored), format_ratio(stats.logical_bytes, stored), format_mib(stats.source_stored_bytes),
-      format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, placed,
-      secs, secs > 0 ? stats.logical_bytes / 1048576.0 / secs : 0.0, a.consume ? "; sources removed" : ""));
+      printable(a.dst), to_string(create.codec), create.data_shards, create.data_shards == 1 ? "" : "s", stats.records,
+      format_mib(stats.logical_bytes), format_mib(stored), format_ratio(stats.logical_bytes, stored),
+      format_mib(stats.source_stored_bytes), format_ratio(stats.logical_bytes, stats.source_stored_bytes),
+      stats.frames_copied, stats.records_recoded, placed, secs, secs > 0 ? stats.logical_bytes / 1048576.0 / secs : 0.0,
+      a.consume ? "; sources removed" : ""));
 }
 
 }  // namespace zrec::cli

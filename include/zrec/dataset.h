@@ -103,6 +103,14 @@ Result<std::optional<RootState>> read_root_marker(const std::string& root, const
 // cut the store it points to; so is anything but a directory. kInvalidArgument naming both.
 Status check_root_stream(const std::string& root, const std::string& name);
 
+// kInvalidArgument when the store at `store_path` is a stream of a root: the directory
+// it lies in (links resolved) has a marker that lists it. Such a store is written only
+// by the root's writer (DatasetWriter), which keeps every stream one record per sample;
+// any other writer of it (StoreWriter::open, a source removed by ConsumedStore) calls
+// this first. A store in a root that the marker does not list (a stream being made
+// for adopt) is no stream yet: kOk, as for a URL or a path that does not resolve.
+Status refuse_root_stream(const std::string& store_path);
+
 // --- the names of streams -------------------------------------------------------------
 // A stream's name is a directory under the root, and (for tar) a member's extension, a
 // word in tables and job logs; it comes from outside (tar members, options, listings),

@@ -106,6 +106,10 @@ struct WriterOptions {
   std::optional<bool> checksum = std::nullopt;
   uint64_t chunk_bytes = uint64_t{4} << 20;  // shard-local chunk budget per lane
   bool sync = true;                          // fsync before and after publication
+  // Set by DatasetWriter only: the store may be a stream its root lists. Otherwise open()
+  // refuses such a store (refuse_root_stream, zrec/dataset.h): appending to one stream
+  // alone would leave records past the root's commit that its next writer cuts away.
+  bool through_root = false;
 };
 
 class StoreWriter {

@@ -41,8 +41,18 @@ std::string parent_of(std::string path) {
 
 }  // namespace
 
+namespace {
+
+// The streams' writers are the root's: they may open the streams its marker lists.
+DatasetWriterOptions through_root(DatasetWriterOptions options) {
+  options.writer.through_root = true;
+  return options;
+}
+
+}  // namespace
+
 DatasetWriter::DatasetWriter(std::string root, DatasetWriterOptions options)
-    : root_(std::move(root)), options_(std::move(options)) {}
+    : root_(std::move(root)), options_(through_root(std::move(options))) {}
 
 DatasetWriter::~DatasetWriter() {
   if (!done_) abort();

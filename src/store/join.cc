@@ -788,6 +788,8 @@ Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& us
   const std::string path = store::strip_trailing_slashes(user_path);
   ZREC_ASSIGN_OR_RETURN(m.meta, io::File::open(join_path(path, kMetaFile), O_RDWR | O_NOFOLLOW));
   ZREC_RETURN_IF_ERROR(io::lock_store(m.meta, io::LockMode::kExclusive, wait, user_path));
+  // Removing a root's stream would leave the root without it.
+  ZREC_RETURN_IF_ERROR(refuse_root_stream(path));
   format::PageBytes bytes{};
   ZREC_RETURN_IF_ERROR(m.meta.pread_exact(bytes.data(), bytes.size(), 0));
   ZREC_ASSIGN_OR_RETURN(m.page, format::decode_static_page(bytes));

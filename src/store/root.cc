@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 
 #include "zrec/dataset.h"
 #include "zrec/remote.h"
@@ -16,6 +17,7 @@
 #include "io/store_lock.h"
 #include "store/root_writer.h"
 #include "store/temp_files.h"
+#include "store/temp_sibling.h"
 
 namespace zrec {
 
@@ -239,6 +241,45 @@ Status check_root_stream(const std::string& root, const std::string& name) {
                             "recovery cuts them back, which would cut the store it points to); copy it in");
   if (!S_ISDIR(st.st_mode)) return invalid_argument("stream '" + name + "' of root '" + root + "' is not a directory");
   return Status::ok();
+}
+
+namespace {
+
+// The last word of a path without trailing slashes.
+std::string last_word(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The canonical path (links resolved), or empty when there is none.
+std::string canonical(const std::string& path) {
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (real == nullptr) return {};
+  std::string out(real);
+  ::free(real);
+  return out;
+}
+
+}  // namespace
+
+Status refuse_root_stream(const std::string& store_path) {
+  if (is_url(store_path)) return Status::ok();  // zrec writes only local stores
+  // The directory the store really lies in: a link to a stream, or "ds/jpg/.", is the
+  // stream all the same.
+  const std::string real = canonical(store_path);
+  if (real.empty() || real == "/") return Status::ok();  // opening it says what is wrong
+  const std::string real_root = store::parent_of(real), name = last_word(real);
+  ZREC_ASSIGN_OR_RETURN(const std::optional<RootState> state, read_root_marker(real_root));
+  if (!state || !std::binary_search(state->streams.begin(), state->streams.end(), name)) return Status::ok();
+  // Name the root as the user wrote it when the path says it plainly.
+  const std::string given = store::strip_trailing_slashes(store_path);
+  const std::string root =
+      last_word(given) == name && canonical(store::parent_of(given)) == real_root ? store::parent_of(given) : real_root;
+  return invalid_argument("'" + store_path + "' is the stream '" + name + "' of the root '" + root + "' (its " +
+                          kRootMarkerFile +
+                          " lists it): a root's streams grow together, one record per sample, so it is written "
+                          "only through the root (zrec append-tar '" +
+                          root + "'); nothing was written");
 }
 
 RootWriter::RootWriter(std::string root, io::File marker, RootState state)

@@ -15,6 +15,8 @@
 #include <functional>
 #include <mutex>
 
+#include "zrec/dataset.h"
+
 #include "codec/record_codec.h"
 #include "format/record_loc.h"
 #include "format/static_page.h"
@@ -342,6 +344,9 @@ StoreWriter::~StoreWriter() {
 
 Result<std::unique_ptr<StoreWriter>> StoreWriter::open(const std::string& path, const WriterOptions& options) {
   ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kExclusive, options.wait));
+  // Under the store's lock: a root's writer that lists the store (adopt) holds it too,
+  // so the marker read here is the one that stands while this writer does.
+  if (!options.through_root) ZREC_RETURN_IF_ERROR(refuse_root_stream(path));
   auto impl = std::make_unique<Impl>(std::move(files), options);
   const store::ChecksumSetting setting = store::read_checksum_setting(impl->files);
   impl->checksum = impl->files.page.codec != Codec::kRaw && options.checksum.value_or(setting.checksum);

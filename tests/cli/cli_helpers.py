@@ -33,6 +33,10 @@ What it offers:
 - in_lock_wait(pid, path): whether a process sleeps waiting for the flock on `path`
   (zrec --wait), with the file open and the lock not its own; flock_waiters(path): the
   processes blocked in flock(2) on `path` (/proc/locks).
+- killed_append_leftovers(root, args, stdin): what an append to a root killed between
+  its streams' publication and the root's commit leaves (records past the committed
+  count): runs the per-store append `args` with the marker moved aside, since zrec
+  refuses to write a stream its root lists.
 - run_all(fns, root, label): the pass/fail loop of the tests whose cases take no
   arguments (see case_runner.run_cases for cases that get a directory each).
 """
@@ -309,6 +313,15 @@ def tree_digests(path):
             else:
                 out[os.path.relpath(p, path)] = "mode %o" % stat.S_IFMT(st.st_mode)
     return out
+
+
+def killed_append_leftovers(root, args, stdin=None):
+    marker, aside = os.path.join(root, "zrec-root"), os.path.join(root, "zrec-root.aside")
+    os.rename(marker, aside)
+    try:
+        return must(args, stdin=stdin)
+    finally:
+        os.rename(aside, marker)
 
 
 def tree_hash(store):

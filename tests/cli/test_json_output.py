@@ -237,9 +237,9 @@ def append_tar(tmp):
     # Warnings stay on stderr with --json: the new streams' tiny members grow in zstd frames.
     assert sorted(err.splitlines()) == [
         f"zrec append-tar: warning: '{root}/bin': zstd stored 2.44x the bytes it read in the first 16 records; "
-        "--codec raw would store them smaller",
+        "--stream-codec bin=raw would store them smaller",
         f"zrec append-tar: warning: '{root}/txt': zstd stored 3.67x the bytes it read in the first 16 records; "
-        "--codec raw would store them smaller"], err
+        "--stream-codec txt=raw would store them smaller"], err
     i = info(root)
     assert j["path"] == root and sorted(j["streams"]) == sorted(i["streams"]) == ["bin", "txt"], j
     assert j["samples_appended"] == 16 == j["length"] and j["samples_skipped"] == 0, j

@@ -88,9 +88,9 @@ def created_stores_name_codec_raw():
     _, err = must(["append-tar", f"{root}/ds2", "-"], stdin=buf.getvalue())
     assert codec(f"{root}/ds2/cls") == "zstd"
     want = [f"zrec append-tar: warning: '{root}/ds2/cls': zstd stored 18.00x the bytes it read in the first 20 records; "
-            "--codec raw would store them smaller",
+            "--stream-codec cls=raw would store them smaller",
             f"zrec append-tar: warning: '{root}/ds2/txt': zstd stored 3.00x the bytes it read in the first 20 records; "
-            "--codec raw would store them smaller"]
+            "--stream-codec txt=raw would store them smaller"]
     assert sorted(warnings(err)) == want, err
     # --codec zstd given: still zstd for the parsed labels.
     must(["append-tar", "--parse", "cls=int", "--codec", "zstd", f"{root}/ds3", "-"], stdin=buf.getvalue())

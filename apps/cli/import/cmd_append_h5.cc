@@ -160,8 +160,8 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
     create->schema = schema;
     set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
     ZREC_RETURN_IF_ERROR(created.create(*create));
-    spdlog::info("created '{}': {}, codec {}, {} shards", a.store, schema.describe(), to_string(create->codec),
-                 create->data_shards);
+    spdlog::info("created '{}': {}, codec {}, {} shard{}", a.store, schema.describe(), to_string(create->codec),
+                 create->data_shards, create->data_shards == 1 ? "" : "s");
   }
   WriterOptions options;
   options.level = a.append.level;

@@ -72,8 +72,9 @@ struct AppendTarArgs {
   bool skip_incomplete = false;
   bool adopt = false;
   std::string keys;
-  bool keys_stream = false;               // --keys-stream: the keys as the root's stream __key__
-  std::vector<std::string> stream_dicts;  // --stream-dict STREAM=FILE: a new stream's own dictionary
+  bool keys_stream = false;                // --keys-stream: the keys as the root's stream __key__
+  std::vector<std::string> stream_dicts;   // --stream-dict STREAM=FILE: a new stream's own dictionary
+  std::vector<std::string> stream_codecs;  // --stream-codec STREAM=CODEC: a new stream's own codec
   NewStoreArgs create;
   AppendArgs append;
 };
@@ -151,6 +152,7 @@ class TarImport {
   Status unmarked(const std::vector<std::string>& stores) const;
   Status open_streams();
   void check_stream_dicts() const;
+  void parse_stream_codecs();
   void take_back();
   WriterOptions writer_options() const;
   Status open_stream(const std::string& ext, bool exists);
@@ -180,6 +182,13 @@ class TarImport {
     for (const auto& s : streams_) names.push_back(s.ext);
     return join_names(names);
   }
+  // The streams made of members: all but __key__, which comes from the sample's key.
+  std::string member_stream_list() const {
+    std::vector<std::string> names;
+    for (const auto& s : streams_)
+      if (!s.keys) names.push_back(s.ext);
+    return join_names(names);
+  }
   void warn(const std::string& message) {
     if (meter_) meter_->print_above([&] { spdlog::warn("{}", message); });
     else spdlog::warn("{}", message);
@@ -201,6 +210,9 @@ class TarImport {
   // --stream-dict: new streams with a dictionary of their own (zstd_dict), by name.
   std::map<std::string, std::vector<uint8_t>> stream_dicts_;
   std::map<std::string, std::string> stream_dict_specs_;  // by stream: the STREAM=FILE given, for messages
+  // --stream-codec: new streams with a codec of their own, by name, and the STREAM=CODEC given.
+  std::map<std::string, Codec> stream_codecs_;
+  std::map<std::string, std::string> stream_codec_specs_;
   // The root's lock, its streams' writers and its commit protocol (zrec/dataset.h);
   // declared before streams_, whose windows use the writers and go first.
   std::unique_ptr<DatasetWriter> dataset_;
@@ -298,7 +310,38 @@ Status TarImport::parse_options() {
     stream_dict_specs_[name] = spec;
     ZREC_ASSIGN_OR_RETURN(stream_dicts_[name], read_dictionary_file(spec.substr(eq + 1), "--stream-dict"));
   }
+  parse_stream_codecs();
   return Status::ok();
+}
+
+// --stream-codec STREAM=CODEC, checked as --stream-dict is: one CODEC per STREAM, a
+// name that can be a stream's. zstd_dict comes with its dictionary: --stream-dict.
+void TarImport::parse_stream_codecs() {
+  for (const std::string& spec : a_.stream_codecs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw UsageError("--stream-codec '" + printable(spec) + "': expected STREAM=CODEC, e.g. --stream-codec png=raw");
+    const std::string name = spec.substr(0, eq);
+    if (const std::string why = stream_name_problem(name); !why.empty())
+      throw UsageError("--stream-codec '" + printable(spec) + "': '" + printable(name) +
+                       "' cannot name a stream: " + why);
+    if (const auto first = stream_codec_specs_.find(name); first != stream_codec_specs_.end())
+      throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(name) +
+                       "' has a codec already (--stream-codec '" + printable(first->second) +
+                       "'); give one CODEC per STREAM");
+    const Codec codec = parse_codec_option(spec.substr(eq + 1));
+    if (codec == Codec::kZstdDict)
+      throw UsageError("--stream-codec '" + printable(spec) +
+                       "': a zstd_dict stream needs its dictionary: give --stream-dict " + printable(name) + "=FILE");
+    if (stream_dict_specs_.count(name) > 0)
+      throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(name) +
+                       "' has a dictionary (--stream-dict '" + printable(stream_dict_specs_.at(name)) +
+                       "'), which makes it zstd_dict");
+    if (codec == Codec::kRaw && a_.append.checksum.value_or(false))
+      throw UsageError("--stream-codec '" + printable(spec) + "': --checksum is for zstd and zstd_dict, not raw");
+    stream_codecs_[name] = codec;
+    stream_codec_specs_[name] = spec;
+  }
 }
 
 WriterOptions TarImport::writer_options() const {
@@ -369,6 +412,10 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
     if (auto own = stream_dicts_.find(ext); own != stream_dicts_.end()) {  // --stream-dict
       c.codec = Codec::kZstdDict;
       c.dictionary = own->second;
+    } else if (auto codec = stream_codecs_.find(ext); codec != stream_codecs_.end()) {  // --stream-codec
+      c.codec = codec->second;
+      c.dictionary.clear();
+      c.checksum = c.checksum && c.codec != Codec::kRaw;
     } else if (ext == kKeyStream && a_.create.codec.empty()) {  // keys are a few bytes: a zstd frame would grow them
       c.codec = Codec::kRaw;
       c.dictionary.clear();
@@ -382,15 +429,19 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
   if (exists && !s.parse) infer_parse(s);
   // Existing streams are all opened before the first sample, so this refuses before
   // anything is appended (as append-stream refuses --level on a raw store).
-  if (a_.append.level != 0 && s.writer->codec() == Codec::kRaw)
+  if (a_.append.level != 0 && s.writer->codec() == Codec::kRaw && (exists || stream_codecs_.count(ext) == 0))
     throw UsageError("--level is for zstd and zstd_dict; stream '" + s.path + "' is a raw store");
   ZREC_RETURN_IF_ERROR(check_schema(s));
   s.scalar = s.writer->schema().is_dense();
   s.keys = ext == kKeyStream;
   s.first_stored = s.writer->stored_bytes();
   s.window = std::make_unique<RecordWindow>(*s.writer, a_.append.window_mib << 20);
-  s.expansion =
-      std::make_unique<ExpansionCheck>(s.path, !exists, [this](const std::string& message) { warn(message); });
+  // The codec is judged once, in the run that makes the stream (where --stream-codec can
+  // still choose another); every later run or resume would only repeat it.
+  WarningSink expansion_warn;
+  if (!exists) expansion_warn = [this](const std::string& message) { warn(message); };
+  s.expansion = std::make_unique<ExpansionCheck>(s.path, !exists, std::move(expansion_warn),
+                                                 "--stream-codec " + ext + "=raw would store them smaller");
   s.window->set_expansion_check(s.expansion.get());
   index_[ext] = streams_.size();
   streams_.push_back(std::move(s));
@@ -495,8 +546,8 @@ Status TarImport::open_streams() {
     Stream* s = find(cut.name);
     s->first_stored = s->writer->stored_bytes();
     spdlog::warn(
-        "cut stream '{}' back from {} to {} records, the root's committed count (an earlier run stopped before "
-        "committing the root)",
+        "cut stream '{}' back from {} to {} records, the root's committed count (an append to the root was "
+        "killed before its commit and left them)",
         printable(s->path), cut.from, first_length_);
   }
   if (keys_ && lines > first_length_) {
@@ -525,6 +576,18 @@ void TarImport::check_stream_dicts() const {
     if (index_.count(name) == 0)
       throw UsageError("--stream-dict '" + printable(spec) + "': '" + printable(name) +
                        "' is not one of the streams (" + stream_list() + ")");
+  // --stream-codec likewise; and a stream that exists already keeps its codec: a rerun
+  // with the same options goes on, another codec asked of it is refused, not ignored.
+  for (const auto& [name, spec] : stream_codec_specs_) {
+    const auto at = index_.find(name);
+    if (at == index_.end())
+      throw UsageError("--stream-codec '" + printable(spec) + "': '" + printable(name) +
+                       "' is not one of the streams (" + stream_list() + ")");
+    const Codec has = streams_[at->second].writer->codec();
+    if (has != stream_codecs_.at(name))
+      throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(streams_[at->second].path) +
+                       "' exists with codec " + to_string(has) + "; a stream keeps the codec it was made with");
+  }
 }
 
 // The root, its lock and its streams' (recovered to the committed count), and the keys
@@ -663,7 +726,8 @@ Status TarImport::close_sample() {
       const auto alias = alias_words_.find(s.ext);
       problem = "sample '" + key_ + "' has no '" + s.ext + "' member" +
                 (alias == alias_words_.end() ? std::string() : " (" + alias->second + ")") + " (it has " +
-                (list.empty() ? "none" : list) + "); every sample needs one member per stream (" + stream_list() + ")";
+                (list.empty() ? "none" : list) + "); every sample needs one member per stream (" +
+                member_stream_list() + ")";
       break;
     }
     if (s.member_bytes == 0) {
@@ -947,6 +1011,11 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
                   "STREAM=FILE: the new stream STREAM gets codec zstd_dict with this dictionary of its own (one per "
                   "stream, as train-dict trains it on that stream), whatever --codec and --dict say for the others")
       ->type_name("STREAM=FILE")
+      ->allow_extra_args(false);
+  cmd->add_option("--stream-codec", args->stream_codecs,
+                  "STREAM=CODEC: the new stream STREAM gets codec raw or zstd (one per stream), whatever --codec "
+                  "says for the others (zstd_dict: --stream-dict)")
+      ->type_name("STREAM=CODEC")
       ->allow_extra_args(false);
   add_append_options(cmd, args->append, "samples");
   return Command{cmd, [args, &global]() { return run_append_tar(*args, global); }, nullptr};

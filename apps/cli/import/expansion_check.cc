@@ -10,12 +10,12 @@
 namespace zrec::cli {
 
 std::string expansion_warning(const std::string& store, Codec codec, uint64_t records, uint64_t payload,
-                              uint64_t raw_bytes, uint64_t stored, bool created) {
+                              uint64_t raw_bytes, uint64_t stored, bool created, const std::string& remedy) {
   if (codec == Codec::kRaw || records == 0 || payload == 0 || stored <= raw_bytes) return "";
   return fmt::format("'{}': {} stored {:.2f}x the bytes it read in the first {} record{}; {}", printable(store),
                      to_string(codec), static_cast<double>(stored) / static_cast<double>(payload), records,
                      records == 1 ? "" : "s",
-                     created ? "--codec raw would store them smaller"
+                     created ? (remedy.empty() ? "--codec raw would store them smaller" : remedy)
                              : "a raw store would hold them smaller (zrec recompress --codec raw makes one)");
 }
 
@@ -33,7 +33,8 @@ Status ExpansionCheck::append(StoreWriter& writer, std::span<const RecordRef> re
   // kMinRecordsToJudge records.
   if (records_ < kMinRecordsToJudge) return Status::ok();
   checked_ = true;
-  warning_ = expansion_warning(store_, writer.codec(), records_, payload_, payload_ + prefixes_, stored_, created_);
+  warning_ =
+      expansion_warning(store_, writer.codec(), records_, payload_, payload_ + prefixes_, stored_, created_, remedy_);
   return Status::ok();
 }
 

@@ -23,7 +23,7 @@ namespace zrec::cli {
 // `raw_bytes` (the payload and, Ragged, each record's shape prefix). `created`: this
 // run made the store, so --codec raw is the way out; otherwise it is another store.
 std::string expansion_warning(const std::string& store, Codec codec, uint64_t records, uint64_t payload,
-                              uint64_t raw_bytes, uint64_t stored, bool created);
+                              uint64_t raw_bytes, uint64_t stored, bool created, const std::string& remedy = {});
 
 class ExpansionCheck {
  public:
@@ -31,8 +31,10 @@ class ExpansionCheck {
   static constexpr size_t kMinRecordsToJudge = 16;
 
   // `warn` receives the warning; empty: the check is off.
-  ExpansionCheck(std::string store, bool created, WarningSink warn)
-      : store_(std::move(store)), created_(created), warn_(std::move(warn)) {}
+  // `remedy`, when given, is what the warning of a store this run created proposes
+  // (append-tar: "--stream-codec png=raw ..."), instead of --codec raw.
+  ExpansionCheck(std::string store, bool created, WarningSink warn, std::string remedy = {})
+      : store_(std::move(store)), created_(created), warn_(std::move(warn)), remedy_(std::move(remedy)) {}
 
   void set_created() { created_ = true; }
 
@@ -49,6 +51,7 @@ class ExpansionCheck {
   std::string store_;
   bool created_ = false;
   WarningSink warn_;
+  std::string remedy_;
   bool checked_ = false;
   uint64_t records_ = 0, payload_ = 0, prefixes_ = 0, stored_ = 0;  // of the windows before the check
   std::string warning_;                                             // the first windows' warning, not reported yet
