@@ -3,12 +3,7 @@
 find_package(CLI11 REQUIRED)
 find_package(LibArchive REQUIRED)  # append-tar, cat --format tar: loaded at run time
 # The soname the linker would have recorded, which apps/cli/os/libarchive_api.cc loads.
-execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${LibArchive_LIBRARIES} OUTPUT_VARIABLE ZREC_LIBARCHIVE_DYNAMIC
-                ERROR_QUIET)
-if(NOT ZREC_LIBARCHIVE_DYNAMIC MATCHES "SONAME +([^ \n]+)")
-  message(FATAL_ERROR "zrec: cannot read the soname of ${LibArchive_LIBRARIES}")
-endif()
-set(ZREC_LIBARCHIVE_SONAME ${CMAKE_MATCH_1})
+zrec_soname_of(${LibArchive_LIBRARIES} ZREC_LIBARCHIVE_SONAME)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LMDB REQUIRED IMPORTED_TARGET lmdb)  # append-lmdb
 find_library(LMDB_STATIC_LIBRARY liblmdb.a HINTS ${LMDB_LIBRARY_DIRS})

@@ -10,6 +10,8 @@
 
 #include "zrec/status.h"
 
+#include "zrec_support/shared_library.h"
+
 namespace zrec::io {
 
 // Every libcurl function zrec calls: X(name).
@@ -31,9 +33,7 @@ namespace zrec::io {
   X(curl_free)
 
 struct LibCurl {
-#define ZREC_CURL_MEMBER(name) decltype(&::name) name = nullptr;
-  ZREC_CURL_FUNCTIONS(ZREC_CURL_MEMBER)
-#undef ZREC_CURL_MEMBER
+  ZREC_SHARED_LIBRARY_MEMBERS(ZREC_CURL_FUNCTIONS)
 };
 
 // The loaded and initialized library, on the first call (thread-safe); an error naming

@@ -1,9 +1,9 @@
 // libarchive() (see libarchive_api.h).
 #include "cli/os/libarchive_api.h"
 
-#include <dlfcn.h>
-
 #include <string>
+
+#include "zrec_support/shared_library.h"
 
 namespace zrec::cli {
 
@@ -12,20 +12,11 @@ namespace {
 Result<LibArchive> load() {
   // ZREC_LIBARCHIVE_SONAME: the soname of the libarchive zrec was built against (CMake
   // reads it from the library), so the loaded one has the ABI of the headers.
-  void* lib = ::dlopen(ZREC_LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    const char* why = ::dlerror();
-    return unsupported(std::string("cannot load libarchive (") + ZREC_LIBARCHIVE_SONAME +
-                       "), which tar input and output need: " + (why != nullptr ? why : "unknown reason"));
-  }
-  LibArchive la;
-#define ZREC_LIBARCHIVE_RESOLVE(name)                                 \
-  la.name = reinterpret_cast<decltype(la.name)>(::dlsym(lib, #name)); \
-  if (la.name == nullptr)                                             \
-    return unsupported(std::string("cannot load libarchive (") + ZREC_LIBARCHIVE_SONAME + "): it has no " #name);
-  ZREC_LIBARCHIVE_FUNCTIONS(ZREC_LIBARCHIVE_RESOLVE)
-#undef ZREC_LIBARCHIVE_RESOLVE
-  return la;  // the library stays loaded until the process ends
+  ZREC_ASSIGN_OR_RETURN(const SharedLibrary lib,
+                        SharedLibrary::open(ZREC_LIBARCHIVE_SONAME, "libarchive", "tar input and output need"));
+  LibArchive table;
+  ZREC_LIBARCHIVE_FUNCTIONS(ZREC_SHARED_LIBRARY_RESOLVE)
+  return table;
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 #include "zrec/status.h"
 
+#include "zrec_support/shared_library.h"
+
 namespace zrec::cli {
 
 // Every libarchive function zrec calls: X(name).
@@ -51,9 +53,7 @@ namespace zrec::cli {
   X(archive_entry_set_size)
 
 struct LibArchive {
-#define ZREC_LIBARCHIVE_MEMBER(name) decltype(&::name) name = nullptr;
-  ZREC_LIBARCHIVE_FUNCTIONS(ZREC_LIBARCHIVE_MEMBER)
-#undef ZREC_LIBARCHIVE_MEMBER
+  ZREC_SHARED_LIBRARY_MEMBERS(ZREC_LIBARCHIVE_FUNCTIONS)
 };
 
 // The loaded library's functions, loaded on the first call (thread-safe); an error

@@ -1,12 +1,13 @@
 // load_http_module (see http_module.h).
 #include "cli/view/http_module.h"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <climits>
 #include <string>
 #include <vector>
+
+#include "zrec_support/shared_library.h"
 
 namespace zrec::cli::view {
 
@@ -33,18 +34,17 @@ Result<ServeFunction> load_http_module() {
   std::string reasons;
   for (const std::string& path : candidates) {
     if (::access(path.c_str(), F_OK) != 0) continue;
-    void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (module == nullptr) {
-      const char* why = ::dlerror();
-      reasons += "; " + path + ": " + (why != nullptr ? why : "cannot load");
+    auto module = SharedLibrary::open(path, "zrec view's HTTP server module", "zrec view needs");
+    if (!module.is_ok()) {
+      reasons += "; " + module.status().message();
       continue;
     }
-    auto abi = reinterpret_cast<TransportAbiFunction>(::dlsym(module, kTransportAbiSymbol));
-    auto serve = reinterpret_cast<ServeFunction>(::dlsym(module, kServeSymbol));
-    if (abi == nullptr || serve == nullptr || abi() != kTransportAbi)
+    auto abi = module->function<TransportAbiFunction>(kTransportAbiSymbol);
+    auto serve = module->function<ServeFunction>(kServeSymbol);
+    if (!abi.is_ok() || !serve.is_ok() || (*abi)() != kTransportAbi)
       return unsupported("'" + path +
                          "' is not the HTTP server module of this zrec build (rebuild and reinstall zrec)");
-    return serve;
+    return *serve;
   }
   if (reasons.empty())
     return not_found("zrec view needs its HTTP server module " + std::string(kModuleName) + ", which is not in '" +
