@@ -57,7 +57,7 @@ TEST_SUITE("s3_request") {
           "Signature=ef305e6864a69d3de5996f5298aa4d5cb4b1bf171718be136f3ece929fade949");
   }
 
-  TEST_CASE("anonymous requests carry no signature; a URL without a key is refused") {
+  TEST_CASE("anonymous requests carry no signature and a URL without a key is refused") {
     S3Config c = example();
     c.anonymous = true;
     auto r = s3_get("s3://public-data/x", c, kWhen);
