@@ -131,11 +131,11 @@ struct Stream {
   std::string member_path;
   bool npy = false;                // the member is "KEY.<ext>.npy": an array, its data the record
   std::vector<uint64_t> npy_dims;  // its shape (a Ragged record's dims)
-  uint64_t member_bytes = 0;   // read from the tar
-  uint64_t pending_bytes = 0;  // in the window for its record: the bytes, or (--parse) the numbers parsed
-  uint64_t numbers = 0;        // --parse: numbers parsed
-  std::string text;            // --parse: text read but not parsed yet (a number cut by the chunk's end)
-  Status parse_problem;        // --parse: why the member's text is no record
+  uint64_t member_bytes = 0;       // read from the tar
+  uint64_t pending_bytes = 0;      // in the window for its record: the bytes, or (--parse) the numbers parsed
+  uint64_t numbers = 0;            // --parse: numbers parsed
+  std::string text;                // --parse: text read but not parsed yet (a number cut by the chunk's end)
+  Status parse_problem;            // --parse: why the member's text is no record
 };
 
 class TarImport {
@@ -267,8 +267,7 @@ Status TarImport::parse_options() {
   }
   for (const auto& name : a_.dense) {
     if (const std::string why = stream_name_problem(name); !why.empty())
-      throw UsageError("--dense '" + printable(name) + "' cannot name a stream: " + why + " (" + kStreamNameRule +
-                       ")");
+      throw UsageError("--dense '" + printable(name) + "' cannot name a stream: " + why + " (" + kStreamNameRule + ")");
     dense_.insert(name);
   }
   // --ext: a stream per item; "png;jpg;jpeg=image" (WebDataset's ';' for alternatives)
@@ -631,8 +630,7 @@ Status TarImport::read_member(Stream& s, const TarMember& m, const std::optional
   if (array) ZREC_RETURN_IF_ERROR(check_npy_record(array->header, s.writer->schema(), m.path, s.path));
   else if (s.arrays)
     return invalid_argument("member '" + m.path + "' is no .npy array; stream '" + s.path + "' is " +
-                            s.writer->schema().describe() + ", and its members are arrays named KEY." + s.ext +
-                            ".npy");
+                            s.writer->schema().describe() + ", and its members are arrays named KEY." + s.ext + ".npy");
   else if (m.size > kMaxRagged1dPayloadBytes)
     return invalid_argument("member '" + m.path + "' is " + std::to_string(m.size) + " bytes; a record holds at most " +
                             std::to_string(kMaxRagged1dPayloadBytes));

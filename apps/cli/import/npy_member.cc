@@ -35,8 +35,8 @@ Result<NpyMember> read_npy_member(TarReader& reader, const TarMember& m) {
   const NpyHeader& h = out.header;
   if (out.header_bytes + h.data_bytes != m.size)
     return invalid_argument(where + " is " + std::to_string(m.size) + " bytes, but its .npy header says " +
-                            std::to_string(out.header_bytes) + " + " + std::to_string(h.data_bytes) +
-                            " (an array " + shape_to_string(h.shape) + " " + h.dtype.str() + ")");
+                            std::to_string(out.header_bytes) + " + " + std::to_string(h.data_bytes) + " (an array " +
+                            shape_to_string(h.shape) + " " + h.dtype.str() + ")");
   if (h.fortran_order && h.shape.size() > 1)
     return invalid_argument(where + " holds a Fortran-order array; records are C order (np.ascontiguousarray)");
   if (h.element_count == 0)
@@ -55,8 +55,8 @@ Schema npy_stream_schema(const NpyHeader& h, bool dense) {
 
 Status check_npy_record(const NpyHeader& h, const Schema& schema, const std::string& member, const std::string& path) {
   const std::string array = "an array " + shape_to_string(h.shape) + " " + h.dtype.str();
-  const std::string where = "member '" + member + "' holds " + array + "; stream '" + path + "' is " +
-                            schema.describe();
+  const std::string where =
+      "member '" + member + "' holds " + array + "; stream '" + path + "' is " + schema.describe();
   if (h.dtype != schema.dtype) return invalid_argument(where + ": the dtypes differ");
   if (schema.is_dense() && h.shape != *schema.item_shape)
     return invalid_argument(where + ": a Dense stream's records all have its item shape");
