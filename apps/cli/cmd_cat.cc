@@ -54,6 +54,7 @@ struct CatArgs {
   bool absolute_names = false;     // --format tar: keep keys that are absolute or hold '..'
   uint64_t maxcount = 0;           // --format tar: shards of at most N samples
   std::string maxsize;             // --format tar: shards of at most BYTES ("1G")
+  std::string arrays;              // --format tar: arrays as npy (default) or text members
 };
 
 // The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
@@ -168,7 +169,8 @@ Status run_cat_tar(const CatArgs& a, const GlobalOptions& g) {
   if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
   if (!a.exclude_from.empty()) throw UsageError("--exclude-from is not used with --format tar (use --indices-from)");
   return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
-                  a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids},
+                  a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids,
+                  !a.arrays.empty() && choose(tar_array_names(), "--arrays", a.arrays) == 1},
                  g);
 }
 
@@ -179,6 +181,7 @@ void check_record_options(const CatArgs& a, Format format) {
   if (a.bytes_as_numbers && format != Format::kText && format != Format::kJsonl)
     throw UsageError("--bytes-as-numbers is used with --format text or jsonl only");
   if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
+  if (!a.arrays.empty()) throw UsageError("--arrays is used with --format tar only");
   if (a.full && format != Format::kText && format != Format::kJsonl)
     throw UsageError("--full is used with --format text or jsonl only");
   if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
@@ -382,6 +385,13 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--absolute-names", args->absolute_names,
                 "--format tar: keep keys that are absolute or have a '..' component as member names (refused by "
                 "default: tar would extract them outside the directory)");
+  offer_choices(cmd->add_option("--arrays", args->arrays,
+                                "--format tar: how streams of arrays become members: npy (default), a .npy file "
+                                "per record, KEY.STREAM.npy, shape and dtype kept (what webdataset decodes and "
+                                "append-tar reads back); text, their numbers space-separated, KEY.STREAM (the "
+                                "shape lost). Bytes ('|u1' Ragged ndim 1) and --parse numbers ('<i8'/'<f8' "
+                                "scalars and vectors) stay bytes and text"),
+                tar_array_names());
   cmd->add_option("--maxcount", args->maxcount,
                   "--format tar: write shards of at most N samples each, named by -o PATTERN (exactly one %d, "
                   "e.g. -o 'shard-%06d.tar')");

@@ -19,6 +19,7 @@
 #include "zrec/store.h"
 
 #include "cli/app/usage.h"
+#include "cli/formats/npy.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/record_format.h"
@@ -126,11 +127,28 @@ la_ssize_t write_cb(struct archive*, void* data, const void* buf, size_t n) {
   return sink->status.is_ok() ? static_cast<la_ssize_t>(n) : -1;
 }
 
+// What a stream's members hold (tar_export.h): its records' bytes, their numbers as
+// text, or .npy files of their arrays.
+enum class MemberKind { kBytes, kText, kNpy };
+
+// The members append-tar reads back into the same stream, or (--arrays text) the text
+// every number stream was written as before arrays kept their shape.
+MemberKind tar_member_kind(const Schema& schema, bool arrays_as_text) {
+  const std::string dtype = schema.dtype.str();
+  const bool one_axis = schema.is_dense() ? schema.ndim == 0 : schema.ndim == 1;
+  if (arrays_as_text) return dtype == "|u1" ? MemberKind::kBytes : MemberKind::kText;
+  if (dtype == "|u1" && !schema.is_dense() && schema.ndim == 1) return MemberKind::kBytes;
+  // --parse makes '<i8' and '<f8' streams of these geometries, and reads their text.
+  if ((dtype == "<i8" || dtype == "<f8") && one_axis) return MemberKind::kText;
+  return MemberKind::kNpy;
+}
+
 struct ExportStream {
   std::string ext;
-  bool keys = false;  // the root's __key__ stream: the samples' keys, not members
+  std::string member_ext;  // ext, or "<ext>.npy" for arrays
+  bool keys = false;       // the root's __key__ stream: the samples' keys, not members
   std::unique_ptr<Store> store;
-  bool bytes = false;                       // '|u1': the payload as it is; otherwise numbers as text
+  MemberKind kind = MemberKind::kBytes;
   std::vector<std::vector<uint8_t>> chunk;  // the chunk's members
 };
 
@@ -139,8 +157,15 @@ Status member_bytes(const ExportStream& s, const uint8_t* record, uint64_t size,
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
   const uint8_t* payload = record + prefix;
   const uint64_t n = size - prefix;
-  if (s.bytes) {
+  if (s.kind == MemberKind::kBytes) {
     out.assign(payload, payload + n);
+    return Status::ok();
+  }
+  if (s.kind == MemberKind::kNpy) {
+    const std::vector<uint64_t> dims = schema.is_dense() ? *schema.item_shape : ragged_dims(schema, record);
+    const std::string header = encode_npy_header(schema.dtype, dims);
+    out.assign(header.begin(), header.end());
+    out.insert(out.end(), payload, payload + n);
     return Status::ok();
   }
   std::string text;
@@ -150,6 +175,18 @@ Status member_bytes(const ExportStream& s, const uint8_t* record, uint64_t size,
     append_json_record(text, schema.dtype, {}, payload + i * itemsize);
   }
   out.assign(text.begin(), text.end());
+  return Status::ok();
+}
+
+// Two streams whose members would take one name ("vec" of arrays writes "KEY.vec.npy",
+// as a stream "vec.npy" of bytes does): the tar could not tell them apart.
+Status refuse_same_members(const std::vector<ExportStream>& streams) {
+  for (const ExportStream& s : streams)
+    for (const ExportStream& t : streams)
+      if (&s != &t && s.kind == MemberKind::kNpy && s.member_ext == t.ext)
+        return invalid_argument("stream '" + s.ext + "' is " + s.store->schema().describe() +
+                                " and writes its arrays as members KEY." + s.member_ext + ", the names of stream '" +
+                                t.ext + "'; --arrays text writes it as numbers, or rename one of them");
   return Status::ok();
 }
 
@@ -209,10 +246,12 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
                                       {.lanes = g.read_lanes(a.path), .wait = g.lock_wait(), .remote = g.remote}));
     const Schema& schema = s.store->schema();
     const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
-    s.bytes = schema.dtype.str() == "|u1";
-    if (!s.bytes && kind != 'i' && kind != 'u' && kind != 'f')
+    s.kind = tar_member_kind(schema, a.arrays_as_text);
+    s.member_ext = s.kind == MemberKind::kNpy ? s.ext + ".npy" : s.ext;
+    if (s.kind == MemberKind::kText && kind != 'i' && kind != 'u' && kind != 'f')
       return invalid_argument("stream '" + s.ext + "' is " + schema.describe() +
-                              "; a tar member holds bytes ('|u1') or numbers (integer or float dtypes)");
+                              "; with --arrays text a tar member holds bytes ('|u1') or numbers (integer or float "
+                              "dtypes); --arrays npy writes any array");
     if (root && s.store->length() < root->length)
       return invalid_argument("stream '" + s.ext + "' holds " + std::to_string(s.store->length()) +
                               " records, fewer than the " + std::to_string(root->length) + " samples root '" + a.path +
@@ -225,6 +264,7 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
     streams.push_back(std::move(s));
   }
   for (ExportStream& s : streams) s.keys = root && s.ext == kKeyStream;
+  ZREC_RETURN_IF_ERROR(refuse_same_members(streams));
   set.length = root ? root->length : streams.front().store->length();
   return set;
 }
@@ -483,12 +523,13 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
       if (tar.sharded()) {
         uint64_t sample_bytes = 0;
         for (const auto& s : streams)
-          if (!s.keys) sample_bytes += tar_member_bytes(key + "." + s.ext, s.chunk[r].size());
+          if (!s.keys) sample_bytes += tar_member_bytes(key + "." + s.member_ext, s.chunk[r].size());
         if (a.with_ids) sample_bytes += tar_member_bytes(key + "." + kIdExtension, id.size());
         ZREC_RETURN_IF_ERROR(tar.begin_sample(sample_bytes));
       }
       for (auto& s : streams)
-        if (!s.keys) ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + s.ext, s.chunk[r].data(), s.chunk[r].size()));
+        if (!s.keys)
+          ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + s.member_ext, s.chunk[r].data(), s.chunk[r].size()));
       if (a.with_ids) ZREC_RETURN_IF_ERROR(tar.write_member(key + "." + kIdExtension, id.data(), id.size()));
       meter.update(++done, tar.bytes());
     }

@@ -27,13 +27,22 @@ struct CatTarArgs {
   bool shuffle = false;            // --shuffle: the selection in a seeded random order
   uint64_t seed = 0;               // --seed K
   bool with_ids = false;           // --with-ids: an "<key>.id" member holding the record ID
+  bool arrays_as_text = false;     // --arrays text: every number stream as text (the old members)
 };
 
 // Writes members "<key>.<ext>" per sample, in selection order: one per stream of the
 // root (ext = the stream's name), or one per record of a single store (ext = the
 // store's directory name). key: the record ID zero-padded to max(6, digits of the
-// length), or the --keys file's line. '|u1' records are written as their bytes;
-// integer and float records as their numbers, space-separated (what --parse reads).
+// length), or the --keys file's line. A stream's records become what append-tar reads
+// back into the same stream (tar_member_kind):
+//   - Ragged ndim-1 '|u1' records: their bytes, "<key>.<ext>";
+//   - Dense scalar and Ragged ndim-1 '<i8' and '<f8' records (what append-tar --parse
+//     EXT=int|ints|float|floats makes): their numbers as text, space-separated;
+//   - every other record: a .npy file of the array, "<key>.<ext>.npy", which
+//     WebDataset's default decoders load as a NumPy array (any member name ending in
+//     ".npy") and append-tar reads back byte-exact.
+// With arrays_as_text, as before arrays: '|u1' records as their bytes, integer and
+// float records as their numbers (their shape lost), other dtypes refused.
 // Keys that are absolute or have a ".." component are refused (as GNU tar refuses to
 // extract them) unless absolute_names. The stream names follow the rule of
 // cli/formats/stream_name.h; a root holding a store whose name breaks it is refused.

@@ -267,10 +267,15 @@ Result<std::optional<NpyHeader>> read_npy_header(io::InputStream& in) {
   ZREC_ASSIGN_OR_RETURN(bool at_end, in.at_eof());
   if (at_end) return std::optional<NpyHeader>();
   const std::string where = "'" + in.name() + "': array at byte " + std::to_string(start);
+  const NpyReadFull read_full = [&in](void* dst, size_t n) { return in.read_full(dst, n); };
+  ZREC_ASSIGN_OR_RETURN(NpyHeader header, read_npy_header(read_full, where, nullptr));
+  return std::optional<NpyHeader>(std::move(header));
+}
 
+Result<NpyHeader> read_npy_header(const NpyReadFull& read_full, const std::string& where, uint64_t* header_bytes) {
   // magic (6) + major (1) + minor (1)
   std::array<char, 8> lead{};
-  ZREC_ASSIGN_OR_RETURN(size_t got, in.read_full(lead.data(), lead.size()));
+  ZREC_ASSIGN_OR_RETURN(size_t got, read_full(lead.data(), lead.size()));
   if (std::string_view(lead.data(), std::min(got, kMagic.size())) != kMagic.substr(0, std::min(got, kMagic.size()))) {
     return header_error(where, "not a .npy array (bad magic bytes)");
   }
@@ -283,7 +288,7 @@ Result<std::optional<NpyHeader>> read_npy_header(io::InputStream& in) {
 
   const size_t len_bytes = major == 1 ? 2 : 4;
   std::array<uint8_t, 4> len_le{};
-  ZREC_ASSIGN_OR_RETURN(got, in.read_full(len_le.data(), len_bytes));
+  ZREC_ASSIGN_OR_RETURN(got, read_full(len_le.data(), len_bytes));
   if (got < len_bytes) return header_error(where, "truncated .npy header");
   uint64_t header_len = 0;
   for (size_t i = 0; i < len_bytes; ++i) header_len |= uint64_t{len_le[i]} << (8 * i);
@@ -293,10 +298,10 @@ Result<std::optional<NpyHeader>> read_npy_header(io::InputStream& in) {
   }
 
   std::string text(header_len, '\0');
-  ZREC_ASSIGN_OR_RETURN(got, in.read_full(text.data(), text.size()));
+  ZREC_ASSIGN_OR_RETURN(got, read_full(text.data(), text.size()));
   if (got < text.size()) return header_error(where, "truncated .npy header");
-  ZREC_ASSIGN_OR_RETURN(NpyHeader header, parse_npy_header_dict(text, where));
-  return std::optional<NpyHeader>(std::move(header));
+  if (header_bytes != nullptr) *header_bytes = lead.size() + len_bytes + header_len;
+  return parse_npy_header_dict(text, where);
 }
 
 std::string encode_npy_header(const DType& dtype, std::span<const uint64_t> shape) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +34,12 @@ struct NpyHeader {
 // negative or non-integer dims, element count or byte size overflowing 64 bits.
 // Does not reject zero-element arrays or Fortran order: callers decide.
 Result<std::optional<NpyHeader>> read_npy_header(io::InputStream& in);
+
+// The same from any source of bytes (a tar member): `read_full(dst, n)` reads n bytes,
+// fewer only where the input ends. Errors are prefixed by `where`; `header_bytes`, when
+// given, receives the bytes the header took (the array's data follows them).
+using NpyReadFull = std::function<Result<size_t>(void*, size_t)>;
+Result<NpyHeader> read_npy_header(const NpyReadFull& read_full, const std::string& where, uint64_t* header_bytes);
 
 // Parses the header dict text alone, e.g. "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }".
 // Exposed for unit tests and fuzzing. `where` prefixes error messages.

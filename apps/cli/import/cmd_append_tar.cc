@@ -2,7 +2,9 @@
 // grouped into samples as WebDataset does (key: the path up to the first dot of the
 // basename; extension: the rest; consecutive members with one key form a sample), and
 // each selected extension goes to the store ROOT/<ext>, one record per sample, so
-// record i of every stream belongs to sample i.
+// record i of every stream belongs to sample i. A member "KEY.STREAM.npy" holds an array:
+// its data is a record of the stream STREAM (npy_member.h), as cat --format tar writes
+// the streams that are neither bytes nor --parse numbers.
 //
 // The root is marked and committed (zrec/dataset.h, docs/format.md §12): ROOT/zrec-root
 // names the streams and the committed sample count. At the end and at each
@@ -54,6 +56,7 @@
 #include "cli/import/expansion_check.h"
 #include "cli/import/keys_file.h"
 #include "cli/import/new_store_options.h"
+#include "cli/import/npy_member.h"
 #include "cli/import/present_check.h"
 #include "cli/import/tar_reader.h"
 #include "cli/options/option_values.h"
@@ -69,6 +72,7 @@ struct AppendTarArgs {
   std::vector<std::string> tars;
   std::vector<std::string> ext;
   std::vector<std::string> parse;
+  std::vector<std::string> dense;  // --dense STREAM: a new stream of .npy members is Dense
   bool skip_incomplete = false;
   bool adopt = false;
   std::string keys;
@@ -120,15 +124,18 @@ struct Stream {
   uint64_t first_stored = 0;
   bool scalar = false;  // a Dense scalar store: one number per member
   bool keys = false;    // the __key__ stream: each sample's key, not a member
+  bool arrays = false;  // neither bytes nor --parse numbers: its members must be .npy arrays
   // The current sample's member of this extension.
   bool has_member = false;
   bool data_skipped = false;  // the member belongs to a sample being skipped: its data was not read
   std::string member_path;
-  uint64_t member_bytes = 0;   // read from the tar
-  uint64_t pending_bytes = 0;  // in the window for its record: the bytes, or (--parse) the numbers parsed
-  uint64_t numbers = 0;        // --parse: numbers parsed
-  std::string text;            // --parse: text read but not parsed yet (a number cut by the chunk's end)
-  Status parse_problem;        // --parse: why the member's text is no record
+  bool npy = false;                // the member is "KEY.<ext>.npy": an array, its data the record
+  std::vector<uint64_t> npy_dims;  // its shape (a Ragged record's dims)
+  uint64_t member_bytes = 0;       // read from the tar
+  uint64_t pending_bytes = 0;      // in the window for its record: the bytes, or (--parse) the numbers parsed
+  uint64_t numbers = 0;            // --parse: numbers parsed
+  std::string text;                // --parse: text read but not parsed yet (a number cut by the chunk's end)
+  Status parse_problem;            // --parse: why the member's text is no record
 };
 
 class TarImport {
@@ -155,12 +162,12 @@ class TarImport {
   void parse_stream_codecs();
   void take_back();
   WriterOptions writer_options() const;
-  Status open_stream(const std::string& ext, bool exists);
+  Status open_stream(const std::string& ext, bool exists, const NpyHeader* first_array = nullptr);
   Status check_schema(const Stream& s) const;
   void infer_parse(Stream& s);
   Status check_present_key();
   Status check_present_key_stream();
-  Status read_member(Stream& s, const TarMember& m);
+  Status read_member(Stream& s, const TarMember& m, const std::optional<NpyMember>& array);
   Status parse_text(Stream& s, bool member_end);
   Status close_sample();
   Status checkpoint();
@@ -206,6 +213,7 @@ class TarImport {
   std::map<std::string, std::string> stream_of_ext_;  // --ext: a member's extension -> its stream
   std::map<std::string, std::string> alias_words_;    // --ext: a stream of alternatives -> ".png, .jpg or .jpeg"
   std::set<std::string> parse_one_;  // --parse EXT=int|float: one number per member, a Dense scalar stream
+  std::set<std::string> dense_;      // --dense: new streams of .npy members made Dense
   CreateOptions create_;
   // --stream-dict: new streams with a dictionary of their own (zstd_dict), by name.
   std::map<std::string, std::vector<uint8_t>> stream_dicts_;
@@ -256,6 +264,11 @@ Status TarImport::parse_options() {
     parse_[ext] = how == "ints" || how == "int" ? NumberSyntax::kInts : NumberSyntax::kFloats;
     if (how == "int" || how == "float") parse_one_.insert(ext);
     else parse_one_.erase(ext);
+  }
+  for (const auto& name : a_.dense) {
+    if (const std::string why = stream_name_problem(name); !why.empty())
+      throw UsageError("--dense '" + printable(name) + "' cannot name a stream: " + why + " (" + kStreamNameRule + ")");
+    dense_.insert(name);
   }
   // --ext: a stream per item; "png;jpg;jpeg=image" (WebDataset's ';' for alternatives)
   // puts members of any of those extensions into the stream "image" ("png;jpg": "png").
@@ -355,13 +368,8 @@ WriterOptions TarImport::writer_options() const {
 
 Status TarImport::check_schema(const Stream& s) const {
   const Schema& schema = s.writer->schema();
-  if (!s.parse) {
-    if (schema.is_dense() || schema.ndim != 1 || schema.dtype.str() != "|u1")
-      return invalid_argument("stream '" + s.path + "' is " + schema.describe() +
-                              "; a stream of tar members must be Ragged '|u1' with ndim 1 (or use --parse " + s.ext +
-                              "=ints|floats for numbers)");
-    return Status::ok();
-  }
+  // A stream of neither bytes nor --parse numbers takes .npy members (checked each).
+  if (!s.parse) return Status::ok();
   const bool one = parse_one_.count(s.ext) > 0;
   const char* kind = *s.parse == NumberSyntax::kInts ? "int" : "float";
   Status dtype_ok = check_number_dtype(*s.parse, schema.dtype);
@@ -395,7 +403,9 @@ void TarImport::infer_parse(Stream& s) {
   if (scalar) parse_one_.insert(s.ext);
 }
 
-Status TarImport::open_stream(const std::string& ext, bool exists) {
+// A new stream: of bytes, of --parse numbers, or (made by its first member, an array)
+// of the array's dtype, Ragged of its ndim or (--dense) Dense of its shape.
+Status TarImport::open_stream(const std::string& ext, bool exists, const NpyHeader* first_array) {
   Stream s;
   s.ext = ext;
   s.path = join_path(a_.root, ext);
@@ -408,6 +418,7 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
       c.schema.ndim = 0;
       c.schema.item_shape = std::vector<uint64_t>{};
     }
+    if (first_array != nullptr && !s.parse) c.schema = npy_stream_schema(*first_array, dense_.count(ext) > 0);
     set_new_store_codec(c, a_.create, a_.append.checksum.value_or(false), a_.append.level);
     if (auto own = stream_dicts_.find(ext); own != stream_dicts_.end()) {  // --stream-dict
       c.codec = Codec::kZstdDict;
@@ -433,6 +444,8 @@ Status TarImport::open_stream(const std::string& ext, bool exists) {
     throw UsageError("--level is for zstd and zstd_dict; stream '" + s.path + "' is a raw store");
   ZREC_RETURN_IF_ERROR(check_schema(s));
   s.scalar = s.writer->schema().is_dense();
+  const Schema& schema = s.writer->schema();
+  s.arrays = !s.parse && (schema.is_dense() || schema.ndim != 1 || schema.dtype.str() != "|u1");
   s.keys = ext == kKeyStream;
   s.first_stored = s.writer->stored_bytes();
   s.window = std::make_unique<RecordWindow>(*s.writer, a_.append.window_mib << 20);
@@ -613,13 +626,19 @@ void TarImport::take_back() {
   for (const auto& w : warnings) spdlog::warn("{}", w);
 }
 
-Status TarImport::read_member(Stream& s, const TarMember& m) {
-  if (m.size > kMaxRagged1dPayloadBytes)
+Status TarImport::read_member(Stream& s, const TarMember& m, const std::optional<NpyMember>& array) {
+  if (array) ZREC_RETURN_IF_ERROR(check_npy_record(array->header, s.writer->schema(), m.path, s.path));
+  else if (s.arrays)
+    return invalid_argument("member '" + m.path + "' is no .npy array; stream '" + s.path + "' is " +
+                            s.writer->schema().describe() + ", and its members are arrays named KEY." + s.ext + ".npy");
+  else if (m.size > kMaxRagged1dPayloadBytes)
     return invalid_argument("member '" + m.path + "' is " + std::to_string(m.size) + " bytes; a record holds at most " +
                             std::to_string(kMaxRagged1dPayloadBytes));
   s.has_member = true;
   s.data_skipped = false;
   s.member_path = m.path;
+  s.npy = array.has_value();
+  s.npy_dims = array ? array->header.shape : std::vector<uint64_t>{};
   s.member_bytes = 0;
   s.pending_bytes = 0;
   s.numbers = 0;
@@ -754,7 +773,7 @@ Status TarImport::close_sample() {
   }
   for (const auto& s : streams_) {
     if (!s.parse_problem.is_ok()) return s.parse_problem;
-    if (s.parse && s.numbers == 0)
+    if (s.parse && !s.npy && s.numbers == 0)
       return invalid_argument("member '" + s.member_path + "' holds no numbers (--parse " + s.ext + ")");
   }
   for (auto& s : streams_) {
@@ -764,9 +783,10 @@ Status TarImport::close_sample() {
       s.window->input_written(key_.size());
       s.pending_bytes = key_.size();
     }
-    // Dims of a Ragged 1-D record: its bytes, or (--parse) its numbers.
-    const uint64_t dims = s.parse ? s.numbers : s.pending_bytes;
-    ZREC_RETURN_IF_ERROR(s.window->cut(s.pending_bytes, 0, true, s.scalar ? nullptr : &dims));
+    // Dims of a Ragged record: its array's shape, or (1-D) its bytes or (--parse) its numbers.
+    const uint64_t count = s.parse ? s.numbers : s.pending_bytes;
+    const uint64_t* dims = s.npy ? s.npy_dims.data() : &count;
+    ZREC_RETURN_IF_ERROR(s.window->cut(s.pending_bytes, 0, true, s.scalar ? nullptr : dims));
     s.has_member = false;
     s.member_bytes = 0;
     s.pending_bytes = 0;
@@ -844,41 +864,54 @@ Status TarImport::run() {
       ++ignored_;
       continue;
     }
+    // "KEY.vec.npy": an array of the stream vec, unless a stream (or --ext) takes the
+    // whole extension "vec.npy" as bytes (a root an earlier version imported so).
+    const std::string array_stream = npy_member_stream(ext);
+    const bool npy = !array_stream.empty() && stream_of_ext_.count(ext) == 0 && find(ext) == nullptr;
+    if (npy) ext = array_stream;
     if (auto it = stream_of_ext_.find(ext); it != stream_of_ext_.end()) ext = it->second;
     Stream* s = find(ext);
+    if (s != nullptr && s->has_member)
+      return invalid_argument("sample '" + key_ + "' has two '" + ext + "' members: '" + s->member_path + "' and '" +
+                              m.path + "' (a duplicate extension within a sample" +
+                              (alias_words_.count(ext) > 0 ? ", or two of its alternatives" : "") + ")");
+    if (s == nullptr && selection_fixed_) {
+      ++ignored_;
+      continue;
+    }
+    std::optional<NpyMember> array;
+    if (npy) {
+      ZREC_ASSIGN_OR_RETURN(NpyMember read, read_npy_member(reader, m));
+      array = std::move(read);
+      bytes_in_ += array->header_bytes;
+    }
     if (s == nullptr) {
-      if (selection_fixed_) {
-        ++ignored_;
-        continue;
-      }
       // The extension becomes a directory ROOT/<ext>: checked before anything is made.
       if (const std::string why = stream_name_problem(ext); !why.empty())
         return invalid_argument("member '" + m.path + "' has the extension '" + ext +
                                 "', which cannot name a stream: " + why + " (" + kStreamNameRule +
                                 "); --ext selects the extensions to import, and others are ignored");
-      ZREC_RETURN_IF_ERROR(open_stream(ext, false));
+      ZREC_RETURN_IF_ERROR(open_stream(ext, false, array ? &array->header : nullptr));
       s = find(ext);
     }
-    if (s->has_member)
-      return invalid_argument("sample '" + key_ + "' has two '" + ext + "' members: '" + s->member_path + "' and '" +
-                              m.path + "' (a duplicate extension within a sample" +
-                              (alias_words_.count(ext) > 0 ? ", or two of its alternatives" : "") + ")");
-    ZREC_RETURN_IF_ERROR(read_member(*s, m));
+    ZREC_RETURN_IF_ERROR(read_member(*s, m, array));
     if (skipped_ < to_skip_) {
       // This sample is skipped whole (or, incomplete, dropped): its header is enough,
       // and the tar reader passes over the data (a seek in an uncompressed file).
       s->data_skipped = true;
       s->member_bytes = m.size;
-      bytes_in_ += m.size;
+      bytes_in_ += m.size - (array ? array->header_bytes : 0);
       report();
       continue;
     }
     // The member's bytes: into the stream's window (pending until the sample closes),
     // or, for --parse, parsed a chunk at a time into it.
-    for (uint64_t left = m.size; left > 0;) {
+    // An array member's data is its record, as a member's bytes are.
+    const bool as_text = s->parse && !s->npy;
+    for (uint64_t left = m.size - (array ? array->header_bytes : 0); left > 0;) {
       if (interrupted()) return cancelled("interrupted");
       uint64_t got = 0;
-      if (!s->parse) {
+      if (!as_text) {
         // Room for the rest of the member, but never more than it has brought so far
         // (or 1 MiB): a member larger than the window grows it by doubling with the
         // bytes that arrive, so no header's claimed size is ever allocated on trust.
@@ -897,7 +930,7 @@ Status TarImport::run() {
       left -= got;
       s->member_bytes += got;
       bytes_in_ += got;
-      if (s->parse) {
+      if (as_text) {
         // The first problem is kept for close_sample (an incomplete or skipped sample is
         // dropped without it) and the rest of the member's text is skipped.
         if (s->parse_problem.is_ok()) s->parse_problem = parse_text(*s, left == 0);
@@ -995,6 +1028,12 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global) {
                   "EXT=int or EXT=float: the member's text holds one number (a new stream is a Dense scalar "
                   "'<i8' or '<f8', e.g. class labels); EXT=ints or EXT=floats: any count of numbers (a new stream is "
                   "Ragged ndim 1 '<i8' or '<f8')")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_option("--dense", args->dense,
+                  "STREAM of .npy members (KEY.STREAM.npy): a new stream is Dense of the first array's shape, "
+                  "every array of that shape (default: Ragged of the first array's ndim; a 0-d array: Dense)")
+      ->type_name("STREAM")
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_flag("--skip-incomplete", args->skip_incomplete,

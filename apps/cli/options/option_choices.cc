@@ -24,6 +24,11 @@ const Choices& framing_names() {
   return words;
 }
 
+const Choices& tar_array_names() {
+  static const Choices words = {"npy", "text"};
+  return words;
+}
+
 const Choices& number_syntax_names() {
   static const Choices words = {"ints", "floats"};
   return words;

@@ -26,6 +26,7 @@ using Choices = std::vector<std::string>;
 // libraries, dtype names from parse_dtype's table (zrec/dtype.h).
 const Choices& cat_format_names();     // cat --format: npy raw text jsonl tar npz
 const Choices& framing_names();        // cat and append-stream --framing
+const Choices& tar_array_names();      // cat --arrays: npy text
 const Choices& number_syntax_names();  // append-stream --parse: ints floats
 const Choices& codec_names();          // --codec: raw zstd zstd_dict
 const Choices& tier_names();           // --tier: small balanced max
