@@ -42,6 +42,7 @@ class RootAppend {
   const Schema& schema(size_t i) const { return writers_[i]->schema(); }
   size_t stream_count() const { return writers_.size(); }
   const std::string& name(size_t i) const { return names_[i]; }
+  const std::string& root() const { return root_; }
   // "stream 'NAME' ('ROOT/NAME')", for messages.
   std::string label(size_t i) const;
 
