@@ -16,6 +16,8 @@
 #include "cli/app/usage.h"
 #include "cli/formats/npy.h"
 #include "cli/import/append_session.h"
+#include "cli/import/npy_plan.h"
+#include "cli/import/npy_root_append.h"
 #include "cli/import/record_window.h"
 #include "cli/options/option_values.h"
 #include "cli/report/console.h"
@@ -30,46 +32,11 @@ constexpr uint64_t kArrayReadBytes = uint64_t{1} << 20;
 struct AppendNpyArgs {
   std::string store;
   std::vector<std::string> inputs;
-  bool split_axis0 = false;       // --split-axis0: axis 0 of each array indexes records
-  bool deprecated_batch = false;  // --batch: the old spelling of --split-axis0 (hidden)
-  AppendArgs append;              // --window-mib, --checkpoint-every, --skip-first
+  std::vector<std::string> streams;  // --stream NAME=FILE: STORE is a root, every stream fed at once
+  bool split_axis0 = false;          // --split-axis0: axis 0 of each array indexes records
+  bool deprecated_batch = false;     // --batch: the old spelling of --split-axis0 (hidden)
+  AppendArgs append;                 // --window-mib, --checkpoint-every, --skip-first
 };
-
-// How one array becomes records.
-struct ArrayPlan {
-  uint64_t records = 0;
-  uint64_t record_bytes = 0;
-  std::vector<uint64_t> dims;  // Ragged: the dims of every record of this array
-};
-
-Result<ArrayPlan> plan_array(const NpyHeader& h, const Schema& schema, bool split_axis0, const std::string& where) {
-  auto bad = [&](const std::string& rule) { return invalid_argument(where + ": " + rule); };
-  if (h.dtype != schema.dtype)
-    return bad("dtype '" + h.dtype.str() + "' does not match the store's '" + schema.dtype.str() + "'");
-  // Zero-element arrays are refused, even an empty batch (0, *item_shape).
-  ZREC_RETURN_IF_ERROR(check_npy_array(h, where));
-  if (schema.is_dense()) {
-    // (B, *item_shape): axis 0 is the batch.
-    const auto& item = *schema.item_shape;
-    if (h.shape.size() != item.size() + 1 || !std::equal(item.begin(), item.end(), h.shape.begin() + 1)) {
-      std::string want = "(B,";
-      for (uint64_t d : item) want += " " + std::to_string(d) + ",";
-      if (!item.empty()) want.pop_back();
-      return bad("shape " + shape_to_string(h.shape) + " is not " + want + ") for records of " + schema.describe());
-    }
-  } else {
-    const size_t expect_rank = schema.ndim + (split_axis0 ? 1 : 0);
-    if (h.shape.size() != expect_rank)
-      return bad("array has " + std::to_string(h.shape.size()) + " dims; records of this store have " +
-                 std::to_string(schema.ndim) + (split_axis0 ? " (plus axis 0 with --split-axis0)" : ""));
-  }
-  ZREC_ASSIGN_OR_RETURN(NpyRecords r, npy_records(h, !schema.is_dense(), split_axis0, where));
-  ArrayPlan plan;
-  plan.records = r.records;
-  plan.record_bytes = r.record_bytes;
-  if (!schema.is_dense()) plan.dims = std::move(r.item);
-  return plan;
-}
 
 Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession& session) {
   const Schema& schema = session.schema();
@@ -142,6 +109,12 @@ Status run_append_npy(AppendNpyArgs& a, const GlobalOptions& g) {
     spdlog::warn("--batch is deprecated and will be removed in the next release; use --split-axis0");
     a.split_axis0 = true;
   }
+  if (!a.streams.empty()) {
+    if (!a.inputs.empty())
+      throw UsageError("give the inputs of a root as --stream NAME=FILE only (not also as FILE arguments)");
+    return append_npy_to_root(a.store, a.streams, a.split_axis0, a.append, g);
+  }
+  if (a.inputs.empty()) throw UsageError("no input: give .npy files (or -), or --stream NAME=FILE for a root");
   for (const auto& input : a.inputs)
     if (input == "-" && stdin_is_terminal())
       throw UsageError("refusing to read .npy data from a terminal (pipe it in, or name files)");
@@ -175,8 +148,13 @@ Status run_append_npy(AppendNpyArgs& a, const GlobalOptions& g) {
 Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<AppendNpyArgs>();
   CLI::App* cmd = root.add_subcommand("append-npy", "Append the arrays of .npy files (or stdin) as records");
-  cmd->add_option("store", args->store, "Store to append to")->required();
-  cmd->add_option("inputs", args->inputs, ".npy files, or - for a stream of .npy arrays on stdin")->required();
+  cmd->add_option("store", args->store, "Store (or, with --stream, root) to append to")->required();
+  cmd->add_option("inputs", args->inputs, ".npy files, or - for a stream of .npy arrays on stdin");
+  cmd->add_option("--stream", args->streams,
+                  "NAME=FILE: STORE is a root; FILE's records go to its stream NAME, record i of every FILE "
+                  "making sample i (name every stream of the root; - for one FILE at most)")
+      ->type_name("NAME=FILE")
+      ->allow_extra_args(false);
   cmd->add_flag("--split-axis0", args->split_axis0,
                 "Axis 0 of each array indexes records: a Ragged store gets one record per slice "
                 "(Dense stores always split axis 0)");

@@ -15,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "zrec/dataset.h"
 #include "zrec/input_stream.h"
 #include "zrec/limits.h"
 
@@ -22,6 +23,8 @@
 #include "cli/app/usage.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
+#include "cli/import/frame_reader.h"
+#include "cli/import/json_root_append.h"
 #include "cli/options/option_choices.h"
 #include "cli/report/console.h"
 
@@ -35,14 +38,11 @@ struct AppendStreamArgs {
   std::string store;
   std::string input = "-";
   std::string framing = "lines";
-  std::string parse;
+  std::vector<std::string> parse;  // a store: one of ints, floats; a root: STREAM=HOW each
   bool skip_empty = false;
   AppendArgs append;
 };
 
-// A |u1 record's payload is at most 2^31 - 1 bytes minus its 8-byte shape prefix.
-// Text lines parsed into numbers are held whole; beyond this a line is refused.
-constexpr uint64_t kMaxTextLine = uint64_t{1} << 31;
 // Streamed reads ask for at least this much room.
 constexpr uint64_t kReadBytes = uint64_t{1} << 20;
 
@@ -98,58 +98,6 @@ Status read_delimited_bytes(io::InputStream& in, AppendSession& s, InputFraming 
   if (!s.pending().empty()) ZREC_RETURN_IF_ERROR(take(s.pending().size(), 0));  // unterminated last one
   return Status::ok();
 }
-
-// Delimited frames of text, each returned whole (for --parse, which needs the line).
-class FrameReader {
- public:
-  FrameReader(io::InputStream& in, char delim) : in_(in), delim_(delim), buf_(kReadBytes) {}
-
-  // The next frame without its delimiter (valid until the next call); nullopt at the
-  // end of input. A last frame without a delimiter counts.
-  Result<std::optional<std::string_view>> next() {
-    for (;;) {
-      if (const void* hit = std::memchr(buf_.data() + scan_, delim_, end_ - scan_)) {
-        const size_t at = static_cast<const char*>(hit) - buf_.data();
-        std::string_view frame(buf_.data() + begin_, at - begin_);
-        begin_ = scan_ = at + 1;
-        consumed_ += frame.size() + 1;
-        return std::optional<std::string_view>(frame);
-      }
-      scan_ = end_;
-      if (eof_) {
-        if (begin_ == end_) return std::optional<std::string_view>();
-        std::string_view frame(buf_.data() + begin_, end_ - begin_);
-        begin_ = scan_ = end_;
-        consumed_ += frame.size();
-        return std::optional<std::string_view>(frame);
-      }
-      if (begin_ > 0) {  // move the partial frame to the front
-        std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
-        end_ -= begin_;
-        scan_ -= begin_;
-        begin_ = 0;
-      }
-      if (end_ == buf_.size()) {
-        if (buf_.size() >= kMaxTextLine) return invalid_argument("a line is longer than 2 GiB");
-        buf_.resize(buf_.size() * 2);
-      }
-      ZREC_ASSIGN_OR_RETURN(size_t got, in_.read_some(buf_.data() + end_, buf_.size() - end_));
-      if (got == 0) eof_ = true;
-      end_ += got;
-    }
-  }
-
-  // Bytes of the frames returned so far, delimiters included.
-  uint64_t consumed() const { return consumed_; }
-
- private:
-  io::InputStream& in_;
-  const char delim_;
-  std::vector<char> buf_;
-  size_t begin_ = 0, scan_ = 0, end_ = 0;  // frame start, search start, end of data
-  bool eof_ = false;
-  uint64_t consumed_ = 0;
-};
 
 // --parse: each line (or NUL-separated frame) of numbers is one record: Ragged 1-D of
 // as many numbers as the line holds, or Dense of exactly the item's count (one for a
@@ -255,10 +203,16 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, InputFraming 
 }
 
 Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
+  // A root (its zrec-root marker): JSON lines, one object per sample.
+  if (const auto marker = read_root_marker(a.store); marker.is_ok() && marker.value()) {
+    if (a.framing != "lines") throw UsageError("--framing: a root reads JSON lines only");
+    return append_json_to_root(a.store, a.input, a.parse, a.skip_empty, a.append, g);
+  }
+  if (a.parse.size() > 1) throw UsageError("--parse: a store takes one of ints or floats (STREAM=HOW is for a root)");
   // framing_names() and number_syntax_names() are in the order of their enums.
   const auto framing = static_cast<InputFraming>(choose(framing_names(), "--framing", a.framing));
   std::optional<NumberSyntax> syntax;
-  if (!a.parse.empty()) syntax = static_cast<NumberSyntax>(choose(number_syntax_names(), "--parse", a.parse));
+  if (!a.parse.empty()) syntax = static_cast<NumberSyntax>(choose(number_syntax_names(), "--parse", a.parse.front()));
   if (syntax && (framing == InputFraming::kU32 || framing == InputFraming::kU64))
     throw UsageError("--parse reads text: use it with --framing lines or nul");
   if (a.input == "-" && stdin_is_terminal())
@@ -312,18 +266,23 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<AppendStreamArgs>();
   CLI::App* cmd = root.add_subcommand("append-stream",
                                       "Append records read from a stream: lines, NUL-separated or length-prefixed");
-  cmd->add_option("store", args->store, "Store to append to")->required();
+  cmd->add_option("store", args->store, "Store to append to; or a root, fed JSON lines (one object per sample)")
+      ->required();
   cmd->add_option("-i,--input", args->input, "Read this file instead of stdin (- for stdin)")->capture_default_str();
   offer_choices(cmd->add_option("--framing", args->framing,
                                 "How records are delimited: lines (newline-terminated; the newline is dropped, a CR "
                                 "kept), nul (NUL-terminated), u32le or u64le (a little-endian length, then the bytes)")
                     ->capture_default_str(),
                 framing_names());
-  offer_choices(cmd->add_option("--parse", args->parse,
-                                "ints or floats: each line is whitespace-separated numbers, stored as one record of "
-                                "the store's dtype: Ragged 1-D (any count), or Dense (exactly the item's count: one "
-                                "per line for a scalar store of labels)"),
-                number_syntax_names());
+  offer_choices(
+      cmd->add_option("--parse", args->parse,
+                      "ints or floats: each line is whitespace-separated numbers, stored as one record of "
+                      "the store's dtype: Ragged 1-D (any count), or Dense (exactly the item's count: one "
+                      "per line for a scalar store of labels). A root: STREAM=text|bytes|int|float|ints|floats "
+                      "for each stream whose values are not what its schema implies")
+          ->delimiter(',')
+          ->allow_extra_args(false),
+      number_syntax_names());
   cmd->add_flag("--skip-empty", args->skip_empty,
                 "Drop empty lines and frames instead of failing (records are nonempty)");
   add_append_options(cmd, args->append);

@@ -1,0 +1,223 @@
+// append_npy_to_root: see npy_root_append.h.
+//
+// Each stream's input is read as a sequence of records (axis 0 of each array for a Dense
+// stream; each array, or each slice with --split-axis0, for a Ragged one). The inputs are
+// walked in step, a run of samples at a time: the run is as long as the shortest array
+// in hand allows, bounded by --window-mib and the next checkpoint, and each stream's
+// records of the run are read straight into one buffer and appended.
+//
+// Before anything is appended, every input that is a regular file is scanned (headers
+// read, data passed over by a seek): each array's dtype and shape are checked against its
+// stream, and inputs of unequal record counts are refused naming both. Only stdin cannot
+// be scanned; if it ends early or late, the run fails and nothing past the last
+// checkpoint is kept.
+#include "cli/import/npy_root_append.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "zrec/input_stream.h"
+
+#include "cli/app/usage.h"
+#include "cli/formats/printable.h"
+#include "cli/import/npy_plan.h"
+#include "cli/import/root_append.h"
+#include "cli/os/interrupt.h"
+#include "cli/report/console.h"
+
+namespace zrec::cli {
+
+namespace {
+
+struct StreamSpec {
+  std::string name, path;
+};
+
+std::vector<StreamSpec> parse_specs(const std::vector<std::string>& specs) {
+  std::vector<StreamSpec> out;
+  for (const auto& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw UsageError("--stream '" + printable(spec) + "': expected NAME=FILE, e.g. --stream label=labels.npy");
+    StreamSpec s{spec.substr(0, eq), spec.substr(eq + 1)};
+    for (const auto& o : out)
+      if (o.name == s.name)
+        throw UsageError("--stream '" + printable(spec) + "': the stream '" + s.name + "' is named twice");
+    out.push_back(std::move(s));
+  }
+  if (std::count_if(out.begin(), out.end(), [](const StreamSpec& s) { return s.path == "-"; }) > 1)
+    throw UsageError("--stream: stdin can be read only once: give '-' for one stream");
+  for (const auto& s : out)
+    if (s.path == "-" && stdin_is_terminal())
+      throw UsageError("refusing to read .npy data from a terminal (pipe it in, or name files)");
+  return out;
+}
+
+bool regular_file(const std::string& path) {
+  struct stat st {};
+  return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// One stream's input, read an array at a time.
+class NpySource {
+ public:
+  NpySource(io::InputStream in, const Schema& schema, bool split_axis0)
+      : in_(std::move(in)), schema_(schema), split_(split_axis0) {}
+
+  // Records left in the array in hand, reading the next header when it has none; 0 at
+  // the end of the input.
+  Result<uint64_t> ready() {
+    while (left_ == 0 && !ended_) {
+      const uint64_t start = in_.position();
+      ZREC_ASSIGN_OR_RETURN(auto header, read_npy_header(in_));
+      if (!header) {
+        if (arrays_ == 0 && in_.name() != "-")
+          return invalid_argument("'" + in_.name() + "': no .npy array in the file");
+        ended_ = true;
+        break;
+      }
+      ++arrays_;
+      where_ = "'" + in_.name() + "': array at byte " + std::to_string(start);
+      ZREC_ASSIGN_OR_RETURN(plan_, plan_array(*header, schema_, split_, where_));
+      left_ = plan_.records;
+      record_ = 0;
+    }
+    return left_;
+  }
+  uint64_t record_bytes() const { return plan_.record_bytes; }
+  const uint64_t* dims() const { return plan_.dims.empty() ? nullptr : plan_.dims.data(); }
+  uint64_t records_read() const { return total_; }
+  const std::string& name() const { return in_.name(); }
+
+  // Passes over n <= ready() records (a seek in a file).
+  Status skip(uint64_t n) {
+    const uint64_t bytes = n * plan_.record_bytes;
+    ZREC_ASSIGN_OR_RETURN(uint64_t got, in_.skip(bytes));
+    if (got < bytes) return truncated(record_ + got / plan_.record_bytes);
+    return took(n);
+  }
+  // Reads n <= ready() records into `out`.
+  Status read(uint64_t n, std::vector<uint8_t>& out) {
+    out.resize(n * plan_.record_bytes);
+    ZREC_ASSIGN_OR_RETURN(size_t got, in_.read_full(out.data(), out.size()));
+    if (got < out.size()) return truncated(record_ + got / plan_.record_bytes);
+    return took(n);
+  }
+
+ private:
+  Status took(uint64_t n) {
+    left_ -= n;
+    record_ += n;
+    total_ += n;
+    return Status::ok();
+  }
+  Status truncated(uint64_t record) const {
+    return invalid_argument(where_ + ": truncated: the input ends inside record " + std::to_string(record) +
+                            " of the array's " + std::to_string(plan_.records));
+  }
+
+  io::InputStream in_;
+  const Schema& schema_;
+  const bool split_;
+  ArrayPlan plan_;
+  std::string where_;
+  uint64_t left_ = 0, record_ = 0, total_ = 0, arrays_ = 0;
+  bool ended_ = false;
+};
+
+// The records a regular file holds for `schema`, every array checked, data unread.
+Result<uint64_t> count_records(const std::string& path, const Schema& schema, bool split_axis0) {
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path, {.cancel = interrupt_token()}));
+  NpySource src(std::move(in), schema, split_axis0);
+  for (;;) {
+    ZREC_ASSIGN_OR_RETURN(const uint64_t n, src.ready());
+    if (n == 0) return src.records_read();
+    ZREC_RETURN_IF_ERROR(src.skip(n));
+  }
+}
+
+// Equal record counts of the inputs that are files, before anything is appended.
+Status check_counts(const std::vector<StreamSpec>& specs, RootAppend& r, bool split_axis0) {
+  std::optional<size_t> first;
+  uint64_t first_count = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!regular_file(specs[i].path)) continue;
+    const Result<uint64_t> counted = count_records(specs[i].path, r.schema(i), split_axis0);
+    if (!counted.is_ok()) return counted.status().with_context(r.label(i));
+    const uint64_t n = counted.value();
+    if (!first) {
+      first = i;
+      first_count = n;
+    } else if (n != first_count) {
+      return invalid_argument(r.label(i) + ": '" + specs[i].path + "' holds " + std::to_string(n) + " records, but " +
+                              r.label(*first) + ": '" + specs[*first].path + "' holds " + std::to_string(first_count) +
+                              "; every stream gets one record per sample; nothing was appended");
+    }
+  }
+  return Status::ok();
+}
+
+// The inputs walked in step, a run of samples at a time.
+Status feed(std::vector<NpySource>& srcs, RootAppend& r, uint64_t window_bytes) {
+  std::vector<std::vector<uint8_t>> bufs(srcs.size());
+  std::vector<std::vector<RecordRef>> refs(srcs.size());
+  for (;;) {
+    if (interrupted()) return cancelled("interrupted");
+    uint64_t n = UINT64_MAX, sample_bytes = 0;
+    std::optional<size_t> ended, going;
+    for (size_t i = 0; i < srcs.size(); ++i) {
+      ZREC_ASSIGN_OR_RETURN(const uint64_t left, srcs[i].ready());
+      if (left == 0) ended = i;
+      else going = i;
+      n = std::min(n, left);
+      sample_bytes += srcs[i].record_bytes();
+    }
+    if (!going) return Status::ok();
+    if (ended)
+      return invalid_argument(r.label(*ended) + ": '" + srcs[*ended].name() + "' ends after " +
+                              std::to_string(srcs[*ended].records_read()) + " records, but " + r.label(*going) + ": '" +
+                              srcs[*going].name() + "' holds more; every stream gets one record per sample");
+    if (const uint64_t k = std::min(n, r.to_skip()); k > 0) {
+      for (auto& s : srcs) ZREC_RETURN_IF_ERROR(s.skip(k));
+      r.skip(k);
+      continue;
+    }
+    n = std::min({n, std::max<uint64_t>(1, window_bytes / std::max<uint64_t>(1, sample_bytes)), r.room()});
+    uint64_t in = 0;
+    for (size_t i = 0; i < srcs.size(); ++i) {
+      ZREC_RETURN_IF_ERROR(srcs[i].read(n, bufs[i]));
+      const uint64_t rb = srcs[i].record_bytes();
+      refs[i].resize(n);
+      for (uint64_t k = 0; k < n; ++k) refs[i][k] = {bufs[i].data() + k * rb, rb, srcs[i].dims()};
+      in += n * rb;
+    }
+    r.count_input(in);
+    ZREC_RETURN_IF_ERROR(r.append(refs));
+  }
+}
+
+}  // namespace
+
+Status append_npy_to_root(const std::string& root, const std::vector<std::string>& specs, bool split_axis0,
+                          const AppendArgs& args, const GlobalOptions& global) {
+  const std::vector<StreamSpec> streams = parse_specs(specs);
+  std::vector<std::string> names;
+  for (const auto& s : streams) names.push_back(s.name);
+  InterruptScope interrupts;  // a --wait for the lock ends on SIGINT/SIGTERM
+  ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-npy", root, args, global, names));
+  Status s = check_counts(streams, *r, split_axis0);
+  std::vector<NpySource> srcs;
+  srcs.reserve(streams.size());
+  for (size_t i = 0; s.is_ok() && i < streams.size(); ++i) {
+    auto in = io::InputStream::open(streams[i].path, {.cancel = interrupt_token()});
+    if (!in.is_ok()) s = in.status();
+    else srcs.emplace_back(std::move(*in), r->schema(i), split_axis0);
+  }
+  if (s.is_ok()) s = feed(srcs, *r, args.window_mib << 20);
+  return r->finish(std::move(s));
+}
+
+}  // namespace zrec::cli
