@@ -21,12 +21,14 @@ void ScanWindows::begin_chunk(std::span<const uint64_t> ids, std::span<const Rec
 }
 
 void ScanWindows::open_window(ScanSlot* slot) {
-  // Cut a window of at most slot_budget_ logical bytes (at least one record).
+  // Cut a window of at most slot_budget_ logical bytes (at least one record) and
+  // kMaxWindowRecords records.
   const size_t begin = cursor_;
   size_t end = begin;
   uint64_t bytes = 0;
   slot->offsets.assign(1, 0);
-  while (end < ids_.size() && (end == begin || bytes + locs_[end].logic_length <= slot_budget_)) {
+  while (end < ids_.size() && end - begin < kMaxWindowRecords &&
+         (end == begin || bytes + locs_[end].logic_length <= slot_budget_)) {
     bytes += locs_[end].logic_length;
     slot->offsets.push_back(bytes);
     ++end;

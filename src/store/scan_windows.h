@@ -37,6 +37,11 @@ struct ScanSlot {
 
 class ScanWindows {
  public:
+  // The most records in one window. A window's offsets cost 8 bytes a record, as much
+  // as the bytes of tiny records: a scattered chunk of 2^22 one-byte records cut by
+  // bytes alone made windows of 3.7 million records, 60 MB each.
+  static constexpr size_t kMaxWindowRecords = size_t{1} << 20;
+
   // Reads record k of the current chunk into dst on `lane`.
   using ReadOne = std::function<Status(size_t lane, size_t k, uint8_t* dst)>;
   // Reads records [begin, end) of the current chunk on `lane`, record k into dst(k): a
