@@ -33,6 +33,9 @@ struct ScanSlot {
   std::vector<uint64_t> offsets;
   std::span<const uint64_t> ids;
   uint64_t first_index = 0;  // position of ids[0] in the scanned list
+  // The order the lanes read the window's records in (positions in the window), when
+  // not simply theirs: roughly by ID (ScanWindows::begin_chunk's by_id).
+  std::vector<uint32_t> order;
 };
 
 class ScanWindows {
@@ -55,8 +58,16 @@ class ScanWindows {
   }
 
   // The next chunk of the scan: ids (positions first_index.. in the scanned list) with
-  // their RecordLocs. Called by the reader between lane runs.
-  void begin_chunk(std::span<const uint64_t> ids, std::span<const RecordLoc> locs, uint64_t first_index);
+  // their RecordLocs. Called by the reader between lane runs. With by_id, the lanes
+  // read each window's records (work with a ReadOne) roughly in ID order, so in the
+  // order of their offsets within each data file, instead of in the window's order.
+  //
+  // Performance note: a shuffle's window reads records at random places of the data
+  // files, and each small read then costs the kernel cache misses of its own (its
+  // page's lookup and copy). 4 million one-byte records of a 10^7-record store, gathered
+  // by `cat --indices-from`: 5.3-5.9 s in random order, 4.4-4.5 s sorted.
+  void begin_chunk(std::span<const uint64_t> ids, std::span<const RecordLoc> locs, uint64_t first_index,
+                   bool by_id = false);
 
   // A lane's work on the current chunk: claims blocks of records, opening windows as
   // buffers come free, until the chunk is all claimed, the caller stopped or a read
@@ -92,6 +103,13 @@ class ScanWindows {
   void hand_over_done();
   // With mu_ held: opens the next window of the chunk in `slot`.
   void open_window(ScanSlot* slot);
+  // With mu_ held: slot->order for records [begin, end) of the chunk, by ID buckets.
+  void order_by_id(ScanSlot* slot, size_t begin, size_t end);
+  // A claim's records, [begin, end) of the window's reading order, read with read_one.
+  Status read_claim(size_t lane, const ScanSlot& slot, size_t window_begin, size_t begin, size_t end,
+                    const ReadOne& read_one) const;
+  template <typename Read>
+  Status claim_loop(size_t lane, const Read& read);
 
   const uint64_t slot_budget_;
   const size_t lanes_;
@@ -105,7 +123,9 @@ class ScanWindows {
   std::span<const uint64_t> ids_;
   std::span<const RecordLoc> locs_;
   uint64_t chunk_first_ = 0;
-  size_t cursor_ = 0;  // the first record of the chunk not in a window yet
+  bool by_id_ = false;
+  std::vector<uint32_t> bucket_starts_;  // order_by_id's counts
+  size_t cursor_ = 0;                    // the first record of the chunk not in a window yet
   // The first failed window: it and every later one are dropped.
   bool failed_ = false;
   uint64_t failed_seq_ = 0;

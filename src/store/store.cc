@@ -475,7 +475,8 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
       } else {
         ZREC_RETURN_IF_ERROR(m.read_scattered_locs(chunk_ids, locs.data()));
       }
-      windows.begin_chunk(chunk_ids, locs, chunk);
+      // Scattered IDs are read by ID within each window (scan_windows.h, begin_chunk).
+      windows.begin_chunk(chunk_ids, locs, chunk, !consecutive && m.files.url.empty());
       if (!m.files.url.empty()) {
         const store::ScanWindows::ReadBlock read_block = [&](size_t lane, size_t begin, size_t end,
                                                              const std::function<uint8_t*(size_t)>& dst) {
