@@ -331,13 +331,16 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     }
     return Status::ok();
   };
-  // Feed the store a bounded chunk of IDs at a time, in selection order.
-  constexpr uint64_t kIdsPerScan = uint64_t{1} << 20;
+  // Feed the store a bounded chunk of IDs at a time, in selection order. Scattered IDs
+  // (a shuffle, a sample) go 2^22 at a time, as the store reads their table in one step
+  // (Store::scan): each step reads the table pieces its IDs fall in, the whole table
+  // past a few million records, so fewer steps read it fewer times.
+  const uint64_t ids_per_scan = uint64_t{1} << (a.shuffle || a.sample ? 22 : 20);
   std::vector<uint64_t> ids;
   Status s;
-  for (uint64_t k = 0; k < total && s.is_ok(); k += kIdsPerScan) {
+  for (uint64_t k = 0; k < total && s.is_ok(); k += ids_per_scan) {
     ids.clear();
-    for (uint64_t i = k; i < std::min(total, k + kIdsPerScan); ++i) ids.push_back(id_at(i));
+    for (uint64_t i = k; i < std::min(total, k + ids_per_scan); ++i) ids.push_back(id_at(i));
     s = store->scan(ids, a.window_mib << 20, write_window);
   }
   meter.finish();

@@ -22,7 +22,8 @@
 // table is read); for a file out of that order, 16 bytes per record (its (offset,
 // length, id) sorted), in passes of at most `overlap_memory` bytes (a data file with
 // more records than that is swept in several passes over ranges of offsets); plus, per lane, the
-// largest record read (its stored and logical bytes); plus the problems kept in the
+// largest record read (its stored and logical bytes); plus, with `against`, the digests
+// of one table chunk (65,536 records, 2 MiB); plus the problems kept in the
 // report (at most `keep_problems`: the others are counted, and handed to on_problem
 // when one is set), so a table of 2^31 broken records costs no more than a sound one.
 #pragma once
@@ -47,6 +48,33 @@ namespace zrec {
 
 struct VerifyProblem;
 
+// Per-record SHA-256 digests of the logical records, in record ID order (as `zrec digest
+// --per-record` prints them), read as the payload pass reaches them: verify holds one
+// table chunk's worth (2 MiB), never the whole list. The list may be shorter than the
+// store (the records past it are not compared) or longer (a "digest_count" problem).
+class RecordDigests {
+ public:
+  using Hash = std::array<uint8_t, 32>;
+  virtual ~RecordDigests() = default;
+  // Replaces `out` with the next digests of the list, at most `count` (fewer only at its
+  // end). An error (a malformed list, a failed read) stops the run and is returned.
+  virtual Status next(uint64_t count, std::vector<Hash>& out) = 0;
+  // Reads the rest of the list without keeping it; returns how many digests it holds in all.
+  virtual Result<uint64_t> count_all() = 0;
+};
+
+// RecordDigests over a list in memory.
+class RecordDigestList final : public RecordDigests {
+ public:
+  explicit RecordDigestList(std::vector<Hash> hashes) : hashes_(std::move(hashes)) {}
+  Status next(uint64_t count, std::vector<Hash>& out) override;
+  Result<uint64_t> count_all() override { return hashes_.size(); }
+
+ private:
+  std::vector<Hash> hashes_;
+  uint64_t at_ = 0;
+};
+
 struct VerifyOptions {
   bool quick = false;                      // check the structure (page, table, overlaps) without reading payloads
   uint64_t max_errors = 100;               // stop after this many problems; 0: never stop early
@@ -57,9 +85,10 @@ struct VerifyOptions {
   // holds, and nothing the writer is adding past it. VerifyReport::writer_active says so.
   bool snapshot_if_busy = false;
   RemoteOptions remote = {};  // how a store given as a URL is read (zrec/remote.h)
-  // Per-record SHA-256 of the logical records (as `zrec digest --per-record` prints), by
-  // record ID; records at or past its size are not compared. Ignored with `quick`.
-  const std::vector<std::array<uint8_t, 32>>* against = nullptr;
+  // Per-record SHA-256 of the logical records, read from its start in ID order; records
+  // at or past its end are not compared. Read to its end (its errors returned) whenever
+  // the store opens and `quick` is not set; not read otherwise.
+  RecordDigests* against = nullptr;
   // Memory budget of one overlap pass over data files out of ID order (16 bytes per
   // record); default 128 MiB.
   uint64_t overlap_memory = uint64_t{128} << 20;
@@ -70,7 +99,8 @@ struct VerifyOptions {
   Control control = {};
   // Called with every problem as it is found, on the calling thread, in report order
   // (the table pass by record ID, overlaps by offset within each data file, payloads by
-  // record ID). An error it returns stops the run and is returned (e.g. stdout closed).
+  // record ID, then digest_count, known once `against` is read to its end). An error it returns stops the run and is
+  // returned (e.g. stdout closed).
   std::function<Status(const VerifyProblem&)> on_problem = nullptr;
   // VerifyReport::problems keeps at most this many (the first); problem_count counts all.
   uint64_t keep_problems = 10000;

@@ -12,21 +12,42 @@ namespace {
 constexpr size_t kBlocksPerLane = 4;
 }  // namespace
 
-void ScanWindows::begin_chunk(std::span<const uint64_t> ids, std::span<const RecordLoc> locs, uint64_t first_index) {
+void ScanWindows::begin_chunk(std::span<const uint64_t> ids, std::span<const RecordLoc> locs, uint64_t first_index,
+                              bool by_id) {
   std::lock_guard<std::mutex> lock(mu_);
   ids_ = ids;
   locs_ = locs;
   chunk_first_ = first_index;
+  by_id_ = by_id;
   cursor_ = 0;
 }
 
+void ScanWindows::order_by_id(ScanSlot* slot, size_t begin, size_t end) {
+  // A counting sort by ID buckets of about 8 records each (linear, where a comparison
+  // sort of a million records costs more than the locality gains): within a bucket
+  // the records lie a few pages apart in each data file.
+  const size_t n = end - begin;
+  const auto [lo, hi] = std::minmax_element(ids_.begin() + begin, ids_.begin() + end);
+  int shift = 0;
+  while (((*hi - *lo) >> shift) > n / 8) ++shift;
+  const size_t buckets = static_cast<size_t>(((*hi - *lo) >> shift) + 1);
+  bucket_starts_.assign(buckets + 1, 0);
+  for (size_t k = begin; k < end; ++k) ++bucket_starts_[((ids_[k] - *lo) >> shift) + 1];
+  for (size_t b = 0; b < buckets; ++b) bucket_starts_[b + 1] += bucket_starts_[b];
+  slot->order.resize(n);
+  for (size_t k = begin; k < end; ++k)
+    slot->order[bucket_starts_[(ids_[k] - *lo) >> shift]++] = static_cast<uint32_t>(k - begin);
+}
+
 void ScanWindows::open_window(ScanSlot* slot) {
-  // Cut a window of at most slot_budget_ logical bytes (at least one record).
+  // Cut a window of at most slot_budget_ logical bytes (at least one record) and
+  // kMaxWindowRecords records.
   const size_t begin = cursor_;
   size_t end = begin;
   uint64_t bytes = 0;
   slot->offsets.assign(1, 0);
-  while (end < ids_.size() && (end == begin || bytes + locs_[end].logic_length <= slot_budget_)) {
+  while (end < ids_.size() && end - begin < kMaxWindowRecords &&
+         (end == begin || bytes + locs_[end].logic_length <= slot_budget_)) {
     bytes += locs_[end].logic_length;
     slot->offsets.push_back(bytes);
     ++end;
@@ -48,15 +69,22 @@ void ScanWindows::open_window(ScanSlot* slot) {
   slot->ids = ids_.subspan(begin, end - begin);
   slot->first_index = chunk_first_ + begin;
   const size_t n = end - begin;
-  const size_t block = std::max<size_t>(1, (n + lanes_ * kBlocksPerLane - 1) / (lanes_ * kBlocksPerLane));
   Open w;
   w.slot = slot;
   w.seq = next_seq_++;
   w.begin = w.next = begin;
   w.end = end;
-  w.block = block;
+  w.block = std::max<size_t>(1, (n + lanes_ * kBlocksPerLane - 1) / (lanes_ * kBlocksPerLane));
+  if (plan_) {
+    plan_(begin, end, plan_order_, w.bounds);
+    slot->order.resize(plan_order_.size());
+    for (size_t i = 0; i < plan_order_.size(); ++i) slot->order[i] = static_cast<uint32_t>(plan_order_[i] - begin);
+  } else if (by_id_ && n > 1) {
+    order_by_id(slot, begin, end);
+  } else {
+    slot->order.clear();
+  }
   open_.push_back(std::move(w));
-  if (plan_) plan_(begin, end, open_.back().order, open_.back().bounds);
   cursor_ = end;
 }
 
@@ -73,39 +101,49 @@ void ScanWindows::hand_over_done() {
   if (handed) cv_.notify_all();
 }
 
+Status ScanWindows::read_claim(size_t lane, const ScanSlot& slot, size_t window_begin, size_t begin, size_t end,
+                               const ReadOne& read_one) const {
+  // In ID order the window's own arrays are visited at random: a record's ID, location
+  // and offset are fetched some records ahead, so their cache misses overlap.
+  constexpr size_t kAhead = 16;
+  for (size_t p = begin; p < end; ++p) {
+    if (!slot.order.empty() && p + kAhead < end) {
+      const size_t next = slot.order[p + kAhead - window_begin];
+      __builtin_prefetch(&ids_[window_begin + next]);
+      __builtin_prefetch(&locs_[window_begin + next]);
+      __builtin_prefetch(&slot.offsets[next]);
+    }
+    const size_t at = slot.order.empty() ? p - window_begin : slot.order[p - window_begin];
+    ZREC_RETURN_IF_ERROR(read_one(lane, window_begin + at, slot.buffer.get() + slot.offsets[at]));
+  }
+  return Status::ok();
+}
+
 Status ScanWindows::work(size_t lane, const ReadOne& read_one) {
-  return work(lane, ReadBlock([&](size_t l, size_t begin, size_t end, const std::function<uint8_t*(size_t)>& dst) {
-                for (size_t k = begin; k < end; ++k) ZREC_RETURN_IF_ERROR(read_one(l, k, dst(k)));
-                return Status::ok();
-              }));
+  return claim_loop(lane, [&](const ScanSlot& slot, size_t window_begin, size_t begin, size_t end) {
+    return read_claim(lane, slot, window_begin, begin, end, read_one);
+  });
 }
 
 Status ScanWindows::work(size_t lane, const ReadBlock& read_block) {
-  return work_claims([&](Open& w) -> std::function<Status()> {
-    const size_t begin = w.next, end = std::min(w.end, w.next + w.block);
-    w.next = end;
-    ScanSlot* slot = w.slot;
-    const size_t window_begin = w.begin;
-    return [&read_block, lane, begin, end, slot, window_begin] {
-      return read_block(lane, begin, end,
-                        [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
-    };
+  // Records [begin, end) of the chunk together, in their order (by_id is for ReadOne).
+  return claim_loop(lane, [&](const ScanSlot& slot, size_t window_begin, size_t begin, size_t end) {
+    return read_block(lane, begin, end, [&](size_t k) { return slot.buffer.get() + slot.offsets[k - window_begin]; });
   });
 }
 
 Status ScanWindows::work(size_t lane, const ReadPlanned& read_planned) {
-  return work_claims([&](Open& w) -> std::function<Status()> {
-    const size_t claim = w.next_claim++;
-    const std::span<const size_t> ks(w.order.data() + w.bounds[claim], w.bounds[claim + 1] - w.bounds[claim]);
-    ScanSlot* slot = w.slot;
-    const size_t window_begin = w.begin;
-    return [&read_planned, lane, ks, slot, window_begin] {
-      return read_planned(lane, ks, [&](size_t k) { return slot->buffer.get() + slot->offsets[k - window_begin]; });
-    };
+  // A planned claim: its positions of the window's order, as chunk positions.
+  std::vector<size_t> ks;
+  return claim_loop(lane, [&](const ScanSlot& slot, size_t window_begin, size_t begin, size_t end) {
+    ks.clear();
+    for (size_t p = begin; p < end; ++p) ks.push_back(window_begin + slot.order[p - window_begin]);
+    return read_planned(lane, ks, [&](size_t k) { return slot.buffer.get() + slot.offsets[k - window_begin]; });
   });
 }
 
-Status ScanWindows::work_claims(const Claim& claim) {
+template <typename Read>
+Status ScanWindows::claim_loop(size_t lane, const Read& read) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (stopped_) return Status::ok();
@@ -124,15 +162,20 @@ Status ScanWindows::work_claims(const Claim& claim) {
       free_.pop_front();
       open_window(slot);
       w = &open_.back();
-      if (w->claimed_all()) {  // a window with nothing to read (planned empty)
-        hand_over_done();
-        continue;
-      }
     }
-    const std::function<Status()> read = claim(*w);
+    size_t begin, end;  // positions of the chunk, or (planned) of the window's order from w->begin
+    if (w->bounds.empty()) {
+      begin = w->next;
+      end = std::min(w->end, w->next + w->block);
+      w->next = end;
+    } else {
+      const size_t c = w->next_claim++;
+      begin = w->begin + w->bounds[c];
+      end = w->begin + w->bounds[c + 1];
+    }
     ++w->running;
     lock.unlock();
-    Status s = read();
+    Status s = read(*w->slot, w->begin, begin, end);
     lock.lock();
     // `w` is still valid: a deque's push_back keeps references to its elements, and a
     // window with a claim running is never popped.

@@ -345,6 +345,21 @@ def test_against_errors(root):
     expect(rc == 2 and "nope" in err, err)
     rc, out, err = verify(s, "--quick", "--against", bad)
     expect(rc == 2, err)
+    # The listing is read as the records are checked (issue 46): a malformed line past the
+    # store's records is still found, by its line number, and a changed record before it
+    # is still reported; so is a line too long, by its own number.
+    sums = record_sums(s)
+    good = "# sums\n" + "".join("%d %s\n" % (i, h) for i, h in enumerate(sums))
+    changed = good.replace(sums[2], "f" * 64, 1)
+    n = len(sums)
+    for tail, line, rule in (("\n%d %s\n%d nothex\n" % (n, "0" * 64, n + 1), n + 4, "expected a record ID"),
+                             ("%d %s\n" % (n + 5, "0" * 64), n + 2, "record %d where record %d" % (n + 5, n)),
+                             ("x" * 5000 + "\n", n + 2, "line too long")):
+        with open(bad, "w") as f:
+            f.write(changed + tail)
+        rc, out, err = verify(s, "--against", bad)
+        expect(rc == 2 and "bad.sums' line %d: %s" % (line, rule) in err and "record 2 " in out and
+               "[digest]" in out, "%r -> %d %s %s" % (tail[:40], rc, out, err))
 
 
 # ---------------------------------------------------------------------------------------

@@ -9,15 +9,22 @@ meta.zr (every RecordLoc zero, so every record breaks the phys_length rule). Ass
   - the same with --json (L = 2^18): one valid JSON object listing every problem;
   - L = 2^31 - 1 (the issue's 8 KiB sparse meta.zr that took 24 GiB): verify keeps
     streaming problems at a bounded RSS until SIGTERM ends it (exit 143);
-  - --max-errors 5 still stops after 5.
+  - --max-errors 5 still stops after 5;
+  - `verify --against -` reads the digests as it checks the records (issue 46, item 4):
+    a raw store of 4 x 2^20 one-byte records, its digests streamed on stdin with one
+    changed, finds exactly that record at a peak RSS below LIMIT_MIB and within
+    FLAT_MIB of the same run on 2^20 records (holding the list took 32 bytes a record:
+    128 MiB at 4 x 2^20, reallocations on top).
 RSS asserts are skipped when ZREC_SANITIZED=1. The overlap pass's budget with a data
 file larger than it is covered in-process (tests/verify_test.cc "overlaps are found
 across passes of a small overlap budget": peak bytes <= budget, many passes).
 
 Needs: ZREC (path of the zrec binary).
 """
+import hashlib
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -30,6 +37,7 @@ from cli_helpers import SANITIZED, require_zrec, wait_peak_rss_mib  # noqa: E402
 
 ZREC = require_zrec("test_verify_memory")
 LIMIT_MIB = 64
+FLAT_MIB = 8
 PAGE, LOC = 4096, 16
 FIGURES = []
 
@@ -123,8 +131,64 @@ def test_max_errors_still_stops(d):
         raise AssertionError("rc %d: %s" % (p.returncode, out))
 
 
+def one_byte_store(d, n):
+    """A raw Ragged '|u1' store of n records b"a" (append-stream, one line a record)."""
+    store = os.path.join(d, "a%d" % n)
+    subprocess.run([ZREC, "create", "--ragged", "--dtype", "|u1", "--ndim", "1", "--codec", "raw", store], check=True)
+    p = subprocess.Popen([ZREC, "-q", "append-stream", store], stdin=subprocess.PIPE)
+    block = b"a\n" * (1 << 12)
+    for left in range(n, 0, -(1 << 12)):
+        p.stdin.write(block if left >= 1 << 12 else b"a\n" * left)
+    p.stdin.close()
+    if p.wait() != 0:
+        raise AssertionError("append-stream failed")
+    return store
+
+
+def verify_against_streamed(store, n, changed):
+    """`verify --json --against - STORE` fed n hash-only lines (record `changed`'s
+    altered) as it reads them. Returns (rc, the JSON report, stderr, peak RSS MiB)."""
+    logical = struct.pack("<Q", 1) + b"a"  # the shape prefix, then the byte
+    line = (hashlib.sha256(logical).hexdigest() + "\n").encode()
+    wrong = (hashlib.sha256(b"not " + logical).hexdigest() + "\n").encode()
+    p = subprocess.Popen([ZREC, "verify", "--json", "--against", "-", store], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Small writes: a child's peak RSS counts this process's at the fork (exec keeps the
+    # high-water mark), so this one must stay below what is measured.
+    step = 1 << 10
+    block = line * step
+    for first in range(0, n, step):
+        count = min(step, n - first)
+        if first <= changed < first + count:
+            at = changed - first
+            p.stdin.write(line * at + wrong + line * (count - at - 1))
+        else:
+            p.stdin.write(block if count == step else line * count)
+    p.stdin.close()
+    out, err = p.stdout.read(), p.stderr.read().decode("utf-8", "replace")
+    rc, rss = wait_peak_rss_mib(p)
+    return rc, json.loads(out), err, rss
+
+
+def test_against_streamed_in_flat_memory(d):
+    figures = []
+    for n in (1 << 20, 4 << 20):
+        store = one_byte_store(d, n)
+        changed = n - 7
+        rc, doc, err, rss = verify_against_streamed(store, n, changed)
+        problems = [(p["rule"], p["record"]) for p in doc["problems"]]
+        if rc != 1 or problems != [("digest", changed)] or doc["digests_compared"] != n:
+            raise AssertionError("n %d: rc %d, problems %r, compared %d: %s" % (n, rc, problems,
+                                                                                doc["digests_compared"], err))
+        check_rss("verify --against - of %d one-byte records" % n, rss)
+        figures.append(rss)
+        shutil.rmtree(store)
+    if not SANITIZED and figures[1] - figures[0] >= FLAT_MIB:
+        raise AssertionError("peak RSS grew %.1f -> %.1f MiB with 4x the records" % (figures[0], figures[1]))
+
+
 TESTS = [test_every_problem_streamed_text, test_issue_scale_claim_stays_bounded, test_max_errors_still_stops,
-         test_every_problem_streamed_json]
+         test_against_streamed_in_flat_memory, test_every_problem_streamed_json]
 
 if __name__ == "__main__":
     sys.exit(case_runner.run_cases(TESTS, "zrec-verify-memory-", figures=FIGURES))

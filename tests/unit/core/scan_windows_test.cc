@@ -3,6 +3,7 @@
 // error hands over every window before the failed one, then the error.
 #include "store/scan_windows.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -33,9 +34,9 @@ struct Collected {
 };
 
 Collected run_chunk(Lanes& lanes, ScanWindows& windows, std::span<const uint64_t> ids, std::span<const RecordLoc> locs,
-                    const ScanWindows::ReadOne& read_one) {
+                    const ScanWindows::ReadOne& read_one, bool by_id = false) {
   std::thread reader([&] {
-    windows.begin_chunk(ids, locs, 0);
+    windows.begin_chunk(ids, locs, 0, by_id);
     Status s = lanes.run(lanes.count(), [&](size_t lane, size_t) { return windows.work(lane, read_one); });
     windows.finish(s);
   });
@@ -75,6 +76,54 @@ TEST_SUITE("scan_windows") {
       }
       CHECK(next == ids.size());
     }
+  }
+
+  TEST_CASE("by_id: each window's records are read by ID, and still come in the window's order") {
+    // A shuffle of 5,000 IDs in windows of 1,000 records: each window's 1,000 IDs span
+    // about 5,000, read in buckets of about 8 of them: 64 IDs wide (5,000 / (1,000 / 8),
+    // rounded up to a power of two).
+    const size_t n = 5000;
+    std::vector<uint64_t> ids(n);
+    for (size_t k = 0; k < n; ++k) ids[k] = (k * 2654435761u) % n;  // a permutation: 2654435761 is odd, n = 2^3 * 5^4
+    const auto locs = locs_of(n, 1);
+    Lanes lanes(1);
+    ScanWindows windows(/*slot_budget=*/1000, lanes.count());
+    std::vector<uint64_t> read;
+    const auto got = run_chunk(
+        lanes, windows, ids, locs,
+        [&](size_t, size_t k, uint8_t* dst) {
+          read.push_back(ids[k]);
+          *dst = static_cast<uint8_t>(ids[k]);
+          return Status::ok();
+        },
+        /*by_id=*/true);
+    REQUIRE_OK(got.status);
+    REQUIRE(got.windows.size() == 5);
+    for (size_t w = 0; w < 5; ++w) {
+      CHECK(got.windows[w].first == w * 1000);
+      for (size_t i = 0; i < 1000; ++i) CHECK(got.windows[w].second[i] == static_cast<uint8_t>(ids[w * 1000 + i]));
+      // Read in ID order, give or take a bucket.
+      const auto lo = *std::min_element(ids.begin() + w * 1000, ids.begin() + (w + 1) * 1000);
+      for (size_t i = 1; i < 1000; ++i) CHECK(((read[w * 1000 + i] - lo) >> 6) >= ((read[w * 1000 + i - 1] - lo) >> 6));
+    }
+  }
+
+  TEST_CASE("a window holds at most kMaxWindowRecords records, whatever its byte budget") {
+    const size_t n = ScanWindows::kMaxWindowRecords + 5;
+    std::vector<uint64_t> ids(n);
+    for (size_t k = 0; k < n; ++k) ids[k] = k;
+    const auto locs = locs_of(n, 1);
+    Lanes lanes(2);
+    ScanWindows windows(/*slot_budget=*/uint64_t{1} << 30, lanes.count());
+    const auto got = run_chunk(lanes, windows, ids, locs, [&](size_t, size_t, uint8_t* dst) {
+      *dst = 1;
+      return Status::ok();
+    });
+    REQUIRE_OK(got.status);
+    REQUIRE(got.windows.size() == 2);
+    CHECK(got.windows[0].second.size() == ScanWindows::kMaxWindowRecords);
+    CHECK(got.windows[1].first == ScanWindows::kMaxWindowRecords);
+    CHECK(got.windows[1].second.size() == 5);
   }
 
   TEST_CASE("a lane goes on to the next window while another still reads the last record of this one") {

@@ -214,7 +214,8 @@ TEST_SUITE("verify") {
     const auto logical = build(path, Codec::kRaw, 3, false, 40);
     std::vector<std::array<uint8_t, 32>> sums;
     for (const auto& l : logical) sums.push_back(format::Sha256::hash(l.data(), l.size()));
-    auto ok = verify_store(path, {.against = &sums});
+    RecordDigestList list(sums);
+    auto ok = verify_store(path, {.against = &list});
     REQUIRE_OK(ok);
     CHECK(ok->valid());
     CHECK(ok->digests_compared == 40);
@@ -228,12 +229,73 @@ TEST_SUITE("verify") {
     REQUIRE_OK(plain);
     CHECK(plain->valid());
     CHECK(plain->blind_spot() == VerifyBlindSpot::kRawPayloads);
-    auto r = verify_store(path, {.against = &sums});
+    RecordDigestList again(sums);  // a list is read once
+    auto r = verify_store(path, {.against = &again});
     REQUIRE_OK(r);
     REQUIRE(r->problem_count == 1);
     CHECK(r->problems[0].rule == "digest");
     CHECK(*r->problems[0].id == 10);
     CHECK(*r->problems[0].offset == l.offset);
+  }
+
+  TEST_CASE("per-record digests are read in order, a table chunk at a time, and to their end") {
+    // A list that counts what verify asks of it, and fails past `fail_at` digests.
+    struct Counting final : RecordDigests {
+      std::vector<Hash> hashes;
+      uint64_t at = 0, most_asked = 0, calls = 0, fail_at = UINT64_MAX;
+      bool counted = false;
+      Status next(uint64_t count, std::vector<Hash>& out) override {
+        ++calls;
+        most_asked = std::max(most_asked, count);
+        if (at + count > fail_at) return invalid_argument("sums line " + std::to_string(fail_at + 1) + ": bad");
+        const uint64_t take = std::min<uint64_t>(count, hashes.size() - at);
+        out.assign(hashes.begin() + static_cast<ptrdiff_t>(at), hashes.begin() + static_cast<ptrdiff_t>(at + take));
+        at += take;
+        return Status::ok();
+      }
+      Result<uint64_t> count_all() override {
+        counted = true;
+        at = hashes.size();
+        return hashes.size();
+      }
+    };
+    test::TempDir dir;
+    const std::string path = dir / "s";
+    const size_t n = 70000;  // two table chunks of 65,536
+    const auto logical = build(path, Codec::kRaw, 2, true, n);
+    Counting sums;
+    for (const auto& l : logical) sums.hashes.push_back(format::Sha256::hash(l.data(), l.size()));
+    sums.hashes[66000][0] ^= 1;                 // record 66000 "changed"
+    sums.hashes.push_back(sums.hashes.back());  // and one digest more than records
+    auto r = verify_store(path, {.against = &sums});
+    REQUIRE_OK(r);
+    CHECK(sums.calls == 2);
+    CHECK(sums.most_asked == 65536);
+    CHECK(sums.counted);
+    CHECK(r->digests_compared == n);
+    REQUIRE(r->problem_count == 2);
+    CHECK(r->problems[0].rule == "digest");
+    CHECK(*r->problems[0].id == 66000);
+    CHECK(r->problems[1].rule == "digest_count");  // known at the end of the list
+    CHECK(r->problems[1].message.find("list 70001 records but the store holds 70000") != std::string::npos);
+
+    // A list's error (a malformed line) stops the run and is its error.
+    Counting failing;
+    failing.hashes = sums.hashes;
+    failing.fail_at = 65536 + 10;
+    auto bad = verify_store(path, {.against = &failing});
+    CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+    CHECK(bad.status().message() == "sums line 65547: bad");
+
+    // Stopped early by max_errors, the list is still read to its end (its errors found).
+    Counting stopped;
+    stopped.hashes = sums.hashes;
+    for (size_t i = 0; i < 10; ++i) stopped.hashes[i][0] ^= 1;
+    auto early = verify_store(path, {.max_errors = 3, .against = &stopped});
+    REQUIRE_OK(early);
+    CHECK(early->stopped_early);
+    CHECK(early->problem_count == 3);
+    CHECK(stopped.counted);
   }
 
   TEST_CASE("store-level problems are one problem, missing paths and locks are errors") {
