@@ -64,6 +64,7 @@ struct TransferArgs {
   bool consume = false;     // concat --consume: remove the sources once DST is in place
   bool frame_copy = false;  // concat --frame-copy: copy frame by frame even where placement applies
   TrainArgs train;
+  std::vector<std::string> stream_codecs;  // --stream-codec STREAM=CODEC (roots: root_transfer.h)
 };
 
 // Registers --codec, --dict, --tier, --samples, --seed, --shards, --level,
