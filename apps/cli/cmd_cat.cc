@@ -29,7 +29,7 @@
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
-#include "cli/root_cat.h"
+#include "cli/roots/root_cat.h"
 #include "cli/tar_export.h"
 
 namespace zrec::cli {
@@ -382,7 +382,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
 Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<CatArgs>();
   CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
-  cmd->add_option("store", args->store, "Store to read, or a root of named streams (JSON lines, one object per sample; or --format tar)")->required();
+  cmd->add_option("store", args->store,
+                  "Store to read, or a root of named streams (JSON lines, one object per sample; or --format tar)")
+      ->required();
   auto* selection = cmd->add_option("selection", args->selection,
                                     "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");

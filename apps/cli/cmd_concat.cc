@@ -24,7 +24,7 @@
 #include "cli/report/byte_size.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
-#include "cli/root_transfer.h"
+#include "cli/roots/root_transfer.h"
 #include "cli/transfer_command.h"
 
 namespace zrec::cli {
@@ -188,7 +188,7 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
          "or roots of the same streams, then the root to create")
       ->required();
   add_transfer_options(cmd, *args);
-  add_stream_codec_option(cmd, *args);
+  add_stream_codec_option(cmd, args->stream_codecs);
   cmd->add_flag("--consume", args->consume,
                 "Remove the sources once DST is in place (they are locked as a writer locks them until then); "
                 "with parts that are joined by placement, DST's data files start as hard links to the first "
@@ -238,7 +238,7 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
         ZREC_RETURN_IF_ERROR(split_stores(*stores, *args));
         if (any_root(args->sources, global)) {
           if (args->frame_copy) throw UsageError("--frame-copy is for stores, not roots");
-          return run_root_transfer("concat", *args, global);
+          return run_root_transfer("concat", root_transfer_args(*args), global);
         }
         if (args->consume) refuse_repeated_sources(args->sources);
         return run_transfer("concat", *args, global);

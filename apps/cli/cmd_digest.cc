@@ -26,7 +26,7 @@
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
-#include "cli/root_digest.h"
+#include "cli/roots/root_digest.h"
 
 namespace zrec::cli {
 

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app/command.h"
-#include "cli/root_transfer.h"
+#include "cli/roots/root_transfer.h"
 #include "cli/transfer_command.h"
 
 namespace zrec::cli {
@@ -19,10 +19,11 @@ Command register_recompress(CLI::App& root, const GlobalOptions& global) {
       ->required();
   cmd->add_option("dst", args->dst, "Store (or root) to create (DST; must not exist)")->required();
   add_transfer_options(cmd, *args);
-  add_stream_codec_option(cmd, *args);
+  add_stream_codec_option(cmd, args->stream_codecs);
   return Command{cmd, [args, src, &global]() {
                    args->sources = {*src};
-                   if (any_root(args->sources, global)) return run_root_transfer("recompress", *args, global);
+                   if (any_root(args->sources, global))
+                     return run_root_transfer("recompress", root_transfer_args(*args), global);
                    return run_transfer("recompress", *args, global);
                  }};
 }

@@ -1,4 +1,4 @@
-#include "cli/root_transfer.h"
+#include "cli/roots/root_transfer.h"
 
 #include <sys/stat.h>
 
@@ -24,12 +24,12 @@
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
-#include "cli/root_reader.h"
+#include "cli/roots/root_reader.h"
 
 namespace zrec::cli {
 
-void add_stream_codec_option(CLI::App* cmd, TransferArgs& args) {
-  cmd->add_option("--stream-codec", args.stream_codecs,
+void add_stream_codec_option(CLI::App* cmd, std::vector<std::string>& specs) {
+  cmd->add_option("--stream-codec", specs,
                   "Roots: STREAM=CODEC, the stream STREAM of DST gets codec raw or zstd (one per stream), whatever "
                   "--codec says for the others (default: each stream's own codec)");
 }
@@ -48,12 +48,11 @@ std::string joined(const std::vector<std::string>& names) {
 
 // The options that need one store (a dictionary trained for it, a join in steps, sources
 // removed) are not taken with roots yet: usage errors before anything is read.
-void check_root_options(const TransferArgs& a) {
-  if (!a.dict.empty() || !a.train.tier.empty() || a.codec == "zstd_dict")
+void check_root_options(const RootTransferArgs& a) {
+  if (a.store_only || a.codec == "zstd_dict")
     throw UsageError(
-        "a root's streams keep their own dictionaries: --codec zstd_dict, --dict and --tier are for "
-        "one store (recompress ROOT/STREAM)");
-  if (a.consume) throw UsageError("--consume is for stores, not roots");
+        "a root's streams keep their own dictionaries: --codec zstd_dict, --dict and --tier are for one store "
+        "(recompress ROOT/STREAM), and --consume for stores");
 }
 
 // Every source a root, with the first one's streams: otherwise what differs.
@@ -77,7 +76,7 @@ Status check_same_streams(const std::vector<OpenedRoot>& roots) {
 
 // One stream of DST: the first root's store decides schema, codec (unless --codec or
 // --stream-codec), shards and dictionary; every root's committed samples are its parts.
-Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, const TransferArgs& a,
+Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, const RootTransferArgs& a,
                                    const StreamCodecs& codecs) {
   RootStreamPlan plan;
   Store& first = *roots.front().streams[k].store;
@@ -105,7 +104,7 @@ Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, con
 
 }  // namespace
 
-Status run_root_transfer(const std::string& command, TransferArgs& a, const GlobalOptions& g) {
+Status run_root_transfer(const std::string& command, const RootTransferArgs& a, const GlobalOptions& g) {
   check_root_options(a);
   const StreamCodecs codecs = parse_stream_codecs(a.stream_codecs);
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));

@@ -9,7 +9,7 @@
 #include "zrec/digest.h"
 #include "zrec/status.h"
 
-#include "cli/root_reader.h"
+#include "cli/roots/root_reader.h"
 
 namespace zrec::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/root_cat.h"
+#include "cli/roots/root_cat.h"
 
 #include <algorithm>
 #include <vector>

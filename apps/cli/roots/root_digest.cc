@@ -1,4 +1,4 @@
-#include "cli/root_digest.h"
+#include "cli/roots/root_digest.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "cli/root_reader.h"
+#include "cli/roots/root_reader.h"
 
 #include <algorithm>
 
