@@ -17,6 +17,7 @@ Now, for a root append-tar made (png-like bytes, cls numbers, json text):
 - `concat ROOT1 ROOT2 DST`: the samples of both, every stream's digest that of the
   sources' records one after another; roots of other streams are refused naming the
   difference, nothing written;
+- records past the commit (a killed append's) are neither hashed, copied nor written;
 - `cat ROOT` writes a JSON object per sample (keys the streams, values as
   `cat --format jsonl` renders the stream's record), selected by sample (ranges,
   --indices-from, --sample); --format npy of a root is a usage error.
@@ -32,7 +33,8 @@ import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import expect, fails, must, must_out, require_zrec, tree_digests  # noqa: E402
+from cli_helpers import (  # noqa: E402
+    expect, fails, killed_append_leftovers, must, must_out, npy_bytes, require_zrec, tree_digests)
 from web_server import WebServer  # noqa: E402
 
 ZREC = require_zrec("test_root_commands")
@@ -193,6 +195,24 @@ def cat_a_root(d):
     expect(all(json.loads(x)["sample"] == lines[json.loads(x)["id"]] for x in sampled), sampled)
     fails(["cat", root, "--format", "npy", "-o", os.path.join(d, "x.npy")], rc_want=2,
           says=["a root of named streams is written as JSON lines"])
+
+
+@case
+def records_past_the_commit_are_no_samples(d):
+    # A killed append leaves records past the committed count in every stream: digest,
+    # recompress and cat read samples 0 .. length-1 only, as the marker says.
+    import numpy as np
+    root = make_root(d, "ds", 5)
+    for e in ("png", "json"):
+        killed_append_leftovers(root, ["append-stream", os.path.join(root, e)], stdin=b"past\n")
+    killed_append_leftovers(root, ["append-npy", os.path.join(root, "cls"), "-"],
+                            stdin=npy_bytes(np.array([99], dtype="<i8")))
+    expect(digest_lines(must_out(["digest", root])) == expected_lines(root, 5), "digest of the commit")
+    dst = os.path.join(d, "out")
+    must(["recompress", root, dst])
+    expect([h for h, _ in digest_lines(must_out(["digest", dst]))] == [h for h, _ in expected_lines(root, 5)], "dst")
+    expect(json.loads(must_out(["info", "--json", dst]))["streams"]["png"]["length"] == 5, "dst length")
+    expect(len(must_out(["cat", root]).decode().splitlines()) == 5, "cat of the commit")
 
 
 @case
