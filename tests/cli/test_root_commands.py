@@ -198,6 +198,32 @@ def cat_a_root(d):
 
 
 @case
+def cat_a_root_on_a_terminal(d):
+    # A person reads a terminal: a record of bytes that is no text is named, as cat of a
+    # stream names it there.
+    import pty
+    import subprocess
+    root = make_root(d, "ds", 2)
+    master, slave = pty.openpty()
+    p = subprocess.run([ZREC, "cat", root], stdout=slave, stderr=subprocess.PIPE, timeout=60)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    expect(p.returncode == 0, p.stderr)
+    expect(out.decode().replace("\r\n", "\n") ==
+           '{"cls": 0, "json": "{\\"k\\": 0}", "png": "<PNG image, 18 bytes>"}\n'
+           '{"cls": 3, "json": "{\\"k\\": 1}", "png": "<PNG image, 19 bytes>"}\n', out)
+
+
+@case
 def records_past_the_commit_are_no_samples(d):
     # A killed append leaves records past the committed count in every stream: digest,
     # recompress and cat read samples 0 .. length-1 only, as the marker says.
