@@ -92,10 +92,16 @@ Status digest_root(OpenedRoot& root, RootDigestOutput& o) {
   const uint64_t window = o.args.window_mib << 20;
   if (o.args.per_record) {
     std::string line;
-    return digest_root_samples(root, selection, window, [&](uint64_t id, const RecordHash& hash) {
+    ZREC_RETURN_IF_ERROR(digest_root_samples(root, selection, window, [&](uint64_t id, const RecordHash& hash) {
       line = std::to_string(id) + "\t" + hash_to_hex(hash) + "\n";
       return o.out.write(line);
-    });
+    }));
+    // The per-sample lines went to -o; the streams' and the dataset's digests would take
+    // a second read, and are not computed here.
+    o.json.begin_object().key("path").value(shown_root).key("root").value(true);
+    if (o.selection_text) o.json.key("selection").value(*o.selection_text);
+    o.json.key("length").value(selected ? selected->total() : root.state.length).end_object();
+    return Status::ok();
   }
   ZREC_ASSIGN_OR_RETURN(std::vector<NamedHash> streams, digest_root_streams(root, selection, window));
   const uint64_t count = selected ? selected->total() : root.state.length;
