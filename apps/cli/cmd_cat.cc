@@ -1,6 +1,8 @@
 // zrec cat: write selected records to stdout or a file as .npy, raw bytes, text or JSON lines.
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -27,6 +29,7 @@
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
+#include "cli/roots/root_cat.h"
 #include "cli/tar_export.h"
 
 namespace zrec::cli {
@@ -94,6 +97,30 @@ Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std:
   return resolve_runs(items.value(), length);
 }
 
+// What is written, in order: `total` IDs, the one at output position i being id_at(i)
+// (--sample, --distinct, --shuffle applied to the selection, which must outlive it).
+struct Order {
+  uint64_t total = 0;
+  std::function<uint64_t(uint64_t)> id_at;
+};
+
+Result<Order> order_of(const CatArgs& a, const SelectionIndex& selection) {
+  const uint64_t selected = selection.total();
+  if (a.sample && *a.sample > 0 && selected == 0) return invalid_argument("--sample: the selection is empty");
+  if (a.distinct && *a.sample > selected)
+    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
+                            std::to_string(selected) + " records");
+  const uint64_t seed = a.seed.value_or(0);
+  auto permutation = std::make_shared<const KeyedPermutation>(selected, seed);
+  const bool sample = a.sample.has_value(), distinct = a.distinct, shuffle = a.shuffle;
+  return Order{sample ? *a.sample : selected, [=, &selection](uint64_t i) {
+                 if (sample && distinct) return selection.at(permutation->at(i));  // the first N of --shuffle's order
+                 if (sample) return selection.at(sample_index(seed, i, selected));
+                 if (shuffle) return selection.at(permutation->at(i));
+                 return selection.at(i);
+               }};
+}
+
 // Without --format, records go out as .npy, except to a terminal, where a person reads
 // them: there the text format; and -o NAME.npz writes an .npz. A binary --format given
 // explicitly still needs a file, a pipe or --force.
@@ -141,16 +168,6 @@ Status write_framed(Output& out, Framing framing, uint64_t id, const uint8_t* pa
   return out.write(payload, bytes);
 }
 
-// How a person on a terminal sees a record of bytes that is no text (a PNG, a gzip
-// file): "<PNG image, 23456 bytes>", instead of kilobytes of \xNN (--full prints them);
-// empty for text.
-std::string binary_words(std::span<const uint8_t> bytes) {
-  if (const FileSignature* signature = file_signature(bytes))
-    return "<" + std::string(signature->kind) + ", " + std::to_string(bytes.size()) + " bytes>";
-  if (!looks_like_text(bytes)) return "<binary data, " + std::to_string(bytes.size()) + " bytes>";
-  return {};
-}
-
 enum class Format { kNpy, kRaw, kText, kJsonl, kTar, kNpz };  // cat_format_names()' order
 
 // --format tar: its options checked, then tar_export.h writes it.
@@ -192,8 +209,37 @@ void check_record_options(const CatArgs& a, Format format) {
     throw UsageError("an .npz names each array by its record ID, and --sample draws with replacement: add --distinct");
 }
 
+// `cat ROOT`: JSON lines, one object per sample (root_cat.h), selected by sample as a
+// store's records are; the only format for a root besides tar.
+Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
+  if (!a.framing.empty() || (!a.format.empty() && a.format != "jsonl") || a.output.ends_with(".npz"))
+    throw UsageError(
+        "a root of named streams is written as JSON lines (--format jsonl, one object per sample) or "
+        "as a tar (--format tar); take one stream for the others (cat ROOT/STREAM)");
+  check_record_options(a, Format::kJsonl);
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from, a.exclude_from}));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
+  InterruptScope interrupt_scope;
+  ZREC_ASSIGN_OR_RETURN(OpenedRoot root, open_root(a.store, g));
+  std::vector<uint64_t> list;
+  ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, root.state.length, list));
+  const SelectionIndex selection(runs, list);
+  ZREC_ASSIGN_OR_RETURN(const Order order, order_of(a, selection));
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
+  RootCatOptions o;
+  o.total = order.total;
+  o.id_at = order.id_at;
+  o.bytes_as_numbers = a.bytes_as_numbers;
+  o.summarise = out.is_terminal() && !a.full;
+  o.with_ids = a.with_ids;
+  o.window_bytes = a.window_mib << 20;
+  ZREC_RETURN_IF_ERROR(cat_root_jsonl(root, o, out));
+  return out.flush();
+}
+
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const Framing framing = framing_to_write(a);
+  if (a.format != "tar" && is_root(a.store, g)) return run_cat_root(a, g);
   const std::string name = format_to_write(a);
   const auto format = static_cast<Format>(choose(cat_format_names(), "--format", name));
   if (format == Format::kTar) return run_cat_tar(a, g);
@@ -213,21 +259,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
   const SelectionIndex selection(runs, list);
-  const uint64_t selected = selection.total();
-  if (a.sample && *a.sample > 0 && selected == 0) return invalid_argument("--sample: the selection is empty");
-  if (a.distinct && *a.sample > selected)
-    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
-                            std::to_string(selected) + " records");
-  const uint64_t total = a.sample ? *a.sample : selected;
-  const uint64_t seed = a.seed.value_or(0);
-  const KeyedPermutation permutation(selected, seed);
-  // The ID written at output position i.
-  const auto id_at = [&](uint64_t i) {
-    if (a.sample && a.distinct) return selection.at(permutation.at(i));  // the first N of --shuffle's order
-    if (a.sample) return selection.at(sample_index(seed, i, selected));
-    if (a.shuffle) return selection.at(permutation.at(i));
-    return selection.at(i);
-  };
+  ZREC_ASSIGN_OR_RETURN(const Order order, order_of(a, selection));
+  const uint64_t total = order.total;
+  const auto& id_at = order.id_at;
   const Schema& schema = store->schema();
   // One .npy file holds one array: np.load would read the first of a Ragged stream of them.
   if (a.format.empty() && format == Format::kNpy && a.output.ends_with(".npy") && !schema.is_dense() && total != 1)
@@ -354,7 +388,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
 Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<CatArgs>();
   CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
-  cmd->add_option("store", args->store, "Store to read (--format tar: also a root of named streams)")->required();
+  cmd->add_option("store", args->store,
+                  "Store to read, or a root of named streams (JSON lines, one object per sample; or --format tar)")
+      ->required();
   auto* selection = cmd->add_option("selection", args->selection,
                                     "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
   cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");

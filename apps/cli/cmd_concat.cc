@@ -24,6 +24,7 @@
 #include "cli/report/byte_size.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
+#include "cli/roots/root_transfer.h"
 #include "cli/transfer_command.h"
 
 namespace zrec::cli {
@@ -183,9 +184,11 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
   CLI::App* cmd = root.add_subcommand("concat", "Join stores into a new one: SRC1's records, then SRC2's, ...");
   cmd->add_option(
          "stores", *stores,
-         "Stores to read, in order (SRC...; identical schemas), then the store to create (DST; must not exist)")
+         "Stores to read, in order (SRC...; identical schemas), then the store to create (DST; must not exist); "
+         "or roots of the same streams, then the root to create")
       ->required();
   add_transfer_options(cmd, *args);
+  add_stream_codec_option(cmd, args->stream_codecs);
   cmd->add_flag("--consume", args->consume,
                 "Remove the sources once DST is in place (they are locked as a writer locks them until then); "
                 "with parts that are joined by placement, DST's data files start as hard links to the first "
@@ -208,34 +211,38 @@ Command register_concat(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--publish", step->publish,
                 "Publish the plan PLAN's DST once every part is placed: static page, then the rename into place");
   cmd->add_flag("--discard", step->discard, "Remove the plan PLAN and its temporary (never DST or the sources)");
-  return Command{cmd, [cmd, args, step, stores, &global]() {
-                   const int steps = (!step->plan.empty()) + (step->place >= 0) + step->publish + step->discard;
-                   if (steps > 1) throw UsageError("give one of --plan, --place, --publish and --discard");
-                   if (steps == 1) {
-                     for (const char* opt : {"--codec", "--dict", "--tier", "--samples", "--seed", "--shards",
-                                             "--level", "--window-mib", "--checksum", "--consume", "--frame-copy"})
-                       if (cmd->count(opt) > 0)
-                         throw UsageError(std::string(opt) +
-                                          " is not for a join in steps: it keeps the parts' own codec, dictionary "
-                                          "and shard count");
-                   }
-                   if (!step->plan.empty()) {
-                     ZREC_RETURN_IF_ERROR(split_stores(*stores, *args));
-                     return run_plan(*step, *args, global);
-                   }
-                   if (steps == 1) {
-                     if (stores->size() != 1)
-                       throw UsageError("--place, --publish and --discard take one operand, the plan file");
-                     const std::string& plan = stores->front();
-                     ZREC_RETURN_IF_ERROR(check_side_file(plan, "PLAN"));
-                     if (step->place >= 0) return run_place(*step, plan, args->json, global);
-                     if (step->publish) return run_publish(plan, args->json, global);
-                     return run_discard(plan, args->json, global);
-                   }
-                   ZREC_RETURN_IF_ERROR(split_stores(*stores, *args));
-                   if (args->consume) refuse_repeated_sources(args->sources);
-                   return run_transfer("concat", *args, global);
-                 }};
+  return Command{
+      cmd, [cmd, args, step, stores, &global]() {
+        const int steps = (!step->plan.empty()) + (step->place >= 0) + step->publish + step->discard;
+        if (steps > 1) throw UsageError("give one of --plan, --place, --publish and --discard");
+        if (steps == 1) {
+          for (const char* opt : {"--codec", "--dict", "--tier", "--samples", "--seed", "--shards", "--level",
+                                  "--window-mib", "--checksum", "--consume", "--frame-copy", "--stream-codec"})
+            if (cmd->count(opt) > 0)
+              throw UsageError(std::string(opt) +
+                               " is not for a join in steps: it keeps the parts' own codec, dictionary "
+                               "and shard count");
+        }
+        if (!step->plan.empty()) {
+          ZREC_RETURN_IF_ERROR(split_stores(*stores, *args));
+          return run_plan(*step, *args, global);
+        }
+        if (steps == 1) {
+          if (stores->size() != 1) throw UsageError("--place, --publish and --discard take one operand, the plan file");
+          const std::string& plan = stores->front();
+          ZREC_RETURN_IF_ERROR(check_side_file(plan, "PLAN"));
+          if (step->place >= 0) return run_place(*step, plan, args->json, global);
+          if (step->publish) return run_publish(plan, args->json, global);
+          return run_discard(plan, args->json, global);
+        }
+        ZREC_RETURN_IF_ERROR(split_stores(*stores, *args));
+        if (any_root(args->sources, global)) {
+          if (args->frame_copy) throw UsageError("--frame-copy is for stores, not roots");
+          return run_root_transfer("concat", root_transfer_args(*args), global);
+        }
+        if (args->consume) refuse_repeated_sources(args->sources);
+        return run_transfer("concat", *args, global);
+      }};
 }
 
 }  // namespace zrec::cli

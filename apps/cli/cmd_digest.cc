@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <map>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,7 @@
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
+#include "cli/roots/root_digest.h"
 
 namespace zrec::cli {
 
@@ -60,10 +62,72 @@ std::optional<std::string> selection_operand(std::vector<std::string>& operands)
   return text;
 }
 
+// Where digest_root writes: the text lines, and the "stores" array of --json.
+struct RootDigestOutput {
+  const DigestArgs& args;
+  const std::optional<std::string>& selection_text;
+  const std::optional<std::vector<SelectionItem>>& items;
+  Output& out;
+  bool text_lines;
+  JsonWriter& json;
+};
+
+// `digest ROOT`: a line per committed stream ("HASH  ROOT/STREAM"), then the dataset's
+// ("HASH  ROOT"); with --per-record, "ID<TAB>HASH" per sample instead; with a SELECTION,
+// those samples of every stream. --json: an object with "root": true and "streams".
+Status digest_root(OpenedRoot& root, RootDigestOutput& o) {
+  SampleSelection selection;
+  std::vector<IdRun> runs;
+  const std::vector<uint64_t> no_list;
+  std::optional<SelectionIndex> selected;
+  const std::string shown_root = redact_url(root.path);
+  if (o.items) {
+    auto resolved = resolve_runs(*o.items, root.state.length);
+    if (!resolved.is_ok()) return resolved.status().with_context("'" + shown_root + "'");
+    runs = std::move(resolved).value();
+    selected.emplace(runs, no_list);
+    selection.count = selected->total();
+    selection.id_at = [&selected](uint64_t p) { return selected->at(p); };
+  }
+  const uint64_t window = o.args.window_mib << 20;
+  if (o.args.per_record) {
+    std::string line;
+    ZREC_RETURN_IF_ERROR(digest_root_samples(root, selection, window, [&](uint64_t id, const RecordHash& hash) {
+      line = std::to_string(id) + "\t" + hash_to_hex(hash) + "\n";
+      return o.out.write(line);
+    }));
+    // The per-sample lines went to -o; the streams' and the dataset's digests would take
+    // a second read, and are not computed here.
+    o.json.begin_object().key("path").value(shown_root).key("root").value(true);
+    if (o.selection_text) o.json.key("selection").value(*o.selection_text);
+    o.json.key("length").value(selected ? selected->total() : root.state.length).end_object();
+    return Status::ok();
+  }
+  ZREC_ASSIGN_OR_RETURN(std::vector<NamedHash> streams, digest_root_streams(root, selection, window));
+  const uint64_t count = selected ? selected->total() : root.state.length;
+  const RecordHash dataset = digest_dataset(count, streams);
+  const std::string suffix = o.selection_text ? "[" + *o.selection_text + "]" : "";
+  o.json.begin_object().key("path").value(shown_root).key("root").value(true);
+  if (o.selection_text) o.json.key("selection").value(*o.selection_text);
+  o.json.key("length").value(count).key("streams").begin_array();
+  for (const NamedHash& s : streams) {
+    const std::string shown = redact_url(join_path(root.path, s.name));
+    if (o.text_lines) ZREC_RETURN_IF_ERROR(o.out.write(hash_to_hex(s.hash) + "  " + printable(shown + suffix) + "\n"));
+    o.json.begin_object().key("name").value(s.name).key("path").value(shown).key("digest").value(hash_to_hex(s.hash));
+    o.json.end_object();
+  }
+  o.json.end_array().key("digest").value(hash_to_hex(dataset)).end_object();
+  if (o.text_lines)
+    ZREC_RETURN_IF_ERROR(o.out.write(hash_to_hex(dataset) + "  " + printable(shown_root + suffix) + "\n"));
+  spdlog::info("root '{}': {} streams, {} samples, digest {}", shown_root + suffix, streams.size(), count,
+               hash_to_hex(dataset));
+  return Status::ok();
+}
+
 Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   std::vector<std::string> paths = a.stores;
   const std::optional<std::string> selection_text = selection_operand(paths);
-  if (a.per_record && paths.size() != 1) throw UsageError("--per-record takes exactly one store");
+  if (a.per_record && paths.size() != 1) throw UsageError("--per-record takes exactly one store or root");
   if (a.per_record && a.json && a.output == "-")
     throw UsageError("--json prints its object on stdout: give -o FILE for the --per-record lines");
   // With --json the object carries the digests; the text lines go only to an -o FILE.
@@ -88,7 +152,19 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   // appends, a store is read as last published (the records it holds are final).
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<std::string> opened;
+  std::map<size_t, OpenedRoot> roots;  // by position in `opened`: a root, hashed stream by stream
   for (const auto& path : paths) {
+    if (is_root(path, g)) {
+      auto root = open_root(path, g);
+      if (!root.is_ok()) {
+        ZREC_RETURN_IF_ERROR(failed(root.status()));
+        continue;
+      }
+      roots.emplace(opened.size(), std::move(root).value());
+      stores.emplace_back();
+      opened.push_back(path);
+      continue;
+    }
     auto store = Store::open(
         path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
     if (!store.is_ok()) {
@@ -105,8 +181,13 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
     items = std::move(parsed).value();
   }
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
+  RootDigestOutput root_out{a, selection_text, items, out, text_lines, digests};
   for (size_t i = 0; i < opened.size(); ++i) {
     const std::string& path = opened[i];
+    if (auto root = roots.find(i); root != roots.end()) {
+      ZREC_RETURN_IF_ERROR(failed(digest_root(root->second, root_out)));
+      continue;
+    }
     const std::unique_ptr<Store> store = std::move(stores[i]);
     DigestOptions options;
     options.window_bytes = a.window_mib << 20;
@@ -169,11 +250,13 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<DigestArgs>();
   CLI::App* cmd = root.add_subcommand("digest", "Hash a store's records, independent of codec and layout");
   cmd->add_option("stores", args->stores,
-                  "Stores to hash, each on its own (the exit status is the worst); a last operand that is a "
-                  "SELECTION (0:1000, ::10) hashes those records of each store")
+                  "Stores to hash, each on its own (the exit status is the worst); a root of named streams: each "
+                  "committed stream over its committed samples, then the dataset (man zrec-digest, ROOTS); a last "
+                  "operand that is a SELECTION (0:1000, ::10) hashes those records of each store")
       ->required();
   cmd->add_flag("--per-record", args->per_record,
-                "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex");
+                "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex "
+                "(a root: per sample, over its streams' record hashes)");
   add_output_options(cmd, args->output, args->force, "Output file", "");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "

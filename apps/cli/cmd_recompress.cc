@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app/command.h"
+#include "cli/roots/root_transfer.h"
 #include "cli/transfer_command.h"
 
 namespace zrec::cli {
@@ -12,11 +13,17 @@ Command register_recompress(CLI::App& root, const GlobalOptions& global) {
   auto src = std::make_shared<std::string>();
   CLI::App* cmd =
       root.add_subcommand("recompress", "Copy a store into a new one with another codec, dictionary or shard count");
-  cmd->add_option("src", *src, "Store to read (SRC; only read, under its shared lock)")->required();
-  cmd->add_option("dst", args->dst, "Store to create (DST; must not exist)")->required();
+  cmd->add_option("src", *src,
+                  "Store to read (SRC; only read, under its shared lock), or a root of named streams: each committed "
+                  "stream recompressed into the root DST")
+      ->required();
+  cmd->add_option("dst", args->dst, "Store (or root) to create (DST; must not exist)")->required();
   add_transfer_options(cmd, *args);
+  add_stream_codec_option(cmd, args->stream_codecs);
   return Command{cmd, [args, src, &global]() {
                    args->sources = {*src};
+                   if (any_root(args->sources, global))
+                     return run_root_transfer("recompress", root_transfer_args(*args), global);
                    return run_transfer("recompress", *args, global);
                  }};
 }

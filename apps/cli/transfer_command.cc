@@ -350,4 +350,9 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
       a.consume ? "; sources removed" : ""));
 }
 
+RootTransferArgs root_transfer_args(const TransferArgs& a) {
+  return {a.dst,        a.sources,  a.codec, a.shards,        a.level,
+          a.window_mib, a.checksum, a.json,  a.stream_codecs, !a.dict.empty() || !a.train.tier.empty() || a.consume};
+}
+
 }  // namespace zrec::cli

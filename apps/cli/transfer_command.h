@@ -13,6 +13,7 @@
 
 #include "cli/app/command.h"
 #include "cli/report/command_report.h"
+#include "cli/roots/root_transfer.h"
 
 namespace CLI {
 class App;
@@ -64,6 +65,7 @@ struct TransferArgs {
   bool consume = false;     // concat --consume: remove the sources once DST is in place
   bool frame_copy = false;  // concat --frame-copy: copy frame by frame even where placement applies
   TrainArgs train;
+  std::vector<std::string> stream_codecs;  // --stream-codec STREAM=CODEC (roots: root_transfer.h)
 };
 
 // Registers --codec, --dict, --tier, --samples, --seed, --shards, --level,
@@ -76,5 +78,8 @@ void add_transfer_options(CLI::App* cmd, TransferArgs& args);
 // copied as one run, the table shifted) instead of copying frame by frame. Prints one
 // summary line on stderr, or the JSON object with --json.
 Status run_transfer(const std::string& command, TransferArgs& args, const GlobalOptions& g);
+
+// The arguments of a transfer of roots (roots/root_transfer.h).
+RootTransferArgs root_transfer_args(const TransferArgs& args);
 
 }  // namespace zrec::cli

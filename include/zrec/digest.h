@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "zrec/control.h"
 #include "zrec/lanes.h"
@@ -56,5 +57,20 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options = {})
 
 // Lowercase hex of a hash, 64 characters.
 std::string hash_to_hex(const RecordHash& hash);
+
+// --- roots of named streams (docs/format.md §12; docs/compression.md says the same) ----
+// A stream's digest is digest_store() over the root's committed samples 0 .. length-1.
+// The dataset's digest (version 1) hashes the streams' names with their digests:
+//   dataset = SHA-256("zrec-root-digest-v1\n" "length=<committed samples>\n"
+//                     then per stream, in bytewise order of names: "<name> <hex digest>\n")
+// and a sample's digest, the same lines of each stream's record hash R_i:
+//   sample_i = SHA-256("<name> <hex R_i>\n" per stream, in the same order)
+// Stream names follow the stream name rule (zrec/dataset.h): no space, no newline.
+struct NamedHash {
+  std::string name;
+  RecordHash hash;
+};
+RecordHash digest_dataset(uint64_t length, const std::vector<NamedHash>& streams);
+RecordHash digest_sample(const std::vector<NamedHash>& records);
 
 }  // namespace zrec

@@ -50,6 +50,9 @@ struct TransferOptions {
   // (running totals over every source of build_from_stores; no totals). The rest of
   // TransferStats is the result, in *stats.
   Control control = {};
+  // Copies only each source's first `max_records` records (a root's committed samples:
+  // records past them belong to a run that never committed).
+  uint64_t max_records = UINT64_MAX;
 };
 
 // "" when the schemas are equal; otherwise what differs, e.g. "dtype '<i4' vs '<i8'",
@@ -73,5 +76,28 @@ Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options
 // differs from 'a/': ..."). On any error nothing is left at `dst`.
 Status build_from_stores(const std::vector<Store*>& sources, const std::string& dst, const CreateOptions& create,
                          const WriterOptions& writer, const TransferOptions& options, TransferStats* stats);
+
+// --- roots of named streams (zrec/dataset.h) ------------------------------------------
+// One stream of a root being built: its name, how its store is created, and its parts,
+// each the first `records` records of a store, one after another.
+struct StreamPart {
+  Store* store = nullptr;
+  uint64_t records = 0;
+};
+struct RootStreamPlan {
+  std::string name;
+  CreateOptions create;
+  std::vector<StreamPart> parts;
+};
+
+// Builds a new root at `dst` (which must not exist: kAlreadyExists, as for a store) with
+// `streams` (sorted by name, each passing stream_name_problem, all of one total length):
+// in a temporary sibling ".NAME.zrec-tmp-XXXXXX", every stream is built (build_store),
+// then the marker committing their length is written and synced, and only then is the
+// directory renamed into place (RENAME_NOREPLACE) and its parent synced. So DST appears
+// whole, its marker already committed, or not at all; on any error nothing is left.
+// Adds to *stats (stored_bytes: every stream's).
+Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
+                  const TransferOptions& options, TransferStats* stats);
 
 }  // namespace zrec

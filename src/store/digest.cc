@@ -79,4 +79,26 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
 
 std::string hash_to_hex(const RecordHash& hash) { return format::to_hex(hash); }
 
+namespace {
+
+// "<name> <hex>\n" per entry, in the order given (the callers' is the marker's: sorted).
+void hash_lines(format::Sha256& sha, const std::vector<NamedHash>& entries) {
+  for (const NamedHash& e : entries) sha.update(e.name + " " + hash_to_hex(e.hash) + "\n");
+}
+
+}  // namespace
+
+RecordHash digest_dataset(uint64_t length, const std::vector<NamedHash>& streams) {
+  format::Sha256 sha;
+  sha.update("zrec-root-digest-v1\nlength=" + std::to_string(length) + "\n");
+  hash_lines(sha, streams);
+  return sha.finish();
+}
+
+RecordHash digest_sample(const std::vector<NamedHash>& records) {
+  format::Sha256 sha;
+  hash_lines(sha, records);
+  return sha.finish();
+}
+
 }  // namespace zrec

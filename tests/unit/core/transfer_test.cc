@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "zrec/dataset.h"
 #include "zrec/dict.h"
 #include "zrec/digest.h"
 #include "zrec/store.h"
@@ -550,5 +551,49 @@ TEST_SUITE("dict_trainer") {
     // Two stores sample as one population.
     auto both = store_record_source({few->get(), small->get()});
     CHECK(both->count() == 49);
+  }
+}
+
+TEST_SUITE("root transfer") {
+  TEST_CASE("build_root: committed samples only, marker last, DST whole or absent") {
+    test::TempDir dir;
+    build(dir / "a", create_options(ragged_u2(), Codec::kZstd, 2), make_records(ragged_u2(), 0, 12));
+    build(dir / "b", create_options(dense_i4(), Codec::kRaw, 1), make_records(dense_i4(), 0, 9));
+    auto a = Store::open(dir / "a");
+    auto b = Store::open(dir / "b");
+    REQUIRE_OK(a);
+    REQUIRE_OK(b);
+    // Two roots' worth of parts: 5 + 3 samples of each stream (records past them are no samples).
+    std::vector<RootStreamPlan> plans = {
+        {"x", create_options(ragged_u2(), Codec::kRaw, 1), {{a->get(), 5}, {a->get(), 3}}},
+        {"y", create_options(dense_i4(), Codec::kZstd, 3), {{b->get(), 5}, {b->get(), 3}}}};
+    TransferStats stats;
+    REQUIRE_OK(build_root(dir / "r", plans, {}, {}, &stats));
+    CHECK(stats.records == 16);
+    auto marker = read_root_marker(dir / "r");
+    REQUIRE_OK(marker);
+    REQUIRE(marker->has_value());
+    CHECK(**marker == RootState{8, {"x", "y"}});
+    auto x = Store::open(dir / "r/x");
+    REQUIRE_OK(x);
+    CHECK((*x)->length() == 8);
+    CHECK((*x)->codec() == Codec::kRaw);
+    // The same again: DST exists, refused, unchanged; streams of unequal lengths: nothing made.
+    CHECK(build_root(dir / "r", plans, {}, {}, nullptr).code() == StatusCode::kAlreadyExists);
+    plans[1].parts.pop_back();
+    const Status s = build_root(dir / "s", plans, {}, {}, nullptr);
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK(s.message() == "stream 'y' would hold 5 records, and 'x' 8");
+    CHECK(!exists(dir / "s"));
+  }
+
+  TEST_CASE("digest_dataset and digest_sample hash names and hashes as documented") {
+    RecordHash h{};
+    h[0] = 1;
+    format::Sha256 sha;
+    sha.update("zrec-root-digest-v1\nlength=7\nimg " + hash_to_hex(h) + "\n");
+    CHECK(digest_dataset(7, {{"img", h}}) == sha.finish());
+    sha.update("img " + hash_to_hex(h) + "\n");
+    CHECK(digest_sample({{"img", h}}) == sha.finish());
   }
 }
