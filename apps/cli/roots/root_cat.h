@@ -12,6 +12,7 @@
 #include "zrec/status.h"
 
 #include "cli/os/output_guard.h"
+#include "cli/report/console.h"
 #include "cli/roots/root_reader.h"
 
 namespace zrec::cli {
