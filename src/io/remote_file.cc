@@ -681,6 +681,23 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
   return Status::ok();
 }
 
+std::string percent_encode(std::string_view bytes, bool keep_slashes) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '-' || b == '.' ||
+        b == '_' || b == '~' || (keep_slashes && b == '/')) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    }
+  }
+  return out;
+}
+
 bool access_denied(const Status& status) {
   return status.code() == StatusCode::kIoError && (status.message().find(kAccessDenied) != std::string::npos ||
                                                    status.message().find(kS3AccessDenied) != std::string::npos);

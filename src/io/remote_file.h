@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -67,6 +68,10 @@ class RemoteFile {
   mutable std::mutex ahead_mutex_;  // guards the map; each entry is its thread's alone
   mutable std::unordered_map<std::thread::id, ReadAhead> ahead_;
 };
+
+// `bytes` for a URL's path: every byte but the unreserved ones (RFC 3986: letters,
+// digits, "-._~") as %XX (upper-case hex), and '/' kept when keep_slashes.
+std::string percent_encode(std::string_view bytes, bool keep_slashes);
 
 // Whether a RemoteFile error is the server's 401 or 403: a bucket answers 403, not
 // 404, for a missing object to whoever may not list it, so a probe for a file that may

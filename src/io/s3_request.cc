@@ -10,6 +10,7 @@
 #include <openssl/hmac.h>
 
 #include "format/sha256.h"
+#include "io/remote_file.h"
 
 namespace zrec::io {
 
@@ -17,24 +18,8 @@ namespace {
 
 constexpr const char* kEmptyBodySha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-// A key as one path of a URL: every byte but the unreserved ones and '/' percent-encoded
-// (upper-case hex), which is also the canonical URI that S3 signs.
-std::string encode_key(std::string_view key) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : key) {
-    const auto b = static_cast<unsigned char>(c);
-    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '-' || b == '.' ||
-        b == '_' || b == '~' || b == '/') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[b >> 4];
-      out += kHex[b & 15];
-    }
-  }
-  return out;
-}
+// A key as the path of a URL, which is also the canonical URI that S3 signs.
+std::string encode_key(std::string_view key) { return percent_encode(key, true); }
 
 std::string hmac(std::string_view key, std::string_view data) {
   unsigned char out[EVP_MAX_MD_SIZE];

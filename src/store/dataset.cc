@@ -22,26 +22,6 @@ bool is_build_leftover(const std::string& name) {
          (name.find(".zrec-tmp-") != std::string::npos || name.find(".zrec-join-") != std::string::npos);
 }
 
-// `name` as one segment of a URL's path: every byte but the unreserved ones (RFC 3986)
-// percent-encoded, so that a name from a remote root's marker ("%2e%2e%2f...", "x?y",
-// "x#f") names a file inside the root, never another prefix or another query.
-std::string url_segment(const std::string& name) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : name) {
-    const auto b = static_cast<unsigned char>(c);
-    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '-' || b == '.' ||
-        b == '_' || b == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[b >> 4];
-      out += kHex[b & 15];
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string join_path(const std::string& dir, const std::string& name) {
@@ -49,7 +29,9 @@ std::string join_path(const std::string& dir, const std::string& name) {
   if (is_url(dir) && !is_s3_url(dir)) {  // the name goes into the path, before a query string (a CDN's token)
     const size_t query = dir.find_first_of("?#");
     const std::string base = dir.substr(0, query);
-    const std::string joined = (base.ends_with('/') ? base : base + "/") + url_segment(name);
+    // One segment: a name from a remote root's marker ("%2e%2e%2f...", "x?y=1", "x#f")
+    // names a file inside the root, never another prefix or another query.
+    const std::string joined = (base.ends_with('/') ? base : base + "/") + io::percent_encode(name, false);
     return query == std::string::npos ? joined : joined + dir.substr(query);
   }
   if (!dir.empty() && dir.back() == '/') return dir + name;

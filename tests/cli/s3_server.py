@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import textwrap
 
-from web_server import free_port, wait_listening
+from web_server import free_port, stop_server, wait_listening
 
 SETUP = textwrap.dedent("""
     import boto3, json, sys
@@ -126,11 +126,4 @@ class S3Server:
         return {k: v for k, v in env.items() if v is not None}
 
     def __exit__(self, *exc):
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        shutil.rmtree(self.work, ignore_errors=True)
+        stop_server(self.proc, self.work)

@@ -132,8 +132,10 @@ def credentials_come_from_the_chain_and_failures_say_why(d):
                    ["no AWS credentials to sign requests", "--no-sign-request"])
         zrec_fails(["info", url], s3.env(AWS_SECRET_ACCESS_KEY=None),
                    ["AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together"])
-        # A private bucket refuses an unsigned request.
-        zrec_fails(["--no-sign-request", "digest", url], s3.env(), ["HTTP 403"])
+        # A private bucket refuses an unsigned request. (Its meta.zr answers 403, taken as
+        # "no store here", and the root marker probed next makes moto answer 500 while
+        # its signature checks are on: s3_server.py.)
+        zrec_fails(["--no-sign-request", "digest", url], s3.env(), ["cannot open 's3://zrec-data/www/tokens/", "HTTP"])
         # Writers refuse a bucket URL, as any URL.
         rc, _, err = run_zrec(["append-npy", url, "-"], env=s3.env())
         expect(rc != 0 and "is a URL" in err, "append-npy to s3://: %d %s" % (rc, err))

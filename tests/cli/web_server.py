@@ -42,6 +42,18 @@ def wait_listening(port, timeout=10):
     raise RuntimeError("nothing listens on port %d after %d s" % (port, timeout))
 
 
+def stop_server(proc, work):
+    """Ends a server process (SIGTERM, then SIGKILL after 10 s) and removes its work dir."""
+    if proc is not None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    shutil.rmtree(work, ignore_errors=True)
+
+
 CONFIG = """
 {user}
 daemon off;
@@ -124,14 +136,7 @@ class WebServer:
             return f.read().splitlines()
 
     def __exit__(self, *exc):
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        shutil.rmtree(self.work, ignore_errors=True)
+        stop_server(self.proc, self.work)
 
 
 class FaultProxy:

@@ -60,6 +60,7 @@
 #include "cli/import/present_check.h"
 #include "cli/import/tar_reader.h"
 #include "cli/options/option_values.h"
+#include "cli/options/stream_codec_option.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
 
@@ -330,31 +331,20 @@ Status TarImport::parse_options() {
 // --stream-codec STREAM=CODEC, checked as --stream-dict is: one CODEC per STREAM, a
 // name that can be a stream's. zstd_dict comes with its dictionary: --stream-dict.
 void TarImport::parse_stream_codecs() {
-  for (const std::string& spec : a_.stream_codecs) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw UsageError("--stream-codec '" + printable(spec) + "': expected STREAM=CODEC, e.g. --stream-codec png=raw");
-    const std::string name = spec.substr(0, eq);
-    if (const std::string why = stream_name_problem(name); !why.empty())
-      throw UsageError("--stream-codec '" + printable(spec) + "': '" + printable(name) +
-                       "' cannot name a stream: " + why);
-    if (const auto first = stream_codec_specs_.find(name); first != stream_codec_specs_.end())
-      throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(name) +
-                       "' has a codec already (--stream-codec '" + printable(first->second) +
-                       "'); give one CODEC per STREAM");
-    const Codec codec = parse_codec_option(spec.substr(eq + 1));
-    if (codec == Codec::kZstdDict)
-      throw UsageError("--stream-codec '" + printable(spec) +
-                       "': a zstd_dict stream needs its dictionary: give --stream-dict " + printable(name) + "=FILE");
+  StreamCodecs parsed = cli::parse_stream_codecs(a_.stream_codecs, [](const std::string& name) {
+    return "a zstd_dict stream needs its dictionary: give --stream-dict " + printable(name) + "=FILE";
+  });
+  for (const auto& [name, codec] : parsed.codecs) {
+    const std::string& spec = parsed.specs.at(name);
     if (stream_dict_specs_.count(name) > 0)
       throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(name) +
                        "' has a dictionary (--stream-dict '" + printable(stream_dict_specs_.at(name)) +
                        "'), which makes it zstd_dict");
     if (codec == Codec::kRaw && a_.append.checksum.value_or(false))
       throw UsageError("--stream-codec '" + printable(spec) + "': --checksum is for zstd and zstd_dict, not raw");
-    stream_codecs_[name] = codec;
-    stream_codec_specs_[name] = spec;
   }
+  stream_codecs_ = std::move(parsed.codecs);
+  stream_codec_specs_ = std::move(parsed.specs);
 }
 
 WriterOptions TarImport::writer_options() const {

@@ -10,7 +10,8 @@
 
 namespace zrec::cli {
 
-StreamCodecs parse_stream_codecs(const std::vector<std::string>& specs) {
+StreamCodecs parse_stream_codecs(const std::vector<std::string>& specs,
+                                 const std::function<std::string(const std::string& stream)>& zstd_dict_advice) {
   StreamCodecs out;
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
@@ -26,9 +27,7 @@ StreamCodecs parse_stream_codecs(const std::vector<std::string>& specs) {
                        "'); give one CODEC per STREAM");
     const Codec codec = parse_codec_option(spec.substr(eq + 1));
     if (codec == Codec::kZstdDict)
-      throw UsageError("--stream-codec '" + printable(spec) +
-                       "': a stream of a root is given raw or zstd here (a zstd_dict stream keeps its dictionary "
-                       "when no --stream-codec names it)");
+      throw UsageError("--stream-codec '" + printable(spec) + "': " + zstd_dict_advice(name));
     out.codecs[name] = codec;
     out.specs[name] = spec;
   }

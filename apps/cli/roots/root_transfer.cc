@@ -106,7 +106,10 @@ Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, con
 
 Status run_root_transfer(const std::string& command, const RootTransferArgs& a, const GlobalOptions& g) {
   check_root_options(a);
-  const StreamCodecs codecs = parse_stream_codecs(a.stream_codecs);
+  const StreamCodecs codecs = parse_stream_codecs(a.stream_codecs, [](const std::string&) -> std::string {
+    return "a stream of a root is given raw or zstd here (a zstd_dict stream keeps its dictionary when no "
+           "--stream-codec names it)";
+  });
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
   {
     const std::string dst = strip_trailing_slashes(a.dst);
