@@ -25,6 +25,9 @@ done
 # compile little. scripts/setup.sh installs it; its cache is the user's (~/.cache/ccache).
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Paths under the checkout are hashed relative to it, so a clone in another folder (CI's
+# fresh clone, a git worktree) hits what an earlier build compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 # The precompiled headers' objects are cached too (ccache's manual, "Precompiled headers").
 export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
