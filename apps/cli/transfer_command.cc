@@ -1,8 +1,6 @@
 // recompress/concat/train-dict shared CLI logic (see transfer_command.h).
 #include "cli/transfer_command.h"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <chrono>
 
@@ -244,12 +242,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
                          .level = a.level,
                          .checksum = a.checksum});
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
-  {
-    const std::string dst = strip_trailing_slashes(a.dst);
-    struct stat st;
-    if (::lstat(dst.c_str(), &st) == 0)
-      return Status(StatusCode::kAlreadyExists, "'" + a.dst + "' already exists; choose a new destination");
-  }
+  ZREC_RETURN_IF_ERROR(refuse_existing_destination(a.dst));
 
   InterruptScope interrupt_scope;
   CommandReport report(command, g, a.json);

@@ -108,4 +108,11 @@ Status refuse_output_into_stores(const std::string& output, const std::string& o
                           "', which this command reads or writes; choose a path outside it");
 }
 
+Status refuse_existing_destination(const std::string& dst) {
+  struct stat st;
+  if (::lstat(strip_trailing_slashes(dst).c_str(), &st) == 0)
+    return Status(StatusCode::kAlreadyExists, "'" + dst + "' already exists; choose a new destination");
+  return Status::ok();
+}
+
 }  // namespace zrec::cli

@@ -22,4 +22,9 @@ namespace zrec::cli {
 Status refuse_output_into_stores(const std::string& output, const std::string& option,
                                  const std::vector<std::string>& stores);
 
+// kAlreadyExists "'DST' already exists; choose a new destination" when anything (a
+// link included) is at `dst`: recompress and concat build a new store or root and rename
+// it into place, never over another.
+Status refuse_existing_destination(const std::string& dst);
+
 }  // namespace zrec::cli

@@ -1,7 +1,5 @@
 #include "cli/roots/root_transfer.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <iterator>
 
@@ -111,12 +109,7 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
            "--stream-codec names it)";
   });
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.dst, "DST", a.sources));
-  {
-    const std::string dst = strip_trailing_slashes(a.dst);
-    struct stat st;
-    if (::lstat(dst.c_str(), &st) == 0)
-      return Status(StatusCode::kAlreadyExists, "'" + a.dst + "' already exists; choose a new destination");
-  }
+  ZREC_RETURN_IF_ERROR(refuse_existing_destination(a.dst));
   InterruptScope interrupt_scope;
   CommandReport report(command, g, a.json);
   std::vector<OpenedRoot> roots;
