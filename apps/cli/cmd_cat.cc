@@ -23,6 +23,7 @@
 #include "cli/options/option_values.h"
 #include "cli/options/output_option.h"
 #include "cli/options/window_option.h"
+#include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/os/side_file.h"
@@ -66,9 +67,7 @@ struct CatArgs {
 // --exclude-from: the records between the listed IDs, as runs (the list is read whole,
 // 8 bytes an ID; what is selected is never expanded).
 Result<std::vector<IdRun>> complement_runs(const std::string& path, uint64_t length) {
-  ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(path, "--exclude-from"));
-  ZREC_ASSIGN_OR_RETURN(std::vector<uint64_t> excluded, read_indices(in.stream(), length));
-  std::sort(excluded.begin(), excluded.end());
+  ZREC_ASSIGN_OR_RETURN(const std::vector<uint64_t> excluded, read_id_list(path, "--exclude-from", length));
   std::vector<IdRun> runs;
   uint64_t next = 0;  // the first ID not yet covered
   for (uint64_t id : excluded) {

@@ -21,6 +21,7 @@ constexpr CommandEntry kCommands[] = {
     {"concat", register_concat},
     {"digest", register_digest},
     {"diff", register_diff},
+    {"duplicates", register_duplicates},
     {"split", register_split},
     {"verify", register_verify},
     {"bench", register_bench},

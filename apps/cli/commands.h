@@ -29,6 +29,7 @@ Command register_recompress(CLI::App& root, const GlobalOptions& global);
 Command register_concat(CLI::App& root, const GlobalOptions& global);
 Command register_digest(CLI::App& root, const GlobalOptions& global);
 Command register_diff(CLI::App& root, const GlobalOptions& global);
+Command register_duplicates(CLI::App& root, const GlobalOptions& global);
 Command register_split(CLI::App& root, const GlobalOptions& global);
 Command register_verify(CLI::App& root, const GlobalOptions& global);
 Command register_bench(CLI::App& root, const GlobalOptions& global);

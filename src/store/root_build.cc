@@ -16,7 +16,7 @@ namespace zrec {
 namespace {
 
 // The checks before anything is made: names the marker can hold, one length for all.
-Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams) {
+Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams, const TransferOptions& options) {
   RootState state;
   for (size_t i = 0; i < streams.size(); ++i) {
     const RootStreamPlan& s = streams[i];
@@ -24,7 +24,7 @@ Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams) {
       return invalid_argument("'" + s.name + "' cannot name a stream: " + why);
     if (i > 0 && !(streams[i - 1].name < s.name)) return invalid_argument("streams must be sorted and distinct");
     uint64_t length = 0;
-    for (const StreamPart& p : s.parts) length += p.records;
+    for (const StreamPart& p : s.parts) length += p.records - skipped_below(options, p.records);
     if (i == 0) state.length = length;
     if (length != state.length)
       return invalid_argument("stream '" + s.name + "' would hold " + std::to_string(length) + " records, and '" +
@@ -38,7 +38,7 @@ Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams) {
 
 Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
                   const TransferOptions& options, TransferStats* stats) {
-  ZREC_ASSIGN_OR_RETURN(const RootState state, planned_state(streams));
+  ZREC_ASSIGN_OR_RETURN(const RootState state, planned_state(streams, options));
   const std::string path = store::strip_trailing_slashes(dst);
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) return store::already_exists(dst, true);

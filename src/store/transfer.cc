@@ -29,19 +29,35 @@ std::string shape_text(const std::vector<uint64_t>& shape) {
 }
 
 // Calls fn(ids, locs) for each run of up to kIdChunk IDs of `src`, in order: the IDs
-// and their RecordLocs, read from the table in one sequential read.
-// Only the first `limit` records (TransferOptions::max_records).
+// and their RecordLocs, read from the table in one sequential read. Only the first
+// options.max_records records, less options.skip_ids (left out of both spans).
 template <typename Fn>
-Status for_each_id_chunk(const Store& src, uint64_t limit, Fn fn) {
+Status for_each_id_chunk(const Store& src, const TransferOptions& options, Fn fn) {
   std::vector<uint64_t> ids;
   std::vector<RecordLoc> locs;
-  const uint64_t length = std::min(src.length(), limit);
+  const uint64_t length = std::min(src.length(), options.max_records);
+  const std::vector<uint64_t>& skip = options.skip_ids;
+  auto next_skip = skip.begin();
   for (uint64_t first = 0; first < length; first += kIdChunk) {
     const uint64_t count = std::min(kIdChunk, length - first);
     ids.resize(count);
     std::iota(ids.begin(), ids.end(), first);
     locs.resize(count);
     ZREC_RETURN_IF_ERROR(src.read_locs(first, count, locs.data()));
+    if (next_skip != skip.end() && *next_skip < first + count) {
+      size_t kept = 0;
+      for (size_t k = 0; k < count; ++k) {
+        if (next_skip != skip.end() && *next_skip == first + k) {
+          ++next_skip;
+          continue;
+        }
+        ids[kept] = ids[k];
+        locs[kept++] = locs[k];
+      }
+      ids.resize(kept);
+      locs.resize(kept);
+      if (kept == 0) continue;
+    }
     ZREC_RETURN_IF_ERROR(fn(std::span<const uint64_t>(ids), std::span<const RecordLoc>(locs)));
   }
   return Status::ok();
@@ -66,7 +82,7 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
   std::vector<uint64_t> offsets;
   std::vector<EncodedRecord> records;
   return for_each_id_chunk(
-      src, options.max_records, [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
+      src, options, [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
         const uint64_t count = ids.size();
         for (uint64_t begin = 0; begin < count;) {
           ZREC_RETURN_IF_ERROR(options.control.check());
@@ -109,7 +125,7 @@ Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, Tran
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
   std::vector<RecordRef> refs;
   std::vector<uint64_t> dims;  // Ragged: shape prefixes copied out, so dims are u64-aligned
-  return for_each_id_chunk(src, options.max_records,
+  return for_each_id_chunk(src, options,
                            [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
                              // Stored sizes for the statistics; scan reads the same slice of the table again.
                              for (const RecordLoc& loc : locs) stats->source_stored_bytes += loc.phys_length;
@@ -158,6 +174,11 @@ std::string schema_difference(const Schema& a, const Schema& b) {
     add("ndim " + std::to_string(a.ndim) + " vs " + std::to_string(b.ndim));
   }
   return diff.empty() ? a.describe() + " vs " + b.describe() : diff;
+}
+
+uint64_t skipped_below(const TransferOptions& options, uint64_t records) {
+  const auto& skip = options.skip_ids;
+  return static_cast<uint64_t>(std::lower_bound(skip.begin(), skip.end(), records) - skip.begin());
 }
 
 bool frames_compatible(const Store& src, const StoreWriter& dst) {

@@ -6,6 +6,8 @@
 
 #include "zrec/dataset.h"
 
+#include "cli/formats/printable.h"
+
 namespace zrec::cli {
 
 Store* DiffSide::find(const std::string& name) const {
@@ -69,6 +71,13 @@ Result<std::string> record_payload(Store& store, uint64_t id) {
     return Status::ok();
   }));
   return out;
+}
+
+std::string sample_key_words(const DiffSide& side, uint64_t id) {
+  Store* keys = side.find(kKeyStream);
+  if (keys == nullptr) return "";
+  Result<std::string> key = record_payload(*keys, id);
+  return key.is_ok() ? " key '" + printable(key.value()) + "'" : "";
 }
 
 }  // namespace zrec::cli

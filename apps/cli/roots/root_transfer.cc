@@ -15,6 +15,7 @@
 #include "cli/options/codec_rules.h"
 #include "cli/options/option_values.h"
 #include "cli/options/stream_codec_option.h"
+#include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
@@ -130,9 +131,13 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
     ZREC_ASSIGN_OR_RETURN(RootStreamPlan plan, plan_stream(k, roots, a, codecs));
     plans.push_back(std::move(plan));
   }
+  TransferOptions options;
+  if (!a.exclude_from.empty()) {
+    ZREC_ASSIGN_OR_RETURN(options.skip_ids, read_id_list(a.exclude_from, "--exclude-from", samples));
+    samples -= options.skip_ids.size();
+  }
   ProgressMeter meter(g, command);
   meter.set_total_records(samples * plans.size());
-  TransferOptions options;
   options.window_bytes = a.window_mib << 20;
   options.frame_copy = a.level == 0 && !a.checksum;
   options.control.cancel = interrupt_token();
