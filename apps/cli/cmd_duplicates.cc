@@ -118,8 +118,8 @@ std::string grouped_stream(const DuplicatesArgs& a, const DiffSide& side) {
     if (a.by == kKeyStream)
       throw UsageError("--by " + a.by + ": keys are meant to differ; group by a stream of content (" + names + ")");
     if (side.find(a.by) == nullptr)
-      throw UsageError("--by " + a.by + ": root '" + redact_url(side.path) + "' has no such stream (it has " +
-                       names + ")");
+      throw UsageError("--by " + a.by + ": root '" + redact_url(side.path) + "' has no such stream (it has " + names +
+                       ")");
     return a.by;
   }
   if (candidates.size() != 1)
@@ -140,16 +140,15 @@ std::string group_line(const DuplicateGroup& g, const DiffSide& side) {
   return t + "\n";
 }
 
-std::string summary_text(const DuplicatesArgs& a, const DiffSide& side, const std::string& by,
-                         DuplicateReport& found) {
-  std::string t = "by '" + printable(by) + "' of '" + printable(redact_url(side.path)) + "': " +
-                  std::to_string(side.length) + " samples, " + std::to_string(found.groups()) +
+std::string summary_text(const DuplicatesArgs& a, const DiffSide& side, const std::string& by, DuplicateReport& found) {
+  std::string t = "by '" + printable(by) + "' of '" + printable(redact_url(side.path)) +
+                  "': " + std::to_string(side.length) + " samples, " + std::to_string(found.groups()) +
                   " groups of identical records holding " + std::to_string(found.samples()) + " samples (" +
                   std::to_string(found.dropped()) + " to drop keeping the " + a.keep + " of each)\n";
   if (side.root) {
     t += "groups whose other streams differ: " + std::to_string(found.conflicting());
-    for (const auto& [name, n] : found.by_stream()) t += (name == found.by_stream().begin()->first ? " (" : ", ") +
-                                                          printable(name) + " " + std::to_string(n);
+    for (const auto& [name, n] : found.by_stream())
+      t += (name == found.by_stream().begin()->first ? " (" : ", ") + printable(name) + " " + std::to_string(n);
     t += found.by_stream().empty() ? "\n" : ")\n";
   }
   const std::vector<DuplicateGroup> shown = found.shown();
@@ -192,12 +191,10 @@ Status run_duplicates(const DuplicatesArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.drop_list, "--drop-list", {a.path}));
     ZREC_RETURN_IF_ERROR(refuse_existing_output(a.drop_list, "--drop-list", a.force));
   }
-  ZREC_ASSIGN_OR_RETURN(
-      const DiffSide side,
-      open_diff_side(a.path, {.store = {.lanes = g.read_lanes(a.path),
-                                        .wait = g.lock_wait(),
-                                        .snapshot_if_busy = !g.wait,
-                                        .remote = g.remote}}));
+  ZREC_ASSIGN_OR_RETURN(const DiffSide side, open_diff_side(a.path, {.store = {.lanes = g.read_lanes(a.path),
+                                                                               .wait = g.lock_wait(),
+                                                                               .snapshot_if_busy = !g.wait,
+                                                                               .remote = g.remote}}));
   const std::string by = grouped_stream(a, side);
   WalkOptions walk;
   for (const DiffStream& s : side.streams)
@@ -228,8 +225,7 @@ Status run_duplicates(const DuplicatesArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(out.flush());
   }
   if (a.drop_list.empty()) return report.finish("");  // the groups are the output
-  return report.finish("wrote " + std::to_string(found.dropped()) + " IDs to drop to '" + printable(a.drop_list) +
-                       "'");
+  return report.finish("wrote " + std::to_string(found.dropped()) + " IDs to drop to '" + printable(a.drop_list) + "'");
 }
 
 }  // namespace

@@ -203,8 +203,9 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   writer.lanes = g.lanes(work);
   writer.level = a.level;
   Filled f;
-  f.placed = command == "concat" && options.skip_ids.empty() && !a.frame_copy && options.frame_copy && create.codec == first.codec() &&
-             create.data_shards == first.data_shards() && create.dictionary == first.dictionary() &&
+  f.placed = command == "concat" && options.skip_ids.empty() && !a.frame_copy && options.frame_copy &&
+             create.codec == first.codec() && create.data_shards == first.data_shards() &&
+             create.dictionary == first.dictionary() &&
              placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty() &&
              std::none_of(sources.begin(), sources.end(), [](const Store* s) { return s->is_remote(); });
   Status s;
@@ -349,11 +350,8 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
 }
 
 RootTransferArgs root_transfer_args(const TransferArgs& a) {
-  return {a.dst,           a.sources,
-          a.codec,         a.shards,
-          a.level,         a.window_mib,
-          a.checksum,      a.json,
-          a.stream_codecs, !a.dict.empty() || !a.train.tier.empty() || a.consume,
+  return {a.dst,         a.sources,  a.codec, a.shards,        a.level,
+          a.window_mib,  a.checksum, a.json,  a.stream_codecs, !a.dict.empty() || !a.train.tier.empty() || a.consume,
           a.exclude_from};
 }
 

@@ -28,9 +28,7 @@ constexpr size_t entry_width(size_t streams) { return entry_stream_offset(stream
 uint64_t entry_id(const uint8_t* entry);
 
 // The hash of stream `s` (an index into WalkOptions::streams) in `entry`.
-inline const uint8_t* entry_stream_hash(const uint8_t* entry, size_t s) {
-  return entry + entry_stream_offset(s);
-}
+inline const uint8_t* entry_stream_hash(const uint8_t* entry, size_t s) { return entry + entry_stream_offset(s); }
 
 // Every sample of `side` into `sorter`, a chunk at a time: led by its record of stream
 // `lead`, followed by its records of options.streams. Ends with sorter.finish().
