@@ -30,6 +30,7 @@
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
+#include "cli/roots/card_file.h"
 #include "cli/roots/root_cat.h"
 #include "cli/tar_export.h"
 
@@ -232,6 +233,7 @@ Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
   o.summarise = out.is_terminal() && !a.full;
   o.with_ids = a.with_ids;
   o.window_bytes = a.window_mib << 20;
+  ZREC_ASSIGN_OR_RETURN(o.card, read_dataset_card(a.store, g.remote));
   ZREC_RETURN_IF_ERROR(cat_root_jsonl(root, o, out));
   return out.flush();
 }

@@ -27,6 +27,7 @@
 #include "cli/report/record_stats.h"
 #include "cli/report/table_stats.h"
 #include "cli/root_alignment.h"
+#include "cli/roots/card_file.h"
 
 namespace zrec::cli {
 
@@ -315,6 +316,10 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   if (root) problems = root_problems(a.path, *root, names, lengths);
   std::vector<RootNote> unadopted;  // stores not committed yet: no problem of the root
   if (root) unadopted = unadopted_stores(a.path, *root, names, lengths);
+  std::optional<DatasetCard> card;  // zrec card: what the data means
+  if (root) {
+    ZREC_ASSIGN_OR_RETURN(card, read_dataset_card(a.path, g.remote));
+  }
   if (a.json) {
     JsonWriter j;
     j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
@@ -331,6 +336,9 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
       j.end_array().key("unadopted").begin_array();
       for (const auto& n : unadopted) j.value(n.name);
       j.end_array();
+      j.key("card");
+      if (card) j.raw(card_json(*card, /*pretty=*/false));
+      else j.null();
     }
     j.end_object();
     ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
@@ -356,6 +364,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     t += problems.empty() ? "; lengths agree\n" : "\n";
     for (const auto& p : problems) t += "problem: " + redact_urls_in(p.text) + "\n";
     for (const auto& n : unadopted) t += "note: " + redact_urls_in(n.text) + "\n";
+    if (card) t += "card (" + std::string(kCardFile) + "): " + printable(card_summary(*card)) + "\n";
   }
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();

@@ -14,6 +14,7 @@ constexpr CommandEntry kCommands[] = {
     {"append-lmdb", register_append_lmdb},
     {"append-h5", register_append_h5},
     {"adopt", register_adopt},
+    {"card", register_card},
     {"cat", register_cat},
     {"info", register_info},
     {"train-dict", register_train_dict},

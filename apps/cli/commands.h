@@ -22,6 +22,7 @@ Command register_append_tar(CLI::App& root, const GlobalOptions& global);
 Command register_append_lmdb(CLI::App& root, const GlobalOptions& global);
 Command register_append_h5(CLI::App& root, const GlobalOptions& global);
 Command register_adopt(CLI::App& root, const GlobalOptions& global);
+Command register_card(CLI::App& root, const GlobalOptions& global);
 Command register_cat(CLI::App& root, const GlobalOptions& global);
 Command register_info(CLI::App& root, const GlobalOptions& global);
 Command register_train_dict(CLI::App& root, const GlobalOptions& global);

@@ -459,6 +459,11 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.path, a.keys, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   ZREC_ASSIGN_OR_RETURN(ExportSet set, open_export(a, g));
+  // The dataset's card (zrec card) goes beside the tar, not into it: WebDataset readers
+  // would take a member "zrec-card.json" for a sample. `zrec card NEW --from` reads it.
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(a.path, g.remote));
+  const std::string card_path = card && a.output != "-" ? join_path(parent_directory(a.output), kCardFile) : "";
+  if (!card_path.empty()) ZREC_RETURN_IF_ERROR(refuse_existing_output(card_path, "-o", a.force));
   std::vector<ExportStream>& streams = set.streams;
   const uint64_t length = set.length;
   std::vector<uint64_t> list;
@@ -536,6 +541,14 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   }
   ZREC_RETURN_IF_ERROR(tar.finish());
   meter.finish();
+  if (!card_path.empty()) {
+    ZREC_ASSIGN_OR_RETURN(Output card_out, Output::open(card_path, "-o", a.force));
+    ZREC_RETURN_IF_ERROR(card_out.write(*card));
+    ZREC_RETURN_IF_ERROR(card_out.flush());
+    if (g.verbosity >= 0)
+      std::fprintf(stderr, "zrec cat: wrote the dataset card to %s (zrec card DEST --from reads it)\n",
+                   printable(card_path).c_str());
+  }
   if (tar.sharded() && g.verbosity >= 0)
     std::fprintf(stderr, "zrec cat: wrote %llu sample%s in %llu shard%s (%s to %s)\n",
                  static_cast<unsigned long long>(done), done == 1 ? "" : "s",

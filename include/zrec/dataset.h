@@ -233,4 +233,26 @@ class DatasetWriter {
   bool dir_created_ = false, marked_ = false, recovered_ = false, published_ = false, done_ = false;
 };
 
+// --- the dataset card ---------------------------------------------------------------
+// What the data means (description, license, citation, class names, vocabularies), kept
+// beside it: ROOT/zrec-card.json for a root, STORE/zrec-card.json for a lone store
+// (docs/format.md §13; readers of the store, loaderx among them, ignore the file). The
+// library moves its bytes; the CLI (zrec card) knows their JSON.
+
+inline constexpr const char* kCardFile = "zrec-card.json";
+// A card larger than this is refused (a vocabulary of a million tokens fits).
+inline constexpr uint64_t kMaxCardBytes = uint64_t{64} << 20;
+
+// The card of the root or store at `path` (a URL too): its bytes, or nullopt when it has
+// none. kInvalidArgument for one over kMaxCardBytes.
+Result<std::optional<std::string>> read_card(const std::string& path, const RemoteOptions& remote = {});
+
+// Replaces the card of the local root or store at `path` with `bytes` (nullopt: removes
+// it), under the writer's lock of the root (its marker) or store (meta.zr), so two edits
+// never interleave: written to a temporary beside it, synced, renamed into place and
+// the directory synced; a reader sees the old card or the new one. kBusy (or a wait, as
+// lock_wait.h says) while a writer holds the lock; kInvalidArgument for a URL or a path
+// that is neither a root nor a store.
+Status write_card(const std::string& path, const std::optional<std::string>& bytes, const io::LockWait& wait);
+
 }  // namespace zrec

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,7 +106,10 @@ struct RootStreamPlan {
 // directory renamed into place (RENAME_NOREPLACE) and its parent synced. So DST appears
 // whole, its marker already committed, or not at all; on any error nothing is left.
 // Adds to *stats (stored_bytes: every stream's).
+// `card` (the bytes of a dataset card, zrec/dataset.h) goes into DST with its streams,
+// so it appears with them.
 Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
-                  const TransferOptions& options, TransferStats* stats);
+                  const TransferOptions& options, TransferStats* stats,
+                  const std::optional<std::string>& card = std::nullopt);
 
 }  // namespace zrec

@@ -1,6 +1,7 @@
 // build_root (zrec/transfer.h): recompress and concat of roots. A root is published as
 // a store is: built whole in a temporary sibling, streams first, the marker last, then
 // renamed into place, so a reader (or a crash) never sees a DST without its commit.
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -37,7 +38,7 @@ Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams, cons
 }  // namespace
 
 Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
-                  const TransferOptions& options, TransferStats* stats) {
+                  const TransferOptions& options, TransferStats* stats, const std::optional<std::string>& card) {
   ZREC_ASSIGN_OR_RETURN(const RootState state, planned_state(streams, options));
   const std::string path = store::strip_trailing_slashes(dst);
   struct stat st;
@@ -59,6 +60,13 @@ Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& str
     }));
   }
   stats->stored_bytes = stored;
+  if (card) {
+    // Synced before the marker is: the directory's rename publishes both.
+    const std::string card_path = join_path(tmp->path(), kCardFile);
+    ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(card_path, O_WRONLY | O_CREAT | O_EXCL));
+    ZREC_RETURN_IF_ERROR(f.pwrite_all(card->data(), card->size(), 0));
+    ZREC_RETURN_IF_ERROR(f.sync());
+  }
   {
     // Written and synced under a temporary name and linked into place; the lock it
     // holds goes with this scope (nobody else can know the temporary directory).

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "zrec/dataset.h"
 #include "zrec/remote.h"
 #include "zrec/transfer.h"
 
@@ -146,7 +147,9 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
   writer.lanes = g.lanes(Work::kWrite);
   writer.level = a.level;
   TransferStats stats;
-  const Status built = build_root(a.dst, plans, writer, options, &stats);
+  // The first source's card (zrec card) goes with the data; the streams keep their names.
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(a.sources.front(), g.remote));
+  const Status built = build_root(a.dst, plans, writer, options, &stats, card);
   meter.finish();
   ZREC_RETURN_IF_ERROR(built);
   std::string codec_list;
