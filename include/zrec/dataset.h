@@ -150,7 +150,7 @@ class Dataset {
   // caller says what it expected there. `options` are kept for open_stream().
   static Result<Dataset> open(const std::string& root, const OpenOptions& options = {});
 
-  const std::string& root() const;
+  const std::string& root() const { return root_; }
   // The directory has a marker: it is a root, whose streams line up.
   bool marked() const { return committed_.has_value(); }
   // Neither a marker nor a store.
