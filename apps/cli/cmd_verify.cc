@@ -33,7 +33,7 @@
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
-#include "cli/root_alignment.h"
+#include "cli/roots/root_problems.h"
 
 namespace zrec::cli {
 
@@ -355,10 +355,11 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // root, when append-tar marked it) or unrelated stores; anything else is checked as
   // one store (which may have lost its meta.zr).
   std::vector<std::string> names;
-  std::optional<RootState> root;
+  std::optional<Dataset> root;  // a marked root
   if ((remote || S_ISDIR(st.st_mode)) && !is_store_dir(a.path, g.remote)) {
-    names = child_stores(a.path, g.remote);
-    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path, g.remote));
+    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+    names = ds.stores();
+    if (ds.marked()) root = std::move(ds);
   }
   if (names.empty() && !root) {
     // Opened (or refused) before any check; read as the payload pass reaches its records.
@@ -437,13 +438,13 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // Lengths are compared only in a root append-tar marked, against what it committed:
   // the stores of any other directory are unrelated.
   std::vector<RootProblem> problems;
-  if (root) problems = root_problems(a.path, *root, names, lengths);
+  if (root) problems = root_problems(*root, lengths);
   for (const auto& p : problems)
     text += fmt::format("{}: problem: {} [{}]\n", printable(redact_url(a.path)), redact_urls_in(p.text), p.key);
   // Stores the marker does not list yet (a stream made for zrec adopt): the committed
   // samples are whole, so the root stays valid.
   std::vector<RootNote> unadopted;
-  if (root) unadopted = unadopted_stores(a.path, *root, names, lengths);
+  if (root) unadopted = unadopted_notes(*root, lengths);
   for (const auto& n : unadopted)
     text += fmt::format("{}: note: {}\n", printable(redact_url(a.path)), redact_urls_in(n.text));
   // What killed writers left in the root: no problem of its data, but space and clutter
@@ -458,7 +459,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   const bool valid = corrupt == 0 && problems.empty() && unreadable.is_ok();
   j.key("marked").value(root.has_value());
   if (root) {
-    j.key("committed_length").value(root->length).key("lengths_agree").value(problems.empty());
+    j.key("committed_length").value(root->length()).key("lengths_agree").value(problems.empty());
     j.key("root_problems").begin_array();
     for (const auto& p : problems)
       j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
@@ -470,7 +471,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   }
   j.key("valid").value(valid);
   if (is_url(a.path)) write_remote_stats(j);
-  if (root) j.key("length").value(root->length);  // the root's samples, last (scripts read the last "length")
+  if (root) j.key("length").value(root->length());  // the root's samples, last (scripts read the last "length")
   j.end_object();
   const std::string kind = root ? "stream" : "store";
   if (a.json) {
@@ -478,7 +479,7 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   } else {
     if (valid && g.verbosity >= 0)
       text += root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(redact_url(a.path)),
-                                 names.size() - unadopted.size(), root->length)
+                                 names.size() - unadopted.size(), root->length())
                    : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(redact_url(a.path)), names.size(),
                                  unmarked_note(names.size()));
     if (!root && g.verbosity >= 0 && !valid)

@@ -201,11 +201,13 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   ExportSet set;
   const bool single = is_store_dir(a.path, g.remote);
   // A root append-tar marked: its streams, up to its committed samples.
-  std::optional<RootState> root;
+  std::optional<Dataset> root;
+  std::vector<std::string> names{""};
   if (!single) {
-    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path, g.remote));
+    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+    names = ds.stores();
+    if (ds.marked()) root = std::move(ds);
   }
-  std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path, g.remote);
   if (single) {
     if (const std::string why = stream_name_problem(base_name(a.path)); !why.empty())
       return invalid_argument("store '" + a.path + "': its name '" + base_name(a.path) +
@@ -220,15 +222,14 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
       for (const auto& name : names) ZREC_RETURN_IF_ERROR(check_root_stream(a.path, name));
   }
   if (root) {
-    std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
+    std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams(), n); });
     // A listed stream that is gone (or a FIFO, a file) would leave its members out of
     // every sample; one with no committed sample may be gone (as append-tar allows).
-    for (const auto& name : root->streams) {
-      if (root->length > 0 && !std::ranges::binary_search(names, name))
-        return invalid_argument("root '" + a.path + "' lists the stream '" + printable(name) + "' in " +
-                                kRootMarkerFile + ", but '" + printable(join_path(a.path, name)) +
+    for (const StreamProblem& p : root->problems({}))
+      if (p.kind == StreamProblem::Kind::kMissing)
+        return invalid_argument("root '" + a.path + "' lists the stream '" + printable(p.stream) + "' in " +
+                                kRootMarkerFile + ", but '" + printable(join_path(a.path, p.stream)) +
                                 "' is not a store; nothing was written");
-    }
   }
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   if (a.with_ids)
@@ -252,9 +253,9 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
       return invalid_argument("stream '" + s.ext + "' is " + schema.describe() +
                               "; with --arrays text a tar member holds bytes ('|u1') or numbers (integer or float "
                               "dtypes); --arrays npy writes any array");
-    if (root && s.store->length() < root->length)
+    if (root && s.store->length() < root->length())
       return invalid_argument("stream '" + s.ext + "' holds " + std::to_string(s.store->length()) +
-                              " records, fewer than the " + std::to_string(root->length) + " samples root '" + a.path +
+                              " records, fewer than the " + std::to_string(root->length()) + " samples root '" + a.path +
                               "' committed");
     if (!root && !streams.empty() && s.store->length() != streams.front().store->length())
       return invalid_argument("the streams of '" + a.path + "' hold different numbers of records ('" +
@@ -265,7 +266,7 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   }
   for (ExportStream& s : streams) s.keys = root && s.ext == kKeyStream;
   ZREC_RETURN_IF_ERROR(refuse_same_members(streams));
-  set.length = root ? root->length : streams.front().store->length();
+  set.length = root ? root->length() : streams.front().store->length();
   return set;
 }
 

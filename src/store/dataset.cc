@@ -1,5 +1,7 @@
-// Store directories and datasets of named streams (zrec/dataset.h).
+// Store directories (zrec/store.h: join_path, is_store_dir) and the stores in a
+// directory of named streams (zrec/dataset.h: child_stores).
 #include "zrec/dataset.h"
+#include "zrec/store.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
