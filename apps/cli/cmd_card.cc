@@ -20,8 +20,8 @@
 #include "cli/formats/printable.h"
 #include "cli/os/side_file.h"
 #include "cli/report/command_report.h"
-#include "cli/roots/card_file.h"
 #include "cli/report/console.h"
+#include "cli/roots/card_file.h"
 
 namespace zrec::cli {
 
@@ -52,8 +52,7 @@ Result<std::string> side_text(const std::string& file, const std::string& option
 std::pair<std::string, std::string> split_spec(const std::string& spec, const std::string& option,
                                                const char* example) {
   const size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw UsageError(option + " '" + printable(spec) + "': expected " + example);
+  if (eq == std::string::npos || eq == 0) throw UsageError(option + " '" + printable(spec) + "': expected " + example);
   return {spec.substr(0, eq), spec.substr(eq + 1)};
 }
 
@@ -95,15 +94,14 @@ void check_named_stream(const DiffSide& side, const std::string& stream, const s
   // A ragged stream of single bytes holds blobs (images, text), not numbers that index names.
   const bool blobs = !schema.is_dense() && schema.dtype.itemsize == 1;
   if ((kind != DTypeKind::kInt && kind != DTypeKind::kUInt) || blobs)
-    throw UsageError(what + ": stream '" + printable(stream) + "' holds '" + schema.dtype.str() +
-                     "' records, and " +
+    throw UsageError(what + ": stream '" + printable(stream) + "' holds '" + schema.dtype.str() + "' records, and " +
                      (labels ? "class names name integer labels" : "a vocabulary names integer token IDs"));
 }
 
 Status set_names(DatasetCard& card, const DiffSide& side, const std::string& spec, bool labels) {
   const std::string option = labels ? "--labels" : "--vocab";
-  const auto [stream, file] = split_spec(spec, option, labels ? "STREAM=FILE, e.g. cls=classes.txt"
-                                                              : "STREAM=FILE, e.g. tokens=vocab.txt");
+  const auto [stream, file] =
+      split_spec(spec, option, labels ? "STREAM=FILE, e.g. cls=classes.txt" : "STREAM=FILE, e.g. tokens=vocab.txt");
   check_named_stream(side, stream, option + " '" + printable(spec) + "'", labels);
   auto& by_stream = labels ? card.labels : card.vocab;
   if (file.empty()) {
@@ -181,9 +179,11 @@ std::string shown_card(const DatasetCard& card, const DiffSide& side) {
     return names.size() > 8 ? t + ", ..." : t;
   };
   for (const auto& [stream, names] : card.labels)
-    t += "labels " + printable(stream) + ": " + std::to_string(names.size()) + " classes (" + first_names(names) + ")\n";
+    t +=
+        "labels " + printable(stream) + ": " + std::to_string(names.size()) + " classes (" + first_names(names) + ")\n";
   for (const auto& [stream, tokens] : card.vocab)
-    t += "vocab " + printable(stream) + ": " + std::to_string(tokens.size()) + " tokens (" + first_names(tokens) + ")\n";
+    t +=
+        "vocab " + printable(stream) + ": " + std::to_string(tokens.size()) + " tokens (" + first_names(tokens) + ")\n";
   for (const auto& [key, raw] : card.unknown) t += "(kept, not known here) " + printable(key) + "\n";
   return t;
 }
@@ -228,12 +228,10 @@ Result<CroissantDataset> describe_for_croissant(const std::string& path, Dataset
 
 Status run_card(const CardArgs& a, const GlobalOptions& g) {
   if (a.croissant && a.edits()) throw UsageError("--croissant prints the card: give no change with it");
-  ZREC_ASSIGN_OR_RETURN(
-      DiffSide side,
-      open_diff_side(a.path, {.store = {.lanes = g.read_lanes(a.path),
-                                        .wait = g.lock_wait(),
-                                        .snapshot_if_busy = !g.wait,
-                                        .remote = g.remote}}));
+  ZREC_ASSIGN_OR_RETURN(DiffSide side, open_diff_side(a.path, {.store = {.lanes = g.read_lanes(a.path),
+                                                                         .wait = g.lock_wait(),
+                                                                         .snapshot_if_busy = !g.wait,
+                                                                         .remote = g.remote}}));
   if (a.edits()) return edit_card(a, std::move(side), g);
   ZREC_ASSIGN_OR_RETURN(DatasetCard card, read_existing_card(a.path, g));
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));

@@ -255,8 +255,8 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
                               "dtypes); --arrays npy writes any array");
     if (root && s.store->length() < root->length())
       return invalid_argument("stream '" + s.ext + "' holds " + std::to_string(s.store->length()) +
-                              " records, fewer than the " + std::to_string(root->length()) + " samples root '" + a.path +
-                              "' committed");
+                              " records, fewer than the " + std::to_string(root->length()) + " samples root '" +
+                              a.path + "' committed");
     if (!root && !streams.empty() && s.store->length() != streams.front().store->length())
       return invalid_argument("the streams of '" + a.path + "' hold different numbers of records ('" +
                               streams.front().ext + "' " + std::to_string(streams.front().store->length()) + ", '" +

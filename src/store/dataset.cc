@@ -1,7 +1,6 @@
 // Store directories (zrec/store.h: join_path, is_store_dir) and the stores in a
 // directory of named streams (zrec/dataset.h: child_stores).
 #include "zrec/dataset.h"
-#include "zrec/store.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -10,6 +9,7 @@
 
 #include "zrec/file.h"
 #include "zrec/remote.h"
+#include "zrec/store.h"
 
 #include "io/remote_file.h"
 

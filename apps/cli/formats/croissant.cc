@@ -116,16 +116,16 @@ std::string field(const CroissantStream& s, const DatasetCard& card, int indent)
     m.push_back(member(in, "isArray", "true"));
     m.push_back(member(in, "arrayShape", quoted(shape_text(s.schema))));
   }
-  m.push_back(member(in, "source",
-                     object({member(in + 2, "fileSet", object({member(in + 4, "@id", quoted("stream/" + s.name))}, in + 2)),
-                             member(in + 2, "extract",
-                                    object({member(in + 4, "fileProperty", quoted("content"))}, in + 2))},
-                            in)));
+  m.push_back(
+      member(in, "source",
+             object({member(in + 2, "fileSet", object({member(in + 4, "@id", quoted("stream/" + s.name))}, in + 2)),
+                     member(in + 2, "extract", object({member(in + 4, "fileProperty", quoted("content"))}, in + 2))},
+                    in)));
   if (card.labels.count(s.name) > 0)
-    m.push_back(member(
-        in, "references",
-        object({member(in + 2, "field", object({member(in + 4, "@id", quoted(classes_id(s.name) + "/index"))}, in + 2))},
-               in)));
+    m.push_back(member(in, "references",
+                       object({member(in + 2, "field",
+                                      object({member(in + 4, "@id", quoted(classes_id(s.name) + "/index"))}, in + 2))},
+                              in)));
   return std::string(static_cast<size_t>(indent), ' ') + object(m, indent);
 }
 
@@ -148,7 +148,8 @@ std::string classes_record_set(const std::string& stream, const std::vector<std:
                  member(in, "description", quoted("The class names of stream '" + stream + "', by label value")),
                  member(in, "dataType", quoted("sc:Enumeration")),
                  member(in, "key", object({member(in + 2, "@id", quoted(id + "/index"))}, in)),
-                 member(in, "field", joined({typed_field("index", "sc:Integer"), typed_field("name", "sc:Text")}, in, '[', ']')),
+                 member(in, "field",
+                        joined({typed_field("index", "sc:Integer"), typed_field("name", "sc:Text")}, in, '[', ']')),
                  member(in, "data", joined(rows, in, '[', ']'))},
                 indent);
 }

@@ -59,8 +59,7 @@ class CardParser {
       if (in_.peek() != '"') return in_.bad("expected a key in double quotes");
       std::string key;
       ZREC_RETURN_IF_ERROR(in_.string(key));
-      if (std::find(seen.begin(), seen.end(), key) != seen.end())
-        return in_.bad("the key \"" + key + "\" is repeated");
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) return in_.bad("the key \"" + key + "\" is repeated");
       seen.push_back(key);
       in_.space();
       if (!in_.eat(':')) return in_.bad("expected ':' after a key");

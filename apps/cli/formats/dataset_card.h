@@ -24,10 +24,10 @@ namespace zrec::cli {
 inline constexpr int kCardVersion = 1;
 
 struct DatasetCard {
-  std::map<std::string, std::string> text;                          // by card_text_keys()
-  std::map<std::string, std::vector<std::string>> labels;           // stream -> class names, by class
-  std::map<std::string, std::vector<std::string>> vocab;            // stream -> tokens, by token ID
-  std::vector<std::pair<std::string, std::string>> unknown;         // key, raw JSON value
+  std::map<std::string, std::string> text;                   // by card_text_keys()
+  std::map<std::string, std::vector<std::string>> labels;    // stream -> class names, by class
+  std::map<std::string, std::vector<std::string>> vocab;     // stream -> tokens, by token ID
+  std::vector<std::pair<std::string, std::string>> unknown;  // key, raw JSON value
 
   bool empty() const { return text.empty() && labels.empty() && vocab.empty() && unknown.empty(); }
 };

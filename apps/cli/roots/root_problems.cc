@@ -43,8 +43,7 @@ std::vector<RootNote> unadopted_notes(const Dataset& ds, const std::map<std::str
   const std::string committed = std::to_string(ds.length());
   for (const StreamProblem& p : ds.problems(lengths)) {
     if (p.kind != StreamProblem::Kind::kUnlisted) continue;
-    std::string text =
-        "'" + printable(p.stream) + "' is not committed yet: " + kRootMarkerFile + " does not list it";
+    std::string text = "'" + printable(p.stream) + "' is not committed yet: " + kRootMarkerFile + " does not list it";
     if (p.length && *p.length != ds.length())
       text += ", and it holds " + std::to_string(*p.length) + " records where the root committed " + committed +
               " samples (zrec adopt '" + printable(ds.root()) + "' takes a store of one record per sample)";

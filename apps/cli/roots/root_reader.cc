@@ -49,8 +49,7 @@ Result<OpenedRoot> open_root(const std::string& path, const GlobalOptions& g) {
     // A stream of a root that committed nothing may be gone (append-tar allows it).
     if (state->length == 0 && !is_store_dir(stream, g.remote)) continue;
     auto store = ds.open_stream(
-        name,
-        {.lanes = g.read_lanes(stream), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
+        name, {.lanes = g.read_lanes(stream), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
     if (!store.is_ok())
       return store.status().with_context("root '" + shown + "' lists the stream '" + printable(name) + "' in " +
                                          kRootMarkerFile);

@@ -2,6 +2,8 @@
 // back; a run stopped between its streams' publication and the root's commit is seen
 // at the committed count and cut back by the next writer; misuse of the writer is a
 // usage error; the alignment problems both sides share (store/stream_alignment.h).
+#include "zrec/dataset.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "zrec/dataset.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 
@@ -279,7 +280,7 @@ TEST_SUITE("dataset") {
     write_text(stores + "/zrec-root", "zrec-root 2\n");
     auto bad = Dataset::open(stores);
     CHECK(bad.status().code() == StatusCode::kMalformed);
-    CHECK(bad.status().message() == "malformed root marker '" + stores +
-                                        "/zrec-root': its first line is not 'zrec-root 1'");
+    CHECK(bad.status().message() ==
+          "malformed root marker '" + stores + "/zrec-root': its first line is not 'zrec-root 1'");
   }
 }
