@@ -76,6 +76,7 @@ class S3Client {
 
  private:
   explicit S3Client(RemoteOptions options);
+  std::string why_head_failed(const std::string& s3_url);
   RemoteOptions options_;
   std::mutex pool_mutex_;
   std::vector<void*> idle_;  // CURL handles, each keeping its connection

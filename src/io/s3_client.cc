@@ -156,6 +156,16 @@ Result<std::unique_ptr<S3Client>> S3Client::open(const RemoteOptions& options) {
   return std::unique_ptr<S3Client>(new S3Client(options));
 }
 
+// A HEAD's answer has no body, so no <Code>: a GET of the object's first byte, signed
+// the same way, is answered with the bucket's reason ("SignatureDoesNotMatch ...").
+std::string S3Client::why_head_failed(const std::string& s3_url) {
+  S3Call probe{.method = "GET", .headers = {{"range", "bytes=0-0"}}};
+  auto answer = send(s3_url, probe, {}, {400, 401, 403, 404});
+  if (!answer.is_ok()) return {};
+  const std::string said = io::s3_error_text(answer->body);
+  return said.empty() ? std::string() : ": " + said;
+}
+
 S3ClientStats S3Client::stats() const { return {requests_.load(), retries_.load(), bytes_sent_.load()}; }
 
 Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::string_view body,
@@ -244,6 +254,7 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
         return std::move(x.response);
       why = "HTTP " + x.status_text;
       if (const std::string said = io::s3_error_text(x.response.body); !said.empty()) why += ": " + said;
+      else if (call.method == "HEAD" && (s == 400 || s == 401 || s == 403)) why += why_head_failed(s3_url);
       again = s == 408 || s == 429 || (s >= 500 && s <= 599);
     }
     if (!again || attempt >= options_.max_tries) {
