@@ -17,6 +17,8 @@
 #include "cli/diff/change_log.h"
 #include "cli/diff/diff_side.h"
 #include "cli/diff/diff_walk.h"
+#include "cli/diff/entry_sort.h"
+#include "cli/diff/keys_file_stream.h"
 #include "cli/formats/printable.h"
 #include "cli/options/window_option.h"
 #include "cli/os/interrupt.h"
@@ -31,6 +33,7 @@ namespace {
 struct DiffArgs {
   std::string a, b;
   bool by_key = false;
+  std::string keys_a, keys_b;  // --keys-a/--keys-b: keys files standing in for __key__
   uint64_t max_shown = 10;
   bool json = false;
   std::string temp_dir;
@@ -75,8 +78,12 @@ std::string change_line(const Change& c, const DiffSide& a, const DiffSide& b) {
 }
 
 std::string summary_text(const DiffArgs& args, const DiffSide& a, const DiffSide& b, ChangeLog& log) {
-  std::string t = std::string("by ") + (args.by_key ? "key (__key__)" : "position") + ": A '" +
-                  printable(redact_url(a.path)) + "' " + std::to_string(a.length) + " samples, B '" +
+  const bool files = !args.keys_a.empty() || !args.keys_b.empty();
+  std::string t = std::string("by ") +
+                  (!args.by_key ? "position"
+                   : files      ? "key (keys files)"
+                                : "key (__key__)") +
+                  ": A '" + printable(redact_url(a.path)) + "' " + std::to_string(a.length) + " samples, B '" +
                   printable(redact_url(b.path)) + "' " + std::to_string(b.length) + " samples\n";
   for (const std::string& s : only_in(a, b)) t += "stream only in A: " + s + "\n";
   for (const std::string& s : only_in(b, a)) t += "stream only in B: " + s + "\n";
@@ -138,11 +145,20 @@ Status run_diff(DiffArgs& args, const GlobalOptions& g) {
   if (a.root != b.root)
     return invalid_argument("'" + redact_url(a.root ? b.path : a.path) + "' is a store and '" +
                             redact_url(a.root ? a.path : b.path) + "' a root: diff compares two of a kind");
+  // Keys files stand in for a side's __key__ stream; the stores holding them live in a
+  // scratch directory until the walk is done.
+  std::unique_ptr<ScratchDir> keys_scratch;
+  if (!args.keys_a.empty() || !args.keys_b.empty()) {
+    args.by_key = true;
+    ZREC_ASSIGN_OR_RETURN(keys_scratch, ScratchDir::make(args.temp_dir, "zrec-diff-keys-"));
+    if (!args.keys_a.empty()) ZREC_RETURN_IF_ERROR(add_keys_file(a, args.keys_a, "--keys-a", keys_scratch->path()));
+    if (!args.keys_b.empty()) ZREC_RETURN_IF_ERROR(add_keys_file(b, args.keys_b, "--keys-b", keys_scratch->path()));
+  }
   if (args.by_key)
     for (const DiffSide* side : {&a, &b})
       if (side->find(kKeyStream) == nullptr)
         return invalid_argument("--by-key: '" + redact_url(side->path) + "' has no " + kKeyStream +
-                                " stream (append-tar --keys-stream keeps one)");
+                                " stream (append-tar --keys-stream keeps one; --keys-a/--keys-b take a keys file)");
   WalkOptions walk;
   walk.streams = compared_streams(a, b, args.by_key);
   walk.window_bytes = args.window_mib << 20;
@@ -180,6 +196,11 @@ Command register_diff(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--by-key", args->by_key,
                 "Align samples by the roots' __key__ stream instead of by position (an external sort: memory "
                 "bounded, disk about 24 + 16 * streams bytes a sample per side)");
+  cmd->add_option("--keys-a", args->keys_a,
+                  "Align by key (implies --by-key), A's keys read from FILE, one line per sample (as append-tar "
+                  "--keys writes them), where A has no __key__ stream")
+      ->type_name("FILE");
+  cmd->add_option("--keys-b", args->keys_b, "The same for B: B's keys, one line per sample")->type_name("FILE");
   cmd->add_option("--max-shown", args->max_shown, "Changes listed after the summary, lowest IDs first")
       ->capture_default_str();
   cmd->add_option("--temp-dir", args->temp_dir, "Where --by-key spills its sorted runs (default: $TMPDIR or /tmp)")

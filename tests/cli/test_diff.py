@@ -114,6 +114,35 @@ def by_key_finds_exactly_what_was_done(d):
 
 
 @case
+def keys_files_stand_in_for_the_key_stream(d):
+    """Stores without __key__, their keys in files as append-tar --keys writes them: the
+    same findings as the roots' __key__ streams give; a file of the wrong length refused."""
+    v2 = v2_samples()
+    v3, dropped, relabelled, recopied = v3_samples(v2)
+    random.Random(5).shuffle(v3)
+    a, b = lines_store(os.path.join(d, "a"), [s[1] for s in v2]), lines_store(os.path.join(d, "b"), [s[1] for s in v3])
+    ka, kb = os.path.join(d, "a.keys"), os.path.join(d, "b.keys")
+    with open(ka, "wb") as f:
+        f.write(b"".join(s[0] + b"\n" for s in v2))
+    with open(kb, "wb") as f:
+        f.write(b"".join(s[0] + b"\n" for s in v3))
+    out = diff("--keys-a", ka, "--keys-b", kb, a, b, rc_want=1)
+    want = {"removed": 10, "added": 0, "changed": 30, "changed records": 30, "unchanged": 1960}
+    expect(counts(out) == want and out.startswith("by key (keys files)"), out)
+    j = json.loads(run_zrec(["diff", "--json", "--keys-a", ka, "--keys-b", kb, a, b])[1])
+    expect(ranges_to_ids(j["removed_ids"]) == sorted(dropped) and j["by"] == "key", j)
+    expect(ranges_to_ids(j["changed_ids"]) == sorted(recopied), j["changed_ids"])
+    with open(kb, "ab") as f:
+        f.write(b"extra\n")
+    rc, out, err = run_zrec(["diff", "--keys-a", ka, "--keys-b", kb, a, b])
+    expect(rc == 2 and out == b"" and err.strip() == (
+        "zrec diff: --keys-b '%s' holds %d keys, and '%s' %d samples: one line per sample" % (kb, N - 9, b, N - 10)),
+        err)
+    rc, _, err = run_zrec(["diff", "--keys-a", ka, a, b])
+    expect(rc == 2 and "has no __key__ stream" in err and "--keys-b" in err, err)
+
+
+@case
 def by_key_holds_for_a_reordered_root(d):
     a, b, *_ = two_roots(d, shuffle=True)
     expect(counts(diff("--by-key", a, b, rc_want=1)) == BY_KEY_WANT, "shuffled v3")

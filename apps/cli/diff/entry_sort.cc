@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 
 namespace zrec::cli {
@@ -28,8 +29,9 @@ Result<std::unique_ptr<ScratchDir>> ScratchDir::make(const std::string& parent, 
 }
 
 ScratchDir::~ScratchDir() {
-  for (const std::string& f : files_) ::unlink(f.c_str());
-  ::rmdir(path_.c_str());
+  // Everything in it is ours (mkdtemp made it): sorted runs, and diff's keys stores.
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 std::string ScratchDir::new_file() {

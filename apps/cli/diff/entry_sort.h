@@ -25,6 +25,8 @@ class ScratchDir {
   ScratchDir& operator=(const ScratchDir&) = delete;
   // A new file's path in it, never handed out before; removed with the directory.
   std::string new_file();
+  // The directory: what else goes in it is removed with it too.
+  const std::string& path() const { return path_; }
 
  private:
   explicit ScratchDir(std::string path) : path_(std::move(path)) {}
