@@ -11,7 +11,10 @@ What the API returns:
   down for thumbnails; encoded images byte for byte as stored, with their type;
 - one record: shard, offset and sizes; its hex view is the stored bytes; its .npy equals
   `zrec cat`'s record;
-- verify: valid on a sound store, problems with record IDs on a damaged copy.
+- verify: valid on a sound store, problems with record IDs on a damaged copy;
+- filters: label=STREAM:VALUE and q=TEXT give exactly the matching samples of the
+  source data, each request examining at most `scan` positions and returning a cursor,
+  on local and remote (nginx) stores; class names in the grid's cells.
 Safety (the issue's "Safe by default", one check each):
 - zrec links no HTTP, TLS, brotli or PNG library (readelf NEEDED): nothing at process
   start for other commands;
@@ -523,6 +526,98 @@ def test_vocab_shows_token_text():
     fails(["view", "--vocab", "bpe", store], 2, ["--vocab 'bpe': expected STREAM=FILE"])
 
 
+def filtered_ids(server, params):
+    """All the IDs a filtered page finds, asking on from each next_cursor; also checks
+    that no request examines more than its scan."""
+    ids, cursor, asks = [], 0, 0
+    while cursor is not None:
+        page = server.json("api/records", dict(params, cursor=cursor))
+        scan = params.get("scan", 4096)
+        expect(page["examined"] <= scan, "examined %d > scan %d" % (page["examined"], scan))
+        expect(page["total"] is None and page["cursor"] == cursor, "filtered page %s" % page)
+        ids += [r["id"] for r in page["rows"]]
+        cursor = page["next_cursor"]
+        asks += 1
+        expect(asks < 1000, "next_cursor never ends: %s" % page)
+    return ids
+
+
+def test_filter_and_search():
+    """label=STREAM:VALUE and q=TEXT: exactly the samples whose label is that value, whose
+    key or text/JSON record holds the text (any case), compared with the data the stores
+    were made from; each request examines at most `scan` positions and hands back a
+    cursor to go on from; class names in the grid (label_name) and in label=."""
+    text = S["text_data"]
+    root = S["root_data"]
+    # Search a text store (plain lines and JSON): case-insensitive substring.
+    want = [i for i, line in enumerate(text) if "dog" in line.lower()]
+    expect(want and filtered_ids(SERVER, {"path": 2, "q": "DoG"}) == want, "q=DoG on the text store")
+    # Bounded: 10 positions a request, a cursor each time; all of them together is the same.
+    page = SERVER.json("api/records", {"path": 2, "q": "cat", "scan": 10, "limit": 100})
+    want_cat = [i for i, line in enumerate(text) if "cat" in line.lower()]
+    expect(page["examined"] == 10 and page["next_cursor"] == 10 and
+           [r["id"] for r in page["rows"]] == [i for i in want_cat if i < 10], "scan=10 page %s" % page)
+    expect(page["filter"] == {"label": None, "q": "cat"} and page["scan"] == 10, "filter echo %s" % page["filter"])
+    expect(filtered_ids(SERVER, {"path": 2, "q": "cat", "scan": 7, "limit": 3}) == want_cat, "q=cat in steps of 7")
+    # A full page stops right after its last match: the next request goes on there.
+    page = SERVER.json("api/records", {"path": 2, "q": "cat", "limit": 2})
+    ids = [r["id"] for r in page["rows"]]
+    expect(ids == want_cat[:2] and page["next_cursor"] == ids[-1] + 1 and page["examined"] == ids[-1] + 1,
+           "limit=2 page %s" % {k: page[k] for k in ("examined", "next_cursor")})
+    # Within a selection: positions of the selection, IDs of the store.
+    got = filtered_ids(SERVER, {"path": 2, "q": "dog", "sel": "::-1", "scan": 5})
+    expect(got == want[::-1], "q=dog over ::-1: %s" % got)
+    # A root: the key (--keys) and the JSON stream; pictures are not searched as text.
+    expect(filtered_ids(SERVER, {"path": 3, "q": "SAMPLE_007"}) == [7], "q by key")
+    want_dog = [i for i, x in enumerate(root) if x["label"] == "dog"]
+    expect(filtered_ids(SERVER, {"path": 3, "q": "\"dog\""}) == want_dog, "q in the JSON stream")
+    # label=: the label stream's value; with q, both.
+    expect(filtered_ids(SERVER, {"path": 3, "label": "cls:1"}) == want_dog, "label=cls:1")
+    expect(filtered_ids(SERVER, {"path": 3, "label": "cls:0", "q": "sample_00"}) ==
+           [i for i in range(10) if i % 2 == 0], "label=cls:0 with q")
+    expect(filtered_ids(SERVER, {"path": 3, "label": "cls:5"}) == [], "label=cls:5 matches nothing")
+    page = SERVER.json("api/records", {"path": 3, "label": "cls:1", "limit": 100})
+    expect(page["next_cursor"] is None and page["examined"] == 10, "a whole root in one request: %s" % page)
+    # Class names: in label= and in the grid's cells.
+    v = ViewServer([S["labels"]], ["--labels", "labels=" + S["classes"]])
+    try:
+        want = [i for i, x in enumerate(S["labels_data"]) if x == 1]
+        expect(filtered_ids(v, {"path": 0, "label": "labels:dog", "scan": 8}) == want, "label=labels:dog")
+        expect(filtered_ids(v, {"path": 0, "label": "labels:1"}) == want, "label=labels:1")
+        page = v.json("api/records", {"path": 0, "label": "labels:dog"})
+        expect(page["filter"]["label"] == {"stream": "labels", "value": 1, "name": "dog"}, "label echo %s" % page["filter"])
+        rows = v.json("api/records", {"path": 0, "limit": 30})["rows"]
+        names = [r["cells"][0].get("label_name") for r in rows]
+        expect(names == [["cat", "dog", "bird"][x] for x in S["labels_data"]], "label_name %s" % names)
+        for params, words in (({"label": "labels:horse"}, "neither an integer nor a class name"),
+                              ({"label": "labels"}, "is not STREAM:VALUE"),
+                              ({"label": "nope:1"}, "has no stream 'nope'"),
+                              ({"q": "x", "sample": 3}, "cannot be filtered"),
+                              ({"q": "x", "scan": 0}, "scan"),
+                              ({"q": "x", "scan": 65537}, "scan"),
+                              ({"q": "x" * 257}, "longer than 256")):
+            status, _, body = v.get("api/records", dict(params, path=0))
+            expect(status == 400 and words in json.loads(body)["error"], "%s: %d %s" % (params, status, body))
+    finally:
+        v.stop()
+    status, _, body = SERVER.get("api/records", {"path": 0, "label": "images:1"})
+    expect(status == 400 and "not a label stream" in json.loads(body)["error"], "label of pictures: %s" % body)
+    expect(filtered_ids(SERVER, {"path": 3, "label": "json:1"}) == [], "label=json:1: no JSON record is a number")
+    expect("label_name" not in SERVER.json("api/records", {"path": 3})["rows"][0]["cells"][0], "names without a card")
+    # By URL (docs/remote.md): the same Store API, the same answers.
+    from web_server import WebServer
+    with WebServer(ROOT) as web:
+        r = ViewServer([web.http + "/" + os.path.basename(S["root"]), web.http + "/" + os.path.basename(S["text"])],
+                       ["--keys", S["keys"], "--keys", ""])
+        try:
+            expect(filtered_ids(r, {"path": 0, "q": "Sample_004"}) == [4], "remote q by key")
+            expect(filtered_ids(r, {"path": 0, "label": "cls:1", "scan": 3}) == want_dog, "remote label=cls:1")
+            expect(filtered_ids(r, {"path": 1, "q": "dog", "scan": 16}) ==
+                   [i for i, line in enumerate(text) if "dog" in line.lower()], "remote q on text")
+        finally:
+            r.stop()
+
+
 def main():
     setup()
     tests = [test_links_no_server_library, test_paths, test_overview_is_info, test_pages_follow_selection,
@@ -530,7 +625,7 @@ def main():
              test_record_hex_npy, test_verify, test_token_and_host, test_security_headers_everywhere, test_limits,
              test_slow_clients, test_million_record_overview_reads_no_payload, test_nothing_written_and_exit_codes,
              test_bind_and_usage, test_label_values_and_names, test_keys_from_the_key_stream,
-             test_vocab_shows_token_text]
+             test_vocab_shows_token_text, test_filter_and_search]
     try:
         rc = run_all(tests, ROOT, "view:")
     finally:

@@ -15,6 +15,9 @@ with --keys) and checks the DOM:
 - the sample's rows are exactly the IDs of `zrec cat --sample N --seed K`;
 - one record's page: its hex view on demand, its .npy link;
 - verify runs from the page and reports the store valid;
+- class names from a root's dataset card (no --labels) in the grid; a click on a label
+  bar filters the grid to that class (a chip clears it); the search box finds a key;
+- a remote store's page says its sizes are sampled from its table;
 - the root again, served by nginx and read by URL (docs/remote.md): its keys, pictures
   and verify;
 - the browser's console holds no error (a failed load, a CSP violation, a script error).
@@ -34,7 +37,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_helpers import expect, must_out, require_zrec  # noqa: E402
+from cli_helpers import expect, must, must_out, require_zrec  # noqa: E402
 from view_helpers import ViewServer, make_stores  # noqa: E402
 from web_server import WebServer  # noqa: E402
 
@@ -78,6 +81,11 @@ def open_page(driver, url, fragment):
     wait(driver, "return [...document.images].every(i => i.complete)", what="images of " + fragment)
 
 
+def row_ids(driver):
+    return [int(x) for x in driver.execute_script(
+        "return [...document.querySelectorAll('#rows .row[data-id]')].map(r => r.dataset.id)")]
+
+
 def images(driver):
     return driver.execute_script(
         "return [...document.querySelectorAll('img.thumb, img.full')].map(i => [i.naturalWidth, i.naturalHeight])")
@@ -89,6 +97,8 @@ def texts(driver, selector):
 
 
 def main():
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     root = tempfile.mkdtemp(prefix="zrec-view-browser.")
     shots = os.environ.get("ZREC_VIEW_SCREENSHOTS") or os.path.join(os.path.dirname(ZREC), "view-screenshots")
     os.makedirs(shots, exist_ok=True)
@@ -96,6 +106,9 @@ def main():
     checks = 0
     try:
         s = make_stores(root)
+        s["many"] = os.path.join(root, "many")
+        must(["create", "--ragged", "--dtype", "|u1", "--ndim", "1", s["many"]])
+        must(["append-stream", s["many"]], stdin=b"".join(b"line %d\n" % i for i in range(3000)))
         server = ViewServer([s["images"], s["tokens"], s["text"], s["root"], s["labels"]],
                             ["--keys", "", "--keys", "", "--keys", "", "--keys", s["keys"],
                              "--labels", "labels=" + s["classes"]])
@@ -187,6 +200,49 @@ def main():
         driver.save_screenshot(os.path.join(shots, "labels.png"))
         checks += 2
 
+        # Class names from the root's dataset card (zrec card --labels; no view --labels) in
+        # the grid; a click on a value's bar filters the grid to it, with a chip that clears
+        # it; the search box finds a sample by its key.
+        # The same tar with its .cls members parsed as integers: a label stream.
+        labelled, labelled_keys = os.path.join(root, "labelled"), os.path.join(root, "labelled.keys")
+        must(["append-tar", "--parse", "cls=int", "--keys", labelled_keys, labelled, os.path.join(root, "shard.tar")])
+        must(["card", labelled, "--labels", "cls=" + s["classes"]])
+        carded = ViewServer([labelled], ["--keys", labelled_keys])
+        try:
+            open_page(driver, carded.url, "p=0")
+            names = texts(driver, "#rows .row[data-id] .label-name")
+            want = [x["label"] for x in s["root_data"]]
+            expect(names == want, "class names in the grid %s, want the card's %s" % (names, want))
+            driver.execute_script("document.querySelectorAll('details.store')[0].open = true")
+            bar = driver.find_element(By.CSS_SELECTOR, "svg.values rect.bar[data-value='1']")
+            driver.execute_script("document.body.dataset.ready = 'no'")
+            bar.click()
+            wait(driver, "return location.hash.includes('label=') && document.body.dataset.ready === 'yes'",
+                 what="the grid filtered by the bar")
+            ids = row_ids(driver)
+            want = [i for i, x in enumerate(s["root_data"]) if x["label"] == "dog"]
+            expect(ids == want, "a click on dog's bar shows %s, want %s" % (ids, want))
+            chip = texts(driver, ".chip")
+            expect(len(chip) == 1 and chip[0].startswith("filtered: cls = dog"), "filter chip %s" % chip)
+            driver.save_screenshot(os.path.join(shots, "filtered.png"))
+            driver.execute_script("document.body.dataset.ready = 'no'")
+            driver.find_element(By.CSS_SELECTOR, ".chip-clear").click()
+            wait(driver, "return !location.hash.includes('label=') && document.body.dataset.ready === 'yes'",
+                 what="the filter cleared")
+            expect(row_ids(driver) == list(range(10)), "after clearing the filter: %s" % row_ids(driver))
+            box = driver.find_element(By.CSS_SELECTOR, "input[name='q']")
+            box.send_keys("Sample_007")
+            driver.execute_script("document.body.dataset.ready = 'no'")
+            box.send_keys(Keys.ENTER)
+            wait(driver, "return location.hash.includes('q=') && document.body.dataset.ready === 'yes'",
+                 what="the search")
+            expect(row_ids(driver) == [7], "search for Sample_007 shows %s" % row_ids(driver))
+            chip = texts(driver, ".chip")
+            expect(chip and chip[0].startswith('filtered: search "Sample_007"'), "search chip %s" % chip)
+            checks += 5
+        finally:
+            carded.stop()
+
         # Verify from the page.
         open_page(driver, url, "p=2")
         driver.execute_script("document.querySelector('button.verify-button').click()")
@@ -210,6 +266,15 @@ def main():
                                        "return p && p.textContent", what="verify of the remote root")
                 expect(verdict.startswith("valid"), "verify of the remote root said %r" % verdict)
                 checks += 3
+            finally:
+                remote.stop()
+            # A remote store's sizes come from a sample of its table: the page says so.
+            remote = ViewServer([web.http + "/" + os.path.basename(s["many"])])
+            try:
+                open_page(driver, remote.url, "p=0")
+                note = texts(driver, "p.sampled")
+                expect(len(note) == 1 and "2048 of the 3000 records" in note[0], "sampled note %s" % note)
+                checks += 1
             finally:
                 remote.stop()
 

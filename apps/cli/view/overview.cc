@@ -12,6 +12,7 @@
 #include "cli/os/interrupt.h"
 #include "cli/report/record_stats.h"
 #include "cli/report/table_stats.h"
+#include "cli/view/record_filter.h"
 
 namespace zrec::cli::view {
 
@@ -57,15 +58,6 @@ Status scan_dims(Store& store, std::vector<SizeStats>& dims) {
   return Status::ok();
 }
 
-// A label stream: a Dense store of one integer or bool per record.
-bool holds_labels(const Schema& schema) {
-  if (!schema.is_dense()) return false;
-  uint64_t items = 1;
-  for (uint64_t d : *schema.item_shape) items *= d;
-  const DTypeKind k = schema.dtype.kind;
-  return items == 1 && (k == DTypeKind::kInt || k == DTypeKind::kUInt || k == DTypeKind::kBool);
-}
-
 // The values of the first kValueSample records (kRemoteValueSample for a remote store),
 // counted while they take at most
 // kMaxDistinctValues values (`counts` is cleared and `too_many` set past that).
@@ -77,10 +69,14 @@ Status count_values(Store& store, std::map<int64_t, uint64_t>& counts, bool& too
   return store.scan(ids, kDimsWindowBytes, [&](const Window& w) -> Status {
     if (interrupted()) return cancelled("stopped");
     if (too_many) return Status::ok();
+    // A Ragged record (labels as text) starts with its shape prefix.
+    const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
     for (size_t k = 0; k < w.ids.size(); ++k) {
-      const std::optional<double> v = element_as_double(schema.dtype, w.data + w.offsets[k]);
+      const uint64_t n = w.offsets[k + 1] - w.offsets[k];
+      if (n < prefix) continue;
+      const std::optional<int64_t> v = label_of(schema, w.data + w.offsets[k] + prefix, n - prefix);
       if (!v) continue;
-      ++counts[static_cast<int64_t>(*v)];
+      ++counts[*v];
       if (counts.size() > kMaxDistinctValues) {
         counts.clear();
         too_many = true;
@@ -162,7 +158,8 @@ Status write_store_overview(JsonWriter& j, const std::string& name, Store& store
     j.end_array();
   }
   j.end_object();
-  if (holds_labels(schema)) {
+  // Labels: a Dense store of integers, or decimal text that names (--labels, the card) are given for.
+  if (holds_labels(schema) || (names != nullptr && holds_text(schema))) {
     Status counted;
     write_values(j, store, names, counted);
     ZREC_RETURN_IF_ERROR(counted);

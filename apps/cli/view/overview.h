@@ -33,7 +33,9 @@ inline constexpr uint64_t kDimsWindowBytes = uint64_t{16} << 20;
 // "values": {"sampled", "distinct", "counts": [{"value", "count", "name"?}, ...]}, the
 // count of each value among its first kValueSample records (read, unlike the rest),
 // sorted by value, while they take at most kMaxDistinctValues values ("counts" null
-// past that); "name" is names[value] when `names` (view --labels) has one.
+// past that); "name" is names[value] when `names` (view --labels) has one. A stream of
+// decimal text (Ragged |u1, WebDataset's .cls) that `names` are given for counts too:
+// each record's integer (a record that holds none is not counted).
 inline constexpr uint64_t kValueSample = uint64_t{1} << 20;
 // A remote store's (docs/remote.md): 1 MiB of table and its records, not 16.
 inline constexpr uint64_t kRemoteValueSample = uint64_t{1} << 16;

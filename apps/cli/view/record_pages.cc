@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cli/formats/record_format.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shuffle.h"
 #include "cli/view/record_look.h"
@@ -30,7 +31,8 @@ Result<uint64_t> path_length(Catalog& catalog, size_t path) {
   return length;
 }
 
-Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const PageQuery& q, const Vocabularies& vocabs) {
+Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const PageQuery& q, const Vocabularies& vocabs,
+                  const std::map<std::string, LineList>& labels) {
   const ViewPath& vp = catalog.paths()[q.path];
   ZREC_ASSIGN_OR_RETURN(uint64_t length, path_length(catalog, q.path));
   std::vector<IdRun> runs{IdRun{0, 1, false, length}};
@@ -41,19 +43,48 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
   const std::vector<uint64_t> no_list;
   const SelectionIndex selection(runs, no_list);
   const uint64_t selected = selection.total();
+  const bool filtered = q.filter.active();
+  if (filtered && q.sample) return invalid_argument("sample: a sample cannot be filtered by label or q");
   if (q.sample && *q.sample > 0 && selected == 0) return invalid_argument("sample: the selection is empty");
   const uint64_t total = q.sample ? *q.sample : selected;
   std::vector<uint64_t> ids;
-  for (uint64_t i = q.offset; i < total && i - q.offset < q.limit; ++i)
-    ids.push_back(q.sample ? selection.at(sample_index(q.seed, i, selected)) : selection.at(i));
+  FilterScan found;
+  if (filtered) {
+    ZREC_ASSIGN_OR_RETURN(found, scan_filter(catalog, q.path, budget, selection, q.filter, q.cursor, q.scan, q.limit));
+    ids = found.ids;
+  } else {
+    for (uint64_t i = q.offset; i < total && i - q.offset < q.limit; ++i)
+      ids.push_back(q.sample ? selection.at(sample_index(q.seed, i, selected)) : selection.at(i));
+  }
 
   j.begin_object();
   j.key("path").value(uint64_t{q.path}).key("length").value(length).key("selected").value(selected);
-  j.key("total").value(total).key("offset").value(q.offset).key("limit").value(q.limit);
+  j.key("total");
+  if (filtered) j.null();
+  else j.value(total);
+  j.key("offset").value(q.offset).key("limit").value(q.limit);
   j.key("sample");
   if (q.sample) j.value(*q.sample);
   else j.null();
   j.key("seed").value(q.seed);
+  if (filtered) {
+    j.key("filter").begin_object().key("label");
+    if (q.filter.label_stream) {
+      j.begin_object().key("stream").value(q.filter.label_name).key("value").value(q.filter.label_value);
+      if (q.filter.label_class) j.key("name").value(*q.filter.label_class);
+      j.end_object();
+    } else {
+      j.null();
+    }
+    j.key("q");
+    if (q.filter.q.empty()) j.null();
+    else j.value(q.filter.query);
+    j.end_object();
+    j.key("cursor").value(q.cursor).key("scan").value(q.scan).key("examined").value(found.examined);
+    j.key("next_cursor");
+    if (found.next) j.value(*found.next);
+    else j.null();
+  }
   j.key("streams").begin_array();
   for (const ViewStream& s : vp.streams) j.value(s.name);
   j.end_array();
@@ -65,6 +96,9 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
     ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog.lease(q.path, s));
     const Schema& schema = store->schema();
     const Vocabulary* vocab = find_vocabulary(vocabs, vp.streams[s].name);
+    const auto names_it = labels.find(vp.streams[s].name);
+    const LineList* names =
+        names_it != labels.end() && (holds_labels(schema) || holds_text(schema)) ? &names_it->second : nullptr;
     // A Dense picture store's cells need no payload: the browser asks for each picture.
     const std::optional<ImageLayout> pictures = dense_image_layout(schema);
     RecordBatch batch;
@@ -85,6 +119,11 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
         write_look(c, schema, rec.dims, rec.payload, rec.payload_bytes, kGridCell);
         if (rec.status.is_ok())
           write_tokens_text(c, vocab, schema.dtype, rec.payload, rec.payload_bytes, kGridTokensTextBytes);
+        if (rec.status.is_ok() && names != nullptr) {
+          const std::optional<int64_t> v = label_of(schema, rec.payload, rec.payload_bytes);
+          if (v && *v >= 0 && static_cast<uint64_t>(*v) < names->size())
+            c.key("label_name").value((*names)[static_cast<size_t>(*v)]);
+        }
       } else if (rec.status.is_ok()) {
         c.key("look").value("large");  // past kMaxShownRecordBytes: open the record
       }

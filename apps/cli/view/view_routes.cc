@@ -164,7 +164,11 @@ Status ViewRoutes::api(std::string_view route, const HttpRequest& request, HttpR
     ZREC_ASSIGN_OR_RETURN(q.seed, uint_param(request, "seed", 0, 0, UINT64_MAX));
     ZREC_ASSIGN_OR_RETURN(q.offset, uint_param(request, "offset", 0, 0, INT64_MAX));
     ZREC_ASSIGN_OR_RETURN(q.limit, uint_param(request, "limit", 48, 1, kMaxPageRows));
-    ZREC_RETURN_IF_ERROR(write_page(j, catalog_, budget_, q, vocabs_));
+    ZREC_ASSIGN_OR_RETURN(q.filter,
+                          parse_filter(catalog_, q.path, request.param("label"), request.param("q"), labels_));
+    ZREC_ASSIGN_OR_RETURN(q.cursor, uint_param(request, "cursor", 0, 0, INT64_MAX));
+    ZREC_ASSIGN_OR_RETURN(q.scan, uint_param(request, "scan", kDefaultFilterScan, 1, kMaxFilterScan));
+    ZREC_RETURN_IF_ERROR(write_page(j, catalog_, budget_, q, vocabs_, labels_));
   } else if (route == "record" || route == "picture" || route == "hex" || route == "npy") {
     ZREC_ASSIGN_OR_RETURN(StoreRef ref, store_ref(request, catalog_));
     ZREC_ASSIGN_OR_RETURN(StoreLease store, catalog_.lease(ref.path, ref.stream));

@@ -5,6 +5,7 @@
 // The state lives in the URL's fragment, so reload and the back button work:
 //   #p=0                                   PATH 0: overview and records grid
 //   #p=0&sel=10:20&sample=8&seed=1&offset=0&limit=48
+//   #p=0&label=cls:1&q=dog&cursor=0       the samples of label 1 holding "dog"
 //   #p=0&stream=1&id=17                    one record
 'use strict';
 
@@ -112,9 +113,11 @@ function histogram(title, st) {
 }
 
 // A label stream's values: one bar per value, with its class name (view --labels)
-// under it when the bars are few enough to label.
-function valuesChart(v) {
+// under it when the bars are few enough to label. A bar (or a row of the table) filters
+// the records grid to that value.
+function valuesChart(v, path, stream, length) {
   if (!v.counts) return el('p', {class: 'note'}, `more than 256 distinct values among the first ${v.sampled} records`);
+  const filter = c => () => go({p: path, label: `${stream}:${c.value}`});
   const W = 360, H = 140, left = 4, bottom = 34;
   const top = Math.max(1, ...v.counts.map(c => c.count));
   const plot = svg('svg', {class: 'values', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img'});
@@ -123,17 +126,20 @@ function valuesChart(v) {
   v.counts.forEach((c, i) => {
     const h = Math.max(1, (H - bottom - 4) * c.count / top);
     const label = c.name === undefined ? String(c.value) : `${c.value} ${c.name}`;
-    const bar = svg('rect', {class: 'bar', x: left + i * bw, y: H - bottom - h, width: Math.max(1, bw - 1), height: h});
-    bar.append(svg('title', {}, `${label}: ${c.count} records`));
+    const bar = svg('rect', {class: 'bar filter', x: left + i * bw, y: H - bottom - h, width: Math.max(1, bw - 1), height: h,
+                             'data-value': c.value});
+    bar.append(svg('title', {}, `${label}: ${c.count} records (click: show them)`));
+    bar.addEventListener('click', filter(c));
     plot.append(bar);
     if (v.counts.length <= 24)
       plot.append(svg('text', {class: 'axis value-label', x: left + (i + 0.5) * bw, y: H - bottom + 12,
                                'text-anchor': 'middle'}, c.name === undefined ? String(c.value) : c.name));
   });
-  const caption = `values of the first ${v.sampled} records: ${v.distinct} distinct`;
+  const caption = `values of the first ${v.sampled} records: ${v.distinct} distinct` +
+      (v.sampled < length ? ` (a sample: the first ${v.sampled} of ${length} records)` : '');
   const table = el('table', {class: 'stats value-counts'},
                    el('thead', {}, el('tr', {}, el('th', {}, 'value'), el('th', {}, 'name'), el('th', {}, 'records'))),
-                   el('tbody', {}, v.counts.slice(0, 64).map(c => el('tr', {}, el('td', {}, String(c.value)),
+                   el('tbody', {}, v.counts.slice(0, 64).map(c => el('tr', {class: 'filter', onclick: filter(c)}, el('td', {}, String(c.value)),
                                                                       el('td', {}, c.name ?? ''), el('td', {}, String(c.count))))));
   return el('figure', {class: 'hist'}, plot, el('figcaption', {}, caption), table);
 }
@@ -208,10 +214,12 @@ async function overview(path, dims) {
     return el('details', {class: 'store', open: !o.root},
               el('summary', {}, el('h3', {}, s.name), ` ${s.kind} ${s.dtype} ${shape}, ${s.codec}, ${s.length} records`),
               s.writer_active ? el('p', {class: 'warning'}, 'a writer is appending: this is the last published state (reload for newer)') : null,
+              s.sampled_records ? el('p', {class: 'note sampled'},
+                  `sampled: the sizes and histograms come from ${s.sampled_records} of the ${s.length} records of this remote store's table`) : null,
               el('div', {class: 'store-body'},
                  facts(s),
                  el('div', {},
-                    s.values ? valuesChart(s.values) : null,
+                    s.values ? valuesChart(s.values, path, s.name, s.length) : null,
                     el('div', {class: 'hists'}, Object.entries(sizes).map(([name, st]) => histogram(name, st))),
                     statsTable(sizes), dimsButton)),
               verifyPanel(path, i));
@@ -278,9 +286,22 @@ function cellView(cell, path, id) {
   return el('div', {class: 'cell'},
             cell.error ? el('p', {class: 'error'}, cell.error) : tokensText(cell),
             cell.error ? null : look(cell, path, id, false),
+            cell.label_name === undefined ? null : el('div', {class: 'label-name'}, cell.label_name),
             el('div', {class: 'cell-meta'},
                el('a', {href: '#' + query({p: path, stream: cell.stream, id})}, shape || 'open'),
                cell.logical_bytes === undefined ? '' : ' ' + bytes(cell.logical_bytes)));
+}
+
+// What a filtered page shows of its filter, with a button that clears it.
+function filterChip(path, st, page) {
+  const f = page.filter;
+  if (!f) return null;
+  const words = [];
+  if (f.label) words.push(`${f.label.stream} = ${f.label.name === undefined ? f.label.value : f.label.name}`);
+  if (f.q !== null) words.push(`search "${f.q}"`);
+  const clear = el('button', {type: 'button', class: 'chip-clear', title: 'show every record',
+                              onclick: () => go({p: path, sel: st.sel, limit: st.limit})}, '\u00d7');
+  return el('span', {class: 'chip'}, 'filtered: ' + words.join(', ') + ' ', clear);
 }
 
 function controls(path, st, page) {
@@ -296,27 +317,64 @@ function controls(path, st, page) {
     e.preventDefault();
     go({p: path, sel: sel.value.trim(), sample: sample.value.trim(), seed: seed.value.trim(), limit: limit.value.trim()});
   });
+  const q = el('input', {name: 'q', type: 'search', value: st.q || '', placeholder: 'key or text', size: 16});
+  const searchForm = el('form', {class: 'controls search'}, el('label', {}, 'search ', q), el('button', {type: 'submit'}, 'Search'));
+  searchForm.addEventListener('submit', e => {
+    e.preventDefault();
+    go({p: path, sel: st.sel, label: st.label, q: q.value.trim(), limit: st.limit});
+  });
   const jump = el('input', {name: 'id', placeholder: 'ID', size: 8});
   const jumpForm = el('form', {class: 'controls'}, el('label', {}, 'jump to record ', jump), el('button', {type: 'submit'}, 'Go'));
   jumpForm.addEventListener('submit', e => {
     e.preventDefault();
     if (jump.value.trim() !== '') go({p: path, stream: 0, id: jump.value.trim()});
   });
+  if (page.filter) {
+    // A filtered page: the matches found from `cursor` on; the next page goes on from
+    // where this one stopped looking.
+    const cursor = Number(st.cursor || 0);
+    const more = page.next_cursor !== null;
+    const nav = el('div', {class: 'pager'}, filterChip(path, st, page),
+                   el('button', {type: 'button', disabled: cursor === 0, onclick: () => go({...st, cursor: null})}, 'first'),
+                   el('span', {class: 'note'}, ` ${page.rows.length} matching in positions ${cursor}-${more ? page.next_cursor - 1 : page.selected - 1}` +
+                      ` of ${page.selected} selected${more ? '' : ' (all searched)'} `),
+                   el('button', {type: 'button', disabled: !more, onclick: () => go({...st, cursor: page.next_cursor})}, 'next'));
+    return el('div', {}, form, searchForm, jumpForm, nav);
+  }
   const offset = Number(st.offset || 0), size = page.limit;
   const nav = el('div', {class: 'pager'},
                  el('button', {type: 'button', disabled: offset === 0, onclick: () => go({...st, offset: Math.max(0, offset - size)})}, 'previous'),
                  el('span', {class: 'note'}, ` rows ${page.total === 0 ? 0 : offset + 1}-${Math.min(page.total, offset + size)} of ${page.total}` +
                     (page.sample === null ? ` (${page.selected} selected of ${page.length})` : ` drawn from ${page.selected} (seed ${page.seed})`) + ' '),
                  el('button', {type: 'button', disabled: offset + size >= page.total, onclick: () => go({...st, offset: offset + size})}, 'next'));
-  return el('div', {}, form, jumpForm, nav);
+  return el('div', {}, form, searchForm, jumpForm, nav);
+}
+
+// A filtered page: each request examines a bounded part of the selection, so ask on
+// (from its next_cursor) until the page is full, the selection is searched, or enough
+// requests were made for one page.
+async function filteredPage(path, st) {
+  const limit = Number(st.limit || 48);
+  const params = {path, sel: st.sel, label: st.label, q: st.q, cursor: st.cursor, limit};
+  let page = await api('records', params);
+  for (let asks = 1; page.next_cursor !== null && page.rows.length < limit && asks < 16; ++asks) {
+    const more = await api('records', {...params, cursor: page.next_cursor, limit: limit - page.rows.length});
+    more.rows = page.rows.concat(more.rows);
+    more.cursor = page.cursor;
+    more.examined += page.examined;
+    page = more;
+  }
+  return page;
 }
 
 async function records(path, st) {
   let page;
   try {
-    page = await api('records', {path, sel: st.sel, sample: st.sample, seed: st.seed, offset: st.offset, limit: st.limit});
+    page = st.label || st.q ? await filteredPage(path, st)
+        : await api('records', {path, sel: st.sel, sample: st.sample, seed: st.seed, offset: st.offset, limit: st.limit});
   } catch (e) {
-    return el('div', {}, controls(path, st, {limit: Number(st.limit || 48), total: 0, selected: 0, length: 0, sample: null}), errorBox(e));
+    return el('div', {}, controls(path, st, {limit: Number(st.limit || 48), total: 0, selected: 0, length: 0, sample: null,
+                                             rows: [], filter: null}), errorBox(e));
   }
   const multi = page.streams.length > 1;
   const head = multi ? el('div', {class: 'row head'}, el('div', {class: 'row-id'}, 'sample'),
