@@ -13,11 +13,11 @@
 
 #include "cli/app/app.h"
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/diff/change_log.h"
 #include "cli/diff/diff_side.h"
 #include "cli/diff/diff_walk.h"
 #include "cli/formats/printable.h"
+#include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/command_report.h"
