@@ -49,7 +49,8 @@ Status run_adopt(const AdoptArgs& a, const GlobalOptions& g) {
   if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + a.root + "' is not a directory");
   if (is_store_dir(a.root))
     return invalid_argument("'" + a.root + "' is a store; adopt makes the stores inside a directory its streams");
-  if (child_stores(a.root).empty())
+  ZREC_ASSIGN_OR_RETURN(const Dataset found, Dataset::open(a.root));
+  if (found.stores().empty())
     return invalid_argument("'" + a.root + "' holds no store to adopt (its streams are the stores directly inside it)");
   std::unique_ptr<DatasetWriter> dataset;
   {

@@ -23,12 +23,14 @@
 #include "cli/options/output_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
+#include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/os/side_file.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
+#include "cli/roots/card_file.h"
 #include "cli/roots/root_cat.h"
 #include "cli/tar_export.h"
 
@@ -66,9 +68,7 @@ struct CatArgs {
 // --exclude-from: the records between the listed IDs, as runs (the list is read whole,
 // 8 bytes an ID; what is selected is never expanded).
 Result<std::vector<IdRun>> complement_runs(const std::string& path, uint64_t length) {
-  ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(path, "--exclude-from"));
-  ZREC_ASSIGN_OR_RETURN(std::vector<uint64_t> excluded, read_indices(in.stream(), length));
-  std::sort(excluded.begin(), excluded.end());
+  ZREC_ASSIGN_OR_RETURN(const std::vector<uint64_t> excluded, read_id_list(path, "--exclude-from", length));
   std::vector<IdRun> runs;
   uint64_t next = 0;  // the first ID not yet covered
   for (uint64_t id : excluded) {
@@ -233,6 +233,7 @@ Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
   o.summarise = out.is_terminal() && !a.full;
   o.with_ids = a.with_ids;
   o.window_bytes = a.window_mib << 20;
+  ZREC_ASSIGN_OR_RETURN(o.card, read_dataset_card(a.store, g.remote));
   ZREC_RETURN_IF_ERROR(cat_root_jsonl(root, o, out));
   return out.flush();
 }

@@ -59,27 +59,19 @@ std::vector<std::string> compared_streams(const DiffSide& a, const DiffSide& b, 
   return out;
 }
 
-// " key 'K'" of a sample of `side`, when the side keeps keys; "" otherwise.
-std::string key_words(const DiffSide& side, uint64_t id) {
-  Store* keys = side.find(kKeyStream);
-  if (keys == nullptr) return "";
-  Result<std::string> key = record_payload(*keys, id);
-  return key.is_ok() ? " key '" + printable(key.value()) + "'" : "";
-}
-
 // One line per shown change: "- A 17 key 'k'", "+ B 5", "~ A 25 B 24 key 'k': label,jpg".
 std::string change_line(const Change& c, const DiffSide& a, const DiffSide& b) {
   switch (c.kind) {
     case Change::Kind::kRemoved:
-      return "- A " + std::to_string(c.a) + key_words(a, c.a) + "\n";
+      return "- A " + std::to_string(c.a) + sample_key_words(a, c.a) + "\n";
     case Change::Kind::kAdded:
-      return "+ B " + std::to_string(c.b) + key_words(b, c.b) + "\n";
+      return "+ B " + std::to_string(c.b) + sample_key_words(b, c.b) + "\n";
     case Change::Kind::kChanged:
       break;
   }
   std::string streams;
   for (const std::string& s : c.streams) streams += (streams.empty() ? "" : ",") + s;
-  return "~ A " + std::to_string(c.a) + " B " + std::to_string(c.b) + key_words(a, c.a) + ": " + streams + "\n";
+  return "~ A " + std::to_string(c.a) + " B " + std::to_string(c.b) + sample_key_words(a, c.a) + ": " + streams + "\n";
 }
 
 std::string summary_text(const DiffArgs& args, const DiffSide& a, const DiffSide& b, ChangeLog& log) {

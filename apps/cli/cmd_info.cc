@@ -26,7 +26,8 @@
 #include "cli/report/progress.h"
 #include "cli/report/record_stats.h"
 #include "cli/report/table_stats.h"
-#include "cli/root_alignment.h"
+#include "cli/roots/card_file.h"
+#include "cli/roots/root_problems.h"
 
 namespace zrec::cli {
 
@@ -292,13 +293,13 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   struct stat st;
   if (!is_url(a.path) && ::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
   if (!is_url(a.path) && S_ISREG(st.st_mode)) return invalid_argument(not_a_store_file(a.path));
-  const auto names = child_stores(a.path, g.remote);
-  ZREC_ASSIGN_OR_RETURN(std::optional<RootState> root, read_root_marker(a.path, g.remote));
-  if (names.empty() && !root) return not_found("'" + redact_url(a.path) + "' is not a zrecord store and holds none");
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+  const std::vector<std::string>& names = ds.stores();
+  if (ds.empty()) return not_found("'" + redact_url(a.path) + "' is not a zrecord store and holds none");
   // In a root append-tar marked, a name outside the stream name rule is one append-tar and
   // cat --format tar will refuse: say so here. (A directory of unrelated stores may name
   // its stores as it likes.)
-  if (root)
+  if (ds.marked())
     for (const auto& name : names)
       if (const std::string why = stream_name_problem(name); !why.empty())
         spdlog::warn("'{}' cannot be a stream of '{}': {}; append-tar and cat --format tar refuse this root", name,
@@ -306,15 +307,18 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   std::vector<StoreSummary> streams;
   std::map<std::string, uint64_t> lengths;
   for (const auto& name : names) {
-    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(join_path(a.path, name), g, a.dims, a.exact));
+    ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(ds.path_of(name), g, a.dims, a.exact));
     lengths[name] = s.length;
     streams.push_back(std::move(s));
   }
   // Lengths are compared only in a root append-tar marked: elsewhere the stores are unrelated.
-  std::vector<RootProblem> problems;
-  if (root) problems = root_problems(a.path, *root, names, lengths);
-  std::vector<RootNote> unadopted;  // stores not committed yet: no problem of the root
-  if (root) unadopted = unadopted_stores(a.path, *root, names, lengths);
+  const std::vector<RootProblem> problems = root_problems(ds, lengths);
+  // Stores not committed yet: no problem of the root.
+  const std::vector<RootNote> unadopted = unadopted_notes(ds, lengths);
+  std::optional<DatasetCard> card;  // zrec card: what the data means
+  if (ds.marked()) {
+    ZREC_ASSIGN_OR_RETURN(card, read_dataset_card(a.path, g.remote));
+  }
   if (a.json) {
     JsonWriter j;
     j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
@@ -322,22 +326,25 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
       j.key(names[i]);
       to_json(j, streams[i]);
     }
-    j.end_object().key("marked").value(root.has_value());
-    if (root) {
-      j.key("committed_length").value(root->length).key("lengths_agree").value(problems.empty());
+    j.end_object().key("marked").value(ds.marked());
+    if (ds.marked()) {
+      j.key("committed_length").value(ds.length()).key("lengths_agree").value(problems.empty());
       j.key("problems").begin_array();
       for (const auto& p : problems)
         j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
       j.end_array().key("unadopted").begin_array();
       for (const auto& n : unadopted) j.value(n.name);
       j.end_array();
+      j.key("card");
+      if (card) j.raw(card_json(*card, /*pretty=*/false));
+      else j.null();
     }
     j.end_object();
     ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
     return out.flush();
   }
-  std::string t = fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>9}\n", root ? "stream" : "store", "kind",
-                              "dtype", "shape", "codec", "length", "payload", "ratio");
+  std::string t = fmt::format("{:<16}{:<8}{:<12}{:<14}{:<10}{:>12}{:>14}{:>9}\n", ds.marked() ? "stream" : "store",
+                              "kind", "dtype", "shape", "codec", "length", "payload", "ratio");
   for (size_t i = 0; i < names.size(); ++i) {
     const auto& s = streams[i];
     const std::string shape =
@@ -348,14 +355,15 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   for (size_t i = 0; i < names.size(); ++i)
     if (streams[i].writer_active)
       t += fmt::format("{}: a writer is appending; this is the last published state\n", printable(names[i]));
-  if (!root) {
+  if (!ds.marked()) {
     t += unmarked_note(names.size()) + "\n";
   } else {
-    t += fmt::format("root ({}): {} stream{}, {} samples committed", kRootMarkerFile, root->streams.size(),
-                     root->streams.size() == 1 ? "" : "s", root->length);
+    t += fmt::format("root ({}): {} stream{}, {} samples committed", kRootMarkerFile, ds.streams().size(),
+                     ds.streams().size() == 1 ? "" : "s", ds.length());
     t += problems.empty() ? "; lengths agree\n" : "\n";
     for (const auto& p : problems) t += "problem: " + redact_urls_in(p.text) + "\n";
     for (const auto& n : unadopted) t += "note: " + redact_urls_in(n.text) + "\n";
+    if (card) t += "card (" + std::string(kCardFile) + "): " + printable(card_summary(*card)) + "\n";
   }
   ZREC_RETURN_IF_ERROR(out.write(t));
   return out.flush();

@@ -20,6 +20,10 @@ Command register_recompress(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("dst", args->dst, "Store (or root) to create (DST; must not exist)")->required();
   add_transfer_options(cmd, *args);
   add_stream_codec_option(cmd, args->stream_codecs);
+  cmd->add_option("--exclude-from", args->exclude_from,
+                  "Leave out the samples whose IDs FILE lists, one per line (\"-\": stdin; e.g. the drop list of "
+                  "zrec duplicates); the rest keep their order")
+      ->type_name("FILE");
   return Command{cmd, [args, src, &global]() {
                    args->sources = {*src};
                    if (any_root(args->sources, global))

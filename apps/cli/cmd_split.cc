@@ -47,17 +47,17 @@ Result<KeySource> open_keys(const std::string& path, const GlobalOptions& g) {
   const OpenOptions options{
       .lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote};
   KeySource src;
-  ZREC_ASSIGN_OR_RETURN(std::optional<RootState> marker, read_root_marker(path, g.remote));
-  if (!marker) {
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, options));
+  if (!ds.marked()) {
     if (!is_store_dir(path, g.remote))
       return not_found("'" + redact_url(path) + "' is neither a store (no meta.zr) nor a root (no zrec-root marker)");
     ZREC_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::open(path, options));
     src.length = store->length();
     return src;
   }
-  src.length = marker->length;
-  if (std::find(marker->streams.begin(), marker->streams.end(), kKeyStream) == marker->streams.end()) return src;
-  ZREC_ASSIGN_OR_RETURN(src.keys, Store::open(join_path(path, kKeyStream), options));
+  src.length = ds.length();
+  if (std::find(ds.streams().begin(), ds.streams().end(), kKeyStream) == ds.streams().end()) return src;
+  ZREC_ASSIGN_OR_RETURN(src.keys, ds.open_stream(kKeyStream));
   if (src.keys->length() < src.length)
     return malformed("root '" + redact_url(path) + "': its __key__ stream holds fewer records than the " +
                      std::to_string(src.length) + " samples its marker commits");

@@ -33,7 +33,7 @@
 #include "cli/report/console.h"
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
-#include "cli/root_alignment.h"
+#include "cli/roots/root_problems.h"
 
 namespace zrec::cli {
 
@@ -430,17 +430,17 @@ struct RootFindings {
   std::string text;                      // their lines in the human report
 };
 
-RootFindings check_root(const std::string& path, const std::optional<RootState>& root,
-                        const std::vector<std::string>& names, const std::map<std::string, uint64_t>& lengths) {
+RootFindings check_root(const std::string& path, const std::optional<Dataset>& root,
+                        const std::map<std::string, uint64_t>& lengths) {
   RootFindings f;
   // Lengths are compared only in a root append-tar marked, against what it committed:
   // the stores of any other directory are unrelated.
-  if (root) f.problems = root_problems(path, *root, names, lengths);
+  if (root) f.problems = root_problems(*root, lengths);
   for (const auto& p : f.problems)
     f.text += fmt::format("{}: problem: {} [{}]\n", printable(redact_url(path)), redact_urls_in(p.text), p.key);
   // Stores the marker does not list yet (a stream made for zrec adopt): the committed
   // samples are whole, so the root stays valid.
-  if (root) f.unadopted = unadopted_stores(path, *root, names, lengths);
+  if (root) f.unadopted = unadopted_notes(*root, lengths);
   for (const auto& n : f.unadopted)
     f.text += fmt::format("{}: note: {}\n", printable(redact_url(path)), redact_urls_in(n.text));
   // What killed writers left in the root: no problem of its data, but space and clutter
@@ -455,11 +455,11 @@ RootFindings check_root(const std::string& path, const std::optional<RootState>&
 }
 
 // The directory's JSON object after its "streams": the root's findings, the verdict.
-void directory_json(JsonWriter& j, const std::string& path, const std::optional<RootState>& root, const RootFindings& f,
+void directory_json(JsonWriter& j, const std::string& path, const std::optional<Dataset>& root, const RootFindings& f,
                     bool valid) {
   j.key("marked").value(root.has_value());
   if (root) {
-    j.key("committed_length").value(root->length).key("lengths_agree").value(f.problems.empty());
+    j.key("committed_length").value(root->length()).key("lengths_agree").value(f.problems.empty());
     j.key("root_problems").begin_array();
     for (const auto& p : f.problems)
       j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
@@ -471,13 +471,13 @@ void directory_json(JsonWriter& j, const std::string& path, const std::optional<
   }
   j.key("valid").value(valid);
   if (is_url(path)) write_remote_stats(j);
-  if (root) j.key("length").value(root->length);  // the root's samples, last (scripts read the last "length")
+  if (root) j.key("length").value(root->length());  // the root's samples, last (scripts read the last "length")
   j.end_object();
 }
 
 // A directory of stores: verify each; in a root, check them against its commit.
 Status verify_directory(const VerifyArgs& a, const GlobalOptions& g, const std::vector<std::string>& names,
-                        const std::optional<RootState>& root, Output& out) {
+                        const std::optional<Dataset>& root, Output& out) {
   if (!a.against.empty()) throw UsageError("--against takes one store, not a directory of streams");
   StreamReports done;
   JsonWriter j;
@@ -486,7 +486,7 @@ Status verify_directory(const VerifyArgs& a, const GlobalOptions& g, const std::
   j.end_object();
   uint64_t corrupt = 0;
   for (const auto& r : done.reports) corrupt += r.valid() ? 0 : 1;
-  RootFindings f = check_root(a.path, root, names, done.lengths);
+  RootFindings f = check_root(a.path, root, done.lengths);
   const bool valid = corrupt == 0 && f.problems.empty() && done.unreadable.is_ok();
   directory_json(j, a.path, root, f, valid);
   const std::string kind = root ? "stream" : "store";
@@ -496,7 +496,7 @@ Status verify_directory(const VerifyArgs& a, const GlobalOptions& g, const std::
     std::string& text = f.text;  // the lines after the streams' own
     if (valid && g.verbosity >= 0)
       text += root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(redact_url(a.path)),
-                                 names.size() - f.unadopted.size(), root->length)
+                                 names.size() - f.unadopted.size(), root->length())
                    : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(redact_url(a.path)), names.size(),
                                  unmarked_note(names.size()));
     if (!root && g.verbosity >= 0 && !valid)
@@ -522,10 +522,11 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // root, when append-tar marked it) or unrelated stores; anything else is checked as
   // one store (which may have lost its meta.zr).
   std::vector<std::string> names;
-  std::optional<RootState> root;
+  std::optional<Dataset> root;  // a marked root
   if ((remote || S_ISDIR(st.st_mode)) && !is_store_dir(a.path, g.remote)) {
-    names = child_stores(a.path, g.remote);
-    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path, g.remote));
+    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+    names = ds.stores();
+    if (ds.marked()) root = std::move(ds);
   }
   if (names.empty() && !root) return verify_single(a, g, out);
   return verify_directory(a, g, names, root, out);

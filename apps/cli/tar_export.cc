@@ -201,11 +201,13 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   ExportSet set;
   const bool single = is_store_dir(a.path, g.remote);
   // A root append-tar marked: its streams, up to its committed samples.
-  std::optional<RootState> root;
+  std::optional<Dataset> root;
+  std::vector<std::string> names{""};
   if (!single) {
-    ZREC_ASSIGN_OR_RETURN(root, read_root_marker(a.path, g.remote));
+    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+    names = ds.stores();
+    if (ds.marked()) root = std::move(ds);
   }
-  std::vector<std::string> names = single ? std::vector<std::string>{""} : child_stores(a.path, g.remote);
   if (single) {
     if (const std::string why = stream_name_problem(base_name(a.path)); !why.empty())
       return invalid_argument("store '" + a.path + "': its name '" + base_name(a.path) +
@@ -220,15 +222,14 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
       for (const auto& name : names) ZREC_RETURN_IF_ERROR(check_root_stream(a.path, name));
   }
   if (root) {
-    std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams, n); });
+    std::erase_if(names, [&](const std::string& n) { return !std::ranges::binary_search(root->streams(), n); });
     // A listed stream that is gone (or a FIFO, a file) would leave its members out of
     // every sample; one with no committed sample may be gone (as append-tar allows).
-    for (const auto& name : root->streams) {
-      if (root->length > 0 && !std::ranges::binary_search(names, name))
-        return invalid_argument("root '" + a.path + "' lists the stream '" + printable(name) + "' in " +
-                                kRootMarkerFile + ", but '" + printable(join_path(a.path, name)) +
+    for (const StreamProblem& p : root->problems({}))
+      if (p.kind == StreamProblem::Kind::kMissing)
+        return invalid_argument("root '" + a.path + "' lists the stream '" + printable(p.stream) + "' in " +
+                                kRootMarkerFile + ", but '" + printable(join_path(a.path, p.stream)) +
                                 "' is not a store; nothing was written");
-    }
   }
   if (names.empty()) return not_found("'" + a.path + "' is not a zrecord store and holds none");
   if (a.with_ids)
@@ -252,10 +253,10 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
       return invalid_argument("stream '" + s.ext + "' is " + schema.describe() +
                               "; with --arrays text a tar member holds bytes ('|u1') or numbers (integer or float "
                               "dtypes); --arrays npy writes any array");
-    if (root && s.store->length() < root->length)
+    if (root && s.store->length() < root->length())
       return invalid_argument("stream '" + s.ext + "' holds " + std::to_string(s.store->length()) +
-                              " records, fewer than the " + std::to_string(root->length) + " samples root '" + a.path +
-                              "' committed");
+                              " records, fewer than the " + std::to_string(root->length()) + " samples root '" +
+                              a.path + "' committed");
     if (!root && !streams.empty() && s.store->length() != streams.front().store->length())
       return invalid_argument("the streams of '" + a.path + "' hold different numbers of records ('" +
                               streams.front().ext + "' " + std::to_string(streams.front().store->length()) + ", '" +
@@ -265,7 +266,7 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   }
   for (ExportStream& s : streams) s.keys = root && s.ext == kKeyStream;
   ZREC_RETURN_IF_ERROR(refuse_same_members(streams));
-  set.length = root ? root->length : streams.front().store->length();
+  set.length = root ? root->length() : streams.front().store->length();
   return set;
 }
 
@@ -459,6 +460,11 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.path, a.keys, a.indices_from}));
   ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
   ZREC_ASSIGN_OR_RETURN(ExportSet set, open_export(a, g));
+  // The dataset's card (zrec card) goes beside the tar, not into it: WebDataset readers
+  // would take a member "zrec-card.json" for a sample. `zrec card NEW --from` reads it.
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(a.path, g.remote));
+  const std::string card_path = card && a.output != "-" ? join_path(parent_directory(a.output), kCardFile) : "";
+  if (!card_path.empty()) ZREC_RETURN_IF_ERROR(refuse_existing_output(card_path, "-o", a.force));
   std::vector<ExportStream>& streams = set.streams;
   const uint64_t length = set.length;
   std::vector<uint64_t> list;
@@ -536,6 +542,14 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   }
   ZREC_RETURN_IF_ERROR(tar.finish());
   meter.finish();
+  if (!card_path.empty()) {
+    ZREC_ASSIGN_OR_RETURN(Output card_out, Output::open(card_path, "-o", a.force));
+    ZREC_RETURN_IF_ERROR(card_out.write(*card));
+    ZREC_RETURN_IF_ERROR(card_out.flush());
+    if (g.verbosity >= 0)
+      std::fprintf(stderr, "zrec cat: wrote the dataset card to %s (zrec card DEST --from reads it)\n",
+                   printable(card_path).c_str());
+  }
   if (tar.sharded() && g.verbosity >= 0)
     std::fprintf(stderr, "zrec cat: wrote %llu sample%s in %llu shard%s (%s to %s)\n",
                  static_cast<unsigned long long>(done), done == 1 ? "" : "s",

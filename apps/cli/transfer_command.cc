@@ -21,6 +21,7 @@
 #include "cli/options/option_values.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
+#include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
@@ -187,9 +188,13 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   const Store& first = *sources.front();
   uint64_t total_records = 0;
   for (Store* s : sources) total_records += s->length();
+  TransferOptions options;
+  if (!a.exclude_from.empty()) {
+    ZREC_ASSIGN_OR_RETURN(options.skip_ids, read_id_list(a.exclude_from, "--exclude-from", first.length()));
+    total_records -= options.skip_ids.size();
+  }
   ProgressMeter meter(g, command);
   meter.set_total_records(total_records);
-  TransferOptions options;
   options.window_bytes = a.window_mib << 20;
   options.frame_copy = a.level == 0 && (!create.checksum || sources_checksummed);
   options.control.cancel = interrupt_token();
@@ -198,8 +203,9 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   writer.lanes = g.lanes(work);
   writer.level = a.level;
   Filled f;
-  f.placed = command == "concat" && !a.frame_copy && options.frame_copy && create.codec == first.codec() &&
-             create.data_shards == first.data_shards() && create.dictionary == first.dictionary() &&
+  f.placed = command == "concat" && options.skip_ids.empty() && !a.frame_copy && options.frame_copy &&
+             create.codec == first.codec() && create.data_shards == first.data_shards() &&
+             create.dictionary == first.dictionary() &&
              placement_mismatch(std::vector<const Store*>(sources.begin(), sources.end())).empty() &&
              std::none_of(sources.begin(), sources.end(), [](const Store* s) { return s->is_remote(); });
   Status s;
@@ -355,8 +361,9 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
 }
 
 RootTransferArgs root_transfer_args(const TransferArgs& a) {
-  return {a.dst,        a.sources,  a.codec, a.shards,        a.level,
-          a.window_mib, a.checksum, a.json,  a.stream_codecs, !a.dict.empty() || !a.train.tier.empty() || a.consume};
+  return {a.dst,         a.sources,  a.codec, a.shards,        a.level,
+          a.window_mib,  a.checksum, a.json,  a.stream_codecs, !a.dict.empty() || !a.train.tier.empty() || a.consume,
+          a.exclude_from};
 }
 
 }  // namespace zrec::cli

@@ -63,6 +63,7 @@ struct TransferArgs {
   bool frame_copy = false;  // concat --frame-copy: copy frame by frame even where placement applies
   TrainArgs train;
   std::vector<std::string> stream_codecs;  // --stream-codec STREAM=CODEC (roots: root_transfer.h)
+  std::string exclude_from;                // recompress --exclude-from FILE: sample IDs left out
 };
 
 // Registers --codec, --dict, --tier, --samples, --seed, --shards, --level,

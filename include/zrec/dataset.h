@@ -1,21 +1,27 @@
-// Where stores are: store directories, their files, and datasets of named streams (a
-// directory whose subdirectories are stores, one per stream, record i of every stream
-// belonging to sample i; docs/format.md §1 and §12), with the writer of such a dataset.
+// Datasets of named streams: a directory whose subdirectories are stores, one per stream,
+// record i of every stream belonging to sample i (docs/format.md §12), marked by a root
+// marker; the reader of such a dataset (Dataset) and its writer (DatasetWriter). A
+// store's own files and is_store_dir are zrec/limits.h's and zrec/store.h's.
 //
-//   for (const std::string& name : zrec::child_stores("shards/"))
-//     auto store = zrec::Store::open(zrec::join_path("shards/", name));
+//   // Reading: the committed streams, each store opened when asked for.
+//   ZREC_ASSIGN_OR_RETURN(zrec::Dataset ds, zrec::Dataset::open("ds/"));
+//   for (const std::string& name : ds.streams()) {
+//     ZREC_ASSIGN_OR_RETURN(auto store, ds.open_stream(name));
+//     ... samples 0 .. ds.length() - 1 ...
+//   }
 //
-//   // Two streams, appended to in step, crash-safe (see DatasetWriter):
-//   ZREC_ASSIGN_OR_RETURN(auto ds, zrec::DatasetWriter::open("ds/"));
-//   ZREC_RETURN_IF_ERROR(ds->recover().status());
-//   ZREC_ASSIGN_OR_RETURN(zrec::StoreWriter* jpg, ds->stream("jpg", jpg_options));
-//   ZREC_ASSIGN_OR_RETURN(zrec::StoreWriter* cls, ds->stream("cls", cls_options));
+//   // Writing two streams in step, crash-safe (see DatasetWriter):
+//   ZREC_ASSIGN_OR_RETURN(auto w, zrec::DatasetWriter::open("ds/"));
+//   ZREC_RETURN_IF_ERROR(w->recover().status());
+//   ZREC_ASSIGN_OR_RETURN(zrec::StoreWriter* jpg, w->stream("jpg", jpg_options));
+//   ZREC_ASSIGN_OR_RETURN(zrec::StoreWriter* cls, w->stream("cls", cls_options));
 //   ... append one record to each per sample ...
-//   ZREC_RETURN_IF_ERROR(ds->publish());  // every stream, then the root's commit
-//   ZREC_RETURN_IF_ERROR(ds->close());
+//   ZREC_RETURN_IF_ERROR(w->publish());  // every stream, then the root's commit
+//   ZREC_RETURN_IF_ERROR(w->close());
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,27 +30,11 @@
 
 #include "zrec/remote.h"
 #include "zrec/status.h"
+#include "zrec/store.h"
 #include "zrec/store_writer.h"
 #include "zrec/warning.h"
 
 namespace zrec {
-
-// The files of a store directory (§1).
-inline constexpr const char* kMetaFile = "meta.zr";
-inline constexpr const char* kDictFile = "dict.zr";
-inline std::string data_file_name(uint32_t shard) { return "data_" + std::to_string(shard) + ".zr"; }
-
-// "<dir>/<name>" without doubling a trailing slash. For a URL (zrec/remote.h) the name
-// goes into its path, before a query string.
-std::string join_path(const std::string& dir, const std::string& name);
-
-// True when `path` holds a meta.zr. stat(2) follows links, so a linked store (or a
-// store whose meta.zr is a link, a FIFO or a directory, which opening it then refuses
-// naming the problem) counts as one. Except: a meta.zr that is itself a store (a stream
-// named meta.zr in a root of named streams, as an older append-tar could make) does not
-// make `path` a store; `path` is then a root. A URL: whether the server has its meta.zr
-// (one request).
-bool is_store_dir(const std::string& path, const RemoteOptions& remote = {});
 
 // The names of `root`'s subdirectories that are stores, sorted by name. Leaves out
 // ".NAME.zrec-tmp-XXXXXX", a store that create was building when it was killed (the
@@ -83,14 +73,6 @@ struct RootState {
 
   bool operator==(const RootState&) const = default;
 };
-
-// The marker's bytes for `state` (docs/format.md §12): "zrec-root 1", "length N", then
-// one "stream NAME" line per stream, each line ending in '\n'; in names, backslash,
-// newline and CR are written \\, \n and \r. kInvalidArgument for a name the marker
-// cannot hold (empty, ".", "..", with '/' or NUL; unsorted or repeated).
-Result<std::string> encode_root_marker(const RootState& state);
-// Parses marker bytes; kMalformed naming `path` and the rule broken.
-Result<RootState> decode_root_marker(const std::string& bytes, const std::string& path);
 
 // Reads the marker of `root` without locking it: nullopt when there is none (the
 // directory is not a root), kMalformed when it breaks a rule. The marker is replaced by
@@ -133,6 +115,83 @@ std::string stream_name_problem(std::string_view name);
 // that breaks the rule: such a root is refused whole, rather than written into or read
 // with a stream left out.
 Status check_root_streams(const std::string& root, const std::vector<std::string>& names);
+
+// --- reading a dataset -----------------------------------------------------------------
+// Why a store of a marked root does not line up with the committed samples. One rule
+// (the writer's as the reader's): DatasetWriter refuses to open a root with a kLayout,
+// kMissing, kShort or kUnlisted problem (adopt takes an unlisted store that holds exactly
+// the committed samples), and cuts kLong streams back in recover().
+struct StreamProblem {
+  enum class Kind {
+    kLayout,    // a store in the root that is a symbolic link or no directory (check_root_stream)
+    kMissing,   // a listed stream that is no store in the root, while samples are committed
+    kShort,     // a listed stream holding fewer records than the committed samples: it lost some
+    kLong,      // a listed stream holding more: an append killed before its commit left them
+    kUnlisted,  // a store the marker does not list (not yet adopted), unless it is an empty
+                // one while nothing is committed (a stream a killed first run created)
+  };
+  Kind kind = Kind::kLayout;
+  std::string stream;              // the store's name in the root
+  std::optional<uint64_t> length;  // its records, where known (kShort, kLong; kUnlisted when opened)
+  std::string why;                 // kLayout: check_root_stream's message
+};
+
+// A dataset of named streams opened for reading: its marker, read once without locking
+// (the marker is replaced by rename(2), so this is one whole committed state), and the
+// stores it holds. No store is opened until open_stream() asks for it, so a remote root
+// costs one request here. Copyable; it holds no file open.
+class Dataset {
+ public:
+  // Reads the marker of `root`, a directory or a URL (with options.remote), and lists
+  // the stores in a local one (child_stores). A directory without the marker opens too,
+  // unmarked: a set of unrelated stores (marked() false), which is no root. Errors:
+  // kMalformed for a marker that breaks a rule (read_root_marker); a path that does not
+  // exist or holds neither a marker nor a store opens as an empty() Dataset, so that the
+  // caller says what it expected there. `options` are kept for open_stream().
+  static Result<Dataset> open(const std::string& root, const OpenOptions& options = {});
+
+  const std::string& root() const { return root_; }
+  // The directory has a marker: it is a root, whose streams line up.
+  bool marked() const { return committed_.has_value(); }
+  // Neither a marker nor a store.
+  bool empty() const { return !marked() && stores_.empty(); }
+  // The committed samples: every listed stream holds at least this many (0 unmarked).
+  uint64_t length() const { return committed_ ? committed_->length : 0; }
+  // The committed streams, the marker's list, sorted (empty unmarked). A listed stream
+  // may be missing while nothing is committed.
+  const std::vector<std::string>& streams() const;
+  // The marker as read (empty unmarked).
+  const RootState& committed() const;
+  // Every store in the root, listed or not, sorted (child_stores): for a URL, which
+  // cannot be listed, the marker's streams.
+  const std::vector<std::string>& stores() const { return stores_; }
+  // The stores the marker does not list (a stream being made that zrec adopt has not
+  // committed yet), sorted; empty for a URL or an unmarked directory.
+  std::vector<std::string> unadopted() const;
+  // join_path(root(), name).
+  std::string path_of(const std::string& name) const { return join_path(root_, name); }
+
+  // Opens the store `name` of the root with the options open() was given, or with
+  // `options`. Its records past length() belong to no committed sample.
+  Result<std::unique_ptr<Store>> open_stream(const std::string& name) const { return open_stream(name, options_); }
+  Result<std::unique_ptr<Store>> open_stream(const std::string& name, const OpenOptions& options) const;
+
+  // The problems of a marked root whose stores hold `lengths` records (name -> records;
+  // a store absent from it, one that could not be opened, is checked for its place in
+  // the root but not for its length): kLayout for stores(), then the listed streams in
+  // name order, then unlisted stores. Empty for an unmarked directory, or when the root
+  // lines up.
+  std::vector<StreamProblem> problems(const std::map<std::string, uint64_t>& lengths) const;
+  // problems() of the lengths of every store, each opened with open_stream() and closed
+  // again; the first store that cannot be opened is the error.
+  Result<std::vector<StreamProblem>> check() const;
+
+ private:
+  std::string root_;
+  OpenOptions options_;
+  std::optional<RootState> committed_;
+  std::vector<std::string> stores_;
+};
 
 // --- writing a dataset -----------------------------------------------------------------
 struct DatasetWriterOptions {
@@ -180,22 +239,23 @@ class DatasetWriter {
   DatasetWriter(const DatasetWriter&) = delete;
   DatasetWriter& operator=(const DatasetWriter&) = delete;
 
-  const std::string& root() const { return root_; }
+  const std::string& root() const;
   // Samples committed: when opened, and after each publish().
   uint64_t committed_length() const;
   // The marker as open() found it (empty for a root this session marked).
-  const RootState& found() const { return found_; }
+  const RootState& found() const;
   // This session marked the root (a new directory or one of no store, or adopt).
-  bool marked() const { return marked_; }
+  bool marked() const;
   // A publication began: abort() takes nothing back after this.
-  bool published() const { return published_; }
+  bool published() const;
   // The streams' names, sorted.
   std::vector<std::string> stream_names() const;
   // The writer of an existing stream; nullptr when there is none of that name.
   StoreWriter* find(const std::string& name);
 
   // Cuts every stream back to the committed count; returns those it cut. Required
-  // before stream() creates a stream and before publish().
+  // before stream() creates a stream and before publish(): either, called first, is
+  // kInvalidArgument saying so (nothing changed).
   Result<std::vector<StreamCut>> recover();
 
   // The writer of stream `name`: the existing one, or a new store ROOT/name made with
@@ -218,19 +278,31 @@ class DatasetWriter {
   void abort(std::vector<std::string>* warnings = nullptr);
 
  private:
-  struct Stream;
-  DatasetWriter(std::string root, DatasetWriterOptions options);
-  Status lock();
-  Status adopt(const std::vector<std::string>& stores);
-  Status open_streams();
-  Stream* find_stream(const std::string& name);
-
-  const std::string root_;
-  const DatasetWriterOptions options_;
-  std::unique_ptr<class RootWriter> marker_;
-  RootState found_;
-  std::vector<std::unique_ptr<Stream>> streams_;  // sorted by name
-  bool dir_created_ = false, marked_ = false, recovered_ = false, published_ = false, done_ = false;
+  struct Impl;
+  explicit DatasetWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
+
+// --- the dataset card ---------------------------------------------------------------
+// What the data means (description, license, citation, class names, vocabularies), kept
+// beside it: ROOT/zrec-card.json for a root, STORE/zrec-card.json for a lone store
+// (docs/format.md §13; readers of the store, loaderx among them, ignore the file). The
+// library moves its bytes; the CLI (zrec card) knows their JSON.
+
+inline constexpr const char* kCardFile = "zrec-card.json";
+// A card larger than this is refused (a vocabulary of a million tokens fits).
+inline constexpr uint64_t kMaxCardBytes = uint64_t{64} << 20;
+
+// The card of the root or store at `path` (a URL too): its bytes, or nullopt when it has
+// none. kInvalidArgument for one over kMaxCardBytes.
+Result<std::optional<std::string>> read_card(const std::string& path, const RemoteOptions& remote = {});
+
+// Replaces the card of the local root or store at `path` with `bytes` (nullopt: removes
+// it), under the writer's lock of the root (its marker) or store (meta.zr), so two edits
+// never interleave: written to a temporary beside it, synced, renamed into place and
+// the directory synced; a reader sees the old card or the new one. kBusy (or a wait, as
+// lock_wait.h says) while a writer holds the lock; kInvalidArgument for a URL or a path
+// that is neither a root nor a store.
+Status write_card(const std::string& path, const std::optional<std::string>& bytes, const io::LockWait& wait);
 
 }  // namespace zrec

@@ -58,6 +58,15 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options = {})
 // Lowercase hex of a hash, 64 characters.
 std::string hash_to_hex(const RecordHash& hash);
 
+// SHA-256 of the bytes of the file at `path` (a URL too), as sha256sum computes it, and
+// their count: a file's checksum for those who publish it (zrec card --croissant lists
+// every file of a dataset with one), not a digest of records.
+struct FileHash {
+  RecordHash sha256{};
+  uint64_t bytes = 0;
+};
+Result<FileHash> file_sha256(const std::string& path, const RemoteOptions& remote = {});
+
 // --- roots of named streams (docs/format.md §12; docs/compression.md says the same) ----
 // A stream's digest is digest_store() over the root's committed samples 0 .. length-1.
 // The dataset's digest (version 1) hashes the streams' names with their digests:

@@ -1,11 +1,18 @@
-// The limits of a zrecord store that its users meet (docs/format.md §1, §2, §3, §10).
+// The limits of a zrecord store that its users meet, and the names of its files
+// (docs/format.md §1, §2, §3, §10): facts of the format that need no code.
 //
 //   if (bytes.size() > zrec::kMaxRecordBytes) return "record too large";
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace zrec {
+
+// The files of a store directory (§1).
+inline constexpr const char* kMetaFile = "meta.zr";
+inline constexpr const char* kDictFile = "dict.zr";
+inline std::string data_file_name(uint32_t shard) { return "data_" + std::to_string(shard) + ".zr"; }
 
 // One record's logical and stored length: 1 <= length <= 2^31 - 1 bytes (§3, §10).
 inline constexpr uint64_t kMaxRecordBytes = (uint64_t{1} << 31) - 1;

@@ -17,6 +17,7 @@
 
 #include "zrec/codec.h"
 #include "zrec/lanes.h"
+#include "zrec/limits.h"
 #include "zrec/lock_wait.h"
 #include "zrec/record_loc.h"
 #include "zrec/remote.h"
@@ -29,6 +30,18 @@ namespace zrec {
 // record bytes. A window always holds at least one record, so a single record larger
 // than the budget is processed alone.
 inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
+
+// "<dir>/<name>" without doubling a trailing slash. For a URL (zrec/remote.h) the name
+// goes into its path, before a query string.
+std::string join_path(const std::string& dir, const std::string& name);
+
+// True when `path` holds a meta.zr (zrec/limits.h names a store's files). stat(2)
+// follows links, so a linked store (or a store whose meta.zr is a link, a FIFO or a
+// directory, which opening it then refuses naming the problem) counts as one. Except: a
+// meta.zr that is itself a store (a stream named meta.zr in a root of named streams, as
+// an older append-tar could make) does not make `path` a store; `path` is then a root
+// (zrec/dataset.h). A URL: whether the server has its meta.zr (one request).
+bool is_store_dir(const std::string& path, const RemoteOptions& remote = {});
 
 struct OpenOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this store

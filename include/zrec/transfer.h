@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,15 @@ struct TransferOptions {
   // Copies only each source's first `max_records` records (a root's committed samples:
   // records past them belong to a run that never committed).
   uint64_t max_records = UINT64_MAX;
+  // IDs left out of the copy (recompress --exclude-from: a drop list of duplicates),
+  // ascending without repeats, counted in each source (build_root: in each part); the
+  // records kept close up in order. Empty: none.
+  std::vector<uint64_t> skip_ids;
 };
+
+// How many of `options.skip_ids` fall below `records`: the records of a source's first
+// `records` that a copy leaves out.
+uint64_t skipped_below(const TransferOptions& options, uint64_t records);
 
 // "" when the schemas are equal; otherwise what differs, e.g. "dtype '<i4' vs '<i8'",
 // "Dense (28, 28) vs Ragged ndim=2", "item_shape (28, 28) vs (32, 32)", "ndim 1 vs 2".
@@ -97,7 +106,10 @@ struct RootStreamPlan {
 // directory renamed into place (RENAME_NOREPLACE) and its parent synced. So DST appears
 // whole, its marker already committed, or not at all; on any error nothing is left.
 // Adds to *stats (stored_bytes: every stream's).
+// `card` (the bytes of a dataset card, zrec/dataset.h) goes into DST with its streams,
+// so it appears with them.
 Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
-                  const TransferOptions& options, TransferStats* stats);
+                  const TransferOptions& options, TransferStats* stats,
+                  const std::optional<std::string>& card = std::nullopt);
 
 }  // namespace zrec

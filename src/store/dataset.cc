@@ -1,4 +1,5 @@
-// Store directories and datasets of named streams (zrec/dataset.h).
+// Store directories (zrec/store.h: join_path, is_store_dir) and the stores in a
+// directory of named streams (zrec/dataset.h: child_stores).
 #include "zrec/dataset.h"
 
 #include <dirent.h>
@@ -8,6 +9,7 @@
 
 #include "zrec/file.h"
 #include "zrec/remote.h"
+#include "zrec/store.h"
 
 #include "io/remote_file.h"
 

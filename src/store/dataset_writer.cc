@@ -6,20 +6,45 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
 #include "zrec/store.h"
 
 #include "store/root_writer.h"
+#include "store/stream_alignment.h"
 #include "store/temp_sibling.h"
 
 namespace zrec {
 
-struct DatasetWriter::Stream {
-  std::string name;
-  std::unique_ptr<StoreWriter> writer;
-  bool created = false;  // this session made the store
+// The writer's state and its steps; DatasetWriter's public calls forward here.
+struct DatasetWriter::Impl {
+  struct Stream {
+    std::string name;
+    std::unique_ptr<StoreWriter> writer;
+    bool created = false;  // this session made the store
+  };
+
+  Impl(std::string root, DatasetWriterOptions options);
+  Status lock();
+  Status adopt(const std::vector<std::string>& stores);
+  Status open_streams();
+  Stream* find_stream(const std::string& name);
+  uint64_t committed_length() const;
+  std::vector<std::string> stream_names() const;
+  Result<std::vector<StreamCut>> recover();
+  Result<StoreWriter*> stream(const std::string& name, const CreateOptions& create);
+  Status publish();
+  Status close();
+  void abort(std::vector<std::string>* warnings = nullptr);
+
+  const std::string root_;
+  const DatasetWriterOptions options_;
+  std::unique_ptr<RootWriter> marker_;
+  RootState found_;
+  std::vector<std::unique_ptr<Stream>> streams_;  // sorted by name
+  bool dir_created_ = false, marked_ = false, recovered_ = false, published_ = false, done_ = false;
 };
 
 namespace {
@@ -51,49 +76,64 @@ DatasetWriterOptions through_root(DatasetWriterOptions options) {
 
 }  // namespace
 
-DatasetWriter::DatasetWriter(std::string root, DatasetWriterOptions options)
+DatasetWriter::Impl::Impl(std::string root, DatasetWriterOptions options)
     : root_(std::move(root)), options_(through_root(std::move(options))) {}
 
+DatasetWriter::DatasetWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
 DatasetWriter::~DatasetWriter() {
-  if (!done_) abort();
+  if (!impl_->done_) impl_->abort();
 }
 
 Result<std::unique_ptr<DatasetWriter>> DatasetWriter::open(const std::string& root,
                                                            const DatasetWriterOptions& options) {
-  std::unique_ptr<DatasetWriter> w(new DatasetWriter(root, options));
-  Status s = w->lock();
+  std::unique_ptr<DatasetWriter> w(new DatasetWriter(std::make_unique<Impl>(root, options)));
+  Status s = w->impl_->lock();
   // Under the root's lock: what killed writers left in the root (the marker's
   // temporaries went with the lock, store/root_writer.h).
   if (s.is_ok()) store::remove_abandoned_stream_temps(root, options.warn);
-  if (s.is_ok()) s = w->open_streams();
+  if (s.is_ok()) s = w->impl_->open_streams();
   if (!s.is_ok()) {
-    w->abort();
+    w->impl_->abort();
     return s;
   }
   return w;
 }
 
-uint64_t DatasetWriter::committed_length() const { return marker_ ? marker_->state().length : found_.length; }
+const std::string& DatasetWriter::root() const { return impl_->root_; }
+uint64_t DatasetWriter::committed_length() const { return impl_->committed_length(); }
+const RootState& DatasetWriter::found() const { return impl_->found_; }
+bool DatasetWriter::marked() const { return impl_->marked_; }
+bool DatasetWriter::published() const { return impl_->published_; }
+std::vector<std::string> DatasetWriter::stream_names() const { return impl_->stream_names(); }
+StoreWriter* DatasetWriter::find(const std::string& name) {
+  Impl::Stream* s = impl_->find_stream(name);
+  return s == nullptr ? nullptr : s->writer.get();
+}
+Result<std::vector<StreamCut>> DatasetWriter::recover() { return impl_->recover(); }
+Result<StoreWriter*> DatasetWriter::stream(const std::string& name, const CreateOptions& create) {
+  return impl_->stream(name, create);
+}
+Status DatasetWriter::publish() { return impl_->publish(); }
+Status DatasetWriter::close() { return impl_->close(); }
+void DatasetWriter::abort(std::vector<std::string>* warnings) { impl_->abort(warnings); }
 
-std::vector<std::string> DatasetWriter::stream_names() const {
+uint64_t DatasetWriter::Impl::committed_length() const { return marker_ ? marker_->state().length : found_.length; }
+
+std::vector<std::string> DatasetWriter::Impl::stream_names() const {
   std::vector<std::string> names;
   for (const auto& s : streams_) names.push_back(s->name);
   return names;
 }
 
-DatasetWriter::Stream* DatasetWriter::find_stream(const std::string& name) {
+DatasetWriter::Impl::Stream* DatasetWriter::Impl::find_stream(const std::string& name) {
   for (auto& s : streams_)
     if (s->name == name) return s.get();
   return nullptr;
 }
 
-StoreWriter* DatasetWriter::find(const std::string& name) {
-  Stream* s = find_stream(name);
-  return s == nullptr ? nullptr : s->writer.get();
-}
-
 // With adopt: every store's writer lock, equal lengths, then the marker.
-Status DatasetWriter::adopt(const std::vector<std::string>& stores) {
+Status DatasetWriter::Impl::adopt(const std::vector<std::string>& stores) {
   std::string lengths;
   bool agree = true;
   for (const auto& name : stores) {
@@ -119,7 +159,7 @@ Status DatasetWriter::adopt(const std::vector<std::string>& stores) {
 
 // The root directory and its lock: a marked root's marker, or a new marker in a
 // directory that holds no store yet (or, with adopt, in one of stores of one length).
-Status DatasetWriter::lock() {
+Status DatasetWriter::Impl::lock() {
   for (int attempt = 0;; ++attempt) {
     if (attempt == 100)
       return Status(StatusCode::kBusy, "root '" + root_ + "' keeps changing under other writers (100 tries)");
@@ -167,24 +207,20 @@ Status DatasetWriter::lock() {
   }
 }
 
-// Every stream's writer lock, in name order, then the checks (nothing changed yet).
-Status DatasetWriter::open_streams() {
+// Every stream's writer lock, in name order, then the checks (nothing changed yet): the
+// rule of store/stream_alignment.h, where a kLong stream is what recover() cuts back.
+Status DatasetWriter::Impl::open_streams() {
   const uint64_t committed = found_.length;
   const std::vector<std::string> found = child_stores(root_);
   ZREC_RETURN_IF_ERROR(check_root_streams(root_, found));
   // Recovery cuts streams back: never through a link into a store outside the root.
+  // (The rule's kLayout, refused with check_root_stream's own status.)
   for (const auto& name : found) ZREC_RETURN_IF_ERROR(check_root_stream(root_, name));
-  auto is_found = [&](const std::string& name) { return std::binary_search(found.begin(), found.end(), name); };
-  auto is_listed = [&](const std::string& name) {
-    return std::binary_search(found_.streams.begin(), found_.streams.end(), name);
-  };
-  for (const auto& name : found_.streams) {
-    // A stream that holds no committed sample may be gone (a session that created it
-    // was killed while taking it back); the next commit no longer lists it.
-    if (!is_found(name) && committed > 0)
-      return invalid_argument("root '" + root_ + "' lists the stream '" + name + "' in " + kRootMarkerFile + ", but '" +
-                              join_path(root_, name) + "' is not a store; nothing was changed");
-  }
+  // Before any store is opened: every listed stream is there (the lengths come next).
+  for (const StreamProblem& p : store::stream_alignment(root_, found_, found, {}))
+    if (p.kind == StreamProblem::Kind::kMissing)
+      return invalid_argument("root '" + root_ + "' lists the stream '" + p.stream + "' in " + kRootMarkerFile +
+                              ", but '" + join_path(root_, p.stream) + "' is not a store; nothing was changed");
   for (const auto& name : found) {
     if (find_stream(name) != nullptr) continue;  // adopted
     auto s = std::make_unique<Stream>();
@@ -192,33 +228,38 @@ Status DatasetWriter::open_streams() {
     ZREC_ASSIGN_OR_RETURN(s->writer, StoreWriter::open(join_path(root_, name), options_.writer));
     streams_.push_back(std::move(s));
   }
-  for (const auto& s : streams_) {
-    const uint64_t n = s->writer->published_length();
+  std::map<std::string, uint64_t> lengths;
+  for (const auto& s : streams_) lengths[s->name] = s->writer->published_length();
+  const std::vector<StreamProblem> problems = store::stream_alignment(root_, found_, found, lengths);
+  for (const auto& s : streams_) {  // the first stream in name order that breaks the rule
+    const auto p = std::find_if(problems.begin(), problems.end(), [&](const StreamProblem& q) {
+      return q.stream == s->name && (q.kind == StreamProblem::Kind::kShort || q.kind == StreamProblem::Kind::kUnlisted);
+    });
+    if (p == problems.end()) continue;
+    const uint64_t n = lengths[s->name];
     const std::string path = join_path(root_, s->name);
-    if (is_listed(s->name) && n < committed)
+    if (p->kind == StreamProblem::Kind::kShort)
       return invalid_argument("stream '" + path + "' holds " + std::to_string(n) + " records, fewer than the " +
                               std::to_string(committed) + " samples root '" + root_ +
                               "' committed: the stream lost records; nothing was changed");
-    if (!is_listed(s->name) && (committed > 0 || n > 0)) {
-      // With adopt, a store of exactly the committed samples joins the streams (listed
-      // by the next publish): a stream made later, e.g. labels computed from the data.
-      if (options_.adopt && n == committed) continue;
-      if (options_.adopt)
-        return invalid_argument("'" + path + "' holds " + std::to_string(n) + " records, but root '" + root_ +
-                                "' committed " + std::to_string(committed) +
-                                " samples: a store joins a root's streams holding exactly one record per sample; "
-                                "nothing was changed");
-      return invalid_argument("'" + path + "' is a store in root '" + root_ + "' but not one of its streams (" +
-                              kRootMarkerFile + " lists " +
-                              (found_.streams.empty() ? std::string("none") : join_names(found_.streams)) +
-                              "); it is left alone: move it out of the root, or adopt it if it holds one record "
-                              "per sample; nothing was changed");
-    }
+    // With adopt, a store of exactly the committed samples joins the streams (listed by
+    // the next publish): a stream made later, e.g. labels computed from the data.
+    if (options_.adopt && n == committed) continue;
+    if (options_.adopt)
+      return invalid_argument("'" + path + "' holds " + std::to_string(n) + " records, but root '" + root_ +
+                              "' committed " + std::to_string(committed) +
+                              " samples: a store joins a root's streams holding exactly one record per sample; "
+                              "nothing was changed");
+    return invalid_argument("'" + path + "' is a store in root '" + root_ + "' but not one of its streams (" +
+                            kRootMarkerFile + " lists " +
+                            (found_.streams.empty() ? std::string("none") : join_names(found_.streams)) +
+                            "); it is left alone: move it out of the root, or adopt it if it holds one record "
+                            "per sample; nothing was changed");
   }
   return Status::ok();
 }
 
-Result<std::vector<StreamCut>> DatasetWriter::recover() {
+Result<std::vector<StreamCut>> DatasetWriter::Impl::recover() {
   std::vector<StreamCut> cuts;
   const uint64_t committed = committed_length();
   for (auto& s : streams_) {
@@ -231,9 +272,12 @@ Result<std::vector<StreamCut>> DatasetWriter::recover() {
   return cuts;
 }
 
-Result<StoreWriter*> DatasetWriter::stream(const std::string& name, const CreateOptions& create) {
+Result<StoreWriter*> DatasetWriter::Impl::stream(const std::string& name, const CreateOptions& create) {
   if (Stream* s = find_stream(name)) return s->writer.get();
-  if (!recovered_) return invalid_argument("internal: a stream added to root '" + root_ + "' before recover()");
+  if (!recovered_)
+    return invalid_argument("DatasetWriter of root '" + root_ + "': stream('" + name +
+                            "') creates a stream, which needs recover() first (it cuts the streams back to the "
+                            "committed count); nothing was changed");
   if (const std::string why = stream_name_problem(name); !why.empty())
     return invalid_argument("'" + name + "' cannot name a stream: " + why + " (" + kStreamNameRule + ")");
   if (const uint64_t committed = committed_length(); committed > 0)
@@ -253,14 +297,22 @@ Result<StoreWriter*> DatasetWriter::stream(const std::string& name, const Create
   return added->writer.get();
 }
 
-Status DatasetWriter::publish() {
-  if (!recovered_) return invalid_argument("internal: root '" + root_ + "' published before recover()");
-  if (!marker_) return invalid_argument("internal: root '" + root_ + "' has no lock");
+Status DatasetWriter::Impl::publish() {
+  if (!recovered_)
+    return invalid_argument("DatasetWriter of root '" + root_ +
+                            "': publish() needs recover() first (it cuts the streams back to the committed count); "
+                            "nothing was published");
+  if (!marker_)
+    return invalid_argument("DatasetWriter of root '" + root_ +
+                            "': publish() after the session was closed or aborted; nothing was published");
   uint64_t length = 0;
   std::string lengths;
   bool agree = true;
   for (const auto& s : streams_) {
-    if (!s->writer) return invalid_argument("internal: stream '" + s->name + "' has no writer");
+    // A stream whose writer did not open: stream() failed, which ends the session.
+    if (!s->writer)
+      return invalid_argument("DatasetWriter of root '" + root_ + "': stream '" + s->name +
+                              "' failed to open, so the session can only be aborted; nothing was published");
     lengths += (lengths.empty() ? "" : ", ") + s->name + " " + std::to_string(s->writer->length());
     if (&s == &streams_.front()) length = s->writer->length();
     agree = agree && s->writer->length() == length;
@@ -276,7 +328,7 @@ Status DatasetWriter::publish() {
   return marker_->commit({length, names});
 }
 
-Status DatasetWriter::close() {
+Status DatasetWriter::Impl::close() {
   Status s = publish();
   for (auto& st : streams_) {
     if (!s.is_ok()) break;
@@ -290,7 +342,7 @@ Status DatasetWriter::close() {
   return Status::ok();
 }
 
-void DatasetWriter::abort(std::vector<std::string>* warnings) {
+void DatasetWriter::Impl::abort(std::vector<std::string>* warnings) {
   auto warn = [&](const std::string& message) {
     if (warnings != nullptr) warnings->push_back(message);
   };

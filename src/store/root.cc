@@ -15,6 +15,7 @@
 #include "zrec/remote.h"
 
 #include "io/store_lock.h"
+#include "store/root_marker.h"
 #include "store/root_writer.h"
 #include "store/temp_files.h"
 #include "store/temp_sibling.h"

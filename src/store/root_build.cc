@@ -1,6 +1,7 @@
 // build_root (zrec/transfer.h): recompress and concat of roots. A root is published as
 // a store is: built whole in a temporary sibling, streams first, the marker last, then
 // renamed into place, so a reader (or a crash) never sees a DST without its commit.
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -16,7 +17,7 @@ namespace zrec {
 namespace {
 
 // The checks before anything is made: names the marker can hold, one length for all.
-Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams) {
+Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams, const TransferOptions& options) {
   RootState state;
   for (size_t i = 0; i < streams.size(); ++i) {
     const RootStreamPlan& s = streams[i];
@@ -24,7 +25,7 @@ Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams) {
       return invalid_argument("'" + s.name + "' cannot name a stream: " + why);
     if (i > 0 && !(streams[i - 1].name < s.name)) return invalid_argument("streams must be sorted and distinct");
     uint64_t length = 0;
-    for (const StreamPart& p : s.parts) length += p.records;
+    for (const StreamPart& p : s.parts) length += p.records - skipped_below(options, p.records);
     if (i == 0) state.length = length;
     if (length != state.length)
       return invalid_argument("stream '" + s.name + "' would hold " + std::to_string(length) + " records, and '" +
@@ -37,8 +38,8 @@ Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams) {
 }  // namespace
 
 Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
-                  const TransferOptions& options, TransferStats* stats) {
-  ZREC_ASSIGN_OR_RETURN(const RootState state, planned_state(streams));
+                  const TransferOptions& options, TransferStats* stats, const std::optional<std::string>& card) {
+  ZREC_ASSIGN_OR_RETURN(const RootState state, planned_state(streams, options));
   const std::string path = store::strip_trailing_slashes(dst);
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) return store::already_exists(dst, true);
@@ -59,6 +60,13 @@ Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& str
     }));
   }
   stats->stored_bytes = stored;
+  if (card) {
+    // Synced before the marker is: the directory's rename publishes both.
+    const std::string card_path = join_path(tmp->path(), kCardFile);
+    ZREC_ASSIGN_OR_RETURN(io::File f, io::File::open(card_path, O_WRONLY | O_CREAT | O_EXCL));
+    ZREC_RETURN_IF_ERROR(f.pwrite_all(card->data(), card->size(), 0));
+    ZREC_RETURN_IF_ERROR(f.sync());
+  }
   {
     // Written and synced under a temporary name and linked into place; the lock it
     // holds goes with this scope (nobody else can know the temporary directory).

@@ -8,7 +8,8 @@
 #   find_package(zrec) and with `pkg-config --cflags --libs --static zrec`, and both
 #   print the length of a store the installed zrec made; its two_streams builds a dataset
 #   of two streams through zrec/dataset.h, is killed between two streams' publications,
-#   and its rerun recovers both to one committed length;
+#   and its rerun recovers both to one committed length, which it reads back through
+#   zrec::Dataset;
 # - the bash completion completes subcommands, flags, codec and format names, and only
 #   directories for store arguments; the zsh completion parses and names every command.
 #
@@ -105,7 +106,8 @@ fi
 # --- a dataset of two streams through the public API, crashed and recovered -----------
 # two_streams publishes every 10 samples; --crash-after 37 publishes stream txt alone
 # (37 records) and SIGKILLs itself: the root committed 30. The rerun cuts txt back to 30
-# and goes on to 100; the installed zrec then reads a root of two aligned streams.
+# and goes on to 100, then reads the root back through zrec::Dataset (printing its 100
+# committed samples); the installed zrec then reads a root of two aligned streams.
 ds=$tmp/two-streams
 if [ -x "$tmp/cmake-consumer/two_streams" ]; then
   "$tmp/cmake-consumer/two_streams" "$ds" 100 --crash-after 37 >/dev/null 2>&1

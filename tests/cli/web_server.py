@@ -150,7 +150,8 @@ class FaultProxy:
                        a file there)
     A request (its path and Range) meets a fault at most once unless `repeat` is set, so
     that a client retrying it gets through whatever the timing of its other requests.
-    requests counts the requests seen."""
+    requests counts the requests seen; clear_faults() forgets which requests met one, so a
+    second fault run meets the same request sequence afresh."""
 
     def __init__(self, upstream_port):
         self.upstream_port = upstream_port
@@ -162,6 +163,10 @@ class FaultProxy:
         self.requests = 0
         self._faulted = set()
         self._lock = threading.Lock()
+
+    def clear_faults(self):
+        with self._lock:
+            self._faulted.clear()
 
     def __enter__(self):
         proxy = self

@@ -8,13 +8,16 @@
 // samples. A rerun continues from the committed count, whatever a crash left: the
 // writer cuts every stream back to it first. With --crash-after K the run, after K
 // samples, publishes "txt" alone and SIGKILLs itself: a crash between two streams'
-// publications, which the next run must recover from. tests/cli/test_install.sh runs it.
+// publications, which the next run must recover from. At the end it reads the dataset
+// back through zrec::Dataset (both streams committed and lined up, the last sample's
+// label) and prints the committed count. tests/cli/test_install.sh runs it.
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <zrec/dataset.h>
 
@@ -32,6 +35,42 @@ zrec::CreateOptions stream_options(const char* dtype, bool scalar) {
   if (scalar) c.schema.item_shape = std::vector<uint64_t>{};
   c.codec = zrec::Codec::kZstd;
   return c;
+}
+
+// Reads the dataset back through zrec::Dataset: its two committed streams, lined up at
+// `committed` samples, the last of which is sample committed - 1 in both. Prints the count.
+int read_back(const std::string& root, uint64_t committed) {
+  auto read = zrec::Dataset::open(root);
+  if (!read.is_ok()) return fail(read.status());
+  if (!read->marked() || read->streams() != std::vector<std::string>{"cls", "txt"} || read->length() != committed) {
+    std::fprintf(stderr, "two_streams: %s reads back other than it was written\n", root.c_str());
+    return 1;
+  }
+  auto problems = read->check();
+  if (!problems.is_ok()) return fail(problems.status());
+  if (!problems->empty()) {
+    std::fprintf(stderr, "two_streams: stream %s of %s does not line up\n", problems->front().stream.c_str(),
+                 root.c_str());
+    return 1;
+  }
+  if (committed > 0) {
+    auto cls = read->open_stream("cls");
+    if (!cls.is_ok()) return fail(cls.status());
+    const std::vector<uint64_t> last = {committed - 1};
+    int64_t label = -1;
+    auto s = (*cls)->scan(last, zrec::kDefaultWindowBytes, [&](const zrec::Window& w) {
+      std::memcpy(&label, w.data + w.offsets[0], sizeof label);
+      return zrec::Status::ok();
+    });
+    if (!s.is_ok()) return fail(s);
+    if (label != static_cast<int64_t>(committed - 1)) {
+      std::fprintf(stderr, "two_streams: sample %llu of %s reads back label %lld\n",
+                   static_cast<unsigned long long>(committed - 1), root.c_str(), static_cast<long long>(label));
+      return 1;
+    }
+  }
+  std::printf("%llu\n", static_cast<unsigned long long>(read->length()));
+  return 0;
 }
 
 }  // namespace
@@ -75,6 +114,5 @@ int main(int argc, char** argv) {
       if (auto s = ds.publish(); !s.is_ok()) return fail(s);
   }
   if (auto s = ds.close(); !s.is_ok()) return fail(s);
-  std::printf("%llu\n", static_cast<unsigned long long>(ds.committed_length()));
-  return 0;
+  return read_back(root, ds.committed_length());
 }

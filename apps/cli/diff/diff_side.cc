@@ -6,6 +6,8 @@
 
 #include "zrec/dataset.h"
 
+#include "cli/formats/printable.h"
+
 namespace zrec::cli {
 
 Store* DiffSide::find(const std::string& name) const {
@@ -18,8 +20,8 @@ Result<DiffSide> open_diff_side(const std::string& path, const DiffOpenOptions& 
   DiffSide side;
   side.path = path;
   const std::string shown = redact_url(path);
-  ZREC_ASSIGN_OR_RETURN(std::optional<RootState> marker, read_root_marker(path, options.store.remote));
-  if (!marker) {
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, options.store));
+  if (!ds.marked()) {
     // A lone store. A directory of stores without the marker is no dataset: its
     // stores' records need not belong together, so it is refused rather than guessed.
     if (!is_store_dir(path, options.store.remote))
@@ -30,9 +32,9 @@ Result<DiffSide> open_diff_side(const std::string& path, const DiffOpenOptions& 
     return side;
   }
   side.root = true;
-  side.length = marker->length;
-  for (const std::string& name : marker->streams) {
-    ZREC_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::open(join_path(path, name), options.store));
+  side.length = ds.length();
+  for (const std::string& name : ds.streams()) {
+    ZREC_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, ds.open_stream(name));
     // Records past the committed count are a run that never committed: not the root's.
     if (store->length() < side.length)
       return malformed("root '" + shown + "': stream '" + name + "' holds " + std::to_string(store->length()) +
@@ -69,6 +71,13 @@ Result<std::string> record_payload(Store& store, uint64_t id) {
     return Status::ok();
   }));
   return out;
+}
+
+std::string sample_key_words(const DiffSide& side, uint64_t id) {
+  Store* keys = side.find(kKeyStream);
+  if (keys == nullptr) return "";
+  Result<std::string> key = record_payload(*keys, id);
+  return key.is_ok() ? " key '" + printable(key.value()) + "'" : "";
 }
 
 }  // namespace zrec::cli

@@ -51,4 +51,8 @@ Result<std::vector<RecordHash>> record_hashes(Store& store, uint64_t first, uint
 // Record `id`'s payload bytes (without a Ragged record's shape prefix): a key to show.
 Result<std::string> record_payload(Store& store, uint64_t id);
 
+// " key 'K'" of sample `id` of `side` (printable), when the side keeps keys in its
+// __key__ stream; "" otherwise.
+std::string sample_key_words(const DiffSide& side, uint64_t id);
+
 }  // namespace zrec::cli

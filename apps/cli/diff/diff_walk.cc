@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/diff/entry_sort.h"
+#include "cli/diff/sample_entries.h"
 #include "cli/formats/printable.h"
 
 namespace zrec::cli {
@@ -23,41 +24,6 @@ Result<std::vector<std::vector<RecordHash>>> chunk_hashes(const DiffSide& side, 
   return out;
 }
 
-// Entries: key hash (16 bytes), ID (8, big-endian so that memcmp orders equal keys by
-// ID), then 16 bytes of each compared stream's record hash. 128 bits tell records apart
-// as surely as 256 for a diff (a collision needs 2^64 records).
-constexpr size_t kHashBytes = 16;
-constexpr size_t kIdAt = kHashBytes;
-constexpr size_t kStreamsAt = kIdAt + 8;
-
-void put_entry_id(uint8_t* p, uint64_t id) {
-  for (int i = 7; i >= 0; --i, id >>= 8) p[i] = static_cast<uint8_t>(id);
-}
-
-uint64_t entry_id(const uint8_t* p) {
-  uint64_t id = 0;
-  for (int i = 0; i < 8; ++i) id = id << 8 | p[i];
-  return id;
-}
-
-// Every sample of `side` into `sorter`, a chunk at a time.
-Status feed_sorter(const DiffSide& side, const std::string& key_stream, EntrySorter& sorter, const WalkOptions& o) {
-  std::vector<uint8_t> entry(kStreamsAt + kHashBytes * o.streams.size());
-  for (uint64_t first = 0; first < side.length; first += o.chunk) {
-    const uint64_t count = std::min(o.chunk, side.length - first);
-    ZREC_ASSIGN_OR_RETURN(auto keys, record_hashes(*side.find(key_stream), first, count, o.window_bytes, o.control));
-    ZREC_ASSIGN_OR_RETURN(auto streams, chunk_hashes(side, first, count, o));
-    for (uint64_t k = 0; k < count; ++k) {
-      std::memcpy(entry.data(), keys[k].data(), kHashBytes);
-      put_entry_id(&entry[kIdAt], first + k);
-      for (size_t s = 0; s < streams.size(); ++s)
-        std::memcpy(&entry[kStreamsAt + s * kHashBytes], streams[s][k].data(), kHashBytes);
-      ZREC_RETURN_IF_ERROR(sorter.add(entry.data()));
-    }
-  }
-  return sorter.finish();
-}
-
 // A side's entries in key order, refusing a key met twice.
 class KeyedEntries {
  public:
@@ -71,8 +37,8 @@ class KeyedEntries {
       at_end_ = true;
       return false;
     }
-    if (have_last_ && std::memcmp(e, last_.data(), kHashBytes) == 0)
-      return duplicate(entry_id(&last_[kIdAt]), entry_id(&e[kIdAt]));
+    if (have_last_ && std::memcmp(e, last_.data(), kEntryHashBytes) == 0)
+      return duplicate(entry_id(last_.data()), entry_id(e));
     std::memcpy(current_.data(), e, current_.size());
     last_ = current_;
     have_last_ = true;
@@ -80,7 +46,7 @@ class KeyedEntries {
   }
   bool at_end() const { return at_end_; }
   const uint8_t* entry() const { return current_.data(); }
-  uint64_t id() const { return entry_id(&current_[kIdAt]); }
+  uint64_t id() const { return entry_id(current_.data()); }
 
  private:
   Status duplicate(uint64_t first, uint64_t second) {
@@ -102,7 +68,7 @@ class KeyedEntries {
 std::vector<std::string> differing_streams(const uint8_t* a, const uint8_t* b, const WalkOptions& o) {
   std::vector<std::string> out;
   for (size_t s = 0; s < o.streams.size(); ++s)
-    if (std::memcmp(a + kStreamsAt + s * kHashBytes, b + kStreamsAt + s * kHashBytes, kHashBytes) != 0)
+    if (std::memcmp(entry_stream_hash(a, s), entry_stream_hash(b, s), kEntryHashBytes) != 0)
       out.push_back(o.streams[s]);
   return out;
 }
@@ -133,16 +99,16 @@ Status walk_by_position(const DiffSide& a, const DiffSide& b, ChangeLog& log, co
 
 Status walk_by_key(const DiffSide& a, const DiffSide& b, const std::string& key_stream, ChangeLog& log,
                    const WalkOptions& o) {
-  const size_t width = kStreamsAt + kHashBytes * o.streams.size();
+  const size_t width = entry_width(o.streams.size());
   ZREC_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::make(o.temp_dir, "zrec-diff-"));
   EntrySorter sa(*scratch, width, o.run_bytes), sb(*scratch, width, o.run_bytes);
-  ZREC_RETURN_IF_ERROR(feed_sorter(a, key_stream, sa, o));
-  ZREC_RETURN_IF_ERROR(feed_sorter(b, key_stream, sb, o));
+  ZREC_RETURN_IF_ERROR(feed_entries(a, key_stream, sa, o));
+  ZREC_RETURN_IF_ERROR(feed_entries(b, key_stream, sb, o));
   KeyedEntries ea(a, key_stream, sa, width), eb(b, key_stream, sb, width);
   ZREC_RETURN_IF_ERROR(ea.advance().status());
   ZREC_RETURN_IF_ERROR(eb.advance().status());
   while (!ea.at_end() || !eb.at_end()) {
-    const int cmp = ea.at_end() ? 1 : eb.at_end() ? -1 : std::memcmp(ea.entry(), eb.entry(), kHashBytes);
+    const int cmp = ea.at_end() ? 1 : eb.at_end() ? -1 : std::memcmp(ea.entry(), eb.entry(), kEntryHashBytes);
     if (cmp < 0) {
       log.add({Change::Kind::kRemoved, ea.id(), 0, {}});
       ZREC_RETURN_IF_ERROR(ea.advance().status());

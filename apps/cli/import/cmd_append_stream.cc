@@ -204,7 +204,7 @@ Status read_length_prefixed(io::InputStream& in, AppendSession& s, InputFraming 
 
 Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
   // A root (its zrec-root marker): JSON lines, one object per sample.
-  if (const auto marker = read_root_marker(a.store); marker.is_ok() && marker.value()) {
+  if (const auto ds = Dataset::open(a.store); ds.is_ok() && ds->marked()) {
     if (a.framing != "lines") throw UsageError("--framing: a root reads JSON lines only");
     return append_json_to_root(a.store, a.input, a.parse, a.skip_empty, a.append, g);
   }

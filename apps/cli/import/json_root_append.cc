@@ -225,15 +225,15 @@ Status append_json_to_root(const std::string& root, const std::string& input, co
   const std::map<std::string, std::string> how = parse_specs(parse);
   if (input == "-" && stdin_is_terminal())
     throw UsageError("refusing to read JSON lines from a terminal (pipe them in, or use -i FILE)");
-  ZREC_ASSIGN_OR_RETURN(const auto marker, read_root_marker(root));
-  if (!marker) return invalid_argument("'" + root + "' is no root (it has no zrec-root marker)");
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(root));
+  if (!ds.marked()) return invalid_argument("'" + root + "' is no root (it has no zrec-root marker)");
   InterruptScope interrupts;  // a --wait for the lock ends on SIGINT/SIGTERM
   ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(input, {.cancel = interrupt_token()}));
-  ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-stream", root, args, global, marker->streams));
+  ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-stream", root, args, global, ds.streams()));
   Status s;
   std::vector<Target> targets;
   for (const auto& [name, h] : how)
-    if (std::find(marker->streams.begin(), marker->streams.end(), name) == marker->streams.end())
+    if (std::find(ds.streams().begin(), ds.streams().end(), name) == ds.streams().end())
       throw UsageError("--parse " + printable(name) + "=" + h + ": root '" + root + "' has no stream '" +
                        printable(name) + "'");
   for (size_t i = 0; s.is_ok() && i < r->stream_count(); ++i) {

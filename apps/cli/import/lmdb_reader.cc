@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "zrec/file.h"
+#include "zrec/store.h"
 
 #include "cli/os/side_file.h"
 

@@ -52,8 +52,8 @@ Result<std::unique_ptr<RootAppend>> RootAppend::open(const std::string& command,
 Status RootAppend::prepare(const std::vector<std::string>& streams) {
   // Only a marked root: a new one could not know its streams' schemas, and a directory of
   // stores is made a root on purpose (zrec adopt), never by an append.
-  ZREC_ASSIGN_OR_RETURN(const auto marker, read_root_marker(root_));
-  if (!marker)
+  ZREC_ASSIGN_OR_RETURN(const Dataset found, Dataset::open(root_));
+  if (!found.marked())
     return invalid_argument("'" + root_ +
                             "' is no root (it has no zrec-root marker): make its streams with zrec create ROOT/NAME, "
                             "then mark them with zrec adopt ROOT");

@@ -24,6 +24,11 @@ const Choices& framing_names() {
   return words;
 }
 
+const Choices& keep_names() {
+  static const Choices words = {"first", "last"};
+  return words;
+}
+
 const Choices& tar_array_names() {
   static const Choices words = {"npy", "text"};
   return words;

@@ -30,6 +30,7 @@ const Choices& codec_names();          // --codec: raw zstd zstd_dict
 const Choices& tier_names();           // --tier: small balanced max
 const Choices& workload_names();       // bench --workload
 const Choices& dtype_names();          // --dtype: NumPy's names (bool, int8, ..., float32, ...)
+const Choices& keep_names();           // duplicates --keep: first last
 
 // Records `words` as the values of `o` (for completion) and returns `o`.
 CLI::Option* offer_choices(CLI::Option* o, const Choices& words);

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
+#include "cli/formats/dataset_card.h"
 #include "cli/os/output_guard.h"
 #include "cli/report/console.h"
 #include "cli/roots/root_reader.h"
@@ -29,6 +31,11 @@ struct RootCatOptions {
   bool summarise = false;                   // a terminal: large records summarised, bytes named
   bool with_ids = false;                    // {"id": ID, "sample": {...}}
   uint64_t window_bytes = 0;
+  // The root's card (zrec card): a stream it names labels of gets a key "STREAM:name"
+  // after its own (the class name; an array of them for an array of labels), one it
+  // names a vocabulary of a key "STREAM:tokens" (the tokens). ':' is in no stream name,
+  // so these keys never meet a stream's.
+  std::optional<DatasetCard> card;
 };
 
 // Writes the samples to `out`, a chunk of samples at a time (every stream's records of

@@ -10,9 +10,9 @@ namespace zrec::cli {
 
 bool is_root(const std::string& path, const GlobalOptions& g) {
   if (is_store_dir(path, g.remote)) return false;
-  auto marker = read_root_marker(path, g.remote);
+  auto ds = Dataset::open(path, {.remote = g.remote});
   // A malformed marker still makes a root: open_root() then says what is wrong with it.
-  return !marker.is_ok() || marker.value().has_value();
+  return !ds.is_ok() || ds->marked();
 }
 
 namespace {
@@ -20,17 +20,18 @@ namespace {
 // The rules for the directory a local root is: every store in it may name a stream, and
 // no listed stream is a link or other than a directory (a URL cannot be listed: its
 // streams are the marker's, each checked by name).
-Status check_layout(const std::string& path, const RootState& state) {
+Status check_layout(const Dataset& ds) {
+  const std::string& path = ds.root();
   if (is_url(path)) {
-    for (const auto& name : state.streams)
+    for (const auto& name : ds.streams())
       if (const std::string why = stream_name_problem(name); !why.empty())
         return invalid_argument("root '" + redact_url(path) + "' lists the stream '" + printable(name) +
                                 "', which cannot be a stream: " + why + " (" + kStreamNameRule + ")");
     return Status::ok();
   }
-  ZREC_RETURN_IF_ERROR(check_root_streams(path, child_stores(path)));
-  for (const auto& name : state.streams)
-    if (state.length > 0 || is_store_dir(join_path(path, name))) ZREC_RETURN_IF_ERROR(check_root_stream(path, name));
+  ZREC_RETURN_IF_ERROR(check_root_streams(path, ds.stores()));
+  for (const auto& name : ds.streams())
+    if (ds.length() > 0 || is_store_dir(ds.path_of(name))) ZREC_RETURN_IF_ERROR(check_root_stream(path, name));
   return Status::ok();
 }
 
@@ -38,17 +39,17 @@ Status check_layout(const std::string& path, const RootState& state) {
 
 Result<OpenedRoot> open_root(const std::string& path, const GlobalOptions& g) {
   const std::string shown = redact_url(path);
-  ZREC_ASSIGN_OR_RETURN(std::optional<RootState> state, read_root_marker(path, g.remote));
-  if (!state) return not_found("'" + shown + "' is no root (no " + kRootMarkerFile + " marker)");
-  ZREC_RETURN_IF_ERROR(check_layout(path, *state));
-  OpenedRoot root{path, *state, {}};
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {.remote = g.remote}));
+  if (!ds.marked()) return not_found("'" + shown + "' is no root (no " + kRootMarkerFile + " marker)");
+  ZREC_RETURN_IF_ERROR(check_layout(ds));
+  OpenedRoot root{path, ds.committed(), {}};
+  const RootState* state = &root.state;
   for (const auto& name : state->streams) {
-    const std::string stream = join_path(path, name);
+    const std::string stream = ds.path_of(name);
     // A stream of a root that committed nothing may be gone (append-tar allows it).
     if (state->length == 0 && !is_store_dir(stream, g.remote)) continue;
-    auto store = Store::open(
-        stream,
-        {.lanes = g.read_lanes(stream), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
+    auto store = ds.open_stream(
+        name, {.lanes = g.read_lanes(stream), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
     if (!store.is_ok())
       return store.status().with_context("root '" + shown + "' lists the stream '" + printable(name) + "' in " +
                                          kRootMarkerFile);

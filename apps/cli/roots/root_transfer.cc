@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "zrec/dataset.h"
 #include "zrec/remote.h"
 #include "zrec/transfer.h"
 
@@ -15,6 +16,7 @@
 #include "cli/options/option_values.h"
 #include "cli/options/stream_codec_option.h"
 #include "cli/options/usage_error.h"
+#include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
@@ -130,9 +132,13 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
     ZREC_ASSIGN_OR_RETURN(RootStreamPlan plan, plan_stream(k, roots, a, codecs));
     plans.push_back(std::move(plan));
   }
+  TransferOptions options;
+  if (!a.exclude_from.empty()) {
+    ZREC_ASSIGN_OR_RETURN(options.skip_ids, read_id_list(a.exclude_from, "--exclude-from", samples));
+    samples -= options.skip_ids.size();
+  }
   ProgressMeter meter(g, command);
   meter.set_total_records(samples * plans.size());
-  TransferOptions options;
   options.window_bytes = a.window_mib << 20;
   options.frame_copy = a.level == 0 && !a.checksum;
   options.control.cancel = interrupt_token();
@@ -141,7 +147,9 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
   writer.lanes = g.lanes(Work::kWrite);
   writer.level = a.level;
   TransferStats stats;
-  const Status built = build_root(a.dst, plans, writer, options, &stats);
+  // The first source's card (zrec card) goes with the data; the streams keep their names.
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(a.sources.front(), g.remote));
+  const Status built = build_root(a.dst, plans, writer, options, &stats, card);
   meter.finish();
   ZREC_RETURN_IF_ERROR(built);
   std::string codec_list;

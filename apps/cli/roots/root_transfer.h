@@ -27,6 +27,7 @@ struct RootTransferArgs {
   bool json = false;
   std::vector<std::string> stream_codecs;  // --stream-codec STREAM=CODEC
   bool store_only = false;                 // --dict, --tier or --consume: for one store (a usage error)
+  std::string exclude_from;                // recompress --exclude-from FILE: sample IDs left out
 };
 
 // --stream-codec STREAM=CODEC (repeatable), for a root's streams.

@@ -19,6 +19,7 @@
 #include "cli/os/side_file.h"
 #include "cli/view/access_guard.h"
 #include "cli/view/byte_budget.h"
+#include "cli/view/card_names.h"
 #include "cli/view/http_module.h"
 #include "cli/view/verify_jobs.h"
 #include "cli/view/view_catalog.h"
@@ -122,6 +123,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead), g.remote));
   check_streams_named(*catalog, a.labels, "--labels");
   check_streams_named(*catalog, a.vocabs, "--vocab");
+  ZREC_RETURN_IF_ERROR(add_card_names(*catalog, g.remote, labels, vocabs));
   ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
   ZREC_ASSIGN_OR_RETURN(ServeFunction serve, load_http_module());
   if (!is_loopback(a.bind))

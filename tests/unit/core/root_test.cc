@@ -13,6 +13,7 @@
 
 #include "zrec/dataset.h"
 
+#include "store/root_marker.h"
 #include "store/root_writer.h"
 #include "testutil.h"
 
