@@ -68,7 +68,8 @@ endif()
 # the record window, zrec_cli_window in CMakeLists.txt); report/ output and reporting
 # (docs/architecture.md).
 file(GLOB ZREC_CLI_SOURCES CONFIGURE_DEPENDS apps/cli/*.cc apps/cli/app/*.cc apps/cli/options/*.cc apps/cli/os/*.cc
-     apps/cli/import/*.cc apps/cli/report/*.cc apps/cli/diff/*.cc apps/cli/roots/*.cc)
+     apps/cli/import/*.cc apps/cli/report/*.cc apps/cli/diff/*.cc apps/cli/roots/*.cc
+     apps/cli/sync/*.cc)
 list(REMOVE_ITEM ZREC_CLI_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/apps/cli/main.cc
      ${CMAKE_CURRENT_SOURCE_DIR}/apps/cli/import/record_window.cc
      ${CMAKE_CURRENT_SOURCE_DIR}/apps/cli/import/expansion_check.cc)

@@ -25,6 +25,7 @@ constexpr CommandEntry kCommands[] = {
     {"duplicates", register_duplicates},
     {"split", register_split},
     {"verify", register_verify},
+    {"sync", register_sync},
     {"bench", register_bench},
 #ifdef ZREC_WITH_VIEW  // cmake/cli.cmake: built with ZREC_BUILD_VIEW
     {"view", register_view},

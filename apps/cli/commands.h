@@ -30,6 +30,7 @@ Command register_diff(CLI::App& root, const GlobalOptions& global);
 Command register_duplicates(CLI::App& root, const GlobalOptions& global);
 Command register_split(CLI::App& root, const GlobalOptions& global);
 Command register_verify(CLI::App& root, const GlobalOptions& global);
+Command register_sync(CLI::App& root, const GlobalOptions& global);
 Command register_bench(CLI::App& root, const GlobalOptions& global);
 Command register_view(CLI::App& root, const GlobalOptions& global);  // view/cmd_view.cc
 // Hidden: prints the bash or zsh completion script generated from `root` (cmd_completion.cc).

@@ -39,7 +39,7 @@ struct Target {
   std::vector<uint64_t> sizes, dims;
 };
 
-std::map<std::string, std::string> parse_specs(const std::vector<std::string>& specs) {
+std::map<std::string, std::string> parse_json_specs(const std::vector<std::string>& specs) {
   std::map<std::string, std::string> out;
   for (const auto& spec : specs) {
     const size_t eq = spec.find('=');
@@ -222,7 +222,7 @@ class JsonFeed {
 
 Status append_json_to_root(const std::string& root, const std::string& input, const std::vector<std::string>& parse,
                            bool skip_empty, const AppendArgs& args, const GlobalOptions& global) {
-  const std::map<std::string, std::string> how = parse_specs(parse);
+  const std::map<std::string, std::string> how = parse_json_specs(parse);
   if (input == "-" && stdin_is_terminal())
     throw UsageError("refusing to read JSON lines from a terminal (pipe them in, or use -i FILE)");
   ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(root));

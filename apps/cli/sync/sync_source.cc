@@ -1,0 +1,77 @@
+// examine_source (see sync_source.h): the library's verify_store per store, and the
+// store's file names from its report (data_shards, codec), never from a listing.
+#include "cli/sync/sync_source.h"
+
+#include "zrec/codec.h"
+#include "zrec/dataset.h"
+#include "zrec/verify.h"
+
+namespace zrec::cli {
+
+namespace {
+
+struct StoreFacts {
+  uint32_t shards = 0;
+  bool dict = false;
+  uint64_t length = 0;
+};
+
+Result<StoreFacts> check_store(const std::string& path, bool decode, const GlobalOptions& global, uint64_t& decoded) {
+  VerifyOptions options;
+  options.quick = !decode;
+  options.lanes = global.read_lanes(path);
+  options.remote = global.remote;
+  options.wait = global.lock_wait();
+  options.max_errors = 1;
+  auto report = verify_store(path, options);
+  if (!report.is_ok()) return Status(report.status().code(), "cannot check the source: " + report.status().message());
+  if (!report->valid()) {
+    const VerifyProblem& p = report->problems.front();
+    return invalid_argument("'" + redact_url(path) + "' is not sound (" + p.rule + ": " + p.message +
+                            "): nothing was copied; `zrec verify` lists its problems");
+  }
+  decoded += report->records_decoded;
+  return StoreFacts{report->data_shards, report->codec == Codec::kZstdDict, report->length};
+}
+
+void add_store_files(const std::string& prefix, const StoreFacts& s, std::vector<SyncFile>& data,
+                     std::vector<SyncFile>& heads) {
+  for (uint32_t i = 0; i < s.shards; ++i) data.push_back({prefix + data_file_name(i), true, false});
+  if (s.dict) heads.push_back({prefix + kDictFile, false, false});
+  heads.push_back({prefix + kMetaFile, false, false});
+}
+
+}  // namespace
+
+Result<SyncSource> examine_source(const std::string& path, bool decode, const GlobalOptions& global) {
+  SyncSource src;
+  src.path = path;
+  std::vector<SyncFile> data, heads;
+  if (is_store_dir(path, global.remote)) {
+    ZREC_ASSIGN_OR_RETURN(const StoreFacts s, check_store(path, decode, global, src.records_decoded));
+    src.length = s.length;
+    add_store_files("", s, data, heads);
+  } else {
+    ZREC_ASSIGN_OR_RETURN(const std::optional<RootState> state, read_root_marker(path, global.remote));
+    if (!state)
+      return not_found("'" + redact_url(path) + "' is neither a store (no meta.zr) nor a root (no zrec-root marker)");
+    src.root = true;
+    src.length = state->length;
+    src.streams = state->streams;
+    for (const std::string& name : state->streams) {
+      const std::string stream = join_path(path, name);
+      ZREC_ASSIGN_OR_RETURN(const StoreFacts s, check_store(stream, decode, global, src.records_decoded));
+      if (s.length < state->length)
+        return invalid_argument("'" + redact_url(stream) + "' holds " + std::to_string(s.length) +
+                                " records, fewer than the root's " + std::to_string(state->length) +
+                                " samples: nothing was copied");
+      add_store_files(name + "/", s, data, heads);
+    }
+  }
+  src.files = std::move(data);
+  src.files.insert(src.files.end(), heads.begin(), heads.end());
+  if (src.root) src.files.push_back({kRootMarkerFile, false, true});
+  return src;
+}
+
+}  // namespace zrec::cli

@@ -1,0 +1,297 @@
+// S3Client (see s3_client.h): one libcurl easy handle per request in flight, taken from
+// the client's pool so a lane's requests reuse one connection.
+#include "zrec/s3_client.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <ctime>
+#include <random>
+
+#include <openssl/evp.h>
+
+#include "format/sha256.h"
+#include "io/curl_api.h"
+#include "io/remote_file.h"
+#include "io/s3_config.h"
+#include "io/s3_request.h"
+
+namespace zrec {
+
+using io::libcurl;
+using io::LibCurl;
+using io::S3Config;
+using io::S3Request;
+
+namespace {
+
+constexpr size_t kMaxResponseBody = 16 << 20;
+
+// One try's exchange: the body going out, the answer coming back.
+struct Exchange {
+  std::string_view out;
+  size_t sent = 0;
+  S3Response response;
+  std::string status_text;
+  bool too_long = false;
+};
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  return std::string(s);
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
+  return true;
+}
+
+size_t on_header(char* p, size_t size, size_t count, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  const size_t n = size * count;
+  const std::string_view line(p, n);
+  if (line.starts_with("HTTP/")) {  // a new response (after a 100 Continue): start over
+    x->response = S3Response{};
+    const size_t sp = line.find(' ');
+    if (sp != std::string_view::npos) {
+      const std::string_view rest = line.substr(sp + 1);
+      std::from_chars(rest.data(), rest.data() + rest.size(), x->response.status);
+      x->status_text = trim(rest);
+    }
+    return n;
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  const std::string_view name = line.substr(0, colon);
+  const std::string value = trim(line.substr(colon + 1));
+  if (same_name(name, "etag")) x->response.etag = value;
+  else if (same_name(name, "x-amz-meta-zrec-sha256")) x->response.zrec_sha256 = value;
+  else if (same_name(name, "content-length"))
+    std::from_chars(value.data(), value.data() + value.size(), x->response.length);
+  return n;
+}
+
+size_t on_body(char* p, size_t size, size_t count, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  const size_t n = size * count;
+  if (x->response.body.size() + n > kMaxResponseBody) {
+    x->too_long = true;
+    return 0;
+  }
+  x->response.body.append(p, n);
+  return n;
+}
+
+size_t on_read(char* p, size_t size, size_t count, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  const size_t n = std::min(size * count, x->out.size() - x->sent);
+  std::memcpy(p, x->out.data() + x->sent, n);
+  x->sent += n;
+  return n;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<int>*>(user);
+  return cancel->load(std::memory_order_relaxed) != 0 ? 1 : 0;
+}
+
+bool retryable(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The wait before try `attempt` (2, 3, ...): doubling from first_backoff_ms, at most
+// 5 s, jittered between half and all of it so throttled lanes do not return at once.
+bool back_off(const RemoteOptions& options, int attempt) {
+  int64_t ms = options.first_backoff_ms;
+  for (int i = 2; i < attempt && ms < 5000; ++i) ms *= 2;
+  ms = std::min<int64_t>(ms, 5000);
+  thread_local std::minstd_rand jitter(std::random_device{}());
+  ms = ms / 2 + static_cast<int64_t>(jitter() % static_cast<uint64_t>(ms / 2 + 1));
+  for (int64_t slept = 0; slept < ms; slept += 20) {
+    if (options.cancel != nullptr && options.cancel->load() != 0) return false;
+    ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string xml_field(const std::string& xml, const std::string& name, size_t from, size_t* end) {
+  const std::string open = "<" + name + ">", close = "</" + name + ">";
+  const size_t a = xml.find(open, from);
+  const size_t b = a == std::string::npos ? std::string::npos : xml.find(close, a + open.size());
+  if (end != nullptr) *end = b == std::string::npos ? std::string::npos : b + close.size();
+  return b == std::string::npos ? std::string() : xml.substr(a + open.size(), b - a - open.size());
+}
+
+S3Client::S3Client(RemoteOptions options) : options_(std::move(options)) {}
+
+S3Client::~S3Client() {
+  auto api = libcurl();
+  if (!api.is_ok()) return;
+  for (void* h : idle_) (*api)->curl_easy_cleanup(static_cast<CURL*>(h));
+}
+
+Result<std::unique_ptr<S3Client>> S3Client::open(const RemoteOptions& options) {
+  ZREC_RETURN_IF_ERROR(libcurl().status());
+  ZREC_RETURN_IF_ERROR(io::s3_config(options.s3).status());
+  return std::unique_ptr<S3Client>(new S3Client(options));
+}
+
+// A HEAD's answer has no body, so no <Code>: a GET of the object's first byte, signed
+// the same way, is answered with the bucket's reason ("SignatureDoesNotMatch ...").
+std::string S3Client::why_head_failed(const std::string& s3_url) {
+  S3Call probe{.method = "GET", .headers = {{"range", "bytes=0-0"}}};
+  auto answer = send(s3_url, probe, {}, {400, 401, 403, 404});
+  if (!answer.is_ok()) return {};
+  const std::string said = io::s3_error_text(answer->body);
+  return said.empty() ? std::string() : ": " + said;
+}
+
+S3ClientStats S3Client::stats() const { return {requests_.load(), retries_.load(), bytes_sent_.load()}; }
+
+Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::string_view body,
+                                  std::initializer_list<long> accept) {
+  ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
+  ZREC_ASSIGN_OR_RETURN(const S3Config config, io::s3_config(options_.s3));
+  if (!body.empty() || call.method == "PUT" || call.method == "POST")
+    call.body_sha256 = format::to_hex(format::Sha256::hash(body.data(), body.size()));
+  const std::string what = call.method + " " + s3_url;
+  CURL* h = nullptr;
+  {
+    std::lock_guard lock(pool_mutex_);
+    if (!idle_.empty()) {
+      h = static_cast<CURL*>(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (h == nullptr) h = api->curl_easy_init();
+  if (h == nullptr) return io_error(what + ": cannot make a libcurl handle");
+  struct Return {  // the handle goes back to the pool however send ends
+    S3Client* client;
+    CURL* h;
+    ~Return() {
+      std::lock_guard lock(client->pool_mutex_);
+      client->idle_.push_back(h);
+    }
+  } give_back{this, h};
+  for (int attempt = 1;; ++attempt) {
+    ZREC_ASSIGN_OR_RETURN(const S3Request request, io::s3_sign(s3_url, call, config, std::time(nullptr)));
+    api->curl_easy_reset(h);
+    curl_slist* headers = nullptr;
+    for (const std::string& line : request.headers) headers = api->curl_slist_append(headers, line.c_str());
+    headers = api->curl_slist_append(headers, "Expect:");  // no 100-continue round trip per part
+    Exchange x;
+    x.out = body;
+    char errbuf[CURL_ERROR_SIZE] = {};
+    api->curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+    api->curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    api->curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    api->curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options_.connect_timeout_s));
+    api->curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    api->curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.stall_timeout_s));
+    api->curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+    api->curl_easy_setopt(h, CURLOPT_USERAGENT, "zrec/" ZREC_VERSION);
+    api->curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    api->curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
+    api->curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+    api->curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
+    api->curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+    api->curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    if (call.method == "HEAD") {
+      api->curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    } else if (call.method == "PUT" || call.method == "POST") {
+      // UPLOAD sends the body by on_read with its length; the method is then named.
+      api->curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+      api->curl_easy_setopt(h, CURLOPT_READFUNCTION, &on_read);
+      api->curl_easy_setopt(h, CURLOPT_READDATA, &x);
+      api->curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body.size()));
+      api->curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call.method.c_str());
+    } else if (call.method != "GET") {
+      api->curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call.method.c_str());
+    }
+    if (!options_.cacert.empty()) api->curl_easy_setopt(h, CURLOPT_CAINFO, options_.cacert.c_str());
+    if (options_.cancel != nullptr) {
+      api->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &on_progress);
+      api->curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<int>*>(options_.cancel));
+      api->curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    }
+    requests_.fetch_add(1, std::memory_order_relaxed);
+    const CURLcode code = api->curl_easy_perform(h);
+    api->curl_easy_setopt(h, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(nullptr));
+    api->curl_easy_setopt(h, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
+    api->curl_slist_free_all(headers);
+    if (code == CURLE_ABORTED_BY_CALLBACK) return Status(StatusCode::kCancelled, "interrupted");
+    std::string why;
+    bool again = false;
+    if (x.too_long) {
+      why = "the response body is longer than " + std::to_string(kMaxResponseBody) + " bytes";
+    } else if (code != CURLE_OK) {
+      why = redact_urls_in(errbuf[0] != '\0' ? trim(errbuf) : api->curl_easy_strerror(code));
+      again = retryable(code);
+    } else {
+      bytes_sent_.fetch_add(x.sent, std::memory_order_relaxed);
+      const long s = x.response.status;
+      if ((s >= 200 && s <= 299) || std::find(accept.begin(), accept.end(), s) != accept.end())
+        return std::move(x.response);
+      why = "HTTP " + x.status_text;
+      if (const std::string said = io::s3_error_text(x.response.body); !said.empty()) why += ": " + said;
+      else if (call.method == "HEAD" && (s == 400 || s == 401 || s == 403)) why += why_head_failed(s3_url);
+      again = s == 408 || s == 429 || (s >= 500 && s <= 599);
+    }
+    if (!again || attempt >= options_.max_tries) {
+      const std::string tries = attempt > 1 ? " (after " + std::to_string(attempt) + " tries)" : "";
+      return io_error(what + ": " + why + tries);
+    }
+    retries_.fetch_add(1, std::memory_order_relaxed);
+    if (!back_off(options_, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
+  }
+}
+
+std::string s3_copy_source(const std::string& s3_url) {
+  const std::string rest = s3_url.substr(5);  // after "s3://"
+  const size_t slash = rest.find('/');
+  if (slash == std::string::npos) return "/" + io::percent_encode(rest, true);
+  return "/" + io::percent_encode(rest.substr(0, slash), true) + "/" + io::percent_encode(rest.substr(slash + 1), true);
+}
+
+struct ContentSha256::State {
+  format::Sha256 sha;
+};
+ContentSha256::ContentSha256() : state_(std::make_unique<State>()) {}
+ContentSha256::~ContentSha256() = default;
+void ContentSha256::update(const void* data, size_t n) { state_->sha.update(data, n); }
+std::string ContentSha256::finish_hex() { return format::to_hex(state_->sha.finish()); }
+
+std::string md5_hex(const void* data, size_t n) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data, n, out, &len, EVP_md5(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) {
+    hex += kHex[out[i] >> 4];
+    hex += kHex[out[i] & 15];
+  }
+  return hex;
+}
+
+}  // namespace zrec
