@@ -48,8 +48,8 @@ SKIPPED = [
                                             "run it on these kinds of stores"),
     ("Stores on a web server or bucket", 1, None, "needs the store on a web server; tests/cli/test_remote.py runs "
                                                   "these commands against nginx"),
-    ("Stores on a web server or bucket", 2, None, "needs the store in a bucket; tests/cli/test_s3.py runs these "
-                                                  "commands against a signature-checking S3 server"),
+    ("Stores on a web server or bucket", 2, None, "needs the store in a bucket; tests/cli/test_s3.py and test_sync.py "
+                                                  "run these commands against a signature-checking S3 server"),
     ("Benchmarks", 1, "zrec bench  ", "minutes of CPU on loaderx-sized workloads; test_bench_smoke.sh runs bench small"),
     ("Benchmarks", 1, "zrec bench -w vision", "builds 1 GiB stores; test_bench_smoke.sh runs bench small"),
     ("Benchmarks", 1, "/usr/bin/python3 scripts/bench_peers.py", "minutes of CPU (NumPy, HDF5, LMDB peers)"),

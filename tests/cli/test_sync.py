@@ -2,8 +2,8 @@
 """zrec sync (docs/remote.md, "Publishing to a bucket"), against moto's server with its
 signature checks on (tests/cli/s3_server.py):
 
-- a store and a root synced to s3:// read back with the local digest; synced back to a
-  local directory they are byte-equal to the source;
+- a store and a root synced to s3:// read back with the local digest (the root's card
+  with it); synced back to a local directory they are byte-equal to the source;
 - a re-sync after an append sends only the changed files, an appended data file as its
   tail (UploadPartCopy of the object already there): fewer bytes, from --json;
 - a sync killed (SIGKILL) after some parts, then rerun, ends equal, and the rerun sends
@@ -93,8 +93,11 @@ def a_store_and_a_root_go_up_and_come_back_equal(d):
         make_store(os.path.join(root, "a"), 30, 1000, 2)
         make_store(os.path.join(root, "b"), 30, 500, 3, shards=1)
         must(["adopt", root])
+        must(["card", root, "--license", "CC-BY-4.0", "--set", "description=two streams"])
         sync_json([root, "s3://zsync/root"], env)
         expect(digest("s3://zsync/root", env) == digest(root, env), "the bucket's root digests differently")
+        card = json.loads(must_out(["card", "--json", "s3://zsync/root"], env=env))["card"]
+        expect(card["license"] == "CC-BY-4.0", "the card did not travel to the bucket: %s" % card)
         back_root = os.path.join(d, "back_root")
         sync_json(["s3://zsync/root", back_root], env)
         same_tree(root, back_root)

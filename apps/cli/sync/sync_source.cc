@@ -52,23 +52,28 @@ Result<SyncSource> examine_source(const std::string& path, bool decode, const Gl
     src.length = s.length;
     add_store_files("", s, data, heads);
   } else {
-    ZREC_ASSIGN_OR_RETURN(const std::optional<RootState> state, read_root_marker(path, global.remote));
-    if (!state)
+    ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {.remote = global.remote}));
+    if (!ds.marked())
       return not_found("'" + redact_url(path) + "' is neither a store (no meta.zr) nor a root (no zrec-root marker)");
+    const RootState& state = ds.committed();
     src.root = true;
-    src.length = state->length;
-    src.streams = state->streams;
-    for (const std::string& name : state->streams) {
+    src.length = state.length;
+    src.streams = state.streams;
+    for (const std::string& name : state.streams) {
       const std::string stream = join_path(path, name);
       ZREC_ASSIGN_OR_RETURN(const StoreFacts s, check_store(stream, decode, global, src.records_decoded));
-      if (s.length < state->length)
+      if (s.length < state.length)
         return invalid_argument("'" + redact_url(stream) + "' holds " + std::to_string(s.length) +
-                                " records, fewer than the root's " + std::to_string(state->length) +
+                                " records, fewer than the root's " + std::to_string(state.length) +
                                 " samples: nothing was copied");
       add_store_files(name + "/", s, data, heads);
     }
   }
   src.files = std::move(data);
+  // The dataset card (zrec card) travels with the data: after the data files, before the
+  // heads that publish them, so a reader that sees the new store sees its card too.
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(path, global.remote));
+  if (card) src.files.push_back({kCardFile, false, false});
   src.files.insert(src.files.end(), heads.begin(), heads.end());
   if (src.root) src.files.push_back({kRootMarkerFile, false, true});
   return src;
