@@ -59,7 +59,7 @@ set(ZREC_HEAVY_TESTS test_exactly_once test_fault_inject test_fault_kill test_in
     test_view)
 # The tiers of the script tests: each one not named here is "cli".
 set(ZREC_SLOW_TESTS test_slurm test_slurm_join test_slurm_names test_view_browser test_exactly_once test_fault_kill
-    test_fault_inject test_publish_faults test_compress_kill test_manifest_kill test_million_records)
+    test_fault_inject test_publish_faults test_compress_kill test_manifest_kill test_million_records test_sync_kills)
 set(ZREC_PROCESS_TESTS test_bench_smoke test_install test_locking test_memory_bound test_pipeline_interrupt
     test_progress test_verify_memory test_diff_memory test_import_memory test_view_load test_view_names_memory test_process_start
     test_resume_script)
@@ -71,7 +71,7 @@ set(ZREC_PROCESS_TESTS test_bench_smoke test_install test_locking test_memory_bo
 set(ZREC_RELEASE_ONLY_TESTS test_bench_smoke test_compress_kill test_docs test_exactly_once test_fault_kill test_help
     test_format test_install test_layering test_locking test_manifest_kill test_memory_bound
     test_million_records test_pipeline_interrupt test_progress test_slurm test_slurm_join test_slurm_names
-    test_verify_memory test_diff_memory test_import_memory test_view_browser test_view_load test_view_names_memory test_process_start)
+    test_sync_kills test_verify_memory test_diff_memory test_import_memory test_view_browser test_view_load test_view_names_memory test_process_start)
 # Tests that start the live Slurm cluster (fixed TCP ports 6817/6818) never run at once.
 set(ZREC_SLURM_TESTS test_slurm test_slurm_join test_slurm_names)
 foreach(script ${ZREC_SCRIPT_TESTS})

@@ -127,3 +127,29 @@ class S3Server:
 
     def __exit__(self, *exc):
         stop_server(self.proc, self.work)
+
+
+def serve(env_file, bucket):
+    """For shell tests: starts the server, makes `bucket`, writes `export AWS_...=...`
+    lines to env_file (renamed into place whole, so a reader waiting for it sees all of
+    them), and serves until stdin closes or SIGTERM comes."""
+    import shlex
+    import signal
+    import sys
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with S3Server() as s3:
+        s3.make_bucket(bucket)
+        env = s3.env()
+        with open(env_file + ".tmp", "w") as f:
+            for k, v in sorted(env.items()):
+                if k.startswith("AWS_"):
+                    f.write("export %s=%s\n" % (k, shlex.quote(v)))
+        os.rename(env_file + ".tmp", env_file)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) != 4 or sys.argv[1] != "serve":
+        sys.exit("usage: s3_server.py serve ENV_FILE BUCKET")
+    serve(sys.argv[2], sys.argv[3])

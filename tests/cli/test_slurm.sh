@@ -4,7 +4,8 @@
 # that each equals the one-machine build of the same input (zrec digest):
 #   files      newline list, codec zstd, 4 parts
 #   zstd_dict  NUL list, one train-dict job, 3 parts, 3 placement tasks place every record
-#   tar, lmdb  WebDataset shards into named streams; LMDB key prefixes (Ragged, Dense)
+#   tar, lmdb  WebDataset shards into named streams (the tar build published to a bucket,
+#              moto's S3 server, with --publish and digested there); LMDB key prefixes
 #   h5         row ranges of a gzip-chunked HDF5 dataset, two in one task
 #   npy        a tokenized corpus: .npy streams of <u2 documents into a Ragged store
 #   stream     JSON lines files (some ending without a newline) into a store of lines
@@ -174,7 +175,19 @@ for shard in range(6):
                 tar.addfile(info, io.BytesIO(data))
 PY
 ls shard-*.tar >tars.txt
-if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" tars.txt "$tmp/tarroot"; then
+# The tar build is published to a bucket (--publish): moto's server with its signature
+# checks on (tests/cli/s3_server.py), served until this script's end closes its stdin.
+mkfifo "$tmp/s3.in"
+/usr/bin/python3 "$here/s3_server.py" serve "$tmp/s3.env" zbuild <"$tmp/s3.in" >"$tmp/s3.log" 2>&1 &
+exec {s3_in}>"$tmp/s3.in"
+for ((i = 0; i < 600; i++)); do [ ! -f "$tmp/s3.env" ] || break; sleep 0.1; done
+if [ -f "$tmp/s3.env" ]; then
+  # shellcheck disable=SC1091
+  source "$tmp/s3.env"   # AWS_*: sbatch hands the jobs this environment
+else
+  fail "could not start the S3 server for --publish: $(tail -n 3 "$tmp/s3.log")"
+fi
+if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" --publish s3://zbuild/tarroot tars.txt "$tmp/tarroot"; then
   check "tar: parts job 3x COMPLETED (got '$(states "$parts_id")')" [ "$(states "$parts_id")" = "3xCOMPLETED" ]
   check "tar: publish COMPLETED" [ "$(states "$publish_id")" = "1xCOMPLETED" ]
   check "tar: 3 placement tasks placed 120 records of each of 2 streams" [ "$(placed "$tmp/tarroot.zrec-build")" = 240 ]
@@ -185,6 +198,15 @@ if run_build tar tar -n 3 --ext txt,cls --keys "$tmp/tar.keys" tars.txt "$tmp/ta
     d=$(digest_of "$tmp/tarroot/$stream")
     check "tar: stream $stream digest equals the one-machine build's" same "$d" "$(digest_of "$tmp/tar-one/$stream")"
   done
+  for stream in txt cls; do
+    d=$(digest_of "$tmp/tar-one/$stream")
+    check "tar: published stream $stream digests in the bucket as the one-machine build's" \
+      same "$("$zrec" digest "s3://zbuild/tarroot/$stream" | cut -d' ' -f1)" "$d"
+    check "tar: work/published records s3://zbuild/tarroot/$stream" \
+      grep -q "^$d  s3://zbuild/tarroot/$stream\$" "$tmp/tarroot.zrec-build/published"
+  done
+  check "tar: the bucket holds a root of 120 committed samples" \
+    grep -q "2 streams, 120 samples committed" <("$zrec" info s3://zbuild/tarroot)
   check "tar: keys equal the one-machine build's" cmp -s "$tmp/tar.keys" "$tmp/tar-one.keys"
   check "tar: 120 keys" [ "$(wc -l <"$tmp/tar.keys")" = 120 ]
   check "tar: the root verifies (streams of equal length)" "$zrec" verify -q "$tmp/tarroot"

@@ -130,6 +130,20 @@ def a_resync_after_an_append_sends_the_tail(d):
 
 
 @case
+def a_shard_published_empty_grows_like_any_other(d):
+    with S3Server() as s3:
+        s3.make_bucket("zsync")
+        env = s3.env()
+        store = os.path.join(d, "store")
+        make_store(store, 1, 1000, 9, shards=4)  # one record: data_1..3.zr go up empty
+        sync_json([store, "s3://zsync/store"], env)
+        make_store(store, 8, 1000, 10, shards=4)
+        again = sync_json([store, "s3://zsync/store"], env)  # no -f: the same store, grown
+        expect(again["files"] == 5, "re-sync after the empty shards grew: %s" % again)
+        expect(digest("s3://zsync/store", env) == digest(store, env), "the grown store digests differently")
+
+
+@case
 def a_killed_sync_resumes_without_resending_complete_files(d):
     with S3Server() as s3:
         s3.make_bucket("zsync")

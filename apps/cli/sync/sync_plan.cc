@@ -15,7 +15,9 @@ namespace zrec::cli {
 
 namespace {
 
-// The SHA-256 of the file's `size` bytes, and of its first `prefix` bytes (when 0 < prefix < size).
+// The SHA-256 of the file's `size` bytes, and of its first `prefix` bytes (when prefix <
+// size; an empty prefix too: a data file published while its shard was still empty is
+// the start of the grown one, not another store's).
 Status hash_file(const FilePlan& p, const io::File& f, uint64_t size, uint64_t prefix, std::string& whole,
                  std::string& head) {
   ContentSha256 all, first;
@@ -27,7 +29,7 @@ Status hash_file(const FilePlan& p, const io::File& f, uint64_t size, uint64_t p
     at += n;
   }
   whole = all.finish_hex();
-  if (prefix > 0 && prefix < size) head = first.finish_hex();
+  if (prefix < size) head = first.finish_hex();
   return Status::ok();
 }
 
