@@ -9,9 +9,14 @@ CLI fetching the same bytes in the same run:
   random records (3x224x224 uint8, 147 KiB) against curl fetching the same 1,000 byte
   ranges with the same parallelism (`--parallel --parallel-max 8`, zrec's 8 lanes);
 - transfer: bytes `zrec info URL` and `zrec cat URL 0:10` receive from a 10^6-record
-  store (--json's and -v's counts).
+  store (--json's and -v's counts);
+- sync to and from a bucket: `zrec sync STORE s3://...` and `zrec sync s3://... DIR` of
+  the same store against `aws s3 cp --recursive` both ways, on moto's S3 server
+  (tests/cli/s3_server.py; its signature checks off, as they refuse the aws CLI's
+  listing), each run to a fresh prefix or directory
+  (--no-sync leaves these rows out).
 
-Ratios are curl's time over zrec's (>= 1: zrec is faster), the median of ROUNDS
+Ratios are the peer's (curl's, aws's) time over zrec's (>= 1: zrec is faster), the median of ROUNDS
 alternations. Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_remote.py [--rounds N]
 """
 import argparse
@@ -28,6 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "cli"))
 from web_server import WebServer  # noqa: E402
+from s3_server import S3Server  # noqa: E402
 
 ZREC = os.environ.get("ZREC") or os.path.join(HERE, "..", "build", "zrec")
 
@@ -55,6 +61,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--records", type=int, default=1500)
+    ap.add_argument("--no-sync", action="store_true", help="leave out the bucket rows (no moto_server, no aws)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="zrec-bench-remote-")
     try:
@@ -105,13 +112,47 @@ def main():
             info_big = json.loads(zrec("info", "--json", web.http + "/big").stdout)["remote"]
             err = zrec("-v", "cat", "--format", "raw", "-o", "/dev/null", "-f", web.http + "/big", "0:10").stderr.decode()
             m = re.search(r"remote reads: (\d+) requests, (\d+) bytes", err)
-        print("%-24s %10s %10s %8s %10s" % ("row", "zrec s", "curl s", "ratio", "zrec MiB/s"))
+        if not args.no_sync:
+            rows += sync_rows(images, sum(info["files"].values()), work, args.rounds)
+        print("%-24s %10s %10s %8s %10s" % ("row", "zrec s", "peer s", "ratio", "zrec MiB/s"))
         for name, z, c, nbytes in rows:
             print("%-24s %10.3f %10.3f %7.2fx %10.0f" % (name, z, c, c / z, nbytes / z / 2**20))
         print("info of a 10^6-record store: %d requests, %d bytes" % (info_big["requests"], info_big["bytes"]))
         print("cat 0:10 of it: %s requests, %s bytes (80 of them records)" % (m.group(1), m.group(2)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def sync_rows(store, nbytes, work, rounds):
+    """zrec sync against `aws s3 cp --recursive`, up and down, alternating, fresh
+    destinations each run. The peer's time over zrec's, as the rows above."""
+    aws = shutil.which("aws")
+    if aws is None:
+        sys.exit("bench_remote: no `aws` CLI for the sync rows (apt-get install awscli, or --no-sync)")
+    rows = []
+    # Signature checks off: moto 5's check refuses the aws CLI's ListObjectsV2 (the
+    # download's listing) as SignatureDoesNotMatch. Both tools still sign every request.
+    with S3Server(checks_signatures=False) as s3:
+        s3.make_bucket("bench")
+        env = s3.env()
+        peer = [aws, "--endpoint-url", s3.endpoint, "--only-show-errors", "s3", "cp", "--recursive"]
+
+        def run(argv):
+            t0 = time.monotonic()
+            subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return time.monotonic() - t0
+
+        ups, peers_up, downs, peers_down = [], [], [], []
+        for r in range(rounds + 1):  # the first round warms the server and the page cache
+            up_z, up_a = run([ZREC, "sync", store, "s3://bench/z%d" % r]), run(peer + [store, "s3://bench/a%d" % r])
+            down_z = run([ZREC, "sync", "s3://bench/z%d" % r, os.path.join(work, "z%d" % r)])
+            down_a = run(peer + ["s3://bench/a%d" % r, os.path.join(work, "a%d" % r)])
+            if r > 0:
+                ups.append(up_z), peers_up.append(up_a), downs.append(down_z), peers_down.append(down_a)
+            shutil.rmtree(os.path.join(work, "z%d" % r)), shutil.rmtree(os.path.join(work, "a%d" % r))
+        rows.append(("sync up (aws s3 cp)", statistics.median(ups), statistics.median(peers_up), nbytes))
+        rows.append(("sync down (aws s3 cp)", statistics.median(downs), statistics.median(peers_down), nbytes))
+    return rows
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 
 #include "zrec/dataset.h"
 #include "zrec/file.h"
+#include "zrec/lanes.h"
 #include "zrec/remote.h"
 
 namespace zrec::cli {
@@ -30,8 +32,8 @@ std::string parent_of(const std::string& path) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
 }
 
-Result<io::File> open_source(const std::string& path, const GlobalOptions& global) {
-  if (is_url(path)) return io::File::open_url(path, 1, global.remote);
+Result<io::File> open_source(const std::string& path, const GlobalOptions& global, size_t lanes = 1) {
+  if (is_url(path)) return io::File::open_url(path, lanes, global.remote);
   return io::File::open(path, O_RDONLY);
 }
 
@@ -49,16 +51,21 @@ std::map<std::string, uint64_t> read_manifest(const std::string& temp) {
   return done;
 }
 
-// Copies [0, size) of `from` into the new file `to`, synced.
-Status copy_bytes(const io::File& from, uint64_t size, const std::string& to, LocalCopyCounts& counts) {
+// Copies [0, size) of `from` into the new file `to`, synced: 8 MiB pieces on the lanes at
+// once, so a remote source has as many ranges in flight as lanes (one connection each),
+// where one request at a time would wait out every round trip.
+Status copy_bytes(const io::File& from, uint64_t size, const std::string& to, Lanes& lanes, LocalCopyCounts& counts) {
   ZREC_ASSIGN_OR_RETURN(const io::File out, io::File::open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644));
-  std::vector<uint8_t> buf(8 << 20);
-  for (uint64_t at = 0; at < size;) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - at));
+  constexpr uint64_t kPiece = 8 << 20;
+  std::vector<std::vector<uint8_t>> buffers(lanes.count());
+  ZREC_RETURN_IF_ERROR(lanes.run((size + kPiece - 1) / kPiece, [&](size_t lane, size_t piece) -> Status {
+    const uint64_t at = piece * kPiece;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kPiece, size - at));
+    std::vector<uint8_t>& buf = buffers[lane];
+    buf.resize(kPiece);
     ZREC_RETURN_IF_ERROR(from.pread_exact(buf.data(), n, at));
-    ZREC_RETURN_IF_ERROR(out.pwrite_all(buf.data(), n, at));
-    at += n;
-  }
+    return out.pwrite_all(buf.data(), n, at);
+  }));
   counts.bytes += size;
   return out.sync();
 }
@@ -105,6 +112,7 @@ Status copy_to_local(const SyncSource& src, const std::string& dst, bool force, 
     snapshots[i] = std::make_shared<std::string>(size, '\0');
     ZREC_RETURN_IF_ERROR(f.pread_exact(snapshots[i]->data(), size, 0));
   }
+  const std::shared_ptr<Lanes> lanes = global.read_lanes(src.path);
   std::ofstream manifest(join_path(temp, kManifest), std::ios::app);
   for (size_t i = 0; i < src.files.size(); ++i) {
     const SyncFile& file = src.files[i];
@@ -114,7 +122,7 @@ Status copy_to_local(const SyncSource& src, const std::string& dst, bool force, 
       ++counts.files;
       continue;
     }
-    ZREC_ASSIGN_OR_RETURN(const io::File from, open_source(join_path(src.path, file.rel), global));
+    ZREC_ASSIGN_OR_RETURN(const io::File from, open_source(join_path(src.path, file.rel), global, lanes->count()));
     ZREC_ASSIGN_OR_RETURN(const uint64_t size, from.size());
     struct stat have {};
     if (const auto it = done.find(file.rel); it != done.end() && it->second == size && ::stat(to.c_str(), &have) == 0 &&
@@ -122,7 +130,7 @@ Status copy_to_local(const SyncSource& src, const std::string& dst, bool force, 
       ++counts.skipped;
       continue;
     }
-    ZREC_RETURN_IF_ERROR(copy_bytes(from, size, to, counts));
+    ZREC_RETURN_IF_ERROR(copy_bytes(from, size, to, *lanes, counts));
     ++counts.files;
     manifest << size << ' ' << file.rel << '\n' << std::flush;
   }
