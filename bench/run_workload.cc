@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "zrec/store_writer.h"
 
@@ -90,6 +94,39 @@ Throughput add(Throughput a, const Throughput& b) {
 
 }  // namespace
 
+namespace {
+
+// Writes a store of each codec of `build` under `tmp`, each write bracketed by the
+// in-memory encode baseline (before and after).
+Result<std::vector<CodecResult>> write_stores(const std::vector<Codec>& build, const Corpus& corpus,
+                                              const RunOptions& o, const std::string& tmp,
+                                              const std::vector<uint8_t>& dict_bytes,
+                                              const std::shared_ptr<codec::Dictionary>& dictionary,
+                                              const std::function<void(const std::string&)>& say) {
+  // Each side of the bracket encodes for up to `seconds` (2 s by default), or the corpus.
+  const double encode_seconds = std::min(2.0, std::max(0.01, o.seconds));
+  std::vector<CodecResult> built;
+  for (Codec c : build) {
+    CodecResult cr;
+    cr.codec = c;
+    cr.store_path = tmp + "/" + to_string(corpus.workload) + "-" + to_string(c);
+    auto dict = c == Codec::kZstdDict ? dictionary : nullptr;
+    ZREC_RETURN_IF_ERROR(o.control.check());
+    say(std::string("encoding in memory (") + to_string(c) + ")");
+    ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
+    say(std::string("writing the ") + to_string(c) + " store");
+    ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o));
+    ZREC_RETURN_IF_ERROR(o.control.check());
+    ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
+    cr.mem_encode = add(before, after);
+    cr.dict_bytes = c == Codec::kZstdDict ? dict_bytes.size() : 0;
+    built.push_back(std::move(cr));
+  }
+  return built;
+}
+
+}  // namespace
+
 Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& corpus) {
   RunOptions o = options_in;  // with both executors made
   if (!o.read_lanes) o.read_lanes = std::make_shared<Lanes>(read_lane_budget());
@@ -129,26 +166,8 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
   ZREC_ASSIGN_OR_RETURN(std::string tmp, make_temp_dir(temp_parent(o.dir), corpus.workload));
   TempStores cleanup(tmp, o.keep);
 
-  // Writes, each bracketed by the in-memory encode baseline (before and after).
-  // Each side of the bracket encodes for up to `seconds` (2 s by default), or the corpus.
-  const double encode_seconds = std::min(2.0, std::max(0.01, o.seconds));
-  std::vector<CodecResult> built;
-  for (Codec c : build) {
-    CodecResult cr;
-    cr.codec = c;
-    cr.store_path = tmp + "/" + to_string(corpus.workload) + "-" + to_string(c);
-    auto dict = c == Codec::kZstdDict ? dictionary : nullptr;
-    ZREC_RETURN_IF_ERROR(o.control.check());
-    say(std::string("encoding in memory (") + to_string(c) + ")");
-    ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
-    say(std::string("writing the ") + to_string(c) + " store");
-    ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o));
-    ZREC_RETURN_IF_ERROR(o.control.check());
-    ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
-    cr.mem_encode = add(before, after);
-    cr.dict_bytes = c == Codec::kZstdDict ? dict_bytes.size() : 0;
-    built.push_back(std::move(cr));
-  }
+  ZREC_ASSIGN_OR_RETURN(std::vector<CodecResult> built,
+                        write_stores(build, corpus, o, tmp, dict_bytes, dictionary, say));
 
   // Readers, tables and baselines.
   std::vector<std::unique_ptr<Store>> stores;

@@ -8,10 +8,10 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/bench_export.h"
 #include "cli/report/bench_report.h"

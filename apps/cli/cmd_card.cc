@@ -12,12 +12,12 @@
 #include "zrec/remote.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/diff/diff_side.h"
 #include "cli/formats/croissant.h"
 #include "cli/formats/dataset_card.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/side_file.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"

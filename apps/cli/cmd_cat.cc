@@ -10,7 +10,6 @@
 #include "zrec/store.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/bytes_text.h"
 #include "cli/formats/file_signature.h"
 #include "cli/formats/json_string.h"
@@ -22,6 +21,7 @@
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
 #include "cli/options/output_option.h"
+#include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 #include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
@@ -238,6 +238,116 @@ Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
   return out.flush();
 }
 
+// The checks of a selection that depend on the format: a .npy file holds one array, an
+// .npz names each array by its record ID.
+Status check_selection_fits(const CatArgs& a, Format format, const Store& store, const Order& order) {
+  const uint64_t total = order.total;
+  const auto& id_at = order.id_at;
+  const Schema& schema = store.schema();
+  // One .npy file holds one array: np.load would read the first of a Ragged stream of them.
+  if (a.format.empty() && format == Format::kNpy && a.output.ends_with(".npy") && !schema.is_dense() && total != 1)
+    return invalid_argument("-o '" + a.output + "': a selection of " + std::to_string(total) +
+                            " records of a Ragged store is " + std::to_string(total) +
+                            " arrays, and a .npy file holds one (np.load would read only the first): write -o " +
+                            a.output.substr(0, a.output.size() - 4) +
+                            ".npz (one array per record, named by its ID), or give --format npy for a stream of "
+                            ".npy arrays in one file");
+  if (format == Format::kNpz) {
+    // Each array is named by its record ID: a record selected twice would be two
+    // members of one name, of which np.load keeps one.
+    // One bit per record of the store: memory follows the store's length (1.25 MB at
+    // 10^7 records), not the selection's.
+    std::vector<bool> seen(store.length());
+    for (uint64_t i = 0; i < total; ++i) {
+      const uint64_t id = id_at(i);
+      if (seen[id])
+        return invalid_argument("record " + std::to_string(id) +
+                                " is selected twice; an .npz names each array by its record ID (select each once)");
+      seen[id] = true;
+    }
+  }
+  return Status::ok();
+}
+
+// Writes records one at a time in a --format other than tar (npy, raw, text, jsonl, npz).
+class RecordWriter {
+ public:
+  RecordWriter(const CatArgs& a, Format format, Framing framing, const Schema& schema, Output& out, NpzWriter* npz)
+      : a_(a),
+        format_(format),
+        framing_(framing),
+        schema_(schema),
+        out_(out),
+        npz_(npz),
+        prefix_(schema.is_dense() ? 0 : schema.shape_prefix_bytes()),
+        // Ragged 1-D '|u1' records are bytes (lines, documents): text and jsonl show them
+        // as strings unless --bytes-as-numbers.
+        bytes_as_strings_(!a.bytes_as_numbers && !schema.is_dense() && schema.ndim == 1 && schema.dtype.str() == "|u1"),
+        // A person reads a terminal: records of more than kSummaryThreshold elements are
+        // summarised there, as numpy prints them; files and pipes get every value.
+        summarise_(out.is_terminal() && !a.full) {}
+
+  // Record `id`, stored as `bytes` bytes at `record` (its shape prefix, then its payload).
+  Status write(uint64_t id, const uint8_t* record, uint64_t bytes) {
+    const std::vector<uint64_t> dims = schema_.is_dense() ? *schema_.item_shape : ragged_dims(schema_, record);
+    const uint8_t* payload = record + prefix_;
+    const uint64_t payload_bytes = bytes - prefix_;
+    // Text and jsonl to a terminal name a record of bytes that is no text.
+    const std::string named = bytes_as_strings_ && summarise_ && (format_ == Format::kText || format_ == Format::kJsonl)
+                                  ? binary_words({payload, payload_bytes})
+                                  : std::string();
+    switch (format_) {
+      case Format::kNpy:
+        ZREC_RETURN_IF_ERROR(out_.write(encode_npy_header(schema_.dtype, dims)));
+        ZREC_RETURN_IF_ERROR(out_.write(payload, payload_bytes));
+        break;
+      case Format::kRaw:
+        if (framing_ != Framing::kNone) ZREC_RETURN_IF_ERROR(write_framed(out_, framing_, id, payload, payload_bytes));
+        else ZREC_RETURN_IF_ERROR(out_.write(payload, payload_bytes));
+        break;
+      case Format::kText:
+        text_.clear();
+        text_ += std::to_string(id);
+        text_ += '\t';
+        if (!named.empty()) text_ += named;
+        else if (bytes_as_strings_) append_bytes_as_string(text_, {payload, payload_bytes}, /*json=*/false);
+        else append_text_record(text_, schema_.dtype, dims, payload, summarise_);
+        text_ += '\n';
+        ZREC_RETURN_IF_ERROR(out_.write(text_));
+        break;
+      case Format::kJsonl:
+        text_.clear();
+        if (a_.with_ids) text_ += "{\"id\": " + std::to_string(id) + ", \"record\": ";
+        if (!named.empty()) append_json_string(text_, named);
+        else if (bytes_as_strings_) append_bytes_as_string(text_, {payload, payload_bytes}, /*json=*/true);
+        else append_json_record(text_, schema_.dtype, dims, payload, summarise_);
+        if (a_.with_ids) text_ += '}';
+        text_ += '\n';
+        ZREC_RETURN_IF_ERROR(out_.write(text_));
+        break;
+      case Format::kNpz:
+        ZREC_RETURN_IF_ERROR(
+            npz_->add(std::to_string(id), encode_npy_header(schema_.dtype, dims), payload, payload_bytes));
+        break;
+      case Format::kTar:  // cat_tar wrote it
+        break;
+    }
+    return Status::ok();
+  }
+
+ private:
+  const CatArgs& a_;
+  const Format format_;
+  const Framing framing_;
+  const Schema& schema_;
+  Output& out_;
+  NpzWriter* npz_;
+  const uint64_t prefix_;
+  const bool bytes_as_strings_;
+  const bool summarise_;
+  std::string text_;
+};
+
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const Framing framing = framing_to_write(a);
   if (a.format != "tar" && is_root(a.store, g)) return run_cat_root(a, g);
@@ -264,28 +374,7 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const uint64_t total = order.total;
   const auto& id_at = order.id_at;
   const Schema& schema = store->schema();
-  // One .npy file holds one array: np.load would read the first of a Ragged stream of them.
-  if (a.format.empty() && format == Format::kNpy && a.output.ends_with(".npy") && !schema.is_dense() && total != 1)
-    return invalid_argument("-o '" + a.output + "': a selection of " + std::to_string(total) +
-                            " records of a Ragged store is " + std::to_string(total) +
-                            " arrays, and a .npy file holds one (np.load would read only the first): write -o " +
-                            a.output.substr(0, a.output.size() - 4) +
-                            ".npz (one array per record, named by its ID), or give --format npy for a stream of "
-                            ".npy arrays in one file");
-  if (format == Format::kNpz) {
-    // Each array is named by its record ID: a record selected twice would be two
-    // members of one name, of which np.load keeps one.
-    // One bit per record of the store: memory follows the store's length (1.25 MB at
-    // 10^7 records), not the selection's.
-    std::vector<bool> seen(store->length());
-    for (uint64_t i = 0; i < total; ++i) {
-      const uint64_t id = id_at(i);
-      if (seen[id])
-        return invalid_argument("record " + std::to_string(id) +
-                                " is selected twice; an .npz names each array by its record ID (select each once)");
-      seen[id] = true;
-    }
-  }
+  ZREC_RETURN_IF_ERROR(check_selection_fits(a, format, *store, order));
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
   if (format == Format::kNpy || format == Format::kRaw || format == Format::kNpz) check_binary_output(out, a.force);
   std::unique_ptr<NpzWriter> npz;
@@ -293,21 +382,13 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(npz, NpzWriter::open(out));
   }
 
-  const DType& dtype = schema.dtype;
-  const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
-  // Ragged 1-D '|u1' records are bytes (lines, documents): text and jsonl show them as
-  // strings unless --bytes-as-numbers.
-  const bool bytes_as_strings = !a.bytes_as_numbers && !schema.is_dense() && schema.ndim == 1 && dtype.str() == "|u1";
   if (format == Format::kNpy && schema.is_dense()) {
     // One array (n, *item_shape): the header up front, then the records back to back.
     std::vector<uint64_t> shape = {total};
     shape.insert(shape.end(), schema.item_shape->begin(), schema.item_shape->end());
-    ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, shape)));
+    ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(schema.dtype, shape)));
   }
-  // A person reads a terminal: records of more than kSummaryThreshold elements are
-  // summarised there, as numpy prints them; files and pipes get every value.
-  const bool summarise = out.is_terminal() && !a.full;
-  std::string text;
+  RecordWriter writer(a, format, framing, schema, out, npz.get());
   ProgressMeter meter(g, "cat");
   meter.set_total_records(total);
   uint64_t logical_bytes = 0, records_done = 0;
@@ -317,53 +398,8 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
     meter.update(records_done, logical_bytes);
     if (schema.is_dense() && framing == Framing::kNone && (format == Format::kNpy || format == Format::kRaw))
       return out.write(w.data, w.offsets.back());
-    for (size_t k = 0; k < w.ids.size(); ++k) {
-      const uint8_t* record = w.data + w.offsets[k];
-      const std::vector<uint64_t> dims = schema.is_dense() ? *schema.item_shape : ragged_dims(schema, record);
-      const uint8_t* payload = record + prefix;
-      const uint64_t payload_bytes = w.offsets[k + 1] - w.offsets[k] - prefix;
-      // Text and jsonl to a terminal name a record of bytes that is no text.
-      const std::string named = bytes_as_strings && summarise && (format == Format::kText || format == Format::kJsonl)
-                                    ? binary_words({payload, payload_bytes})
-                                    : std::string();
-      switch (format) {
-        case Format::kNpy:
-          ZREC_RETURN_IF_ERROR(out.write(encode_npy_header(dtype, dims)));
-          ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
-          break;
-        case Format::kRaw:
-          if (framing != Framing::kNone)
-            ZREC_RETURN_IF_ERROR(write_framed(out, framing, w.ids[k], payload, payload_bytes));
-          else ZREC_RETURN_IF_ERROR(out.write(payload, payload_bytes));
-          break;
-        case Format::kText:
-          text.clear();
-          text += std::to_string(w.ids[k]);
-          text += '\t';
-          if (!named.empty()) text += named;
-          else if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/false);
-          else append_text_record(text, dtype, dims, payload, summarise);
-          text += '\n';
-          ZREC_RETURN_IF_ERROR(out.write(text));
-          break;
-        case Format::kJsonl:
-          text.clear();
-          if (a.with_ids) text += "{\"id\": " + std::to_string(w.ids[k]) + ", \"record\": ";
-          if (!named.empty()) append_json_string(text, named);
-          else if (bytes_as_strings) append_bytes_as_string(text, {payload, payload_bytes}, /*json=*/true);
-          else append_json_record(text, dtype, dims, payload, summarise);
-          if (a.with_ids) text += '}';
-          text += '\n';
-          ZREC_RETURN_IF_ERROR(out.write(text));
-          break;
-        case Format::kNpz:
-          ZREC_RETURN_IF_ERROR(
-              npz->add(std::to_string(w.ids[k]), encode_npy_header(dtype, dims), payload, payload_bytes));
-          break;
-        case Format::kTar:  // cat_tar wrote it
-          break;
-      }
-    }
+    for (size_t k = 0; k < w.ids.size(); ++k)
+      ZREC_RETURN_IF_ERROR(writer.write(w.ids[k], w.data + w.offsets[k], w.offsets[k + 1] - w.offsets[k]));
     return Status::ok();
   };
   // Feed the store a bounded chunk of IDs at a time, in selection order. Scattered IDs

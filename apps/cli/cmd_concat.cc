@@ -15,9 +15,9 @@
 #include "zrec/join.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/os/side_file.h"

@@ -5,10 +5,10 @@
 #include "zrec/store_writer.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/options/codec_rules.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
 

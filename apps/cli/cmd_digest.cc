@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -15,10 +16,10 @@
 
 #include "cli/app/app.h"
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/selection.h"
 #include "cli/options/output_option.h"
+#include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
@@ -124,6 +125,61 @@ Status digest_root(OpenedRoot& root, RootDigestOutput& o) {
   return Status::ok();
 }
 
+// One store's digest (of its selection, when one is given): its line or --per-record
+// lines, and its object in the "stores" array. A store that cannot be read goes to
+// `failed`, which says whether the command stops.
+Status digest_one_store(const std::string& path, Store& store, const GlobalOptions& g, RootDigestOutput& o,
+                        const std::function<Status(Status)>& failed) {
+  DigestOptions options;
+  options.window_bytes = o.args.window_mib << 20;
+  std::vector<IdRun> runs;
+  const std::vector<uint64_t> no_list;
+  std::optional<SelectionIndex> selected;
+  if (o.items) {
+    auto resolved = resolve_runs(*o.items, store.length());
+    if (!resolved.is_ok()) {
+      ZREC_RETURN_IF_ERROR(failed(resolved.status().with_context("'" + path + "'")));
+      return Status::ok();
+    }
+    runs = std::move(resolved).value();
+    selected.emplace(runs, no_list);
+    options.count = selected->total();
+    options.id_at = [&selected](uint64_t p) { return selected->at(p); };
+  }
+  const uint64_t count = selected ? selected->total() : store.length();
+  ProgressMeter meter(g, "digest");
+  meter.set_total_records(count);
+  options.control.cancel = interrupt_token();
+  options.control.progress = [&meter](const Progress& p) { meter.update(p.records, p.bytes); };
+  std::string line;
+  if (o.args.per_record)
+    options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
+      // "ID<TAB>hash": lines of a sampled or filtered listing still say which record.
+      line = std::to_string(id);
+      line += '\t';
+      line += hash_to_hex(hash);
+      line += '\n';
+      return o.out.write(line);
+    };
+  auto digest = digest_store(store, options);
+  meter.finish();
+  if (!digest.is_ok()) {
+    ZREC_RETURN_IF_ERROR(failed(digest.status()));
+    return Status::ok();
+  }
+  // The path as every message shows it: a newline in it must not forge a second line.
+  // A selection follows it as NumPy would index it: "tokens/[0:1000]".
+  // A URL's credentials and query string never show (zrec/remote.h).
+  const std::string shown = redact_url(path) + (o.selection_text ? "[" + *o.selection_text + "]" : "");
+  if (!o.args.per_record && o.text_lines)
+    ZREC_RETURN_IF_ERROR(o.out.write(hash_to_hex(*digest) + "  " + printable(shown) + "\n"));
+  o.json.begin_object().key("path").value(redact_url(path));
+  if (o.selection_text) o.json.key("selection").value(*o.selection_text);
+  o.json.key("length").value(count).key("digest").value(hash_to_hex(*digest)).end_object();
+  spdlog::info("'{}': {} records, digest {}", shown, count, hash_to_hex(*digest));
+  return Status::ok();
+}
+
 Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
   std::vector<std::string> paths = a.stores;
   const std::optional<std::string> selection_text = selection_operand(paths);
@@ -188,54 +244,8 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
       ZREC_RETURN_IF_ERROR(failed(digest_root(root->second, root_out)));
       continue;
     }
-    const std::unique_ptr<Store> store = std::move(stores[i]);
-    DigestOptions options;
-    options.window_bytes = a.window_mib << 20;
-    std::vector<IdRun> runs;
-    const std::vector<uint64_t> no_list;
-    std::optional<SelectionIndex> selected;
-    if (items) {
-      auto resolved = resolve_runs(*items, store->length());
-      if (!resolved.is_ok()) {
-        ZREC_RETURN_IF_ERROR(failed(resolved.status().with_context("'" + path + "'")));
-        continue;
-      }
-      runs = std::move(resolved).value();
-      selected.emplace(runs, no_list);
-      options.count = selected->total();
-      options.id_at = [&selected](uint64_t p) { return selected->at(p); };
-    }
-    const uint64_t count = selected ? selected->total() : store->length();
-    ProgressMeter meter(g, "digest");
-    meter.set_total_records(count);
-    options.control.cancel = interrupt_token();
-    options.control.progress = [&meter](const Progress& p) { meter.update(p.records, p.bytes); };
-    std::string line;
-    if (a.per_record)
-      options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
-        // "ID<TAB>hash": lines of a sampled or filtered listing still say which record.
-        line = std::to_string(id);
-        line += '\t';
-        line += hash_to_hex(hash);
-        line += '\n';
-        return out.write(line);
-      };
-    auto digest = digest_store(*store, options);
-    meter.finish();
-    if (!digest.is_ok()) {
-      ZREC_RETURN_IF_ERROR(failed(digest.status()));
-      continue;
-    }
-    // The path as every message shows it: a newline in it must not forge a second line.
-    // A selection follows it as NumPy would index it: "tokens/[0:1000]".
-    // A URL's credentials and query string never show (zrec/remote.h).
-    const std::string shown = redact_url(path) + (selection_text ? "[" + *selection_text + "]" : "");
-    if (!a.per_record && text_lines)
-      ZREC_RETURN_IF_ERROR(out.write(hash_to_hex(*digest) + "  " + printable(shown) + "\n"));
-    digests.begin_object().key("path").value(redact_url(path));
-    if (selection_text) digests.key("selection").value(*selection_text);
-    digests.key("length").value(count).key("digest").value(hash_to_hex(*digest)).end_object();
-    spdlog::info("'{}': {} records, digest {}", shown, count, hash_to_hex(*digest));
+    const std::unique_ptr<Store> store = std::move(stores[i]);  // closed once hashed
+    ZREC_RETURN_IF_ERROR(digest_one_store(path, *store, g, root_out, failed));
   }
   ZREC_RETURN_IF_ERROR(out.flush());
   digests.end_array();

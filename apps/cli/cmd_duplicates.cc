@@ -12,11 +12,11 @@
 #include "zrec/remote.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/diff/diff_side.h"
 #include "cli/diff/duplicate_groups.h"
 #include "cli/formats/printable.h"
 #include "cli/options/option_choices.h"
+#include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"

@@ -14,9 +14,9 @@
 #include "zrec/store.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/key_split.h"
 #include "cli/options/output_option.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/report/command_report.h"

@@ -24,12 +24,12 @@
 #include "zrec/transfer.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
 #include "cli/options/level_option.h"
 #include "cli/options/option_values.h"
 #include "cli/options/output_option.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/os/side_file.h"

@@ -24,10 +24,10 @@
 
 #include "cli/app/app.h"
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/options/many_paths.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/side_file.h"
 #include "cli/report/console.h"
@@ -344,6 +344,173 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   return r;
 }
 
+// One store: its report streamed to `out` as its problems are found.
+Status verify_single(const VerifyArgs& a, const GlobalOptions& g, Output& out) {
+  // Opened (or refused) before any check; read as the payload pass reaches its records.
+  std::unique_ptr<DigestFile> digests;
+  if (!a.against.empty()) {
+    if (a.quick) throw UsageError("--against compares payloads; it can't be combined with --quick");
+    ZREC_ASSIGN_OR_RETURN(digests, DigestFile::open(a.against));
+  }
+  JsonWriter j;
+  if (a.json) json_begin(j, a.path);
+  bool streamed = false;  // some of the report went out
+  auto r = verify_one(a.path, a, g, digests.get(), [&](const VerifyProblem& p) {
+    streamed = true;
+    if (!a.json) return out.write(problem_text(p, a.path));
+    problem_json(j, p);
+    return out.write(j.take());
+  });
+  if (!r.is_ok()) {
+    // Problems already printed stay valid output (a malformed --against line is found
+    // after them): close the JSON object, naming the error.
+    if (a.json && streamed) {
+      j.end_array().key("error").value(r.status().message()).end_object();
+      (void)out.write(j.take() + "\n");
+    }
+    (void)out.flush();
+    return r.status();
+  }
+  if (a.json) {
+    json_end(j, *r);
+    ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
+  } else {
+    ZREC_RETURN_IF_ERROR(out.write(to_text(*r, redact_url(a.path), g)));
+  }
+  ZREC_RETURN_IF_ERROR(out.flush());
+  if (r->valid()) return Status::ok();
+  return malformed(fmt::format("'{}' is corrupt: {}{} problem{}", a.path, r->stopped_early ? "at least " : "",
+                               r->problem_count, r->problem_count == 1 ? "" : "s"));
+}
+
+// The stores of a directory, each verified and reported in turn.
+struct StreamReports {
+  std::vector<VerifyReport> reports;
+  std::map<std::string, uint64_t> lengths;  // of the stores that opened, by name
+  Status unreadable;                        // the first stream that could not be checked
+};
+
+// Verifies each of `names` under a.path, its report written to `out` (JSON: into `j`'s
+// "streams" object, open). Only an interrupt ends it early.
+Status verify_streams(const VerifyArgs& a, const GlobalOptions& g, const std::vector<std::string>& names, Output& out,
+                      JsonWriter& j, StreamReports& done) {
+  for (const auto& name : names) {
+    const std::string path = join_path(a.path, name);
+    if (a.json) {
+      j.key(name);
+      json_begin(j, path);
+    }
+    auto r = verify_one(path, a, g, nullptr, [&](const VerifyProblem& p) {
+      if (!a.json) return out.write(problem_text(p, path));
+      problem_json(j, p);
+      return out.write(j.take());
+    });
+    if (!r.is_ok()) {
+      if (r.status().code() == StatusCode::kCancelled) return r.status();
+      if (done.unreadable.is_ok()) done.unreadable = r.status();
+      if (a.json) j.end_array().key("error").value(r.status().message()).end_object();
+      else
+        ZREC_RETURN_IF_ERROR(out.write(fmt::format("{}: cannot check: {}\n", printable(redact_url(path)),
+                                                   printable(redact_urls_in(r.status().message())))));
+      continue;
+    }
+    if (a.json) json_end(j, r.value());
+    else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), redact_url(path), g)));
+    if (r->opened) done.lengths[name] = r->length;
+    done.reports.push_back(std::move(r).value());
+  }
+  return Status::ok();
+}
+
+// What a root's marker says of its streams, besides each stream's own report.
+struct RootFindings {
+  std::vector<RootProblem> problems;     // lengths that disagree with the committed samples
+  std::vector<RootNote> unadopted;       // stores the marker does not list yet
+  std::vector<std::string> temporaries;  // what killed writers left
+  std::string text;                      // their lines in the human report
+};
+
+RootFindings check_root(const std::string& path, const std::optional<Dataset>& root,
+                        const std::map<std::string, uint64_t>& lengths) {
+  RootFindings f;
+  // Lengths are compared only in a root append-tar marked, against what it committed:
+  // the stores of any other directory are unrelated.
+  if (root) f.problems = root_problems(*root, lengths);
+  for (const auto& p : f.problems)
+    f.text += fmt::format("{}: problem: {} [{}]\n", printable(redact_url(path)), redact_urls_in(p.text), p.key);
+  // Stores the marker does not list yet (a stream made for zrec adopt): the committed
+  // samples are whole, so the root stays valid.
+  if (root) f.unadopted = unadopted_notes(*root, lengths);
+  for (const auto& n : f.unadopted)
+    f.text += fmt::format("{}: note: {}\n", printable(redact_url(path)), redact_urls_in(n.text));
+  // What killed writers left in the root: no problem of its data, but space and clutter
+  // that only a writer of the root takes away (a live writer's, while it works, too).
+  if (root && !is_url(path)) f.temporaries = root_temporaries(path);
+  for (const auto& name : f.temporaries)
+    f.text += fmt::format(
+        "{}: note: '{}' is a temporary of a writer of the root, killed (or at work now); the next writer of the "
+        "root removes it\n",
+        printable(path), printable(name));
+  return f;
+}
+
+// The directory's JSON object after its "streams": the root's findings, the verdict.
+void directory_json(JsonWriter& j, const std::string& path, const std::optional<Dataset>& root, const RootFindings& f,
+                    bool valid) {
+  j.key("marked").value(root.has_value());
+  if (root) {
+    j.key("committed_length").value(root->length()).key("lengths_agree").value(f.problems.empty());
+    j.key("root_problems").begin_array();
+    for (const auto& p : f.problems)
+      j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
+    j.end_array().key("temporaries").begin_array();
+    for (const auto& name : f.temporaries) j.value(name);
+    j.end_array().key("unadopted").begin_array();
+    for (const auto& n : f.unadopted) j.value(n.name);
+    j.end_array();
+  }
+  j.key("valid").value(valid);
+  if (is_url(path)) write_remote_stats(j);
+  if (root) j.key("length").value(root->length());  // the root's samples, last (scripts read the last "length")
+  j.end_object();
+}
+
+// A directory of stores: verify each; in a root, check them against its commit.
+Status verify_directory(const VerifyArgs& a, const GlobalOptions& g, const std::vector<std::string>& names,
+                        const std::optional<Dataset>& root, Output& out) {
+  if (!a.against.empty()) throw UsageError("--against takes one store, not a directory of streams");
+  StreamReports done;
+  JsonWriter j;
+  j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
+  ZREC_RETURN_IF_ERROR(verify_streams(a, g, names, out, j, done));
+  j.end_object();
+  uint64_t corrupt = 0;
+  for (const auto& r : done.reports) corrupt += r.valid() ? 0 : 1;
+  RootFindings f = check_root(a.path, root, done.lengths);
+  const bool valid = corrupt == 0 && f.problems.empty() && done.unreadable.is_ok();
+  directory_json(j, a.path, root, f, valid);
+  const std::string kind = root ? "stream" : "store";
+  if (a.json) {
+    ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
+  } else {
+    std::string& text = f.text;  // the lines after the streams' own
+    if (valid && g.verbosity >= 0)
+      text += root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(redact_url(a.path)),
+                                 names.size() - f.unadopted.size(), root->length())
+                   : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(redact_url(a.path)), names.size(),
+                                 unmarked_note(names.size()));
+    if (!root && g.verbosity >= 0 && !valid)
+      text += fmt::format("{}: {}\n", printable(redact_url(a.path)), unmarked_note(names.size()));
+    ZREC_RETURN_IF_ERROR(out.write(text));
+  }
+  ZREC_RETURN_IF_ERROR(out.flush());
+  if (corrupt > 0 || !f.problems.empty())
+    return malformed(
+        fmt::format("'{}' is corrupt: {} of {} {}s have problems{}", a.path, corrupt, names.size(), kind,
+                    f.problems.empty() ? "" : ", and the streams do not match the root's committed samples"));
+  return done.unreadable;
+}
+
 Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   InterruptScope interrupts;
   struct stat st;
@@ -361,137 +528,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
     names = ds.stores();
     if (ds.marked()) root = std::move(ds);
   }
-  if (names.empty() && !root) {
-    // Opened (or refused) before any check; read as the payload pass reaches its records.
-    std::unique_ptr<DigestFile> digests;
-    if (!a.against.empty()) {
-      if (a.quick) throw UsageError("--against compares payloads; it can't be combined with --quick");
-      ZREC_ASSIGN_OR_RETURN(digests, DigestFile::open(a.against));
-    }
-    JsonWriter j;
-    if (a.json) json_begin(j, a.path);
-    bool streamed = false;  // some of the report went out
-    auto r = verify_one(a.path, a, g, digests.get(), [&](const VerifyProblem& p) {
-      streamed = true;
-      if (!a.json) return out.write(problem_text(p, a.path));
-      problem_json(j, p);
-      return out.write(j.take());
-    });
-    if (!r.is_ok()) {
-      // Problems already printed stay valid output (a malformed --against line is found
-      // after them): close the JSON object, naming the error.
-      if (a.json && streamed) {
-        j.end_array().key("error").value(r.status().message()).end_object();
-        (void)out.write(j.take() + "\n");
-      }
-      (void)out.flush();
-      return r.status();
-    }
-    if (a.json) {
-      json_end(j, *r);
-      ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
-    } else {
-      ZREC_RETURN_IF_ERROR(out.write(to_text(*r, redact_url(a.path), g)));
-    }
-    ZREC_RETURN_IF_ERROR(out.flush());
-    if (r->valid()) return Status::ok();
-    return malformed(fmt::format("'{}' is corrupt: {}{} problem{}", a.path, r->stopped_early ? "at least " : "",
-                                 r->problem_count, r->problem_count == 1 ? "" : "s"));
-  }
-
-  // A directory of stores: verify each; in a root, check them against its commit.
-  if (!a.against.empty()) throw UsageError("--against takes one store, not a directory of streams");
-  std::vector<VerifyReport> reports;
-  std::map<std::string, uint64_t> lengths;
-  Status unreadable;  // the first stream that could not be checked
-  JsonWriter j;
-  j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
-  std::string text;  // the lines after the streams' own
-  for (const auto& name : names) {
-    const std::string path = join_path(a.path, name);
-    if (a.json) {
-      j.key(name);
-      json_begin(j, path);
-    }
-    auto r = verify_one(path, a, g, nullptr, [&](const VerifyProblem& p) {
-      if (!a.json) return out.write(problem_text(p, path));
-      problem_json(j, p);
-      return out.write(j.take());
-    });
-    if (!r.is_ok()) {
-      if (r.status().code() == StatusCode::kCancelled) return r.status();
-      if (unreadable.is_ok()) unreadable = r.status();
-      if (a.json) j.end_array().key("error").value(r.status().message()).end_object();
-      else
-        ZREC_RETURN_IF_ERROR(out.write(fmt::format("{}: cannot check: {}\n", printable(redact_url(path)),
-                                                   printable(redact_urls_in(r.status().message())))));
-      continue;
-    }
-    if (a.json) json_end(j, r.value());
-    else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), redact_url(path), g)));
-    if (r->opened) lengths[name] = r->length;
-    reports.push_back(std::move(r).value());
-  }
-  j.end_object();
-  uint64_t corrupt = 0;
-  for (const auto& r : reports) corrupt += r.valid() ? 0 : 1;
-  // Lengths are compared only in a root append-tar marked, against what it committed:
-  // the stores of any other directory are unrelated.
-  std::vector<RootProblem> problems;
-  if (root) problems = root_problems(*root, lengths);
-  for (const auto& p : problems)
-    text += fmt::format("{}: problem: {} [{}]\n", printable(redact_url(a.path)), redact_urls_in(p.text), p.key);
-  // Stores the marker does not list yet (a stream made for zrec adopt): the committed
-  // samples are whole, so the root stays valid.
-  std::vector<RootNote> unadopted;
-  if (root) unadopted = unadopted_notes(*root, lengths);
-  for (const auto& n : unadopted)
-    text += fmt::format("{}: note: {}\n", printable(redact_url(a.path)), redact_urls_in(n.text));
-  // What killed writers left in the root: no problem of its data, but space and clutter
-  // that only a writer of the root takes away (a live writer's, while it works, too).
-  const std::vector<std::string> temporaries =
-      root && !is_url(a.path) ? root_temporaries(a.path) : std::vector<std::string>{};
-  for (const auto& name : temporaries)
-    text += fmt::format(
-        "{}: note: '{}' is a temporary of a writer of the root, killed (or at work now); the next writer of the "
-        "root removes it\n",
-        printable(a.path), printable(name));
-  const bool valid = corrupt == 0 && problems.empty() && unreadable.is_ok();
-  j.key("marked").value(root.has_value());
-  if (root) {
-    j.key("committed_length").value(root->length()).key("lengths_agree").value(problems.empty());
-    j.key("root_problems").begin_array();
-    for (const auto& p : problems)
-      j.begin_object().key("rule").value(p.key).key("text").value(redact_urls_in(p.text)).end_object();
-    j.end_array().key("temporaries").begin_array();
-    for (const auto& name : temporaries) j.value(name);
-    j.end_array().key("unadopted").begin_array();
-    for (const auto& n : unadopted) j.value(n.name);
-    j.end_array();
-  }
-  j.key("valid").value(valid);
-  if (is_url(a.path)) write_remote_stats(j);
-  if (root) j.key("length").value(root->length());  // the root's samples, last (scripts read the last "length")
-  j.end_object();
-  const std::string kind = root ? "stream" : "store";
-  if (a.json) {
-    ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
-  } else {
-    if (valid && g.verbosity >= 0)
-      text += root ? fmt::format("{}: OK: {} streams of {} records each\n", printable(redact_url(a.path)),
-                                 names.size() - unadopted.size(), root->length())
-                   : fmt::format("{}: OK: {} stores, each valid ({})\n", printable(redact_url(a.path)), names.size(),
-                                 unmarked_note(names.size()));
-    if (!root && g.verbosity >= 0 && !valid)
-      text += fmt::format("{}: {}\n", printable(redact_url(a.path)), unmarked_note(names.size()));
-    ZREC_RETURN_IF_ERROR(out.write(text));
-  }
-  ZREC_RETURN_IF_ERROR(out.flush());
-  if (corrupt > 0 || !problems.empty())
-    return malformed(
-        fmt::format("'{}' is corrupt: {} of {} {}s have problems{}", a.path, corrupt, names.size(), kind,
-                    problems.empty() ? "" : ", and the streams do not match the root's committed samples"));
-  return unreadable;
+  if (names.empty() && !root) return verify_single(a, g, out);
+  return verify_directory(a, g, names, root, out);
 }
 
 // 0 valid; 1 corrupt; 2 the store could not be checked (or a usage error, app.cc); 75

@@ -7,10 +7,7 @@
 #include <span>
 
 #include "cli/app/command.h"
-
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

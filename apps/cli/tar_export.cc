@@ -18,7 +18,6 @@
 #include "zrec/remote.h"
 #include "zrec/store.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
@@ -26,6 +25,7 @@
 #include "cli/formats/selection.h"
 #include "cli/formats/shard_pattern.h"
 #include "cli/formats/shuffle.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/libarchive_api.h"
 #include "cli/os/output_guard.h"
 #include "cli/os/side_file.h"

@@ -13,13 +13,13 @@
 #include "zrec/store.h"
 #include "zrec/transfer.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/options/codec_rules.h"
 #include "cli/options/level_option.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 #include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
@@ -231,6 +231,36 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
 
 }  // namespace
 
+// The keys of a transfer's --json object.
+void set_transfer_facts(CommandReport& report, const std::string& command, const TransferArgs& a,
+                        const CreateOptions& create, const Filled& filled, const std::optional<JsonFacts>& trained) {
+  report.set("path", a.dst).set("sources", a.sources).set("codec", to_string(create.codec));
+  report.set("shards", uint64_t{create.data_shards}).set("checksum", create.checksum);
+  report.set("dict_bytes", uint64_t{create.dictionary.size()}).set("length", filled.stats.records);
+  report.set("logical_bytes", filled.stats.logical_bytes).set("stored_bytes", filled.stats.stored_bytes);
+  report.set("source_payload_bytes", filled.stats.source_stored_bytes).set("frames_copied", filled.stats.frames_copied);
+  report.set("records_reencoded", filled.stats.records_recoded);
+  if (command == "concat") {
+    report.set("parts_placed", filled.joined.parts).set("bytes_cloned", filled.joined.bytes_cloned);
+    report.set("bytes_linked", filled.joined.bytes_linked).set("sources_removed", a.consume);
+  }
+  if (trained) report.set_json("training", trained->object());
+  else report.set_null("training");
+}
+
+// The summary line: what DST is, how much was copied or re-encoded, how fast.
+std::string transfer_summary(const TransferArgs& a, const CreateOptions& create, const TransferStats& stats,
+                             const std::string& placed, double secs) {
+  return fmt::format(
+      "wrote '{}' ({}, {} shard{}): {} records, {} logical, {} stored ({}; sources {}, {}); "
+      "{} frames copied, {} records re-encoded{}; {:.2f} s, {:.1f} MiB/s logical{}",
+      printable(a.dst), to_string(create.codec), create.data_shards, create.data_shards == 1 ? "" : "s", stats.records,
+      format_mib(stats.logical_bytes), format_mib(stats.stored_bytes),
+      format_ratio(stats.logical_bytes, stats.stored_bytes), format_mib(stats.source_stored_bytes),
+      format_ratio(stats.logical_bytes, stats.source_stored_bytes), stats.frames_copied, stats.records_recoded, placed,
+      secs, secs > 0 ? stats.logical_bytes / 1048576.0 / secs : 0.0, a.consume ? "; sources removed" : "");
+}
+
 Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOptions& g) {
   // Usage first, then the destination, then the sources: nothing heavy before all three.
   std::optional<Codec> codec;
@@ -309,20 +339,8 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   const JoinStats& joined = filled.joined;
   const bool place = filled.placed;
 
-  const uint64_t stored = stats.stored_bytes;
   const double secs = seconds_since(copy_started);
-  report.set("path", a.dst).set("sources", a.sources).set("codec", to_string(create.codec));
-  report.set("shards", uint64_t{create.data_shards}).set("checksum", create.checksum);
-  report.set("dict_bytes", uint64_t{create.dictionary.size()}).set("length", stats.records);
-  report.set("logical_bytes", stats.logical_bytes).set("stored_bytes", stored);
-  report.set("source_payload_bytes", stats.source_stored_bytes).set("frames_copied", stats.frames_copied);
-  report.set("records_reencoded", stats.records_recoded);
-  if (command == "concat") {
-    report.set("parts_placed", joined.parts).set("bytes_cloned", joined.bytes_cloned);
-    report.set("bytes_linked", joined.bytes_linked).set("sources_removed", a.consume);
-  }
-  if (trained) report.set_json("training", trained->object());
-  else report.set_null("training");
+  set_transfer_facts(report, command, a, create, filled, trained);
   std::string placed;
   if (place)
     placed = fmt::format(" ({} parts placed as whole runs: {} cloned, {} linked)", joined.parts,
@@ -339,14 +357,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
                                     "' was not removed");
     }
   }
-  return report.finish(fmt::format(
-      "wrote '{}' ({}, {} shard{}): {} records, {} logical, {} stored ({}; sources {}, {}); "
-      "{} frames copied, {} records re-encoded{}; {:.2f} s, {:.1f} MiB/s logical{}",
-      printable(a.dst), to_string(create.codec), create.data_shards, create.data_shards == 1 ? "" : "s", stats.records,
-      format_mib(stats.logical_bytes), format_mib(stored), format_ratio(stats.logical_bytes, stored),
-      format_mib(stats.source_stored_bytes), format_ratio(stats.logical_bytes, stats.source_stored_bytes),
-      stats.frames_copied, stats.records_recoded, placed, secs, secs > 0 ? stats.logical_bytes / 1048576.0 / secs : 0.0,
-      a.consume ? "; sources removed" : ""));
+  return report.finish(transfer_summary(a, create, stats, placed, secs));
 }
 
 RootTransferArgs root_transfer_args(const TransferArgs& a) {

@@ -12,12 +12,9 @@
 #include "zrec/status.h"
 
 #include "cli/app/command.h"
+#include "cli/options/cli11_fwd.h"
 #include "cli/report/command_report.h"
 #include "cli/roots/root_transfer.h"
-
-namespace CLI {
-class App;
-}  // namespace CLI
 
 namespace zrec::cli {
 

@@ -117,6 +117,37 @@ Result<std::string> parse_datetime_unit(std::string_view text, std::string_view 
 
 // The letter grammar: [<>=|]? kind digits? ('[' unit ']')?. `text` is what the user
 // wrote (for messages); `s` may be its translation from a NumPy name.
+// The itemsize `n` of a number kind (b, i, u, f, c) is one NumPy has; long doubles are
+// refused with their own rule.
+Status check_number_itemsize(std::string_view text, DTypeKind kind, uint64_t n) {
+  bool ok = false;
+  switch (kind) {
+    case DTypeKind::kBool:
+      ok = n == 1;
+      break;
+    case DTypeKind::kInt:
+    case DTypeKind::kUInt:
+      ok = n == 1 || n == 2 || n == 4 || n == 8;
+      break;
+    case DTypeKind::kFloat:
+      if (n == 12 || n == 16) {
+        return bad_dtype(text, kLongDoubleRule);
+      }
+      ok = n == 2 || n == 4 || n == 8;
+      break;
+    case DTypeKind::kComplex:
+      if (n == 24 || n == 32) {
+        return bad_dtype(text, kLongDoubleRule);
+      }
+      ok = n == 8 || n == 16;
+      break;
+    default:
+      break;
+  }
+  if (!ok) return bad_dtype(text, "not a supported dtype");
+  return Status::ok();
+}
+
 Result<DType> parse_letters(std::string_view text, std::string_view s) {
   char order = '=';
   if (!s.empty() && (s[0] == '<' || s[0] == '>' || s[0] == '=' || s[0] == '|')) {
@@ -182,31 +213,7 @@ Result<DType> parse_letters(std::string_view text, std::string_view s) {
     default: {
       if (!size) return bad_dtype(text, "not a supported dtype");
       const uint64_t n = *size;
-      bool ok = false;
-      switch (d.kind) {
-        case DTypeKind::kBool:
-          ok = n == 1;
-          break;
-        case DTypeKind::kInt:
-        case DTypeKind::kUInt:
-          ok = n == 1 || n == 2 || n == 4 || n == 8;
-          break;
-        case DTypeKind::kFloat:
-          if (n == 12 || n == 16) {
-            return bad_dtype(text, kLongDoubleRule);
-          }
-          ok = n == 2 || n == 4 || n == 8;
-          break;
-        case DTypeKind::kComplex:
-          if (n == 24 || n == 32) {
-            return bad_dtype(text, kLongDoubleRule);
-          }
-          ok = n == 8 || n == 16;
-          break;
-        default:
-          break;
-      }
-      if (!ok) return bad_dtype(text, "not a supported dtype");
+      ZREC_RETURN_IF_ERROR(check_number_itemsize(text, d.kind, n));
       d.itemsize = static_cast<uint32_t>(n);
       break;
     }

@@ -17,9 +17,11 @@
   import/, report/ or view/ includes one of its files.
 - zrec view's HTTP server module (apps/cli/view/transport/) is the only place that
   includes <httplib.h>, and it includes of the CLI only cli/view/http_transport.h.
-- No header under apps/ includes CLI11's <CLI/CLI.hpp> (they declare CLI::App and the
-  like instead): it costs seconds of compiling per file, so only the .cc files that
+- No header under apps/ includes CLI11's <CLI/CLI.hpp> (they include
+  cli/options/cli11_fwd.h, the one forward declaration of CLI::App and the like,
+  instead): it costs seconds of compiling per file, so only the .cc files that
   register options, parse or format help include it.
+- The helpers' floors (options/, os/, formats/, report/) include nothing of app/.
 - No file under apps/ performs a root's lock/commit protocol (RootWriter, the marker
   written): the library's DatasetWriter does, for every tool and user alike.
 - Every public header compiles on its own (`c++ -std=c++20 -fsyntax-only -Iinclude`,
@@ -162,6 +164,14 @@ def main():
                         target[len("cli/"):] in root_files:
                     problems.append("%s:%d includes \"%s\", a file of the CLI's root: floors below it never "
                                     "include it" % (rel(path), number, target))
+    # 3b''. The helpers' floors (options/, os/, formats/, report/) sit below the app: none
+    # includes a file of app/ (the app fills what they read, e.g. report/'s OutputPrefs).
+    for floor in ("options", "os", "formats", "report"):
+        for path in sources(os.path.join("apps", "cli", floor)):
+            for number, kind, target in includes(path):
+                if kind == '"' and target.startswith("cli/app/"):
+                    problems.append("%s:%d includes \"%s\": %s/ is below the app and includes nothing of "
+                                    "cli/app/" % (rel(path), number, target, floor))
     # 3c. zrec view's HTTP server stays in its module: httplib.h only under view/transport/,
     # which includes nothing of the CLI but the seam header and itself (docs/architecture.md).
     transport = os.path.join("apps", "cli", "view", "transport")
@@ -181,8 +191,16 @@ def main():
             continue
         for number, kind, target in includes(path):
             if kind == "<" and target.startswith("CLI/"):
-                problems.append("%s:%d includes <%s>: headers forward-declare CLI11's classes (namespace CLI { "
-                                "class App; }); the .cc files that need them include it" % (rel(path), number, target))
+                problems.append("%s:%d includes <%s>: headers include cli/options/cli11_fwd.h, CLI11's classes "
+                                "declared; the .cc files that need them include it" % (rel(path), number, target))
+        # One forward declaration of CLI11's classes, not a copy per header.
+        if rel(path) == os.path.join("apps", "cli", "options", "cli11_fwd.h"):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                if re.match(r'^\s*namespace\s+CLI\s*\{', line):
+                    problems.append("%s:%d declares CLI11's classes itself: include cli/options/cli11_fwd.h, "
+                                    "their one forward declaration" % (rel(path), number))
     # 3e. A root's lock and commit protocol lives in the library (zrec::DatasetWriter): no
     # file under apps/ marks, locks or commits a root itself, nor writes its marker.
     protocol = re.compile(r'\bRootWriter\b|\broot_writer\.h\b|\brename(?:at)?\s*\([^;]*kRootMarkerFile'

@@ -13,24 +13,19 @@
 #include "zrec/remote.h"
 #include "zrec/status.h"
 
-// CLI11 is included only by the .cc files that register options, parse or format help:
-// its header costs seconds of compiling per file, so headers declare what they name.
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
+#include "cli/report/output_prefs.h"
 
 namespace zrec::cli {
 
 // What a command mostly does, which picks its default lane budget (docs/format.md §9).
 enum class Work { kRead, kWrite };
 
-// Flags shared by every subcommand.
-struct GlobalOptions {
-  size_t threads = 0;        // --threads / ZREC_THREADS; 0: the docs/format.md §9 budget
-  int verbosity = 0;         // -q: -1, -v: 1, -vv: 2
-  bool wait = false;         // --wait: block on a locked store instead of failing
-  bool progress = false;     // --progress: force the progress meter
-  bool no_progress = false;  // --no-progress
+// Flags shared by every subcommand; how loud it is on stderr (-q, -v, --progress,
+// --no-progress) is the OutputPrefs that report/ reads.
+struct GlobalOptions : OutputPrefs {
+  size_t threads = 0;  // --threads / ZREC_THREADS; 0: the docs/format.md §9 budget
+  bool wait = false;   // --wait: block on a locked store instead of failing
   // How stores given as URLs are read (zrec/remote.h): --cacert, and SIGINT/SIGTERM stop
   // a transfer. Every open, probe and marker read of a command passes it.
   RemoteOptions remote;

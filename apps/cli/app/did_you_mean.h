@@ -29,10 +29,7 @@
 #include <string_view>
 #include <vector>
 
-namespace CLI {
-class App;
-class Option;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

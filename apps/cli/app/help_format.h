@@ -19,9 +19,7 @@
 // the negative-number check read) are left unchanged.
 #pragma once
 
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

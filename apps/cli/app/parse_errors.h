@@ -9,9 +9,7 @@
 
 #include <string>
 
-namespace CLI {
-class ParseError;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

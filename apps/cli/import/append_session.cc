@@ -7,10 +7,10 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/import/resume_file.h"
 #include "cli/options/level_option.h"
+#include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 
 namespace zrec::cli {

@@ -29,13 +29,10 @@
 #include "cli/app/command.h"
 #include "cli/import/present_check.h"
 #include "cli/import/record_window.h"
+#include "cli/options/cli11_fwd.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/command_report.h"
 #include "cli/report/progress.h"
-
-namespace CLI {
-class App;
-}  // namespace CLI
 
 namespace zrec::cli {
 

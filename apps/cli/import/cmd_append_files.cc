@@ -27,10 +27,10 @@
 #include "zrec/limits.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/line_field.h"
 #include "cli/import/append_session.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/output_guard.h"
 #include "cli/os/side_file.h"
 #include "cli/report/console.h"

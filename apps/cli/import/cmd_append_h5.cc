@@ -26,11 +26,11 @@
 #include "zrec/transfer.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/import/append_session.h"
 #include "cli/import/h5_dataset.h"
 #include "cli/import/new_store_options.h"
 #include "cli/import/record_window.h"
+#include "cli/options/usage_error.h"
 
 namespace zrec::cli {
 

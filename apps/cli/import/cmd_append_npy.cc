@@ -13,13 +13,13 @@
 #include "zrec/store_writer.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/npy.h"
 #include "cli/import/append_session.h"
 #include "cli/import/npy_plan.h"
 #include "cli/import/npy_root_append.h"
 #include "cli/import/record_window.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {

@@ -20,12 +20,12 @@
 #include "zrec/limits.h"
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
 #include "cli/import/frame_reader.h"
 #include "cli/import/json_root_append.h"
 #include "cli/options/option_choices.h"
+#include "cli/options/usage_error.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {

@@ -127,6 +127,47 @@ H5Dataset::~H5Dataset() {
   if (file_id_ >= 0) H5Fclose(file_id_);
 }
 
+namespace {
+
+// The file exists, is a regular file and holds HDF5, before libhdf5 opens it.
+Status probe_h5_file(const std::string& file) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) return not_found("HDF5 file '" + file + "' does not exist");
+  if (!S_ISREG(st.st_mode)) return invalid_argument("'" + file + "' is not a file");
+  if (H5Fis_hdf5(file.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return invalid_argument("'" + file + "' is not an HDF5 file");
+  }
+  return Status::ok();
+}
+
+// Every filter of the dataset's pipeline (`dcpl`) is one this libhdf5 can decode (after
+// loading what a plugin needs); else how to get its plugin.
+Status check_filters(hid_t dcpl, const std::string& where) {
+  const int filters = H5Pget_nfilters(dcpl);
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 0;
+    char recorded[64] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, i, &flags, &nvalues, nullptr, sizeof recorded, recorded, &config);
+    if (id < 0) return io_error("cannot read the filters of " + where + ": " + h5_error());
+    provide_plugin_dependencies(id);
+    if (H5Zfilter_avail(id) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      const char* package = plugin_package(id);
+      return unsupported(where + " is compressed with " + filter_name(id, recorded) +
+                         ", which this libhdf5 cannot decode: install its HDF5 plugin" +
+                         (package != nullptr
+                              ? std::string(" (Debian: ") + package + (id == 32000 ? " and liblzf1" : "") + ")"
+                              : std::string()) +
+                         ", or set HDF5_PLUGIN_PATH to the directory that holds it");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, const std::string& name,
                                                    bool allow_external) {
   prepare_hdf5();
@@ -135,13 +176,7 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
   d->name_ = name;
   d->allow_external_ = allow_external;
   d->where_ = "dataset '" + name + "' of '" + file + "'";
-  struct stat st;
-  if (::stat(file.c_str(), &st) != 0) return not_found("HDF5 file '" + file + "' does not exist");
-  if (!S_ISREG(st.st_mode)) return invalid_argument("'" + file + "' is not a file");
-  if (H5Fis_hdf5(file.c_str()) <= 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return invalid_argument("'" + file + "' is not an HDF5 file");
-  }
+  ZREC_RETURN_IF_ERROR(probe_h5_file(file));
   H5PropertyList fapl(H5Pcreate(H5P_FILE_ACCESS));
 #if H5_VERSION_GE(1, 10, 7)
   // Keep HDF5's file lock, but read files on filesystems without flock (Lustre, NFS
@@ -150,147 +185,153 @@ Result<std::unique_ptr<H5Dataset>> H5Dataset::open(const std::string& file, cons
 #endif
   d->file_id_ = H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl.id);
   if (d->file_id_ < 0) return io_error("cannot open HDF5 file '" + file + "': " + h5_error());
-
-  // Each component of the path must exist (H5Lexists fails on a missing intermediate),
-  // and be a link inside this file unless allow_external: each is checked before the
-  // next one is looked up through it.
   bool refused = false;  // an external link was met (through a soft link) and not followed
-  H5PropertyList lapl(access_list(H5P_LINK_ACCESS, allow_external, &refused));
-  std::string path = name.starts_with("/") ? "/" : "";
+  ZREC_RETURN_IF_ERROR(d->check_path(refused));
+  ZREC_RETURN_IF_ERROR(d->open_dataset(refused));
+  ZREC_RETURN_IF_ERROR(d->read_shape());
+  H5PropertyList dcpl(H5Dget_create_plist(d->dataset_));
+  if (dcpl.id < 0) return io_error("cannot read the storage of " + d->where_ + ": " + h5_error());
+  ZREC_RETURN_IF_ERROR(d->check_storage(dcpl.id));
+  ZREC_RETURN_IF_ERROR(check_filters(dcpl.id, d->where_));
+  ZREC_RETURN_IF_ERROR(d->read_layout(dcpl.id));
+  return d;
+}
+
+// Each component of the path must exist (H5Lexists fails on a missing intermediate),
+// and be a link inside this file unless allow_external: each is checked before the
+// next one is looked up through it.
+Status H5Dataset::check_path(bool& refused) {
+  H5PropertyList lapl(access_list(H5P_LINK_ACCESS, allow_external_, &refused));
+  std::string path = name_.starts_with("/") ? "/" : "";
   bool any = false;
-  for (size_t at = 0; at <= name.size();) {
-    size_t slash = name.find('/', at);
-    if (slash == std::string::npos) slash = name.size();
+  for (size_t at = 0; at <= name_.size();) {
+    size_t slash = name_.find('/', at);
+    if (slash == std::string::npos) slash = name_.size();
     if (slash > at) {
-      path += (path.empty() || path.back() == '/' ? "" : "/") + name.substr(at, slash - at);
+      path += (path.empty() || path.back() == '/' ? "" : "/") + name_.substr(at, slash - at);
       any = true;
-      if (H5Lexists(d->file_id_, path.c_str(), lapl.id) <= 0) {
+      if (H5Lexists(file_id_, path.c_str(), lapl.id) <= 0) {
         H5Eclear2(H5E_DEFAULT);
-        return not_found("'" + file + "' has no dataset '" + name + "'" +
-                         (path.size() < name.size() && path != name ? " (no '" + path + "')" : ""));
+        return not_found("'" + file_ + "' has no dataset '" + name_ + "'" +
+                         (path.size() < name_.size() && path != name_ ? " (no '" + path + "')" : ""));
       }
 #if H5_VERSION_GE(1, 12, 0)
       H5L_info2_t link{};
-      const herr_t got = H5Lget_info2(d->file_id_, path.c_str(), &link, lapl.id);
+      const herr_t got = H5Lget_info2(file_id_, path.c_str(), &link, lapl.id);
 #else
       H5L_info_t link{};
-      const herr_t got = H5Lget_info(d->file_id_, path.c_str(), &link, lapl.id);
+      const herr_t got = H5Lget_info(file_id_, path.c_str(), &link, lapl.id);
 #endif
-      if (got < 0) return io_error("cannot read the link '" + path + "' of '" + file + "': " + h5_error());
-      if (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT && !allow_external)
+      if (got < 0) return io_error("cannot read the link '" + path + "' of '" + file_ + "': " + h5_error());
+      if (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT && !allow_external_)
         return invalid_argument(
-            "'" + path + "' in '" + file + "' is " +
+            "'" + path + "' in '" + file_ + "' is " +
             (link.type == H5L_TYPE_EXTERNAL ? "an external link (into another file)" : "a user-defined link") +
             kAllowExternal);
     }
     at = slash + 1;
   }
   if (!any)
-    return invalid_argument("'" + name + "' names no dataset of '" + file + "' (give e.g. 'images' or '/train/x')");
-  H5PropertyList dapl(access_list(H5P_DATASET_ACCESS, allow_external, &refused));
-  d->dataset_ = H5Dopen2(d->file_id_, name.c_str(), dapl.id);
-  if (d->dataset_ < 0) {
-    const std::string error = h5_error();
-    if (refused)
-      return invalid_argument("'" + name + "' in '" + file + "' leads through an external link (into another file)" +
-                              kAllowExternal);
-    H5PropertyList gapl(access_list(H5P_GROUP_ACCESS, allow_external, &refused));
-    const hid_t group = H5Gopen2(d->file_id_, name.c_str(), gapl.id);
-    if (group >= 0) {
-      H5Gclose(group);
-      return invalid_argument("'" + name + "' in '" + file + "' is a group, not a dataset");
-    }
-    H5Eclear2(H5E_DEFAULT);
-    return invalid_argument("cannot open " + d->where_ + ": " + error);
+    return invalid_argument("'" + name_ + "' names no dataset of '" + file_ + "' (give e.g. 'images' or '/train/x')");
+  return Status::ok();
+}
+
+// The dataset itself; when it does not open, why: an external link refused on the way
+// (`refused`), a group of that name, or HDF5's own error.
+Status H5Dataset::open_dataset(bool& refused) {
+  H5PropertyList dapl(access_list(H5P_DATASET_ACCESS, allow_external_, &refused));
+  dataset_ = H5Dopen2(file_id_, name_.c_str(), dapl.id);
+  if (dataset_ >= 0) return Status::ok();
+  const std::string error = h5_error();
+  if (refused)
+    return invalid_argument("'" + name_ + "' in '" + file_ + "' leads through an external link (into another file)" +
+                            kAllowExternal);
+  H5PropertyList gapl(access_list(H5P_GROUP_ACCESS, allow_external_, &refused));
+  const hid_t group = H5Gopen2(file_id_, name_.c_str(), gapl.id);
+  if (group >= 0) {
+    H5Gclose(group);
+    return invalid_argument("'" + name_ + "' in '" + file_ + "' is a group, not a dataset");
   }
-  d->type_ = H5Dget_type(d->dataset_);
-  if (d->type_ < 0) return io_error("cannot read the datatype of " + d->where_ + ": " + h5_error());
-  ZREC_ASSIGN_OR_RETURN(d->element_, map_h5_type(d->type_, d->where_));
+  H5Eclear2(H5E_DEFAULT);
+  return invalid_argument("cannot open " + where_ + ": " + error);
+}
+
+// The datatype and the dimensions, and the schema of the records they make.
+Status H5Dataset::read_shape() {
+  type_ = H5Dget_type(dataset_);
+  if (type_ < 0) return io_error("cannot read the datatype of " + where_ + ": " + h5_error());
+  ZREC_ASSIGN_OR_RETURN(element_, map_h5_type(type_, where_));
 
   H5Space space;
-  space.id = H5Dget_space(d->dataset_);
-  if (space.id < 0) return io_error("cannot read the shape of " + d->where_ + ": " + h5_error());
-  d->rank_ = H5Sget_simple_extent_ndims(space.id);
-  if (d->rank_ < 1)
-    return invalid_argument(d->where_ +
+  space.id = H5Dget_space(dataset_);
+  if (space.id < 0) return io_error("cannot read the shape of " + where_ + ": " + h5_error());
+  rank_ = H5Sget_simple_extent_ndims(space.id);
+  if (rank_ < 1)
+    return invalid_argument(where_ +
                             " is a scalar (or empty) dataset; append-h5 appends the rows along the "
                             "first axis of a dataset of rank 1 or more");
-  d->dims_.resize(d->rank_);
-  H5Sget_simple_extent_dims(space.id, d->dims_.data(), nullptr);
-  d->rows_ = d->dims_[0];
+  dims_.resize(rank_);
+  H5Sget_simple_extent_dims(space.id, dims_.data(), nullptr);
+  rows_ = dims_[0];
 
-  std::vector<uint64_t> shape(d->dims_.begin() + 1, d->dims_.end());
-  shape.insert(shape.end(), d->element_.array_dims.begin(), d->element_.array_dims.end());
-  if (d->element_.vlen) {
-    if (d->rank_ != 1)
-      return invalid_argument(d->where_ + " holds variable-length sequences in " + std::to_string(d->rank_) +
-                              " dimensions " +
-                              shape_to_string(std::vector<uint64_t>(d->dims_.begin(), d->dims_.end())) +
+  std::vector<uint64_t> shape(dims_.begin() + 1, dims_.end());
+  shape.insert(shape.end(), element_.array_dims.begin(), element_.array_dims.end());
+  if (element_.vlen) {
+    if (rank_ != 1)
+      return invalid_argument(where_ + " holds variable-length sequences in " + std::to_string(rank_) + " dimensions " +
+                              shape_to_string(std::vector<uint64_t>(dims_.begin(), dims_.end())) +
                               "; append-h5 takes them from a 1-D dataset (one Ragged record per row)");
-    d->schema_.dtype = d->element_.dtype;
-    d->schema_.ndim = 1;
+    schema_.dtype = element_.dtype;
+    schema_.ndim = 1;
   } else {
     if (std::count(shape.begin(), shape.end(), uint64_t{0}) > 0)
-      return invalid_argument(d->where_ + " has rows of shape " + shape_to_string(shape) +
+      return invalid_argument(where_ + " has rows of shape " + shape_to_string(shape) +
                               ", with no values (records are nonempty)");
-    d->schema_.dtype = d->element_.dtype;
-    d->schema_.ndim = static_cast<uint32_t>(shape.size());
-    d->schema_.item_shape = shape;
+    schema_.dtype = element_.dtype;
+    schema_.ndim = static_cast<uint32_t>(shape.size());
+    schema_.item_shape = shape;
   }
-  const Status valid = d->schema_.validate();
+  const Status valid = schema_.validate();
   if (!valid.is_ok())
-    return invalid_argument(d->where_ + ": its rows cannot be records (" + d->schema_.describe() +
-                            "): " + valid.message());
-  if (d->schema_.is_dense()) d->row_bytes_ = d->schema_.dense_width();
+    return invalid_argument(where_ + ": its rows cannot be records (" + schema_.describe() + "): " + valid.message());
+  if (schema_.is_dense()) row_bytes_ = schema_.dense_width();
+  return Status::ok();
+}
 
-  H5PropertyList dcpl(H5Dget_create_plist(d->dataset_));
-  if (dcpl.id < 0) return io_error("cannot read the storage of " + d->where_ + ": " + h5_error());
-  // Values kept outside this file: raw data in external files (which may name any file,
-  // /etc/hostname as well as data), or a virtual dataset's sources.
-  if (const int external = H5Pget_external_count(dcpl.id); external > 0 && !allow_external) {
+// Values kept outside this file: raw data in external files (which may name any file,
+// /etc/hostname as well as data), or a virtual dataset's sources; refused unless
+// allow_external.
+Status H5Dataset::check_storage(hid_t dcpl) const {
+  if (const int external = H5Pget_external_count(dcpl); external > 0 && !allow_external_) {
     char first[256] = {};
     off_t offset = 0;
     hsize_t size = 0;
-    H5Pget_external(dcpl.id, 0, sizeof first, first, &offset, &size);
-    return invalid_argument(d->where_ + " keeps its values in " + std::to_string(external) + " external file" +
+    H5Pget_external(dcpl, 0, sizeof first, first, &offset, &size);
+    return invalid_argument(where_ + " keeps its values in " + std::to_string(external) + " external file" +
                             (external == 1 ? "" : "s") + " ('" + first + "'" + (external > 1 ? ", ..." : "") + ")" +
                             kAllowExternal);
   }
-  if (H5Pget_layout(dcpl.id) == H5D_VIRTUAL && !allow_external)
-    return invalid_argument(d->where_ +
+  if (H5Pget_layout(dcpl) == H5D_VIRTUAL && !allow_external_)
+    return invalid_argument(where_ +
                             " is a virtual dataset (its values come from other datasets, of this or other files)" +
                             std::string(kAllowExternal));
-  const int filters = H5Pget_nfilters(dcpl.id);
-  for (int i = 0; i < filters; ++i) {
-    unsigned flags = 0, config = 0;
-    size_t nvalues = 0;
-    char recorded[64] = {};
-    const H5Z_filter_t id = H5Pget_filter2(dcpl.id, i, &flags, &nvalues, nullptr, sizeof recorded, recorded, &config);
-    if (id < 0) return io_error("cannot read the filters of " + d->where_ + ": " + h5_error());
-    provide_plugin_dependencies(id);
-    if (H5Zfilter_avail(id) <= 0) {
-      H5Eclear2(H5E_DEFAULT);
-      const char* package = plugin_package(id);
-      return unsupported(d->where_ + " is compressed with " + filter_name(id, recorded) +
-                         ", which this libhdf5 cannot decode: install its HDF5 plugin" +
-                         (package != nullptr
-                              ? std::string(" (Debian: ") + package + (id == 32000 ? " and liblzf1" : "") + ")"
-                              : std::string()) +
-                         ", or set HDF5_PLUGIN_PATH to the directory that holds it");
-    }
-  }
-  if (H5Pget_layout(dcpl.id) == H5D_CHUNKED) {
-    std::vector<hsize_t> chunk(d->rank_);
-    if (H5Pget_chunk(dcpl.id, d->rank_, chunk.data()) != d->rank_)
-      return io_error("cannot read the chunk shape of " + d->where_ + ": " + h5_error());
-    d->chunk_rows_ = chunk[0];
-    d->chunk_dims_ = chunk;
-    d->bound_decoding(dcpl.id);
-    uint64_t band = chunk[0] * H5Tget_size(d->type_);
-    for (int i = 1; i < d->rank_; ++i) band *= chunk[i] * ((d->dims_[i] + chunk[i] - 1) / chunk[i]);
-    d->band_bytes_ = band;
-  }
-  return d;
+  return Status::ok();
+}
+
+// A chunked dataset's chunk shape: the rows of a band, its bytes, and the bound on what
+// each chunk may decode to.
+Status H5Dataset::read_layout(hid_t dcpl) {
+  if (H5Pget_layout(dcpl) != H5D_CHUNKED) return Status::ok();
+  std::vector<hsize_t> chunk(rank_);
+  if (H5Pget_chunk(dcpl, rank_, chunk.data()) != rank_)
+    return io_error("cannot read the chunk shape of " + where_ + ": " + h5_error());
+  chunk_rows_ = chunk[0];
+  chunk_dims_ = chunk;
+  bound_decoding(dcpl);
+  uint64_t band = chunk[0] * H5Tget_size(type_);
+  for (int i = 1; i < rank_; ++i) band *= chunk[i] * ((dims_[i] + chunk[i] - 1) / chunk[i]);
+  band_bytes_ = band;
+  return Status::ok();
 }
 
 // A chunk's declared bytes bound what gzip or bzip2 may decode it to: exactly, where the

@@ -85,6 +85,13 @@ class H5Dataset {
 
  private:
   H5Dataset() = default;
+  // The steps of open(), in order. `refused`: an external link was met (through a soft
+  // link) and not followed.
+  Status check_path(bool& refused);
+  Status open_dataset(bool& refused);
+  Status read_shape();
+  Status check_storage(hid_t dcpl) const;
+  Status read_layout(hid_t dcpl);
   Status select_rows(uint64_t first, uint64_t count, hid_t& file_space, hid_t& mem_space) const;
   void bound_decoding(hid_t dcpl);
   // The error of a failed read of rows [first, first + count): the chunk a bounded filter

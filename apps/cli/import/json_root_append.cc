@@ -15,12 +15,12 @@
 
 #include "zrec/input_stream.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/json_line.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/frame_reader.h"
 #include "cli/import/root_append.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/console.h"
 

@@ -5,11 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "cli/app/usage.h"
 #include "cli/import/append_session.h"
 #include "cli/options/codec_rules.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {

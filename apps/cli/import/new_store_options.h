@@ -10,9 +10,7 @@
 
 #include "zrec/store_writer.h"
 
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

@@ -21,10 +21,10 @@
 
 #include "zrec/input_stream.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/import/npy_plan.h"
 #include "cli/import/root_append.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/console.h"
 

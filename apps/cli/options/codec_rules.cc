@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cli/app/usage.h"
+#include "cli/options/usage_error.h"
 
 namespace zrec::cli {
 

@@ -8,8 +8,8 @@
 #include "zrec/dict.h"
 #include "zrec/dtype.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
+#include "cli/options/usage_error.h"
 #include "zrec_bench.h"
 
 namespace zrec::cli {

@@ -14,9 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class Option;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

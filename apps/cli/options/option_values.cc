@@ -9,9 +9,9 @@
 
 #include "zrec/file.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/options/option_choices.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/side_file.h"
 #include "cli/report/byte_size.h"
 

@@ -13,7 +13,7 @@ namespace zrec::cli {
 
 // "28,28", "(28, 28)", "3" -> dims; "()" and "scalar" -> [] (a scalar record).
 // Empty text is an error, so an unset shell variable can't make a scalar store.
-// Throws UsageError (cli/usage.h) for text that is not a shape.
+// Throws UsageError (cli/options/usage_error.h) for text that is not a shape.
 std::vector<uint64_t> parse_shape(std::string_view text);
 
 // "raw", "zstd", "zstd_dict" (alias "zstdict"); throws UsageError for anything else.

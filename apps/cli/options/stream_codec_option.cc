@@ -4,9 +4,9 @@
 
 #include "zrec/dataset.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
 #include "cli/options/option_values.h"
+#include "cli/options/usage_error.h"
 
 namespace zrec::cli {
 

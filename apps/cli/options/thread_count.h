@@ -14,9 +14,7 @@
 
 #include "zrec/status.h"
 
-namespace CLI {
-class Validator;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

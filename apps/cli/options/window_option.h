@@ -12,10 +12,7 @@
 #include <cstdint>
 #include <string>
 
-namespace CLI {
-class App;
-class Option;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iterator>
 
-#include "cli/app/usage.h"
+#include "cli/options/usage_error.h"
 
 namespace zrec::cli {
 

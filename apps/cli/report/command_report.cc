@@ -10,7 +10,7 @@
 
 namespace zrec::cli {
 
-CommandReport::CommandReport(std::string command, const GlobalOptions& global, bool json)
+CommandReport::CommandReport(std::string command, const OutputPrefs& global, bool json)
     : command_(std::move(command)),
       verbosity_(global.verbosity),
       json_(json),

@@ -26,8 +26,8 @@
 #include "zrec/schema.h"
 #include "zrec/status.h"
 
-#include "cli/app/command.h"
 #include "cli/report/json.h"
+#include "cli/report/output_prefs.h"
 
 namespace zrec::cli {
 
@@ -61,7 +61,7 @@ class CommandReport : public JsonFacts {
  public:
   // `command` labels the summary line ("append-npy"); `json` is the command's --json.
   // The clock of elapsed_s starts here.
-  CommandReport(std::string command, const GlobalOptions& global, bool json);
+  CommandReport(std::string command, const OutputPrefs& global, bool json);
 
   bool json() const { return json_; }
   // Seconds since construction (what "elapsed_s" reports).

@@ -15,8 +15,8 @@
 #include "zrec/remote.h"
 #include "zrec/warning.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 
 namespace zrec::cli {

@@ -61,12 +61,12 @@ constexpr const char* kClearLine = "\r\033[K";
 
 }  // namespace
 
-bool ProgressMeter::wanted(const GlobalOptions& g) {
+bool ProgressMeter::wanted(const OutputPrefs& g) {
   if (g.no_progress || g.verbosity < 0) return false;
   return g.progress || stderr_is_terminal();
 }
 
-ProgressMeter::ProgressMeter(const GlobalOptions& g, std::string label)
+ProgressMeter::ProgressMeter(const OutputPrefs& g, std::string label)
     : enabled_(wanted(g)),
       label_(printable(label)),  // "verify PATH": a path on the terminal, escaped as in messages
       started_(std::chrono::steady_clock::now()) {

@@ -18,8 +18,8 @@
 #include <string>
 #include <thread>
 
-#include "cli/app/command.h"
 #include "cli/report/byte_size.h"  // format_bytes, for the meter and the summaries
+#include "cli/report/output_prefs.h"
 
 namespace zrec::cli {
 
@@ -27,11 +27,11 @@ class ProgressMeter {
  public:
   // Whether a command run with `g` shows progress: when stderr is a terminal or
   // --progress is given, unless --no-progress or -q is.
-  static bool wanted(const GlobalOptions& g);
+  static bool wanted(const OutputPrefs& g);
 
   // `label` starts the line (the command name, e.g. "append-files"). The meter draws
   // only if wanted(g); otherwise every call is a cheap no-op.
-  ProgressMeter(const GlobalOptions& g, std::string label);
+  ProgressMeter(const OutputPrefs& g, std::string label);
   ~ProgressMeter();  // finish()
   ProgressMeter(const ProgressMeter&) = delete;
   ProgressMeter& operator=(const ProgressMeter&) = delete;

@@ -10,12 +10,12 @@
 #include "zrec/remote.h"
 #include "zrec/transfer.h"
 
-#include "cli/app/usage.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/options/codec_rules.h"
 #include "cli/options/option_values.h"
 #include "cli/options/stream_codec_option.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/id_list_file.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"

@@ -11,10 +11,7 @@
 #include "zrec/status.h"
 
 #include "cli/app/command.h"
-
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "cli/options/cli11_fwd.h"
 
 namespace zrec::cli {
 

@@ -13,8 +13,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/app/command.h"
-#include "cli/app/usage.h"
 #include "cli/formats/printable.h"
+#include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/os/side_file.h"
 #include "cli/view/access_guard.h"

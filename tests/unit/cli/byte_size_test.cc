@@ -6,7 +6,7 @@
 
 #include <doctest/doctest.h>
 
-#include "cli/app/usage.h"
+#include "cli/options/usage_error.h"
 #include "testutil.h"
 
 namespace zrec::cli {

@@ -2,7 +2,7 @@
 // --help'" line). A library has no command line, so the core's Status has no code for
 // this; the CLI reports the checks CLI11 cannot express (flag combinations, values parsed
 // after the store is open) the way CLI11 reports its own parse errors: by throwing, and
-// run_cli (app.cc) turns the exception into the message and exit code.
+// run_command (app/dispatch.cc) turns the exception into the message and exit code.
 //
 //   if (a.sample && a.shuffle) throw UsageError("give --sample or --shuffle");
 //
