@@ -52,11 +52,8 @@ Result<std::unique_ptr<DatasetWriter>> open_tar_root(const std::string& root, bo
                             "' is a store; append-tar appends to a directory of named streams "
                             "(ROOT/<ext>), e.g. a new directory");
   if (!adopt) {
-    const auto marker = read_root_marker(root);
-    if (marker.is_ok() && !marker.value()) {
-      const std::vector<std::string> stores = child_stores(root);
-      if (!stores.empty()) return unmarked(root, stores);
-    }
+    const auto dataset = Dataset::open(root);
+    if (dataset.is_ok() && !dataset->marked() && !dataset->stores().empty()) return unmarked(root, dataset->stores());
   }
   ZREC_ASSIGN_OR_RETURN(std::unique_ptr<DatasetWriter> dataset,
                         DatasetWriter::open(root, {.writer = writer, .adopt = adopt, .warn = log_core_warning}));

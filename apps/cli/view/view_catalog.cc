@@ -61,8 +61,11 @@ Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& p
     } else {
       struct stat st;
       if (!is_url(p.path) && ::stat(p.path.c_str(), &st) != 0) return not_found("'" + p.path + "' does not exist");
+      if (!is_url(p.path) && !S_ISDIR(st.st_mode))
+        return not_found("'" + p.path + "' is not a zrecord store and holds none");
       p.root = true;
-      for (const std::string& name : child_stores(p.path, remote))
+      ZREC_ASSIGN_OR_RETURN(const Dataset dataset, Dataset::open(p.path, {.remote = remote}));
+      for (const std::string& name : dataset.stores())
         if (!name.starts_with('.')) p.streams.push_back({name, join_path(p.path, name)});
       if (p.streams.empty()) return not_found("'" + redact_url(p.path) + "' is not a zrecord store and holds none");
     }
