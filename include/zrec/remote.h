@@ -31,10 +31,11 @@
 
 namespace zrec {
 
-// Requests in flight for the reads of a remote store opened without lanes
-// (OpenOptions::lanes): its lanes mostly wait on the network, so they are not bounded
-// by the CPUs as a local store's are.
-inline constexpr size_t kRemoteLanes = 8;
+// The lanes for reading the store or root at `path`, decided here once for the library
+// and its tools: `requested` (a user's --threads) when > 0; else, for a URL, 8 (its
+// lanes mostly wait on the network, so they are not bounded by the CPUs); else
+// read_lane_budget() (zrec/lanes.h).
+size_t read_lane_count(std::string_view path, size_t requested = 0);
 
 // Whether `path` names a remote store: it starts with http://, https:// or s3://
 // (case-insensitive, as URL schemes are).

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <random>
 
+#include "zrec/lanes.h"
 #include "zrec/remote.h"
 
 #include "io/curl_api.h"
@@ -34,6 +35,13 @@ bool starts_with_nocase(std::string_view s, std::string_view prefix) {
 }
 
 }  // namespace
+
+size_t read_lane_count(std::string_view path, size_t requested) {
+  // A remote store's requests in flight: enough to hide a round trip behind the others.
+  constexpr size_t kRemoteLanes = 8;
+  if (requested > 0 || !is_url(path)) return read_lane_budget(requested);
+  return kRemoteLanes;
+}
 
 bool is_url(std::string_view path) {
   return starts_with_nocase(path, "http://") || starts_with_nocase(path, "https://") || is_s3_url(path);

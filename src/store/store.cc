@@ -375,7 +375,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOp
   // A remote store's lanes mostly wait on the network: the number of lanes is the number
   // of requests in flight, whatever the CPUs (zrec/remote.h).
   const bool remote = !files.url.empty();
-  auto lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(remote ? kRemoteLanes : read_lane_budget());
+  auto lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(read_lane_count(path));
   auto impl = std::make_unique<Impl>(std::move(files), std::move(lanes), options.map_records && !remote);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }

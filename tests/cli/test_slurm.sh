@@ -72,8 +72,9 @@ run_build() {
   publish_id=$(awk '$1 == "job" && $2 == "publish" { print $3 }' "$tmp/$name.submit")
   [ -n "$publish_id" ] || { fail "$name: no publish job in: $(cat "$tmp/$name.submit")"; return 1; }
   # shellcheck disable=SC2086
-  if ! cluster_wait_jobs 60 $train_id $parts_id $plan_id $place_id $publish_id; then
-    fail "$name: jobs still queued after 60 s: $(squeue 2>&1)"
+  # 120 s: a loaded CI machine, and the tar build's publish job also syncs to a bucket.
+  if ! cluster_wait_jobs 120 $train_id $parts_id $plan_id $place_id $publish_id; then
+    fail "$name: jobs still queued after 120 s: $(squeue 2>&1)"
     return 1
   fi
   slurm_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')

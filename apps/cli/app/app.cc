@@ -88,8 +88,9 @@ std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
 }
 
 std::shared_ptr<Lanes> GlobalOptions::read_lanes(const std::string& store) const {
-  if (!is_url(store) || threads != 0) return lanes(Work::kRead);
-  if (!remote_lanes_) remote_lanes_ = std::make_shared<Lanes>(kRemoteLanes);
+  const size_t count = read_lane_count(store, threads);
+  if (count == read_lane_budget(threads)) return lanes(Work::kRead);
+  if (!remote_lanes_) remote_lanes_ = std::make_shared<Lanes>(count);
   return remote_lanes_;
 }
 

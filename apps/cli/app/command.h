@@ -36,9 +36,9 @@ struct GlobalOptions : OutputPrefs {
   // executor whenever their budgets are equal (always with --threads), so a command
   // that states one Work, as each does once, has one executor.
   std::shared_ptr<Lanes> lanes(Work work) const;
-  // The executor for reading `store`: lanes(Work::kRead), except for a remote store
-  // (a URL, zrec/remote.h) without --threads: kRemoteLanes lanes, as many requests in
-  // flight, whatever the CPUs.
+  // The executor for reading `store`: read_lane_count(store, --threads) lanes
+  // (zrec/remote.h: a URL without --threads gets more, as many requests in flight,
+  // whatever the CPUs); lanes(Work::kRead) whenever the counts agree.
   std::shared_ptr<Lanes> read_lanes(const std::string& store) const;
 
   // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h) and
