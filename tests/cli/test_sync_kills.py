@@ -3,8 +3,9 @@
 moto's server with its signature checks on, behind a proxy that counts every byte the
 server is sent (request bodies, the cut ones of killed runs included):
 
-- a root v1 (a fifth of v2) is published; the local root grows to v2 (appends to both streams, so the
-  data files grow and their old bytes are copied in the bucket); the sync of v2 is
+- a root v1 (a quarter of v2, its data files over 5 MiB) is published; the local root
+  grows to v2 (appends to both streams, so the data files grow and their old bytes are
+  copied in the bucket: the append uploads are what a rerun takes up); the sync of v2 is
   SIGKILLed at ZREC_SYNC_KILLS (default 10) random points, each kill followed by a
   rerun (which the next kill may hit), the last run going to the end;
 - a reader polls `zrec digest s3://...` the whole time: every digest it gets is v1's or
@@ -183,13 +184,13 @@ def killed_at_random_points_it_ends_as_one_clean_sync(d):
     rng = random.Random(int(os.environ.get("ZREC_SYNC_KILL_SEED", "20261207")))  # the points, not their timing
     records = SIZE_MIB * MIB // RECORD
     root = os.path.join(d, "ds", "root")
-    grow_root(root, records // 5, 1)  # v1: 20% of v2
+    grow_root(root, records // 4, 1)  # v1: a quarter of v2 (its data files over 5 MiB: appends copy them)
     with S3Server() as s3, CountingProxy(s3.port) as proxy:
         s3.make_bucket("zsync")
         env = s3.env(AWS_ENDPOINT_URL=proxy.endpoint)
         must(["sync", "--part-mib", str(PART_MIB), root, "s3://zsync/ds"], env=env)
         _, v1 = dataset_digest(root, env)
-        grow_root(root, records - records // 5, 2)  # v2
+        grow_root(root, records - records // 4, 2)  # v2
         _, v2 = dataset_digest(root, env)
 
         # The yardstick: v1 published at another prefix as at ds, then one clean sync of v2
@@ -246,7 +247,7 @@ def killed_at_random_points_it_ends_as_one_clean_sync(d):
         expect(not open_uploads(s3), "multipart uploads left open after the last run")
         FIGURES.append("sync kills: %d SIGKILLs over %d runs of a %d MiB root (v1 %d MiB): %d bytes sent in all, "
                        "a clean sync %d, extra %.2f parts per kill" %
-                       (kills, runs + 1, SIZE_MIB, SIZE_MIB // 5, sent, clean_bytes,
+                       (kills, runs + 1, SIZE_MIB, SIZE_MIB // 4, sent, clean_bytes,
                         extra / (PART_MIB * MIB) / max(kills, 1)))
         FIGURES.append("sync kills: the polling reader read %d digests (%s) and failed %d times, one line each%s" %
                        (len(reader.digests), "v1 and v2" if saw == {v1, v2} else "v1 only" if saw == {v1}

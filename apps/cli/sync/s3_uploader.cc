@@ -171,13 +171,16 @@ class FileSender {
     ZREC_ASSIGN_OR_RETURN(const io::File f, io::File::open(p.local, O_RDONLY));
     std::string upload_id;
     bool resumed = false;
-    if (may_resume && !append) {
+    // An append's upload is taken up too: its sent parts are checked as any; its copied
+    // parts are copied again (requests, no bytes sent).
+    if (may_resume) {
       ZREC_ASSIGN_OR_RETURN(const auto uploads, open_uploads(s3_, bucket_url(p.key), key_of(p.key)));
       for (const auto& [key, id] : uploads)
         if (key == key_of(p.key)) upload_id = id;  // the last listed: the newest
       if (!upload_id.empty()) {
         ZREC_ASSIGN_OR_RETURN(const auto held, listed_parts(s3_, p.key, upload_id));
         for (Part& part : parts) {
+          if (part.copy) continue;
           const auto it = held.find(part.number);
           if (it == held.end() || it->second.first != part.size) continue;
           ZREC_ASSIGN_OR_RETURN(const std::string bytes, read_source(p, &f, part.offset, part.size));
