@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "zrec/dataset.h"
 #include "zrec/remote.h"
 #include "zrec/s3_client.h"
 
@@ -63,6 +64,11 @@ Status sync_to_bucket(const SyncArgs& a, const GlobalOptions& g, const SyncSourc
       if (!report.json())
         ZREC_RETURN_IF_ERROR(print_line(std::string(send_kind_name(p.kind)) + "\t" + std::to_string(bytes) + "\t" +
                                         printable(p.file.rel) + "\n"));
+    }
+    if (plan.stale_card) {
+      files.begin_object().key("path").value(kCardFile).key("action").value("remove").key("bytes").value(0);
+      files.end_object();
+      if (!report.json()) ZREC_RETURN_IF_ERROR(print_line(std::string("remove\t0\t") + kCardFile + "\n"));
     }
     files.end_array();
     report.set("dry_run", true).set_json("plan", files.str()).set("bytes_to_send", to_send);

@@ -98,6 +98,15 @@ def a_store_and_a_root_go_up_and_come_back_equal(d):
         expect(digest("s3://zsync/root", env) == digest(root, env), "the bucket's root digests differently")
         card = json.loads(must_out(["card", "--json", "s3://zsync/root"], env=env))["card"]
         expect(card["license"] == "CC-BY-4.0", "the card did not travel to the bucket: %s" % card)
+        # A card the source no longer has leaves the bucket with the next sync.
+        must(["card", "--remove", root])
+        plan = must_out(["sync", "--dry-run", root, "s3://zsync/root"], env=env).decode()
+        expect("remove\t0\tzrec-card.json" in plan, "dry-run does not say the card goes: %r" % plan)
+        sync_json([root, "s3://zsync/root"], env)
+        gone = json.loads(must_out(["card", "--json", "s3://zsync/root"], env=env))["card"]
+        expect(gone is None, "the bucket kept a card the source removed: %s" % gone)
+        must(["card", root, "--license", "CC-BY-4.0", "--set", "description=two streams"])
+        sync_json([root, "s3://zsync/root"], env)
         back_root = os.path.join(d, "back_root")
         sync_json(["s3://zsync/root", back_root], env)
         same_tree(root, back_root)

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "zrec/dataset.h"
 #include "zrec/file.h"
 
 namespace zrec::cli {
@@ -286,7 +287,12 @@ uint64_t part_size_for(uint64_t size, uint64_t min_part) {
 Status upload(S3Client& s3, const UploadPlan& plan, const std::string& dst, const UploadOptions& options,
               UploadCounts& counts) {
   FileSender sender(s3, options, counts);
+  bool card_removed = !plan.stale_card;
   for (const FilePlan& p : plan.files) {
+    if (!card_removed && !p.file.data) {  // the first head: the old card goes before it
+      ZREC_RETURN_IF_ERROR(s3.send(join_path(dst, kCardFile), {.method = "DELETE"}, {}, {404}).status());
+      card_removed = true;
+    }
     if (p.kind == SendKind::kSkip) {
       ++counts.skipped;
       continue;

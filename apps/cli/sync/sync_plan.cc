@@ -94,6 +94,10 @@ Result<UploadPlan> plan_upload(S3Client& s3, const SyncSource& src, const std::s
     if (file.rel.ends_with(kMetaFile))
       stores.push_back(file.rel.substr(0, file.rel.size() - std::string(kMetaFile).size()));
   }
+  if (std::none_of(src.files.begin(), src.files.end(), [](const SyncFile& f) { return f.rel == kCardFile; })) {
+    ZREC_ASSIGN_OR_RETURN(const S3Response head, s3.send(join_path(dst, kCardFile), {.method = "HEAD"}, {}, {404}));
+    plan.stale_card = head.status != 404;
+  }
   // A store at DST with more data files than the source's is another store.
   for (const std::string& store : stores) {
     uint32_t shards = 0;

@@ -45,6 +45,9 @@ Result<std::string> read_source(const FilePlan& p, const io::File* f, uint64_t o
 struct UploadPlan {
   std::vector<FilePlan> files;   // in the source's publish order
   bool dst_has_dataset = false;  // DST has a meta.zr or a marker
+  // DST holds a dataset card (zrec card) and the source has none: removed before the
+  // heads publish the source, so the new dataset never shows the old one's card.
+  bool stale_card = false;
   // Non-empty when DST holds a dataset that this copy would not merely grow: why.
   std::string different;
 };
