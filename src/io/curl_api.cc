@@ -1,6 +1,7 @@
-// libcurl() (see curl_api.h).
+// libcurl(), retryable_transfer and cancel_on_progress (see curl_api.h).
 #include "io/curl_api.h"
 
+#include <atomic>
 #include <string>
 
 #include "zrec_support/shared_library.h"
@@ -29,6 +30,27 @@ Result<const LibCurl*> libcurl() {
   static const Result<LibCurl> loaded = load();
   if (!loaded.is_ok()) return loaded.status();
   return &loaded.value();
+}
+
+bool retryable_transfer(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<int>*>(cancel)->load(std::memory_order_relaxed) != 0 ? 1 : 0;
 }
 
 }  // namespace zrec::io

@@ -40,4 +40,12 @@ struct LibCurl {
 // the library and the loader's reason when it cannot be loaded.
 Result<const LibCurl*> libcurl();
 
+// Transport failures worth another try (the connection or the server had a moment), for
+// every remote reader and writer alike.
+bool retryable_transfer(CURLcode code);
+
+// A CURLOPT_XFERINFOFUNCTION that ends the transfer once the std::atomic<int> its
+// CURLOPT_XFERINFODATA points to is set (a cancel token).
+int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
+
 }  // namespace zrec::io

@@ -349,29 +349,6 @@ size_t on_body(char* p, size_t size, size_t count, void* user) {
   return n;
 }
 
-int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  const auto* cancel = static_cast<const std::atomic<int>*>(user);
-  return cancel->load(std::memory_order_relaxed) != 0 ? 1 : 0;
-}
-
-// Transport failures worth another try: the connection or the server had a moment.
-bool retryable(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_GOT_NOTHING:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-    case CURLE_SSL_CONNECT_ERROR:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool retryable_status(long status) { return status == 429 || status == 408 || (status >= 500 && status <= 599); }
 
 // What one try came to.
@@ -456,7 +433,7 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
   api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
   if (!options.cacert.empty()) api.curl_easy_setopt(h, CURLOPT_CAINFO, options.cacert.c_str());
   if (options.cancel != nullptr) {
-    api.curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &on_progress);
+    api.curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &cancel_on_progress);
     api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<int>*>(options.cancel));
     api.curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   }
@@ -474,7 +451,7 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
     std::string why = errbuf[0] != '\0' ? trim(errbuf) : api.curl_easy_strerror(code);
     // libcurl's words may quote the URL: the same redaction as every message.
     why = redact_urls_in(why);
-    return {retryable(code) ? Outcome::kRetry : Outcome::kFail, io_error(why)};
+    return {retryable_transfer(code) ? Outcome::kRetry : Outcome::kFail, io_error(why)};
   }
   std::string http = "HTTP " + r.status_text;
   // A bucket says why in its error body: "SignatureDoesNotMatch (...)", "NoSuchBucket".

@@ -95,28 +95,6 @@ size_t on_read(char* p, size_t size, size_t count, void* user) {
   return n;
 }
 
-int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  const auto* cancel = static_cast<const std::atomic<int>*>(user);
-  return cancel->load(std::memory_order_relaxed) != 0 ? 1 : 0;
-}
-
-bool retryable(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_GOT_NOTHING:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-    case CURLE_SSL_CONNECT_ERROR:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The wait before try `attempt` (2, 3, ...): doubling from first_backoff_ms, at most
 // 5 s, jittered between half and all of it so throttled lanes do not return at once.
 bool back_off(const RemoteOptions& options, int attempt) {
@@ -230,7 +208,7 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
     }
     if (!options_.cacert.empty()) api->curl_easy_setopt(h, CURLOPT_CAINFO, options_.cacert.c_str());
     if (options_.cancel != nullptr) {
-      api->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &on_progress);
+      api->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &io::cancel_on_progress);
       api->curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<int>*>(options_.cancel));
       api->curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     }
@@ -246,7 +224,7 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
       why = "the response body is longer than " + std::to_string(kMaxResponseBody) + " bytes";
     } else if (code != CURLE_OK) {
       why = redact_urls_in(errbuf[0] != '\0' ? trim(errbuf) : api->curl_easy_strerror(code));
-      again = retryable(code);
+      again = io::retryable_transfer(code);
     } else {
       bytes_sent_.fetch_add(x.sent, std::memory_order_relaxed);
       const long s = x.response.status;
