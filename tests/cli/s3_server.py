@@ -117,6 +117,15 @@ class S3Server:
     def upload_tree(self, directory, bucket, prefix):
         self._client(op="upload", dir=directory, bucket=bucket, prefix=prefix)
 
+    def uploads_open(self, bucket):
+        """Whether `bucket` holds a multipart upload begun and neither completed nor aborted."""
+        code = ("import boto3,sys; c=boto3.client('s3',endpoint_url=sys.argv[1],region_name='us-east-1',"
+                "aws_access_key_id=sys.argv[2],aws_secret_access_key=sys.argv[3])\n"
+                "print(len(c.list_multipart_uploads(Bucket=sys.argv[4]).get('Uploads', [])))")
+        out = subprocess.run([self.python, "-c", code, self.endpoint, self.key, self.secret, bucket],
+                             capture_output=True, text=True)
+        return out.stdout.strip() not in ("", "0")
+
     def env(self, **overrides):
         """The environment of a zrec that reads this server with the test's key."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}

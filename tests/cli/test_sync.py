@@ -181,7 +181,7 @@ def a_killed_sync_resumes_without_resending_complete_files(d):
         FIGURES.append("killed sync rerun: skipped %d files, kept %d parts, sent %d bytes" %
                        (rerun["skipped"], rerun["resumed_parts"], rerun["bytes_sent"]))
         expect(digest("s3://zsync/store", env) == digest(store, env), "after the rerun the digests differ")
-        expect(not uploads_open(s3), "multipart uploads left open after the rerun")
+        expect(not s3.uploads_open("zsync"), "multipart uploads left open after the rerun")
 
 
 @case
@@ -249,7 +249,7 @@ def an_open_upload_is_taken_up_and_stale_ones_aborted(d):
         up = sync_json([store, "s3://zsync/store"], env)
         expect(up["resumed_parts"] == 1 and up["parts"] == 1 and up["aborted_uploads"] == 1,
                "the open upload was not taken up: %s" % up)
-        expect(not uploads_open(s3), "an upload is left open")
+        expect(not s3.uploads_open("zsync"), "an upload is left open")
         expect(digest("s3://zsync/store", env) == digest(store, env), "the digests differ")
 
 
@@ -259,14 +259,6 @@ def head_ok(s3, key):
            "try:\n c.head_object(Bucket='zsync',Key=sys.argv[4]); print(1)\nexcept Exception: print(0)"
     out = subprocess.run([s3.python, "-c", code, s3.endpoint, s3.key, s3.secret, key], capture_output=True, text=True)
     return out.stdout.strip() == "1"
-
-
-def uploads_open(s3):
-    code = "import boto3,sys; c=boto3.client('s3',endpoint_url=sys.argv[1],region_name='us-east-1'," \
-           "aws_access_key_id=sys.argv[2],aws_secret_access_key=sys.argv[3])\n" \
-           "print(len(c.list_multipart_uploads(Bucket='zsync').get('Uploads', [])))"
-    out = subprocess.run([s3.python, "-c", code, s3.endpoint, s3.key, s3.secret], capture_output=True, text=True)
-    return out.stdout.strip() not in ("", "0")
 
 
 if __name__ == "__main__":

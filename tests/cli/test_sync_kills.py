@@ -244,7 +244,7 @@ def killed_at_random_points_it_ends_as_one_clean_sync(d):
         expect(extra <= KILLS * PART_MIB * MIB,
                "the killed runs sent %d bytes more than one clean sync (%d), over one %d MiB part per kill" %
                (extra, clean_bytes, PART_MIB))
-        expect(not open_uploads(s3), "multipart uploads left open after the last run")
+        expect(not s3.uploads_open("zsync"), "multipart uploads left open after the last run")
         FIGURES.append("sync kills: %d SIGKILLs over %d runs of a %d MiB root (v1 %d MiB): %d bytes sent in all, "
                        "a clean sync %d, extra %.2f parts per kill" %
                        (kills, runs + 1, SIZE_MIB, SIZE_MIB // 4, sent, clean_bytes,
@@ -253,14 +253,6 @@ def killed_at_random_points_it_ends_as_one_clean_sync(d):
                        (len(reader.digests), "v1 and v2" if saw == {v1, v2} else "v1 only" if saw == {v1}
                         else "v2 only" if saw == {v2} else "none", len(reader.errors),
                         (", as: " + reader.errors[0][1][:200]) if reader.errors else ""))
-
-
-def open_uploads(s3):
-    code = "import boto3,sys; c=boto3.client('s3',endpoint_url=sys.argv[1],region_name='us-east-1'," \
-           "aws_access_key_id=sys.argv[2],aws_secret_access_key=sys.argv[3])\n" \
-           "print(len(c.list_multipart_uploads(Bucket='zsync').get('Uploads', [])))"
-    out = subprocess.run([s3.python, "-c", code, s3.endpoint, s3.key, s3.secret], capture_output=True, text=True)
-    return out.stdout.strip() not in ("", "0")
 
 
 if __name__ == "__main__":
