@@ -10,6 +10,10 @@ CLI fetching the same bytes in the same run:
   ranges with the same parallelism (`--parallel --parallel-max 8`, zrec's 8 lanes);
 - transfer: bytes `zrec info URL` and `zrec cat URL 0:10` receive from a 10^6-record
   store (--json's and -v's counts);
+- latency: `zrec cat URL --indices-from IDS` of 500 random 10 KiB records of a
+  10,000-record store through a link of 25 ms a round trip (web_server.SlowLink), against
+  curl fetching the same 500 byte ranges through it with 32 transfers at once (zrec's 32
+  lanes); the issue's goal is 1 s;
 - sync to and from a bucket: `zrec sync STORE s3://...` and `zrec sync s3://... DIR` of
   the same store against `aws s3 cp --recursive` both ways, on moto's S3 server
   (tests/cli/s3_server.py; its signature checks off, as they refuse the aws CLI's
@@ -32,7 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "cli"))
-from web_server import WebServer  # noqa: E402
+from web_server import SlowLink, WebServer  # noqa: E402
 from s3_server import S3Server  # noqa: E402
 
 ZREC = os.environ.get("ZREC") or os.path.join(HERE, "..", "build", "zrec")
@@ -112,6 +116,7 @@ def main():
             info_big = json.loads(zrec("info", "--json", web.http + "/big").stdout)["remote"]
             err = zrec("-v", "cat", "--format", "raw", "-o", "/dev/null", "-f", web.http + "/big", "0:10").stderr.decode()
             m = re.search(r"remote reads: (\d+) requests, (\d+) bytes", err)
+            rows.append(latency_row(www, web, work, args.rounds))
         if not args.no_sync:
             rows += sync_rows(images, sum(info["files"].values()), work, args.rounds)
         print("%-24s %10s %10s %8s %10s" % ("row", "zrec s", "peer s", "ratio", "zrec MiB/s"))
@@ -121,6 +126,39 @@ def main():
         print("cat 0:10 of it: %s requests, %s bytes (80 of them records)" % (m.group(1), m.group(2)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def latency_row(www, web, work, rounds, rtt=0.025, count=500):
+    """zrec gathering `count` random 10 KiB records through a link of `rtt` seconds a
+    round trip, against curl fetching the same ranges through it, 32 at once."""
+    import numpy as np
+    store = os.path.join(www, "small")
+    records = 10000
+    rng = np.random.default_rng(3)
+    zrec("create", "--dense", "--dtype", "|u1", "--shape", "10240", "--codec", "raw", store)
+    zrec("append-npy", store, "-", stdin=npy(rng.integers(0, 256, size=(records, 10240), dtype=np.uint8)))
+    shards = json.loads(zrec("info", "--json", store).stdout)["shards"]
+    ids = rng.choice(records, count, replace=False)
+    ids_file = os.path.join(work, "small-ids")
+    with open(ids_file, "w") as f:
+        f.write("".join("%d\n" % i for i in ids))
+    table = np.fromfile(os.path.join(store, "meta.zr"), dtype="<u8", offset=4096, count=2 * records).reshape(-1, 2)
+    with SlowLink(web.http_port, rtt) as link:
+        url = link.url + "/small"
+        config = os.path.join(work, "small.curl")
+        with open(config, "w") as f:
+            for i in ids:
+                offset, length = int(table[i][0]), int(table[i][1]) & 0xFFFFFFFF
+                f.write('url = "%s/data_%d.zr"\nrange = "%d-%d"\noutput = "/dev/null"\n' % (
+                    url, i % shards, offset, offset + length - 1))
+        mine = [ZREC, "cat", url, "--indices-from", ids_file, "--format", "raw", "-o", "/dev/null", "-f"]
+        theirs = ["curl", "-s", "--fail", "--parallel", "--parallel-max", "32", "-K", config]
+        ours, curls = [], []
+        for _ in range(rounds):
+            curls.append(timed(theirs))
+            ours.append(timed(mine))
+    return ("latency: %d of 10 KiB, %d ms" % (count, rtt * 1000), statistics.median(ours), statistics.median(curls),
+            count * 10240)
 
 
 def sync_rows(store, nbytes, work, rounds):

@@ -33,7 +33,8 @@ namespace zrec {
 
 // The lanes for reading the store or root at `path`, decided here once for the library
 // and its tools: `requested` (a user's --threads) when > 0; else, for a URL, 8 (its
-// lanes mostly wait on the network, so they are not bounded by the CPUs); else
+// lanes mostly wait on the network, so they are not bounded by the CPUs: 32 requests
+// in flight hide a round trip of 25 ms at over 1,000 requests a second); else
 // read_lane_budget() (zrec/lanes.h).
 size_t read_lane_count(std::string_view path, size_t requested = 0);
 

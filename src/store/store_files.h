@@ -24,6 +24,7 @@ struct StoreFiles {
   std::string path;            // as given by the user, for messages (a URL: redact_url's)
   std::string url;             // remote stores (zrec/remote.h): the URL the files are fetched from
   RemoteOptions remote;        // ... and how
+  uint64_t open_micros = 0;    // remote: how long meta.zr's open took (a connection and two requests)
   io::File meta;               // holds the lifetime lock
   std::vector<io::File> data;  // data_0.zr .. data_{S-1}.zr
   format::StaticPage page;

@@ -233,3 +233,90 @@ class FaultProxy:
     def __exit__(self, *exc):
         self.server.shutdown()
         self.server.server_close()
+
+
+class SlowLink:
+    """A TCP relay on loopback in front of 127.0.0.1:`upstream_port` that gives every
+    connection a round trip of `rtt` seconds, as a link to a distant server or bucket
+    has: the connection is opened after one round trip, and bytes wait rtt/2 each way,
+    so each request costs one round trip whatever else is in flight. It relays bytes
+    (HTTP, TLS, signed S3 requests alike) and runs its own event loop in a thread.
+    Loopback's own latency stays under it: the rows that use it (scripts/bench_remote.py)
+    measure how well a client hides latency by keeping requests in flight.
+
+        with WebServer(docroot) as web, SlowLink(web.http_port, 0.025) as link:
+            ...  # link.url: base URL over the slow link"""
+
+    def __init__(self, upstream_port, rtt):
+        self.upstream_port = upstream_port
+        self.rtt = rtt
+
+    async def _pump(self, reader, writer):
+        """Relays reader to writer, each chunk held rtt/2 after it arrived."""
+        import asyncio
+        loop = asyncio.get_running_loop()
+        queue = asyncio.Queue()
+
+        async def read():
+            while True:
+                data = await reader.read(1 << 16)
+                await queue.put((loop.time() + self.rtt / 2, data))
+                if not data:
+                    return
+
+        async def write():
+            while True:
+                due, data = await queue.get()
+                await asyncio.sleep(max(0.0, due - loop.time()))
+                if not data:
+                    break
+                writer.write(data)
+                await writer.drain()
+            if writer.can_write_eof():
+                writer.write_eof()
+
+        try:
+            await asyncio.gather(read(), write())
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.close()
+
+    async def _serve_one(self, client_reader, client_writer):
+        import asyncio
+        try:
+            await asyncio.sleep(self.rtt)  # the connection's handshake
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        except OSError:
+            client_writer.close()
+            return
+        await asyncio.gather(self._pump(client_reader, up_writer), self._pump(up_reader, client_writer))
+
+    def __enter__(self):
+        import asyncio
+        started = threading.Event()
+
+        async def main():
+            self.loop = asyncio.get_running_loop()
+            self.stopping = asyncio.Event()
+            server = await asyncio.start_server(self._serve_one, "127.0.0.1", 0)
+            self.port = server.sockets[0].getsockname()[1]
+            started.set()
+            await self.stopping.wait()
+            server.close()
+            # Connections a client left open end with the link.
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        self.thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
+        self.thread.start()
+        if not started.wait(10):
+            raise RuntimeError("the slow link did not start")
+        self.url = "http://127.0.0.1:%d" % self.port
+        return self
+
+    def __exit__(self, *exc):
+        self.loop.call_soon_threadsafe(self.stopping.set)
+        self.thread.join(10)

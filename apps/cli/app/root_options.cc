@@ -25,7 +25,7 @@ void add_root_options(CLI::App& app, GlobalOptions& global, RootOptions& root) {
   root.threads_option =
       app.add_option("--threads", global.threads,
                      "Worker lanes, 1..1024; overrides ZREC_THREADS (default: from the CPUs available; reads "
-                     "max(cores, 3/4 CPUs), writes 3/4 CPUs)")
+                     "max(cores, 3/4 CPUs), writes 3/4 CPUs; a URL, 32)")
           ->check(thread_count_check());
   app.add_flag("-q,--quiet", root.quiet, "Errors only on stderr");
   app.add_flag("-v,--verbose", root.verbose, "More detail on stderr (repeat for debug)");
