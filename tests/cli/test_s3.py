@@ -11,7 +11,14 @@ s3:// URL from a real server that checks signatures (moto's, tests/cli/s3_server
 - a wrong secret, an unknown key, a missing bucket or no credentials at all each fail
   with one line naming the cause, and print nothing on stdout; the secret never shows;
 - a public bucket reads with --no-sign-request (or AWS_NO_SIGN_REQUEST=true) and no
-  credentials, a private one refuses it.
+  credentials, a private one refuses it;
+- through a fault proxy in front of the server (web_server.FaultProxy: signed requests
+  pass unchanged), 503 SlowDown answers, reset connections and truncated bodies are
+  retried and the outputs stay the local copy's; through a link of 25 ms a round trip
+  (web_server.SlowLink) too. The answers AWS gives and moto does not (moto neither
+  expires session tokens nor checks a signature's region) come from the proxy, as AWS
+  words them: an expired session token and a wrong region each fail at once with one line
+  naming the cause.
 
 Needs: ZREC (path of the zrec binary), moto_server on PATH with boto3 in its Python,
 NumPy (/usr/bin/python3).
@@ -25,6 +32,7 @@ import case_runner  # noqa: E402
 import view_helpers  # noqa: E402
 from cli_helpers import expect, must_out, require_zrec, run_zrec  # noqa: E402
 from s3_server import S3Server  # noqa: E402
+from web_server import FaultProxy, SlowLink  # noqa: E402
 
 ZREC = require_zrec("test_s3")
 CASES, case = case_runner.case_registry()
@@ -152,6 +160,61 @@ def a_public_bucket_reads_without_credentials(d):
             e = env if args else dict(env, AWS_NO_SIGN_REQUEST="true")
             expect(zrec_ok(args + ["digest", "s3://zrec-public/www/labels"], e).split()[0] ==
                    must_out(["digest", s["labels"]]).split()[0], "a public bucket, unsigned %s" % args)
+
+
+SLOW_DOWN = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
+             b"<Message>Please reduce your request rate.</Message></Error>")
+
+
+def aws_refusals(path, headers):
+    """What AWS S3 answers and moto does not: an expired session token, a request signed
+    for another region than the bucket's (us-east-1)."""
+    def error(code, message):
+        return (400, ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>%s</Code><Message>%s</Message>"
+                      "</Error>" % (code, message)).encode())
+    if headers.get("x-amz-security-token") == "an-expired-token":
+        return error("ExpiredToken", "The provided token has expired.")
+    region = headers.get("Authorization", "").split("Credential=")[-1].split("/")[2:3]
+    if region and region[0] != "us-east-1":
+        return error("AuthorizationHeaderMalformed", "The authorization header is malformed; the region '%s' is "
+                     "wrong; expecting 'us-east-1'" % region[0])
+    return None
+
+
+@case
+def faults_and_latency_are_ridden_out_and_refusals_name_the_cause(d):
+    with S3Server() as s3:
+        www, s = published(d, s3)
+        url = "s3://zrec-data/www/tokens"
+        want = must_out(["digest", s["tokens"]]).split()[0]
+        want_cat = must_out(["cat", s["tokens"], "--sample", "40", "--seed", "2"])
+        with FaultProxy(s3.port) as proxy:
+            env = s3.env(AWS_ENDPOINT_URL=proxy.url)
+            for fault in ("error_every", "reset_every", "drop_every"):
+                proxy.error_every = proxy.reset_every = proxy.drop_every = 0
+                proxy.error_status, proxy.error_body = 503, SLOW_DOWN
+                proxy.clear_faults()
+                setattr(proxy, fault, 3)
+                info = json.loads(zrec_ok(["info", "--json", "--exact", url], env))
+                expect(info["remote"]["retries"] > 0, "%s: no retries: %s" % (fault, info["remote"]))
+                expect(zrec_ok(["digest", url], env).split()[0] == want, fault + ": digest differs")
+                expect(zrec_ok(["cat", url, "--sample", "40", "--seed", "2"], env) == want_cat,
+                       fault + ": cat --sample differs")
+            proxy.error_every = proxy.reset_every = proxy.drop_every = 0
+            proxy.answer = aws_refusals
+            before = proxy.requests
+            zrec_fails(["digest", url], dict(env, AWS_SESSION_TOKEN="an-expired-token"),
+                       ["cannot open 's3://zrec-data/www/tokens/", "HTTP 400", "ExpiredToken",
+                        "The provided token has expired"])
+            expect(proxy.requests - before <= 2, "an expired token was retried: %d requests"
+                   % (proxy.requests - before))
+            zrec_fails(["digest", url], dict(env, AWS_REGION="eu-west-1"),
+                       ["HTTP 400", "AuthorizationHeaderMalformed", "the region 'eu-west-1' is wrong"])
+        with SlowLink(s3.port, 0.025) as link:
+            expect(zrec_ok(["digest", url], s3.env(AWS_ENDPOINT_URL=link.url)).split()[0] == want,
+                   "digest over a 25 ms link")
+        FIGURES.append("503 SlowDown, resets and truncated bodies ridden out; ExpiredToken and a wrong region "
+                       "refused in one line each")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import http.client
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import tempfile
 import threading
@@ -140,11 +141,17 @@ class WebServer:
 
 
 class FaultProxy:
-    """An HTTP/1.1 proxy in front of a web server on 127.0.0.1:`upstream_port`, passing
-    GETs (Range and conditional headers included) through, with faults to switch on:
+    """An HTTP/1.1 proxy in front of a web server (or moto's S3 server) on
+    127.0.0.1:`upstream_port`, passing GETs through with their headers (Host, Range,
+    conditions and signatures alike: a signed S3 request stays valid), with faults to
+    switch on:
       drop_every = N   every Nth response sends its headers and half its body, then
                        closes the connection
-      error_every = N  every Nth request is answered 500 (N = 1: every one)
+      reset_every = N  every Nth request gets no answer: its connection is reset
+      error_every = N  every Nth request is answered error_status with error_body
+                       (500 "injected failure" unless set; N = 1: every one)
+      answer = fn      fn(path, headers) returns (status, body) to answer a request with
+                       instead of passing it on, or None to pass it on
       ignore_range     Range is dropped: the whole file comes back with 200
       before = fn      fn(path, headers) runs before each request is passed on (a test replaces
                        a file there)
@@ -156,7 +163,11 @@ class FaultProxy:
     def __init__(self, upstream_port):
         self.upstream_port = upstream_port
         self.drop_every = 0
+        self.reset_every = 0
         self.error_every = 0
+        self.error_status = 500
+        self.error_body = b"injected failure\n"
+        self.answer = None
         self.ignore_range = False
         self.before = None
         self.repeat = False
@@ -183,20 +194,27 @@ class FaultProxy:
                     proxy.requests += 1
                     n = proxy.requests
                     fault = proxy.repeat or key not in proxy._faulted
-                    if fault and ((proxy.error_every and n % proxy.error_every == 0) or
-                                  (proxy.drop_every and n % proxy.drop_every == 0)):
+                    if fault and any(every and n % every == 0
+                                     for every in (proxy.error_every, proxy.drop_every, proxy.reset_every)):
                         proxy._faulted.add(key)
                 if proxy.before is not None:
                     proxy.before(self.path, self.headers)
-                if fault and proxy.error_every and n % proxy.error_every == 0:
-                    body = b"injected failure\n"
-                    self.send_response(500)
-                    self.send_header("Content-Length", str(len(body)))
+                if fault and proxy.reset_every and n % proxy.reset_every == 0:
+                    self.close_connection = True
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    return
+                answer = proxy.answer(self.path, self.headers) if proxy.answer is not None else None
+                if answer is None and fault and proxy.error_every and n % proxy.error_every == 0:
+                    answer = (proxy.error_status, proxy.error_body)
+                if answer is not None:
+                    self.send_response(answer[0])
+                    self.send_header("Content-Length", str(len(answer[1])))
                     self.end_headers()
-                    self.wfile.write(body)
+                    self.wfile.write(answer[1])
                     return
                 headers = {k: v for k, v in self.headers.items()
-                           if k.lower() in ("range", "if-match", "if-unmodified-since", "if-range")}
+                           if k.lower() not in ("connection", "keep-alive", "proxy-connection", "te", "upgrade")}
                 if proxy.ignore_range:
                     headers.pop("Range", None)
                     headers.pop("range", None)
