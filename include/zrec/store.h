@@ -114,7 +114,9 @@ class Store {
   // Reads `ids` in order, in windows, calling `fn` once per window (on the calling
   // thread) while a reader thread already gathers the next one on the lanes. The two
   // windows in flight hold at most window_bytes logical bytes together (half each; a
-  // record larger than that is a window alone), whatever ids.size(). Stops at the
+  // record larger than that is a window alone), whatever ids.size(); a remote store's
+  // scan may hold another half window of copies of records it meets again in a later
+  // window (each range is fetched once). Stops at the
   // first error (from reading or from fn). fn must not use this Store's lanes (gather,
   // scan, read_stored, the id list form of read_locs) meanwhile.
   Status scan(std::span<const uint64_t> ids, uint64_t window_bytes, const std::function<Status(const Window&)>& fn);

@@ -16,6 +16,7 @@
 #include "format/endian.h"
 #include "format/record_loc.h"
 #include "io/mapped_file.h"
+#include "store/remote_repeats.h"
 #include "store/scan_windows.h"
 #include "store/store_files.h"
 
@@ -185,11 +186,14 @@ struct Store::Impl {
     return std::clamp<uint64_t>(kRemoteBytesInFlight / remote_depth, uint64_t{1} << 20, kMaxStoredRun);
   }
 
+  // Positions whose record an earlier window fetched (repeats: store/remote_repeats.h)
+  // are claims of their own at the end of the order, read from the copy it kept.
   void plan_remote(std::span<const uint64_t> ids, std::span<const RecordLoc> locs, size_t begin, size_t end,
-                   std::vector<size_t>& order, std::vector<size_t>& bounds) const {
+                   store::RemoteRepeats& repeats, std::vector<size_t>& order, std::vector<size_t>& bounds) const {
     const uint32_t shards = files.page.data_shards;
-    order.resize(end - begin);
-    for (size_t k = begin; k < end; ++k) order[k - begin] = k;
+    order.clear();
+    std::vector<size_t> copied;
+    for (size_t k = begin; k < end; ++k) (repeats.plan(k, begin) ? copied : order).push_back(k);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       const uint64_t sa = ids[a] % shards, sb = ids[b] % shards;
       if (sa != sb) return sa < sb;
@@ -229,13 +233,34 @@ struct Store::Impl {
         run_start = r.offset;
       }
     }
+    if (order.empty()) bounds.clear();
+    for (const size_t k : copied) {
+      bounds.push_back(order.size());
+      order.push_back(k);
+    }
     bounds.push_back(order.size());
   }
 
   // Reads one planned claim `ks` (plan_remote: records of one data file by offset) with
   // one request, record k into dst(k).
   Status read_remote_claim(size_t lane, std::span<const uint64_t> ids, std::span<const RecordLoc> locs,
-                           std::span<const size_t> ks, const std::function<uint8_t*(size_t)>& dst) {
+                           store::RemoteRepeats& repeats, std::span<const size_t> ks,
+                           const std::function<uint8_t*(size_t)>& dst) {
+    if (ks.size() == 1 && repeats.from_copy(ks.front()))
+      return repeats.take(ks.front(), dst(ks.front()), locs[ks.front()].logic_length);
+    Status s = fetch_remote_claim(lane, ids, locs, ks, dst);
+    for (const size_t k : ks) {
+      if (s.is_ok()) {
+        repeats.read(k, dst(k), locs[k].logic_length);
+      } else {
+        repeats.failed(k, s);
+      }
+    }
+    return s;
+  }
+
+  Status fetch_remote_claim(size_t lane, std::span<const uint64_t> ids, std::span<const RecordLoc> locs,
+                            std::span<const size_t> ks, const std::function<uint8_t*(size_t)>& dst) {
     for (const size_t k : ks)
       ZREC_RETURN_IF_ERROR(store::check_record_loc(files, files.page.tails.data(), ids[k], locs[k]));
     const uint32_t shard = static_cast<uint32_t>(ids[ks.front()] % files.page.data_shards);
@@ -519,6 +544,7 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
   Impl& m = *impl_;
   ZREC_RETURN_IF_ERROR(m.check_ids(ids));
   store::ScanWindows windows(std::max<uint64_t>(1, window_bytes / 2), m.pool->count());
+  store::RemoteRepeats repeats;  // a remote store's records asked for again in a later window
 
   auto read_windows = [&]() -> Status {
     std::vector<RecordLoc> locs;
@@ -541,12 +567,14 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
       // Scattered IDs are read by ID within each window (scan_windows.h, begin_chunk).
       windows.begin_chunk(chunk_ids, locs, chunk, !consecutive && m.files.url.empty());
       if (!m.files.url.empty()) {
+        // Copies of repeated records held at once: at most one window's budget more.
+        repeats.begin_chunk(chunk_ids, locs, std::max<uint64_t>(1, window_bytes / 2));
         windows.set_plan([&](size_t begin, size_t end, std::vector<size_t>& order, std::vector<size_t>& bounds) {
-          m.plan_remote(chunk_ids, locs, begin, end, order, bounds);
+          m.plan_remote(chunk_ids, locs, begin, end, repeats, order, bounds);
         });
         const store::ScanWindows::ReadPlanned read_claim = [&](size_t lane, std::span<const size_t> ks,
                                                                const std::function<uint8_t*(size_t)>& dst) {
-          return m.read_remote_claim(lane, chunk_ids, locs, ks, dst);
+          return m.read_remote_claim(lane, chunk_ids, locs, repeats, ks, dst);
         };
         ZREC_RETURN_IF_ERROR(
             m.pool->run(m.remote_depth, [&](size_t lane, size_t) { return windows.work(lane, read_claim); }));

@@ -16,6 +16,7 @@ of it:
   versions;
 - 403 / 404 / a redirect loop give one clear line, and no message shows credentials or
   a query string; writers refuse URLs;
+- a record asked for again in a later window is not fetched again (a copy is kept);
 - a random gather fetches no byte twice: 500 and 5,000 random 10 KiB records receive at
   most 1.1x the distinct records' bytes, and random ~100-byte records never more than
   the store holds (issue 43: 14x the store before).
@@ -230,6 +231,40 @@ def random_gathers_fetch_each_byte_once(d):
                        % (count, data + table, tiny_size))
                 FIGURES.append("%d random ~100-byte records over HTTP: %d bytes received, the store holds %d"
                                % (count, data + table, tiny_size))
+
+
+@case
+def records_repeated_across_windows_are_fetched_once(d):
+    # 3,000 IDs drawn from 300 records, read in windows of 400 records (--window-mib 8,
+    # half of it for each window): nearly every record comes back in several windows, and
+    # none may be fetched twice (the copies kept may take another half window: 3 MB here).
+    import random
+    import numpy as np
+    www = os.path.join(d, "www")
+    os.makedirs(www)
+    rng = np.random.default_rng(6)
+    must(["create", "--dense", "--dtype", "|u1", "--shape", "10240", "--codec", "raw", os.path.join(www, "big")])
+    must(["append-npy", os.path.join(www, "big"), "-"],
+         stdin=npy_bytes(rng.integers(0, 256, size=(3000, 10240), dtype=np.uint8)))
+    random.seed(9)
+    pool = random.sample(range(3000), 300)
+    ids = [random.choice(pool) for _ in range(3000)]
+    path = os.path.join(d, "ids")
+    with open(path, "w") as f:
+        f.write("\n".join(map(str, ids)) + "\n")
+    with WebServer(www) as web:
+        for window in ("8", "64"):
+            logged = len(web.access_log())
+            args = ["cat", "--format", "raw", "--window-mib", window, "--indices-from", path]
+            out = must_out(args[:1] + [web.http + "/big"] + args[1:])
+            expect(out == must_out(args[:1] + [os.path.join(www, "big")] + args[1:]), "the records differ")
+            sent = bytes_by_file(web.access_log()[logged:], "/big/")
+            data = sum(v for k, v in sent.items() if k.startswith("data_"))
+            distinct = len(set(ids)) * 10240
+            expect(data <= 1.1 * distinct, "--window-mib %s: %d data bytes for %d distinct (%.2fx)"
+                   % (window, data, distinct, data / distinct))
+            FIGURES.append("3,000 IDs of 300 records, windows of %s MiB: %.3fx the distinct records' bytes"
+                           % (window, data / distinct))
 
 
 @case
