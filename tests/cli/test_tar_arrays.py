@@ -17,6 +17,8 @@ read nothing of them back. Now:
 - bad arrays (a dtype or shape the stream does not hold, a member that is no .npy of an
   array stream, a size that disagrees with the header, bad magic) are refused in one
   line naming the member and the rule, exit 1, the root byte-identical;
+- --ext on a new root makes each selected stream from its first member (an array stream
+  from a .npy member);
 - two streams whose members would take one name (vec's arrays and a stream vec.npy) are
   refused by the export, nothing written.
 
@@ -159,6 +161,19 @@ def other_shapes_and_dtypes(d):
     copy = os.path.join(d, "copy")
     must(["append-tar", "--dense", "cube", copy, out])
     expect_same_streams(root, copy, ["cube", "mat", "cls"])
+    # --ext selects the streams of a new root: each is made by its first member, so an
+    # array stream takes the array's schema (made before its members, it was Ragged '|u1'
+    # and refused them).
+    chosen = os.path.join(d, "chosen")
+    must(["append-tar", "--dense", "cube", "--ext", "cube,mat", chosen, out])
+    expect_same_streams(root, chosen, ["cube", "mat"])
+    expect(sorted(os.listdir(chosen)) == ["cube", "mat", "zrec-root"], str(os.listdir(chosen)))
+    # A selected stream the first sample lacks is named, and nothing is made.
+    lacking = os.path.join(d, "lacking")
+    err = fails(["append-tar", "--ext", "cube,box", lacking, out])
+    expect("sample '000000' has no 'box' member" in err and "every sample needs one member per stream (box, cube)"
+           in err, err)
+    expect(not os.path.exists(lacking), "a failed first run left %s" % lacking)
 
 
 @case

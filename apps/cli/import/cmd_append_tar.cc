@@ -143,16 +143,21 @@ Status TarImport::close_sample() {
   if (!selection_fixed_) check_stream_dicts();  // before this first sample is appended
   selection_fixed_ = true;  // the first sample defines the streams when neither --ext nor the root does
   std::string problem;
+  std::string list;
+  for (const auto& m : sample_.members()) list += (list.empty() ? "'" : ", '") + m + "'";
+  const auto no_member = [&](const std::string& stream) {
+    const auto alias = opt_.alias_words.find(stream);
+    return "sample '" + sample_.key() + "' has no '" + stream + "' member" +
+           (alias == opt_.alias_words.end() ? std::string() : " (" + alias->second + ")") + " (it has " +
+           (list.empty() ? "none" : list) + "); every sample needs one member per stream (" + member_stream_list() +
+           ")";
+  };
+  if (!unmade_.empty()) problem = no_member(*unmade_.begin());  // no member yet to make it
   for (const auto& s : streams_) {
+    if (!problem.empty()) break;
     if (s.keys) continue;  // written from the key below
     if (!s.has_member) {
-      std::string list;
-      for (const auto& m : sample_.members()) list += (list.empty() ? "'" : ", '") + m + "'";
-      const auto alias = opt_.alias_words.find(s.ext);
-      problem = "sample '" + sample_.key() + "' has no '" + s.ext + "' member" +
-                (alias == opt_.alias_words.end() ? std::string() : " (" + alias->second + ")") + " (it has " +
-                (list.empty() ? "none" : list) + "); every sample needs one member per stream (" +
-                member_stream_list() + ")";
+      problem = no_member(s.ext);
       break;
     }
     if (s.member_bytes == 0) {
@@ -307,7 +312,7 @@ Status TarImport::run() {
       return invalid_argument("sample '" + sample_.key() + "' has two '" + ext + "' members: '" + s->member_path +
                               "' and '" + m.path + "' (a duplicate extension within a sample" +
                               (opt_.alias_words.count(ext) > 0 ? ", or two of its alternatives" : "") + ")");
-    if (s == nullptr && selection_fixed_) {
+    if (s == nullptr && selection_fixed_ && unmade_.count(ext) == 0) {
       ++ignored_;
       continue;
     }

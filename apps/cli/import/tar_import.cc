@@ -84,6 +84,7 @@ Status TarImport::open_stream(const std::string& ext, bool exists, const NpyHead
   if (!exists) {
     CreateOptions c = new_stream_options(a_, opt_, ext, first_array);
     ZREC_ASSIGN_OR_RETURN(s.writer, dataset_->stream(ext, c));
+    unmade_.erase(ext);
     spdlog::info("created stream '{}': {}, codec {}", s.path, c.schema.describe(), to_string(c.codec));
   } else {
     s.writer = dataset_->find(ext);
@@ -180,8 +181,16 @@ Status TarImport::open_streams() {
                  first_length_);
   }
 
+  // A selected stream of numbers (--parse) is made now; any other waits for its first
+  // member, which may be an array (unmade_).
   for (const auto& ext : opt_.ext_streams)
-    if (find(ext) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(ext, false));
+    if (find(ext) == nullptr) {
+      if (opt_.parse.count(ext) > 0) {
+        ZREC_RETURN_IF_ERROR(open_stream(ext, false));
+      } else {
+        unmade_.insert(ext);
+      }
+    }
   // --keys-stream: the keys inside the root. Once a root has the stream, every run
   // writes it (it is one of the streams), whether or not the option is given again.
   if (a_.keys_stream && find(kKeyStream) == nullptr) ZREC_RETURN_IF_ERROR(open_stream(kKeyStream, false));
@@ -197,12 +206,13 @@ Status TarImport::open_streams() {
 // without its dictionary, silently: a usage error, before any sample is appended.
 void TarImport::check_stream_dicts() const {
   for (const auto& [name, spec] : opt_.stream_dict_specs)
-    if (index_.count(name) == 0)
+    if (index_.count(name) == 0 && unmade_.count(name) == 0)
       throw UsageError("--stream-dict '" + printable(spec) + "': '" + printable(name) +
                        "' is not one of the streams (" + stream_list() + ")");
   // --stream-codec likewise; and a stream that exists already keeps its codec: a rerun
   // with the same options goes on, another codec asked of it is refused, not ignored.
   for (const auto& [name, spec] : opt_.stream_codec_specs) {
+    if (unmade_.count(name) > 0) continue;  // made with it by its first member
     const auto at = index_.find(name);
     if (at == index_.end())
       throw UsageError("--stream-codec '" + printable(spec) + "': '" + printable(name) +

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,13 +107,13 @@ class TarImport {
   // Samples the root holds: its committed count.
   uint64_t holds() const { return dataset_ ? dataset_->committed_length() : first_length_; }
   std::string stream_list() const {
-    std::vector<std::string> names;
+    std::vector<std::string> names(unmade_.begin(), unmade_.end());
     for (const auto& s : streams_) names.push_back(s.ext);
     return join_stream_names(names);
   }
   // The streams made of members: all but __key__, which comes from the sample's key.
   std::string member_stream_list() const {
-    std::vector<std::string> names;
+    std::vector<std::string> names(unmade_.begin(), unmade_.end());
     for (const auto& s : streams_)
       if (!s.keys) names.push_back(s.ext);
     return join_stream_names(names);
@@ -135,6 +136,10 @@ class TarImport {
   std::unique_ptr<DatasetWriter> dataset_;
   std::vector<TarStream> streams_;  // index_ order: as created or found
   std::map<std::string, size_t> index_;
+  // Streams --ext selects for a root that holds no sample yet, made by their first
+  // member: a .npy member makes an array stream of its dtype and shape, which a stream
+  // made before it (of bytes) would refuse.
+  std::set<std::string> unmade_;
   bool selection_fixed_ = false;
   bool finished_ = false;
   std::unique_ptr<KeysFile> keys_;
