@@ -16,6 +16,7 @@
 #include "zrec/remote.h"
 
 #include "io/curl_api.h"
+#include "io/location.h"
 #include "io/s3_config.h"
 #include "io/s3_request.h"
 
@@ -43,13 +44,17 @@ size_t read_lane_count(std::string_view path, size_t requested) {
   // to the 15 round trips the requests need, and a lane waiting costs a thread's stack,
   // not a CPU (scripts/bench_remote.py, "latency" row).
   constexpr size_t kRemoteLanes = 32;
-  if (requested > 0 || !is_url(path)) return read_lane_budget(requested);
+  if (requested > 0 || !io::Location(std::string(path)).remote()) return read_lane_budget(requested);
   return kRemoteLanes;
 }
 
-bool is_url(std::string_view path) {
-  return starts_with_nocase(path, "http://") || starts_with_nocase(path, "https://") || is_s3_url(path);
+namespace io {
+bool is_http_url(std::string_view text) {
+  return starts_with_nocase(text, "http://") || starts_with_nocase(text, "https://");
 }
+}  // namespace io
+
+bool is_url(std::string_view path) { return io::is_http_url(path) || is_s3_url(path); }
 
 bool is_s3_url(std::string_view path) { return starts_with_nocase(path, "s3://"); }
 
@@ -498,7 +503,7 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
     if (hops == options.max_redirects)
       return {Outcome::kFail, io_error("more than " + std::to_string(options.max_redirects) +
                                        " redirects (the last to '" + redact_url(location) + "')")};
-    if (!is_url(location))
+    if (!is_http_url(location))
       return {Outcome::kFail, io_error("HTTP " + r.status_text + " redirects to '" + redact_url(location) +
                                        "', which is not an http:// or https:// URL")};
     if (secure && !starts_with_nocase(location, "https://"))

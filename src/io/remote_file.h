@@ -73,6 +73,10 @@ class RemoteFile {
 // digits, "-._~") as %XX (upper-case hex), and '/' kept when keep_slashes.
 std::string percent_encode(std::string_view bytes, bool keep_slashes);
 
+// Whether `text` starts with http:// or https:// (any case): a web server's URL, where
+// is_url (zrec/remote.h) takes s3:// too.
+bool is_http_url(std::string_view text);
+
 // Whether a RemoteFile error is the server's 401 or 403: a bucket answers 403, not
 // 404, for a missing object to whoever may not list it, so a probe for a file that may
 // be absent takes it as absence.

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <utility>
 
+#include "io/remote_file.h"
+
 namespace zrec::io {
 
 namespace {
@@ -129,7 +131,7 @@ Result<S3Config> resolve_s3_config(const S3Options& options) {
     if (c.endpoint.empty()) c.endpoint = env(variable);
   if (const std::string* e = lookup(conf, "endpoint_url"); c.endpoint.empty() && e != nullptr) c.endpoint = *e;
   while (!c.endpoint.empty() && c.endpoint.back() == '/') c.endpoint.pop_back();
-  if (!c.endpoint.empty() && !is_url(c.endpoint))
+  if (!c.endpoint.empty() && !is_http_url(c.endpoint))
     return invalid_argument("the S3 endpoint '" + redact_url(c.endpoint) + "' is not an http:// or https:// URL");
   if (c.anonymous) return c;
 

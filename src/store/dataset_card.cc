@@ -12,6 +12,7 @@
 #include "zrec/file.h"
 #include "zrec/remote.h"
 
+#include "io/location.h"
 #include "io/store_lock.h"
 #include "store/root_writer.h"
 
@@ -89,27 +90,18 @@ Status replace_card(const std::string& dir, const std::string& bytes) {
 }  // namespace
 
 Result<std::optional<std::string>> read_card(const std::string& path, const RemoteOptions& remote) {
-  const std::string card = join_path(path, kCardFile);
-  if (is_url(path)) {
-    auto f = io::File::open_url(card, uint64_t{1} << 20, remote);
-    if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::optional<std::string>();
-    if (!f.is_ok()) return f.status();
-    ZREC_ASSIGN_OR_RETURN(std::string bytes, read_whole(*f, card));
-    return std::optional<std::string>(std::move(bytes));
-  }
-  auto f = io::File::open(card, O_RDONLY);
-  if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::optional<std::string>();
-  if (!f.is_ok()) return f.status();
-  struct stat st;
-  if (::fstat(f->fd(), &st) != 0) return io::errno_status(errno, "cannot stat", card);
-  if (!S_ISREG(st.st_mode)) return invalid_argument("card '" + card + "' is not a regular file");
-  ZREC_ASSIGN_OR_RETURN(std::string bytes, read_whole(*f, card));
+  const io::Location card = io::Location(path).child(kCardFile);
+  const auto not_regular = [](const std::string& at) {
+    return invalid_argument("card '" + at + "' is not a regular file");
+  };
+  ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, card.open_regular(O_RDONLY, uint64_t{1} << 20, remote, not_regular));
+  if (!f) return std::optional<std::string>();
+  ZREC_ASSIGN_OR_RETURN(std::string bytes, read_whole(*f, card.shown()));
   return std::optional<std::string>(std::move(bytes));
 }
 
 Status write_card(const std::string& path, const std::optional<std::string>& bytes, const io::LockWait& wait) {
-  if (is_url(path))
-    return invalid_argument("'" + redact_url(path) + "' is a URL: zrec writes cards of local stores and roots only");
+  ZREC_RETURN_IF_ERROR(io::Location(path).local_path("stores' and roots' cards").status());
   if (bytes && bytes->size() > kMaxCardBytes) return too_large(join_path(path, kCardFile), bytes->size());
   ZREC_ASSIGN_OR_RETURN(const WriterHold hold, hold_writer_lock(path, wait));
   remove_stale_temporaries(path);

@@ -4,6 +4,7 @@
 #include "zrec/dataset.h"
 #include "zrec/store.h"
 
+#include "io/location.h"
 #include "store/stream_alignment.h"
 
 namespace zrec {
@@ -24,7 +25,7 @@ Result<Dataset> Dataset::open(const std::string& root, const OpenOptions& option
   ZREC_ASSIGN_OR_RETURN(d.committed_, read_root_marker(root, options.remote));
   // A URL cannot be listed: its stores are the streams its marker names, read above
   // (child_stores would fetch the marker again).
-  if (is_url(root)) {
+  if (io::Location(root).remote()) {
     if (d.committed_) d.stores_ = d.committed_->streams;
   } else {
     d.stores_ = child_stores(root);
@@ -38,7 +39,7 @@ const RootState& Dataset::committed() const { return committed_ ? *committed_ : 
 
 std::vector<std::string> Dataset::unadopted() const {
   std::vector<std::string> out;
-  if (!committed_ || is_url(root_)) return out;
+  if (!committed_) return out;  // (a remote root's stores are its committed streams)
   for (const auto& name : stores_)
     if (!std::binary_search(committed_->streams.begin(), committed_->streams.end(), name)) out.push_back(name);
   return out;

@@ -9,17 +9,13 @@
 #include "zrec/remote.h"
 
 #include "format/sha256.h"
+#include "io/location.h"
 
 namespace zrec {
 
 Result<FileHash> file_sha256(const std::string& path, const RemoteOptions& remote) {
   constexpr uint64_t kWindow = uint64_t{4} << 20;
-  io::File f;
-  if (is_url(path)) {
-    ZREC_ASSIGN_OR_RETURN(f, io::File::open_url(path, kWindow, remote));
-  } else {
-    ZREC_ASSIGN_OR_RETURN(f, io::File::open(path, O_RDONLY));
-  }
+  ZREC_ASSIGN_OR_RETURN(const io::File f, io::Location(path).open_for_reading(kWindow, remote));
   ZREC_ASSIGN_OR_RETURN(const uint64_t size, f.size());
   format::Sha256 sha;
   std::vector<uint8_t> window(std::min(size, kWindow));

@@ -1,6 +1,5 @@
 // The root marker ROOT/zrec-root: its bytes, its lock and its commits (zrec/dataset.h,
 // docs/format.md §12).
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 #include "zrec/dataset.h"
 #include "zrec/remote.h"
 
+#include "io/location.h"
 #include "io/store_lock.h"
 #include "store/root_marker.h"
 #include "store/root_writer.h"
@@ -168,20 +168,15 @@ Result<RootState> decode_root_marker(const std::string& bytes, const std::string
 
 namespace {
 
-// The marker at `path`, opened with `flags` (never through a link, never blocking: a FIFO
-// named zrec-root would wait for a writer forever) and stat'ed into `st`; nullopt when
-// there is none. Anything but a regular file is refused.
-Result<std::optional<io::File>> open_marker(const std::string& path, int flags, struct stat& st) {
-  const int fd = io::retry_eintr([&] { return ::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); });
-  if (fd < 0) {
-    if (errno == ENOENT) return std::optional<io::File>();
-    if (errno == ELOOP) return not_a_regular_file(path);
-    return io::errno_status(errno, "cannot open", path);
-  }
-  io::File f(fd, path);
-  if (::fstat(fd, &st) != 0) return io::errno_status(errno, "cannot stat", path);
-  if (!S_ISREG(st.st_mode)) return not_a_regular_file(path);
-  return std::optional<io::File>(std::move(f));
+// The marker of `root`, opened with `flags` (never through a link, never blocking: a FIFO
+// named zrec-root would wait for a writer forever) and, when local, stat'ed into `st`;
+// nullopt when there is none. Anything but a regular file is refused. A remote one
+// comes whole (1 MiB cap) with its first request.
+Result<std::optional<io::File>> open_marker(const std::string& root, int flags, const RemoteOptions& remote,
+                                            struct stat* st = nullptr) {
+  return io::Location(root)
+      .child(kRootMarkerFile)
+      .open_regular(flags, kMaxMarkerBytes + 1, remote, not_a_regular_file, st);
 }
 
 // The state in the marker `f` (at `path`) of `size` bytes, which must be at most 1 MiB.
@@ -196,43 +191,30 @@ Result<RootState> read_marker_state(const io::File& f, off_t size, const std::st
 }  // namespace
 
 Result<std::optional<RootState>> read_root_marker(const std::string& root, const RemoteOptions& remote) {
-  const std::string path = marker_path(root);
-  if (is_url(root)) {  // zrec/remote.h: fetched whole (1 MiB cap) with its first request
-    auto f = io::File::open_url(path, kMaxMarkerBytes + 1, remote);
-    if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::optional<RootState>();
-    if (!f.is_ok()) return f.status();
-    ZREC_ASSIGN_OR_RETURN(uint64_t size, f->size());
-    ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, static_cast<off_t>(size), f->path()));
-    return std::optional<RootState>(std::move(state));
-  }
-  struct stat st;
-  ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, open_marker(path, O_RDONLY, st));
+  ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, open_marker(root, O_RDONLY, remote));
   if (!f) return std::optional<RootState>();
-  ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, st.st_size, path));
+  ZREC_ASSIGN_OR_RETURN(const uint64_t size, f->size());
+  ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, static_cast<off_t>(size), f->path()));
   return std::optional<RootState>(std::move(state));
 }
 
 std::vector<std::string> root_temporaries(const std::string& root) {
   std::vector<std::string> names;
-  if (is_url(root)) return names;
-  DIR* dir = ::opendir(root.c_str());
-  if (dir == nullptr) return names;
   const std::string marker_prefix = kTempPrefix, build_tag = ".zrec-tmp-";
-  constexpr size_t kRandom = 6;  // mkstemp's and mkdtemp's characters
-  while (dirent* e = ::readdir(dir)) {
-    const std::string_view name = e->d_name;
+  constexpr size_t kRandom = 6;                                       // mkstemp's and mkdtemp's characters
+  for (const std::string& name : io::Location(root).entry_names()) {  // a URL lists nothing
     const bool marker = name.size() == marker_prefix.size() + kRandom && name.starts_with(marker_prefix);
     const bool stream = name.size() > 1 + build_tag.size() + kRandom && name.starts_with('.') &&
                         name.substr(name.size() - kRandom - build_tag.size(), build_tag.size()) == build_tag;
-    if (marker || stream) names.emplace_back(name);
+    if (marker || stream) names.push_back(name);
   }
-  ::closedir(dir);
   std::sort(names.begin(), names.end());
   return names;
 }
 
 Status check_root_stream(const std::string& root, const std::string& name) {
-  if (is_url(root)) return Status::ok();  // a URL has no links: its stream is what the server serves there
+  // A URL has no links: its stream is what the server serves there.
+  if (io::Location(root).remote()) return Status::ok();
   const std::string path = join_path(root, name);
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot stat", path);
@@ -264,7 +246,7 @@ std::string canonical(const std::string& path) {
 }  // namespace
 
 Status refuse_root_stream(const std::string& store_path) {
-  if (is_url(store_path)) return Status::ok();  // zrec writes only local stores
+  if (io::Location(store_path).remote()) return Status::ok();  // zrec writes only local stores
   // The directory the store really lies in: a link to a stream, or "ds/jpg/.", is the
   // stream all the same.
   const std::string real = canonical(store_path);
@@ -292,7 +274,7 @@ Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, co
   const std::string path = marker_path(root);
   for (int tries = 0; tries < kMaxReopens; ++tries) {
     struct stat held;
-    ZREC_ASSIGN_OR_RETURN(std::optional<io::File> opened, open_marker(path, O_RDWR, held));
+    ZREC_ASSIGN_OR_RETURN(std::optional<io::File> opened, open_marker(root, O_RDWR, {}, &held));
     if (!opened) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
     io::File f = std::move(*opened);
     ZREC_RETURN_IF_ERROR(lock_marker(f, wait, root));

@@ -17,6 +17,7 @@
 #include "format/layout.h"
 #include "format/record_loc.h"
 #include "format/schema_msgpack.h"
+#include "io/location.h"
 
 namespace zrec::store {
 
@@ -107,10 +108,9 @@ Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions
 
 Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
                                     bool snapshot_if_busy, const RemoteOptions& remote) {
-  const bool by_url = is_url(path);
-  if (by_url && mode != io::LockMode::kShared)
-    return invalid_argument("'" + redact_url(path) + "' is a URL; zrec writes only local stores");
-  if (by_url) {
+  const io::Location at(path);
+  if (at.remote() && mode != io::LockMode::kShared) return at.local_path("stores").status();
+  if (at.remote()) {
     ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path, remote));
     return check_store_files(std::move(s), io::LockMode::kShared);
   }

@@ -19,6 +19,7 @@
 #include "format/layout.h"
 #include "format/record_loc.h"
 #include "format/sha256.h"
+#include "io/location.h"
 #include "store/store_files.h"
 #include "store/verifier.h"
 
@@ -99,9 +100,10 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   VerifyReport rep;
   rep.path = redact_url(path);
   rep.quick = options.quick;
+  const io::Location at(path);
   struct stat st;
-  if (!is_url(path) && ::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
-  if (!is_url(path) && !S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
+  if (!at.remote() && ::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
+  if (!at.remote() && !S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
 
   auto loaded =
       store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy, options.remote);
@@ -118,7 +120,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
     }
     // No meta.zr beside a store's data files: a store that lost its table, not a stranger.
     struct stat data_st;
-    if (s.code() == StatusCode::kNotFound && !is_url(path) &&
+    if (s.code() == StatusCode::kNotFound && !at.remote() &&
         ::lstat(join_path(path, format::data_file_name(0)).c_str(), &data_st) == 0) {
       ZREC_RETURN_IF_ERROR(record_problem(rep, options,
                                           {"store", "meta.zr is missing (the directory holds data_0.zr of a store)",
