@@ -13,8 +13,10 @@ append-tar could append to a root, so a root with an array stream could never gr
   counts (both counts named), a stream of the root not fed, a stream the root lacks, an
   array of the wrong dtype, a JSON line with a missing or an extra key (line and key
   named), a directory without a zrec-root marker.
-- SIGKILL: an append-npy with --checkpoint-every and --resume-file killed at 5 random
-  instants, each rerun to its end, leaves every stream's digest equal to a clean run's.
+- SIGKILL: append-npy ROOT, append-stream ROOT (JSON lines) and append-tar ROOT (a tar
+  of .npy members: the clean root's export), each with --checkpoint-every and
+  --resume-file, killed at 5 random instants and rerun to its end, leave every stream's
+  digest equal to a clean append-npy run's.
 
 Needs: ZREC (path of the zrec binary), numpy.
 """
@@ -34,6 +36,7 @@ import numpy as np  # noqa: E402
 
 ZREC = require_zrec("test_root_appends")
 CASES, case = case_runner.case_registry()
+FIGURES = []
 STREAMS = ("embedding", "label", "text", "token")
 
 
@@ -103,8 +106,7 @@ def npy_feeds_every_stream_and_rerun_skips(d):
 @case
 def json_lines_feed_every_stream_and_rerun_skips(d):
     root = make_root(d)
-    lines = "".join('{"label": %d, "embedding": [%d, %d, %d, %d], "token": %s, "text": "sample %d"}\n' %
-                    (i, 4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3, list(range(i, i + i % 7 + 1)), i) for i in range(6))
+    lines = json_lines(6)
     err = must(["append-stream", root], stdin=lines.encode())[1]
     expect("appended 6 samples" in err, err)
     check_samples(root, 6)
@@ -160,32 +162,67 @@ def digests(root):
     return [must_out(["digest", os.path.join(root, s)]).split()[0] for s in STREAMS]
 
 
+def json_lines(n):
+    return "".join('{"label": %d, "embedding": [%d, %d, %d, %d], "token": %s, "text": "sample %d"}\n' %
+                   (i, 4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3, list(range(i, i + i % 7 + 1)), i) for i in range(n))
+
+
+def kill_and_resume(d, name, argv, stdin_path, want, trials=5):
+    """Runs `zrec ARGV ROOT` (ROOT a fresh root per trial; stdin from stdin_path, or
+    none) with --checkpoint-every and --resume-file, SIGKILLs it at a random instant of a
+    whole run, reruns it to its end, and expects every stream's digest to be `want`.
+    Returns how many trials killed it mid-run."""
+    def run(root, trial, wait=True):
+        cmd = [ZREC, argv[0], "--checkpoint-every", "1000", "--resume-file",
+               os.path.join(d, "%s-resume%d" % (name, trial)), root] + argv[1:]
+        stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+        p = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if wait:
+            err = p.communicate()[1]
+            expect(p.returncode == 0, "%s %s: %s" % (name, root, err.decode()))
+        return p
+    t0 = time.monotonic()
+    run(make_root(d, name + "-timed"), 99)
+    duration = time.monotonic() - t0
+    rng = random.Random(42)
+    killed = 0
+    for trial in range(trials):  # each from an empty root, so the kill lands inside a whole run
+        root = make_root(d, "%s-killed%d" % (name, trial))
+        p = run(root, trial, wait=False)
+        time.sleep(rng.uniform(0.0, duration))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        killed += p.returncode == -signal.SIGKILL
+        run(root, trial)
+        expect(digests(root) == want, "%s, kill %d: digests differ from a clean run's" % (name, trial))
+    return killed
+
+
 @case
 def killed_appends_resume_to_a_clean_runs_digests(d):
+    # The same 12,000 samples by .npy files, by JSON lines and by a tar of .npy members
+    # (the clean root's own export): each append killed and resumed ends as a clean run.
     n = 12000
     args = write_inputs(d, n)
     clean = make_root(d, "clean")
     must(["append-npy", clean] + args)
     want = digests(clean)
-    t0 = time.monotonic()
-    must(["append-npy", make_root(d, "timed")] + args)
-    duration = time.monotonic() - t0
-    rng = random.Random(42)
-    killed = 0
-    for trial in range(5):  # each from an empty root, so the kill lands inside a whole run
-        root = make_root(d, "killed%d" % trial)
-        cmd = [ZREC, "append-npy", "--checkpoint-every", "1000", "--resume-file",
-               os.path.join(d, "resume%d" % trial), root] + args
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.0, duration))
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-        killed += p.returncode == -signal.SIGKILL
-        r = subprocess.run(cmd, capture_output=True)
-        expect(r.returncode == 0, "rerun after kill %d: %s" % (trial, r.stderr.decode()))
-        expect(digests(root) == want, "kill %d: digests differ from a clean run's" % trial)
-    expect(killed >= 1, "no trial killed the command mid-run")
+    jsonl = os.path.join(d, "samples.jsonl")
+    with open(jsonl, "w") as f:
+        f.write(json_lines(n))
+    tar = os.path.join(d, "samples.tar")
+    must(["cat", clean, "--format", "tar", "-o", tar])
+    from_json = make_root(d, "from-json")
+    must(["append-stream", from_json], stdin_file=jsonl)
+    expect(digests(from_json) == want, "append-stream ROOT of the same samples differs from append-npy's")
+    killed = {"append-npy": kill_and_resume(d, "npy", ["append-npy"] + args, None, want),
+              "append-stream": kill_and_resume(d, "jsonl", ["append-stream"], jsonl, want),
+              "append-tar": kill_and_resume(d, "tar", ["append-tar", tar], None, want)}
+    for command, count in killed.items():
+        expect(count >= 1, "no trial killed %s mid-run" % command)
+    FIGURES.append("root appends killed mid-run and resumed to a clean run's digests: %s" %
+                   ", ".join("%s %d of 5" % kv for kv in killed.items()))
 
 
 if __name__ == "__main__":
-    sys.exit(case_runner.run_cases(CASES, "zrec-root-appends-"))
+    sys.exit(case_runner.run_cases(CASES, "zrec-root-appends-", figures=FIGURES))
