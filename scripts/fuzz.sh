@@ -3,7 +3,7 @@
 # sanitized tree (build-asan/, the one scripts/test.sh builds; scripts/build.sh
 # --sanitized) and runs each for a bounded time on its committed seed corpus, as CI does.
 #
-# Usage: scripts/fuzz.sh [SECONDS]   seconds per target (default: $ZREC_FUZZ_SECONDS or 20)
+# Usage: scripts/fuzz.sh [SECONDS]   seconds per target (default: $ZREC_FUZZ_SECONDS or 10)
 #        scripts/fuzz.sh SECONDS TARGET...   only these targets
 #
 # New inputs the fuzzer finds go to a scratch corpus (build-asan/fuzz-work/corpus/<target>/), not
@@ -15,7 +15,7 @@
 # Prints one "figure:" line per target with the executions and the corpus size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-${ZREC_FUZZ_SECONDS:-20}}
+secs=${1:-${ZREC_FUZZ_SECONDS:-10}}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||

@@ -9,7 +9,7 @@
 #                          coverage, which runs the tests again (all but those labelled
 #                          release-only, cmake/tests.cmake), the core test binary under
 #                          ThreadSanitizer, and each fuzz target for ZREC_FUZZ_SECONDS
-#                          (default 20). Each build after the first compiles in the
+#                          (default 10). Each build after the first compiles in the
 #                          background while the tests before it run.
 #
 # ZREC_SKIP_SANITIZERS=1 stops the full run after the Release pass. Builds go through
@@ -105,7 +105,7 @@ if [ "$sanitized" = 1 ]; then
   # libFuzzer targets, a bounded run each on the committed seeds (docs/verify.md), from
   # the sanitized tree.
   echo "== Fuzzing" >&2
-  scripts/fuzz.sh "${ZREC_FUZZ_SECONDS:-20}"
+  scripts/fuzz.sh "${ZREC_FUZZ_SECONDS:-10}"
   phase_done "fuzzing"
 fi
 echo "figure: scripts/test.sh took $((SECONDS - run_start)) s" >&2
