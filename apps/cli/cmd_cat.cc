@@ -15,8 +15,8 @@
 #include "cli/formats/json_string.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/record_format.h"
+#include "cli/formats/record_order.h"
 #include "cli/formats/selection.h"
-#include "cli/formats/shuffle.h"
 #include "cli/npz_writer.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
@@ -97,28 +97,12 @@ Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std:
   return resolve_runs(items.value(), length);
 }
 
-// What is written, in order: `total` IDs, the one at output position i being id_at(i)
-// (--sample, --distinct, --shuffle applied to the selection, which must outlive it).
-struct Order {
-  uint64_t total = 0;
-  std::function<uint64_t(uint64_t)> id_at;
-};
-
-Result<Order> order_of(const CatArgs& a, const SelectionIndex& selection) {
-  const uint64_t selected = selection.total();
-  if (a.sample && *a.sample > 0 && selected == 0) return invalid_argument("--sample: the selection is empty");
-  if (a.distinct && *a.sample > selected)
-    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
-                            std::to_string(selected) + " records");
-  const uint64_t seed = a.seed.value_or(0);
-  auto permutation = std::make_shared<const KeyedPermutation>(selected, seed);
-  const bool sample = a.sample.has_value(), distinct = a.distinct, shuffle = a.shuffle;
-  return Order{sample ? *a.sample : selected, [=, &selection](uint64_t i) {
-                 if (sample && distinct) return selection.at(permutation->at(i));  // the first N of --shuffle's order
-                 if (sample) return selection.at(sample_index(seed, i, selected));
-                 if (shuffle) return selection.at(permutation->at(i));
-                 return selection.at(i);
-               }};
+// What is written, in order: --sample, --distinct and --shuffle applied to the
+// selection (which must outlive it).
+Result<RecordOrder> order_of(const CatArgs& a, const SelectionIndex& selection, const std::string& unit) {
+  return RecordOrder::of(
+      selection,
+      {.sample = a.sample, .distinct = a.distinct, .shuffle = a.shuffle, .seed = a.seed.value_or(0), .unit = unit});
 }
 
 // Without --format, records go out as .npy, except to a terminal, where a person reads
@@ -224,11 +208,11 @@ Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, root.state.length, list));
   const SelectionIndex selection(runs, list);
-  ZREC_ASSIGN_OR_RETURN(const Order order, order_of(a, selection));
+  ZREC_ASSIGN_OR_RETURN(const RecordOrder order, order_of(a, selection, "samples"));
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
   RootCatOptions o;
-  o.total = order.total;
-  o.id_at = order.id_at;
+  o.total = order.total();
+  o.id_at = [&order](uint64_t i) { return order.id_at(i); };
   o.bytes_as_numbers = a.bytes_as_numbers;
   o.summarise = out.is_terminal() && !a.full;
   o.with_ids = a.with_ids;
@@ -240,9 +224,9 @@ Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
 
 // The checks of a selection that depend on the format: a .npy file holds one array, an
 // .npz names each array by its record ID.
-Status check_selection_fits(const CatArgs& a, Format format, const Store& store, const Order& order) {
-  const uint64_t total = order.total;
-  const auto& id_at = order.id_at;
+Status check_selection_fits(const CatArgs& a, Format format, const Store& store, const RecordOrder& order) {
+  const uint64_t total = order.total();
+  const auto id_at = [&order](uint64_t i) { return order.id_at(i); };
   const Schema& schema = store.schema();
   // One .npy file holds one array: np.load would read the first of a Ragged stream of them.
   if (a.format.empty() && format == Format::kNpy && a.output.ends_with(".npy") && !schema.is_dense() && total != 1)
@@ -370,9 +354,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
   const SelectionIndex selection(runs, list);
-  ZREC_ASSIGN_OR_RETURN(const Order order, order_of(a, selection));
-  const uint64_t total = order.total;
-  const auto& id_at = order.id_at;
+  ZREC_ASSIGN_OR_RETURN(const RecordOrder order, order_of(a, selection, "records"));
+  const uint64_t total = order.total();
+  const auto id_at = [&order](uint64_t i) { return order.id_at(i); };
   const Schema& schema = store->schema();
   ZREC_RETURN_IF_ERROR(check_selection_fits(a, format, *store, order));
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));

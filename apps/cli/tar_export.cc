@@ -22,9 +22,9 @@
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/record_format.h"
+#include "cli/formats/record_order.h"
 #include "cli/formats/selection.h"
 #include "cli/formats/shard_pattern.h"
-#include "cli/formats/shuffle.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/libarchive_api.h"
 #include "cli/os/output_guard.h"
@@ -496,15 +496,12 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   // The sample at output position i: the selection in order, shuffled, or drawn without
   // replacement (the first N of the shuffle), as cat's other formats write them.
   const SelectionIndex selection(runs, list);
-  const uint64_t selected = selection.total();
-  if (a.sample && *a.sample > selected)
-    return invalid_argument("--sample " + std::to_string(*a.sample) + " --distinct: the selection holds only " +
-                            std::to_string(selected) + " samples");
-  const uint64_t total = a.sample ? *a.sample : selected;
-  const KeyedPermutation permutation(selected, a.seed);
-  const auto id_at = [&](uint64_t i) {
-    return a.sample || a.shuffle ? selection.at(permutation.at(i)) : selection.at(i);
-  };
+  ZREC_ASSIGN_OR_RETURN(
+      const RecordOrder order,
+      RecordOrder::of(selection,
+                      {.sample = a.sample, .distinct = true, .shuffle = a.shuffle, .seed = a.seed, .unit = "samples"}));
+  const uint64_t total = order.total();
+  const auto id_at = [&order](uint64_t i) { return order.id_at(i); };
   ProgressMeter meter(g, "cat");
   meter.set_total_records(total);
   uint64_t done = 0;

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "cli/formats/record_format.h"
+#include "cli/formats/record_order.h"
 #include "cli/formats/selection.h"
-#include "cli/formats/shuffle.h"
 #include "cli/view/record_look.h"
 #include "cli/view/record_reader.h"
 
@@ -45,16 +45,16 @@ Status write_page(JsonWriter& j, Catalog& catalog, ByteBudget& budget, const Pag
   const uint64_t selected = selection.total();
   const bool filtered = q.filter.active();
   if (filtered && q.sample) return invalid_argument("sample: a sample cannot be filtered by label or q");
-  if (q.sample && *q.sample > 0 && selected == 0) return invalid_argument("sample: the selection is empty");
-  const uint64_t total = q.sample ? *q.sample : selected;
+  ZREC_ASSIGN_OR_RETURN(const RecordOrder order,
+                        RecordOrder::of(selection, {.sample = q.sample, .seed = q.seed, .option = "sample"}));
+  const uint64_t total = order.total();
   std::vector<uint64_t> ids;
   FilterScan found;
   if (filtered) {
     ZREC_ASSIGN_OR_RETURN(found, scan_filter(catalog, q.path, budget, selection, q.filter, q.cursor, q.scan, q.limit));
     ids = found.ids;
   } else {
-    for (uint64_t i = q.offset; i < total && i - q.offset < q.limit; ++i)
-      ids.push_back(q.sample ? selection.at(sample_index(q.seed, i, selected)) : selection.at(i));
+    for (uint64_t i = q.offset; i < total && i - q.offset < q.limit; ++i) ids.push_back(order.id_at(i));
   }
 
   j.begin_object();

@@ -1,7 +1,8 @@
 // A page of the records grid: the IDs of a selection (cat's SELECTION syntax), or of a
 // seeded sample drawn from it exactly as `zrec cat --sample N --seed K` draws (the same
-// sample_index, so the same IDs in the same order), cut to [offset, offset + limit); for
-// each ID one row, with one cell per stream (a PATH that is one store has one stream).
+// RecordOrder, formats/record_order.h, so the same IDs in the same order), cut to
+// [offset, offset + limit); for each ID one row, with one cell per stream (a PATH that
+// is one store has one stream).
 #pragma once
 
 #include <cstdint>
