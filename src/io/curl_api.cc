@@ -1,7 +1,12 @@
-// libcurl(), retryable_transfer and cancel_on_progress (see curl_api.h).
+// libcurl(), retryable_transfer, cancel_on_progress and back_off (see curl_api.h).
 #include "io/curl_api.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <random>
 #include <string>
 
 #include "zrec_support/shared_library.h"
@@ -51,6 +56,19 @@ bool retryable_transfer(CURLcode code) {
 
 int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return static_cast<const std::atomic<int>*>(cancel)->load(std::memory_order_relaxed) != 0 ? 1 : 0;
+}
+
+bool back_off(const RemoteOptions& options, int attempt) {
+  int64_t ms = options.first_backoff_ms;
+  for (int i = 2; i < attempt && ms < 5000; ++i) ms *= 2;
+  ms = std::min<int64_t>(ms, 5000);
+  thread_local std::minstd_rand jitter(std::random_device{}());
+  ms = ms / 2 + static_cast<int64_t>(jitter() % static_cast<uint64_t>(ms / 2 + 1));
+  for (int64_t slept = 0; slept < ms; slept += 20) {
+    if (options.cancel != nullptr && options.cancel->load() != 0) return false;
+    ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
+  }
+  return true;
 }
 
 }  // namespace zrec::io

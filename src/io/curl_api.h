@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 
+#include "zrec/remote.h"
 #include "zrec/status.h"
 
 #include "zrec_support/shared_library.h"
@@ -47,5 +48,11 @@ bool retryable_transfer(CURLcode code);
 // A CURLOPT_XFERINFOFUNCTION that ends the transfer once the std::atomic<int> its
 // CURLOPT_XFERINFODATA points to is set (a cancel token).
 int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
+
+// Sleeps before try `attempt` (2, 3, ...) of a request: first_backoff_ms, doubled for each
+// later try, at most 5 s, jittered to between half and all of it so that many lanes
+// throttled at once (a bucket's 503 SlowDown) do not come back at once. False, early,
+// when options.cancel is set.
+bool back_off(const RemoteOptions& options, int attempt);
 
 }  // namespace zrec::io

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
-#include <random>
 
 #include "zrec/lanes.h"
 #include "zrec/remote.h"
@@ -512,22 +511,6 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
     at = std::move(location);
     r.new_response();
   }
-}
-
-// Sleeps before try `attempt` (2, 3, ...), waking early when cancelled.
-bool back_off(const RemoteOptions& options, int attempt) {
-  int64_t ms = options.first_backoff_ms;
-  for (int i = 2; i < attempt && ms < 5000; ++i) ms *= 2;
-  ms = std::min<int64_t>(ms, 5000);
-  // Jittered to between half and all of it: many lanes throttled at once (a bucket's
-  // 503 SlowDown) must not come back at once.
-  thread_local std::minstd_rand jitter(std::random_device{}());
-  ms = ms / 2 + static_cast<int64_t>(jitter() % static_cast<uint64_t>(ms / 2 + 1));
-  for (int64_t slept = 0; slept < ms; slept += 20) {
-    if (options.cancel != nullptr && options.cancel->load() != 0) return false;
-    ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
-  }
-  return true;
 }
 
 std::string tries_note(int tries) { return tries > 1 ? " (after " + std::to_string(tries) + " tries)" : ""; }

@@ -8,7 +8,6 @@
 #include <charconv>
 #include <cstring>
 #include <ctime>
-#include <random>
 
 #include <openssl/evp.h>
 
@@ -93,21 +92,6 @@ size_t on_read(char* p, size_t size, size_t count, void* user) {
   std::memcpy(p, x->out.data() + x->sent, n);
   x->sent += n;
   return n;
-}
-
-// The wait before try `attempt` (2, 3, ...): doubling from first_backoff_ms, at most
-// 5 s, jittered between half and all of it so throttled lanes do not return at once.
-bool back_off(const RemoteOptions& options, int attempt) {
-  int64_t ms = options.first_backoff_ms;
-  for (int i = 2; i < attempt && ms < 5000; ++i) ms *= 2;
-  ms = std::min<int64_t>(ms, 5000);
-  thread_local std::minstd_rand jitter(std::random_device{}());
-  ms = ms / 2 + static_cast<int64_t>(jitter() % static_cast<uint64_t>(ms / 2 + 1));
-  for (int64_t slept = 0; slept < ms; slept += 20) {
-    if (options.cancel != nullptr && options.cancel->load() != 0) return false;
-    ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
-  }
-  return true;
 }
 
 }  // namespace
@@ -240,7 +224,7 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
       return io_error(what + ": " + why + tries);
     }
     retries_.fetch_add(1, std::memory_order_relaxed);
-    if (!back_off(options_, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
+    if (!io::back_off(options_, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
   }
 }
 
