@@ -64,11 +64,6 @@ std::vector<std::string> Location::entry_names() const {
   return names;
 }
 
-bool Location::local_directory() const {
-  struct stat st;
-  return !remote_ && ::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 Result<std::string> Location::local_path(const std::string& what) const {
   if (remote_) return invalid_argument("'" + shown() + "' is a URL; zrec writes only local " + what);
   return path_;

@@ -55,9 +55,6 @@ class Location {
   // root's streams are its marker's).
   std::vector<std::string> entry_names() const;
 
-  // Whether this is a local directory (false for a URL: there is nothing to stat).
-  bool local_directory() const;
-
   // This location's path, for a command that writes it; a URL is refused, naming
   // `what` ("stores", "cards").
   Result<std::string> local_path(const std::string& what) const;
