@@ -4,6 +4,8 @@
 // a live environment (a writer at work) can be converted; the values are appended
 // straight from LMDB's memory map, without a copy. --prefix selects the keys that
 // start with a prefix, so that many processes can convert parts and `concat` them.
+// When STORE is a root, each --db NAME=STREAM feeds one of its streams, the databases
+// aligned by key (lmdb_root_append.h).
 #include <lmdb.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "cli/import/append_session.h"
 #include "cli/import/keys_file.h"
 #include "cli/import/lmdb_reader.h"
+#include "cli/import/lmdb_root_append.h"
 #include "cli/import/new_store_options.h"
 #include "cli/options/usage_error.h"
 
@@ -38,7 +41,7 @@ struct AppendLmdbArgs {
   std::string prefix;
   std::string keys;
   bool dense = false;
-  std::string db;                         // --db NAME: a named sub-database instead of the main one
+  std::vector<std::string> dbs;  // --db NAME: a named database instead of the main one (a root: NAME=STREAM each)
   std::vector<std::string> exclude_keys;  // --exclude-key KEY: entries that are no records (__len__)
   bool create = false;                    // --create: make STORE (Ragged '|u1' ndim 1) when missing
   NewStoreArgs new_store;
@@ -87,7 +90,7 @@ Status LmdbImport::run(AppendSession& session, bool created) {
   session_ = &session;
   max_batch_bytes_ = session.batch_bytes();
   ZREC_RETURN_IF_ERROR(check_schema());
-  if (a_.prefix.empty()) session_->progress().set_total_records(reader_.entries());
+  if (a_.prefix.empty()) session_->progress().set_total_records(reader_.entries(0));
   if (!a_.keys.empty()) ZREC_RETURN_IF_ERROR(open_keys(created));
   for (int k : {0, 1}) {
     refs_[k].reserve(kBatchRecords);  // dims never reallocates: refs point into it
@@ -143,7 +146,7 @@ Status LmdbImport::read_entries() {
   MDB_val key{}, value{};
   for (;;) {
     ZREC_RETURN_IF_ERROR(session_->check_interrupt());
-    ZREC_ASSIGN_OR_RETURN(bool more, reader_.next(a_.prefix, key, value));
+    ZREC_ASSIGN_OR_RETURN(bool more, reader_.next(0, a_.prefix, key, value));
     if (!more) return Status::ok();
     const std::string_view k(static_cast<const char*>(key.mv_data), key.mv_size);
     if (std::find(a_.exclude_keys.begin(), a_.exclude_keys.end(), k) != a_.exclude_keys.end()) {
@@ -235,6 +238,19 @@ void LmdbImport::add_warnings() {
 }
 
 Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
+  // A root (its zrec-root marker): a named database per stream.
+  if (const auto ds = Dataset::open(a.store); ds.is_ok() && ds->marked()) {
+    if (a.dbs.empty()) throw UsageError("a root takes --db NAME=STREAM for each of its streams");
+    if (!a.keys.empty())
+      throw UsageError("--keys: a root keeps its keys in a stream '" + std::string(kKeyStream) +
+                       "' (zrec create --ragged --dtype '|u1' --ndim 1 ROOT/" + kKeyStream + ", then zrec adopt ROOT)");
+    if (a.dense) throw UsageError("--dense: each stream of a root takes its record layout from its schema");
+    if (a.create)
+      throw UsageError("--create: a root's streams are made with zrec create ROOT/NAME and zrec adopt ROOT");
+    return append_lmdb_to_root({a.store, a.env, a.prefix, a.dbs, a.exclude_keys}, a.append, g);
+  }
+  if (a.dbs.size() > 1)
+    throw UsageError("--db: a store reads one database (--db NAME=STREAM, repeated, feeds the streams of a root)");
   if (a.keys == "-") throw UsageError("--keys needs a file name (it is truncated back when records are not published)");
   if (a.create && a.dense)
     throw UsageError(
@@ -246,7 +262,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
   }
   // The source first: a refused environment leaves the store untouched (and uncreated).
   LmdbReader reader;
-  ZREC_RETURN_IF_ERROR(reader.open(a.env, a.db));
+  ZREC_RETURN_IF_ERROR(reader.open(a.env, {a.dbs.empty() ? "" : a.dbs[0]}));
   CreatedStore created(a.store);
   if (create && !is_store_dir(a.store)) {
     create->schema.dtype = parse_dtype("|u1").value();
@@ -272,7 +288,9 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<AppendLmdbArgs>();
   CLI::App* cmd =
       root.add_subcommand("append-lmdb", "Append the values of an LMDB environment, in key order, as records");
-  cmd->add_option("store", args->store, "Store to append to (Ragged '|u1' ndim 1; Dense with --dense)")->required();
+  cmd->add_option("store", args->store,
+                  "Store to append to (Ragged '|u1' ndim 1; Dense with --dense); or a root, fed by --db NAME=STREAM")
+      ->required();
   cmd->add_option("env", args->env, "LMDB environment: its directory, or its data file (made with MDB_NOSUBDIR)")
       ->required();
   cmd->add_option("--prefix", args->prefix, "Only the keys that start with PREFIX");
@@ -280,8 +298,11 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
                   "Append each published record's key to FILE: line i+1 is record i's key (FILE starts with the "
                   "store)");
   cmd->add_flag("--dense", args->dense, "Append to a Dense store: every value must be one record's width");
-  cmd->add_option("--db", args->db,
-                  "Read the named database NAME of the environment (as mdb_dump -s NAME), not the main one");
+  cmd->add_option("--db", args->dbs,
+                  "Read the named database NAME of the environment (as mdb_dump -s NAME), not the main one. A root: "
+                  "NAME=STREAM for each of its streams, the databases aligned by key (each holds the same keys)")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
   cmd->add_option("--exclude-key", args->exclude_keys,
                   "Leave out the entry whose key is exactly KEY (a loader's __len__ or __keys__); repeat it for more")
       ->allow_extra_args(false);

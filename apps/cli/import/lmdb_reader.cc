@@ -77,12 +77,13 @@ std::string printable_key(std::string_view key) {
 }
 
 LmdbReader::~LmdbReader() {
-  if (cursor_ != nullptr) mdb_cursor_close(cursor_);
+  for (const Cursor& c : cursors_)
+    if (c.cursor != nullptr) mdb_cursor_close(c.cursor);
   if (txn_ != nullptr) mdb_txn_abort(txn_);
   if (env_ != nullptr) mdb_env_close(env_);
 }
 
-Status LmdbReader::open(const std::string& path, const std::string& db) {
+Status LmdbReader::open(const std::string& path, const std::vector<std::string>& dbs) {
   path_ = path;
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return not_found("LMDB environment '" + path + "' does not exist");
@@ -100,18 +101,25 @@ Status LmdbReader::open(const std::string& path, const std::string& db) {
   if ((rc = mdb_env_open(env_, path.c_str(), flags, 0644)) != 0) return lmdb_error(rc, "open", path);
   ZREC_RETURN_IF_ERROR(check_map());
   if ((rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_)) != 0) return lmdb_error(rc, "read", path);
-  rc = mdb_dbi_open(txn_, db.empty() ? nullptr : db.c_str(), 0, &dbi_);
+  for (const auto& db : dbs) ZREC_RETURN_IF_ERROR(open_cursor(db));
+  main_ = dbs.size() == 1 && dbs[0].empty();
+  return Status::ok();
+}
+
+Status LmdbReader::open_cursor(const std::string& db) {
+  MDB_dbi dbi = 0;
+  int rc = mdb_dbi_open(txn_, db.empty() ? nullptr : db.c_str(), 0, &dbi);
   if (rc == MDB_NOTFOUND)
-    return not_found("LMDB environment '" + path + "' has no database named '" + printable_key(db) +
+    return not_found("LMDB environment '" + path_ + "' has no database named '" + printable_key(db) +
                      "' (mdb_stat -a lists the names; without --db the main database is read)");
   if (rc == MDB_INCOMPATIBLE)
-    return invalid_argument("'" + printable_key(db) + "' in LMDB environment '" + path +
+    return invalid_argument("'" + printable_key(db) + "' in LMDB environment '" + path_ +
                             "' is a key of the main database, not a named database");
-  if (rc != 0) return lmdb_error(rc, "read", path);
-  if ((rc = mdb_cursor_open(txn_, dbi_, &cursor_)) != 0) return lmdb_error(rc, "read", path);
-  main_ = db.empty();
+  if (rc != 0) return lmdb_error(rc, "read", path_);
+  Cursor& c = cursors_.emplace_back();
+  if ((rc = mdb_cursor_open(txn_, dbi, &c.cursor)) != 0) return lmdb_error(rc, "read", path_);
   MDB_stat stat{};
-  if (mdb_stat(txn_, dbi_, &stat) == 0) entries_ = stat.ms_entries;
+  if (mdb_stat(txn_, dbi, &stat) == 0) c.entries = stat.ms_entries;
   return Status::ok();
 }
 
@@ -126,21 +134,22 @@ bool LmdbReader::is_named_database(std::string_view key, const MDB_val& value) {
   return true;
 }
 
-Result<bool> LmdbReader::next(std::string_view prefix, MDB_val& key, MDB_val& value) {
+Result<bool> LmdbReader::next(size_t i, std::string_view prefix, MDB_val& key, MDB_val& value) {
+  Cursor& c = cursors_[i];
   int rc = 0;
   const bool read = guard_.run([&] {
-    if (!started_) {
+    if (!c.started) {
       if (prefix.empty()) {
-        rc = mdb_cursor_get(cursor_, &key, &value, MDB_FIRST);
+        rc = mdb_cursor_get(c.cursor, &key, &value, MDB_FIRST);
       } else {
         key = MDB_val{prefix.size(), const_cast<char*>(prefix.data())};
-        rc = mdb_cursor_get(cursor_, &key, &value, MDB_SET_RANGE);
+        rc = mdb_cursor_get(c.cursor, &key, &value, MDB_SET_RANGE);
       }
     } else {
-      rc = mdb_cursor_get(cursor_, &key, &value, MDB_NEXT);
+      rc = mdb_cursor_get(c.cursor, &key, &value, MDB_NEXT);
     }
   });
-  started_ = true;
+  c.started = true;
   if (!read) return damaged("reading its entries went outside its data file" + after_last());
   if (rc == MDB_NOTFOUND) return false;
   if (rc != 0) return lmdb_error(rc, "read", path_);

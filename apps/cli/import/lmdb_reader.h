@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "zrec/status.h"
 
@@ -17,8 +18,8 @@ namespace zrec::cli {
 // Printable form of a binary key for messages: bytes outside ASCII 0x20..0x7e as \xNN.
 std::string printable_key(std::string_view key);
 
-// An environment, its read-only transaction and a cursor on the main database, closed
-// in reverse order.
+// An environment, its read-only transaction and a cursor on each database read (the
+// main one, or named ones: a root's streams, one database each), closed in reverse order.
 //
 // LMDB reads its data file through a memory map and trusts every page number, offset and
 // size in it: a damaged file makes it (or a copy from a value it returns) read past the
@@ -32,20 +33,25 @@ class LmdbReader {
   LmdbReader& operator=(const LmdbReader&) = delete;
   ~LmdbReader();
 
-  // Opens the environment at `path` (its directory, or its data file) and the database
-  // `db` (empty: the main one).
-  Status open(const std::string& path, const std::string& db);
+  // Opens the environment at `path` (its directory, or its data file) and a cursor on
+  // each of `dbs` (a name, or empty for the main database); cursor i reads dbs[i].
+  Status open(const std::string& path, const std::vector<std::string>& dbs);
 
-  uint64_t entries() const { return entries_; }
+  // The entries of database i.
+  uint64_t entries(size_t i) const { return cursors_[i].entries; }
 
   // An entry of the main database that is a named database (LMDB's own record of it:
   // its key the name, its value the 48-byte MDB_db), not data. Told by opening the name
   // as a database, only for values of that size.
   bool is_named_database(std::string_view key, const MDB_val& value);
 
-  // The first entry at or after `prefix`, then the next ones; false past the end. The
-  // key and value returned lie inside the data file.
-  Result<bool> next(std::string_view prefix, MDB_val& key, MDB_val& value);
+  // The first entry of database i at or after `prefix`, then the next ones; false past
+  // the end. The key and value returned lie inside the data file.
+  Result<bool> next(size_t i, std::string_view prefix, MDB_val& key, MDB_val& value);
+  // Starts every cursor again at its first entry, for a second pass.
+  void rewind() {
+    for (Cursor& c : cursors_) c.started = false;
+  }
 
   // Lets the kernel take back the mapped pages of the data file read so far: the values
   // of a batch are copied into the store by then, and a mapped page counts in the
@@ -60,17 +66,22 @@ class LmdbReader {
   Status check_map();
   bool inside_file(const void* p, size_t n);
 
+  struct Cursor {
+    MDB_cursor* cursor = nullptr;
+    uint64_t entries = 0;
+    bool started = false;
+  };
+  Status open_cursor(const std::string& db);
+
   std::string path_;
   MDB_env* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
-  MDB_dbi dbi_ = 0;
-  MDB_cursor* cursor_ = nullptr;
-  bool main_ = false;  // the cursor reads the main database
+  std::vector<Cursor> cursors_;
+  bool main_ = false;  // the one cursor reads the main database
   MapFaultGuard guard_;
-  uint64_t entries_ = 0, read_ = 0, file_bytes_ = 0;
+  uint64_t read_ = 0, file_bytes_ = 0;
   uintptr_t map_start_ = 0, map_end_ = 0;
   std::string last_key_;
-  bool started_ = false;
 };
 
 }  // namespace zrec::cli
