@@ -7,7 +7,7 @@ are commands), and all of them, in the README's order, run as ONE bash script (s
 pipefail) in one scratch directory, as a reader would type them: a store an example
 uses is one an earlier example made, and no store is made twice. `zrec` is the binary
 under test ($ZREC); the inputs the examples name exist: small .npy batches, gen.py and
-tokenize_corpus.py, ids.txt, corpus.jsonl, imgs/, tar shards, train.h5, in-*.npy, and
+tokenize_corpus.py, ids.txt, corpus.jsonl, imgs/, tar shards, train.h5, train.lmdb, in-*.npy, and
 stand-ins for the `gen` and `producer` commands the text leaves to the reader. The
 script fails the test when a command exits non-zero; its step markers name the command.
 
@@ -209,6 +209,15 @@ def make_inputs(d):
     import h5py  # python3-h5py (scripts/setup.sh)
     with h5py.File(os.path.join(d, "train.h5"), "w") as f:  # append-h5 --create
         f.create_dataset("images", data=rng.integers(0, 256, (16, 3, 8, 8), dtype=np.uint8), chunks=(4, 3, 8, 8))
+        f.create_dataset("labels", data=np.arange(16, dtype="<i8") % 10)  # append-h5 ROOT --dataset
+    import lmdb  # python3-lmdb (scripts/setup.sh)
+    env = lmdb.open(os.path.join(d, "train.lmdb"), map_size=1 << 24, max_dbs=4)  # append-lmdb ROOT --db
+    images, labels = env.open_db(b"images"), env.open_db(b"labels")
+    with env.begin(write=True) as txn:
+        for i in range(12):
+            txn.put(b"img%03d" % i, bytes(rng.integers(0, 256, 30 + i)), db=images)
+            txn.put(b"img%03d" % i, np.int64(i % 4).tobytes(), db=labels)
+    env.close()
     for p in range(4):  # many records per file: axis 0 is the batch
         write(os.path.join(d, "in-%03d.npy" % p),
               npy_bytes((rng.zipf(1.4, (1000, 128)) % 3000).astype("<i4")))

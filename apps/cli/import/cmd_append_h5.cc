@@ -134,7 +134,6 @@ Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
                   "H5PATH=STREAM: STORE is a root; the rows of dataset H5PATH go to its stream STREAM, row i of "
                   "every dataset making sample i (name every stream of the root; the datasets hold the same number "
                   "of rows)")
-      ->type_name("H5PATH=STREAM")
       ->allow_extra_args(false);
   cmd->add_option("--start", args->start, "First row to append (default 0)");
   cmd->add_option("--stop", args->stop, "Row to stop before (default: the end; past the end: the end)");

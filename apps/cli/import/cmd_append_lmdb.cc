@@ -301,7 +301,6 @@ Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--db", args->dbs,
                   "Read the named database NAME of the environment (as mdb_dump -s NAME), not the main one. A root: "
                   "NAME=STREAM for each of its streams, the databases aligned by key (each holds the same keys)")
-      ->type_name("NAME")
       ->allow_extra_args(false);
   cmd->add_option("--exclude-key", args->exclude_keys,
                   "Leave out the entry whose key is exactly KEY (a loader's __len__ or __keys__); repeat it for more")
