@@ -44,6 +44,9 @@ Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& str
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) return store::already_exists(dst, true);
   if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
+  // A build of DST killed earlier left its temporary (streams and all): removed where
+  // its builder is gone, said where it is not provably zrec's, with the streams' sink.
+  store::remove_abandoned_root_temps(path, streams.empty() ? WarningSink{} : streams.front().create.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   TransferStats local;
   if (stats == nullptr) stats = &local;

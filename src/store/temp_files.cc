@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "zrec/dataset.h"
 #include "zrec/file.h"
 
 #include "format/layout.h"
@@ -50,9 +51,34 @@ bool is_store_file_name(const std::string& name) {
   return name == format::kMetaFile || name == format::kDictFile || name == kTempMarker || is_data_file_name(name);
 }
 
-// Why the directory open as `dir` is not provably an abandoned zrec temporary store,
-// or nullopt; fills `files` with the names to remove.
-std::optional<std::string> not_ours(int dir, const TempStoreRules& rules, std::vector<std::string>& files) {
+// A file a root holds besides its streams: its marker, the marker's temporaries and its
+// card (a root being built, build_root, holds them too).
+bool is_root_file_name(const std::string& name) {
+  return name == kRootMarkerFile || name == kCardFile || name.starts_with(".zrec-root.tmp-");
+}
+
+std::optional<std::string> not_ours(int dir, const TempStoreRules& rules, std::vector<std::string>& files,
+                                    std::vector<std::string>& dirs);
+
+// Why the directory `name` inside a root's temporary (a stream, built or being built) is
+// not provably zrec's, or nullopt; adds its files (as NAME/FILE) to `files`. Its own
+// marker is not asked for: a built stream's was removed by its rename.
+std::optional<std::string> stream_not_ours(int root, const std::string& name, std::vector<std::string>& files) {
+  const int fd = io::retry_eintr([&] { return ::openat(root, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW); });
+  if (fd < 0) return "cannot open '" + name + "': " + std::strerror(errno);
+  io::File sub(fd, name);
+  std::vector<std::string> inner, none;
+  if (auto why = not_ours(sub.fd(), {}, inner, none); why && !why->starts_with("it has no "))
+    return "'" + name + "' is no stream: " + *why;
+  for (const auto& f : inner) files.push_back(name + "/" + f);
+  return std::nullopt;
+}
+
+// Why the directory open as `dir` is not provably an abandoned zrec temporary store (or,
+// with rules.root, root), or nullopt; fills `files` with the names to remove, and `dirs`
+// with the directories (a root's streams) to remove after them.
+std::optional<std::string> not_ours(int dir, const TempStoreRules& rules, std::vector<std::string>& files,
+                                    std::vector<std::string>& dirs) {
   struct stat st;
   if (::fstat(dir, &st) != 0) return std::string("cannot stat it: ") + std::strerror(errno);
   if (st.st_uid != ::geteuid())
@@ -69,9 +95,17 @@ std::optional<std::string> not_ours(int dir, const TempStoreRules& rules, std::v
     const std::string name = e->d_name;
     if (name == "." || name == "..") continue;
     struct stat fs;
-    if (!is_store_file_name(name) && !(rules.extra_file && rules.extra_file(name))) {
+    const bool stated = ::fstatat(dir, name.c_str(), &fs, AT_SYMLINK_NOFOLLOW) == 0;
+    if (rules.root && stated && S_ISDIR(fs.st_mode)) {
+      why = stream_not_ours(dir, name, files);
+      if (why) break;
+      dirs.push_back(name);
+      continue;
+    }
+    if (!is_store_file_name(name) && !(rules.root && is_root_file_name(name)) &&
+        !(rules.extra_file && rules.extra_file(name))) {
       why = "it holds '" + name + "', which is not a store file";
-    } else if (::fstatat(dir, name.c_str(), &fs, AT_SYMLINK_NOFOLLOW) != 0) {
+    } else if (!stated) {
       why = "cannot stat '" + name + "': " + std::strerror(errno);
     } else if (!S_ISREG(fs.st_mode) || (fs.st_nlink != 1 && !is_data_file_name(name))) {
       // A data file may have more links: a join with JoinOptions::link_first (concat
@@ -137,8 +171,9 @@ void for_each_unlocked(const std::string& parent, const std::string& prefix, int
 
 Warning remove_if_abandoned_store(const std::string& p, const io::File& dir, const TempStoreRules& rules) {
   if (rules.in_use && rules.in_use(p)) return std::nullopt;
-  std::vector<std::string> files;
-  if (auto why = not_ours(dir.fd(), rules, files); why && !(rules.unmarked_ours && why->starts_with("it has no "))) {
+  std::vector<std::string> files, dirs;
+  if (auto why = not_ours(dir.fd(), rules, files, dirs);
+      why && !(rules.unmarked_ours && why->starts_with("it has no "))) {
     const bool empty_and_ours = files.empty() && why->starts_with("it has no ");
     if (!empty_and_ours) return leave(p, *why);
     if (older_than(dir.fd(), kUnmarkedGraceSeconds)) {
@@ -155,6 +190,8 @@ Warning remove_if_abandoned_store(const std::string& p, const io::File& dir, con
   bool removed = true;
   for (const auto& file : files)
     removed = io::retry_eintr([&] { return ::unlinkat(dir.fd(), file.c_str(), 0); }) == 0 && removed;
+  for (const auto& sub : dirs)
+    removed = io::retry_eintr([&] { return ::unlinkat(dir.fd(), sub.c_str(), AT_REMOVEDIR); }) == 0 && removed;
   if (!removed || io::retry_eintr([&] { return ::rmdir(p.c_str()); }) != 0)
     return leave(p, std::string("could not be removed: ") + std::strerror(errno));
   return std::nullopt;

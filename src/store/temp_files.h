@@ -34,10 +34,14 @@ inline constexpr unsigned char kDictMagic[4] = {0x37, 0xA4, 0x30, 0xEC};
 // `unmarked_ours`, one without the marker is removed too, empty or not and whatever its
 // age: for callers holding a lock every maker of such directories holds while it makes
 // them (a root's streams: remove_abandoned_stream_temps), where none can be starting.
+// With `root`, the directory may be a root's temporary (build_root: recompress, concat
+// of roots): besides its marker it may hold the root's own files (zrec-root, its
+// temporaries, zrec-card.json) and stream directories of store files only.
 struct TempStoreRules {
   std::function<bool(const std::string& name)> extra_file;
   std::function<bool(const std::string& dir)> in_use;
   bool unmarked_ours = false;
+  bool root = false;
 };
 void remove_abandoned_temp_stores(const std::string& parent, const std::string& prefix, const WarningSink& warn,
                                   const TempStoreRules& rules = {});

@@ -112,6 +112,12 @@ void remove_abandoned_build_temps(const std::string& path, const WarningSink& wa
   remove_abandoned_temp_stores(parent_of(path), temp_prefix(path, TempKind::kBuild), warn);
 }
 
+void remove_abandoned_root_temps(const std::string& path, const WarningSink& warn) {
+  TempStoreRules rules;
+  rules.root = true;
+  remove_abandoned_temp_stores(parent_of(path), temp_prefix(path, TempKind::kBuild), warn, rules);
+}
+
 void remove_abandoned_stream_temps(const std::string& root, const WarningSink& warn) {
   std::vector<std::string> prefixes;  // ".NAME.zrec-tmp-", once per NAME
   for (const auto& name : root_temporaries(root)) {

@@ -64,6 +64,8 @@ Status already_exists(const std::string& user_path, bool strict);
 // Removes the build temporaries of `path` that a killed build left behind, where they
 // provably are zrec's (store/temp_files.h); what is left is said to `warn`.
 void remove_abandoned_build_temps(const std::string& path, const WarningSink& warn);
+// The same for a root at `path` (build_root), whose temporaries hold stream directories.
+void remove_abandoned_root_temps(const std::string& path, const WarningSink& warn);
 
 // Removes the build temporaries of every stream of the root `root` ("ROOT/.NAME.zrec-tmp-
 // XXXXXX") that no live process locks, for a writer that holds the root's lock: streams

@@ -9,6 +9,11 @@ byte-for-byte as before, and the next run of the same command must succeed, remo
 abandoned temporary and produce DST with SRC's digest. Also SIGINT: the command stops
 at the next window, removes its temporary and exits 130.
 
+Roots too: recompress ROOT DST and concat ROOT ROOT DST killed while the temporary (its
+streams inside) holds payload; the next run removes it, while a temporary of that name
+that a live process holds (its lock) is left alone, and one that holds a file no root
+holds is left with a warning naming it.
+
 Needs: ZREC (path of the zrec binary), python3-numpy.
 """
 import glob
@@ -33,7 +38,9 @@ if not ZREC or not os.access(ZREC, os.X_OK):
 
 
 def hash_tree(store):
-    return {n: hashlib.sha256(open(os.path.join(store, n), "rb").read()).hexdigest() for n in sorted(os.listdir(store))}
+    """Relative path -> SHA-256 of every file under a store (or a root's streams)."""
+    return {os.path.relpath(os.path.join(d, f), store): hashlib.sha256(open(os.path.join(d, f), "rb").read()).hexdigest()
+            for d, _, files in os.walk(store) for f in files}
 
 
 def make_raw_store(root, name, seed, records=64):
@@ -52,6 +59,11 @@ def temporaries(dst):
     return glob.glob(os.path.join(os.path.dirname(dst), "." + os.path.basename(dst) + ".zrec-tmp-*"))
 
 
+def data_files(tmp):
+    """The data files under a temporary: a store's, or a root's streams' (hidden ones too)."""
+    return [os.path.join(d, f) for d, _, files in os.walk(tmp) for f in files if f.startswith("data_")]
+
+
 def wait_for_payload(proc, dst, timeout=60):
     """Waits until the temporary of dst holds payload bytes; returns False if proc ended first."""
     deadline = time.monotonic() + timeout
@@ -60,7 +72,7 @@ def wait_for_payload(proc, dst, timeout=60):
             return False
         for t in temporaries(dst):
             try:
-                if any(os.path.getsize(f) > 0 for f in glob.glob(os.path.join(t, "data_*.zr"))):
+                if any(os.path.getsize(f) > 0 for f in data_files(t)):
                     return True
             except OSError:
                 pass
@@ -79,7 +91,8 @@ def interrupt_midway(args, dst, sig):
     return proc.returncode, err.decode()
 
 
-def check_killed_then_rerun(root, args, dst, sources):
+def check_killed_then_rerun(root, args, dst, sources, others=()):
+    """`others`: temporaries of dst that are not the killed run's, which the rerun must leave."""
     before = [hash_tree(s) for s in sources]
     digests = [must(["digest", s])[0].split()[0] for s in sources]
     rc, err = interrupt_midway(args, dst, signal.SIGKILL)
@@ -87,7 +100,7 @@ def check_killed_then_rerun(root, args, dst, sources):
         raise AssertionError("expected death by SIGKILL, got rc %d: %s" % (rc, err))
     if os.path.exists(dst):
         raise AssertionError("%s exists after SIGKILL" % dst)
-    left = temporaries(dst)
+    left = [t for t in temporaries(dst) if t not in others]
     if len(left) != 1:
         raise AssertionError("expected the one abandoned temporary, found %s" % left)
     if [hash_tree(s) for s in sources] != before:
@@ -97,17 +110,17 @@ def check_killed_then_rerun(root, args, dst, sources):
             raise AssertionError("a source reads differently after SIGKILL")
     # The next run (at the default level: quick) removes the abandoned temporary.
     fast = [a for a in args if a not in ("--level", "19")]
-    must(fast)
-    if temporaries(dst):
+    err = must(fast)[1]
+    if sorted(temporaries(dst)) != sorted(others):
         raise AssertionError("the next run left temporaries: %s" % temporaries(dst))
-    return must(["digest", dst])[0].split()[0]
+    return must(["digest", dst])[0].split()[0], err
 
 
 def test_sigkill_recompress(root):
     src = make_raw_store(root, "src", 1)
     dst = os.path.join(root, "dst")
-    got = check_killed_then_rerun(root, ["recompress", src, dst, "--codec", "zstd", "--level", "19",
-                                         "--window-mib", "2"], dst, [src])
+    got, _ = check_killed_then_rerun(root, ["recompress", src, dst, "--codec", "zstd", "--level", "19",
+                                            "--window-mib", "2"], dst, [src])
     if got != must(["digest", src])[0].split()[0]:
         raise AssertionError("the rerun's digest differs from SRC's")
 
@@ -116,13 +129,65 @@ def test_sigkill_concat(root):
     a = make_raw_store(root, "a", 2, records=40)
     b = make_raw_store(root, "b", 3, records=40)
     dst = os.path.join(root, "all")
-    got = check_killed_then_rerun(root, ["concat", a, b, dst, "--codec", "zstd", "--level", "19",
-                                         "--window-mib", "2"], dst, [a, b])
+    got, _ = check_killed_then_rerun(root, ["concat", a, b, dst, "--codec", "zstd", "--level", "19",
+                                            "--window-mib", "2"], dst, [a, b])
     one = os.path.join(root, "one")
     must(["create", "--dense", "--dtype", "|u1", "--shape", "256,768", "--codec", "raw", one])
     must(["append-npy", one, os.path.join(root, "a.npy"), os.path.join(root, "b.npy")])
     if got != must(["digest", one])[0].split()[0]:
         raise AssertionError("the rerun's digest differs from a one-shot build")
+
+
+def make_raw_root(root, name, seed):
+    """A root of two raw streams: image-like rows (slow at level 19) and their labels."""
+    r = os.path.join(root, name)
+    os.mkdir(r)
+    os.rename(make_raw_store(root, name + "-img", seed, records=40), os.path.join(r, "img"))
+    must(["create", "--dense", "--shape", "scalar", "--dtype", "<i8", os.path.join(r, "label")])
+    np.save(os.path.join(root, name + "-label.npy"), np.arange(40, dtype="<i8"))
+    must(["append-npy", os.path.join(r, "label"), os.path.join(root, name + "-label.npy")])
+    must(["adopt", r])
+    return r
+
+
+def digests(r):
+    return [must(["digest", os.path.join(r, s)])[0].split()[0] for s in ("img", "label")]
+
+
+def test_sigkill_root_recompress_and_concat(root):
+    src = make_raw_root(root, "src", 5)
+    for command, dst, sources in [("recompress", os.path.join(root, "dst"), [src]),
+                                  ("concat", os.path.join(root, "both"), [src, src])]:
+        # Not the killed run's: one a live process holds (its lock), and one that holds
+        # what no root holds; the rerun leaves both.
+        held = os.path.join(root, "." + os.path.basename(dst) + ".zrec-tmp-h3ld00")
+        foreign = os.path.join(root, "." + os.path.basename(dst) + ".zrec-tmp-f0reig")
+        for t in (held, foreign):
+            os.mkdir(t)
+            open(os.path.join(t, ".zrec-temporary"), "w").close()
+        open(os.path.join(foreign, "notes.txt"), "w").write("mine")
+        holder = subprocess.Popen(["flock", held, "sleep", "600"])
+        try:
+            wait_for = time.monotonic() + 10
+            while subprocess.run(["flock", "-n", held, "true"]).returncode == 0:
+                if time.monotonic() > wait_for:
+                    raise AssertionError("flock never took the lock on %s" % held)
+                time.sleep(0.01)
+            got, err = check_killed_then_rerun(root, [command] + sources + [dst, "--codec", "zstd", "--level", "19",
+                                                                          "--window-mib", "2"],
+                                               dst, sources, others=[held, foreign])
+        finally:
+            holder.kill()
+            holder.wait()
+        if "leaving '%s' in place: it is named like a zrec temporary but it holds 'notes.txt'" % foreign not in err:
+            raise AssertionError("%s: no warning about %s: %r" % (command, foreign, err))
+        if os.listdir(held) != [".zrec-temporary"] or sorted(os.listdir(foreign)) != [".zrec-temporary", "notes.txt"]:
+            raise AssertionError("%s: the temporaries it must leave changed" % command)
+        want = digests(src) if command == "recompress" else None
+        if want is not None and digests(dst) != want:
+            raise AssertionError("the rerun's streams differ from SRC's")
+        if command == "concat" and must(["info", "--json", dst])[0].count(b'"committed_length": 80') != 1:
+            raise AssertionError("concat of the root with itself does not commit 80 samples")
 
 
 def test_sigint_cleans_up(root):
