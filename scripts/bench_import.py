@@ -5,7 +5,11 @@ cache, everything on tmpfs, best of --repeat runs):
 - `zrec append-lmdb` against python-lmdb iterating the same environment (a cursor over
   every value, touching its bytes);
 - `zrec append-h5` against h5py reading the same dataset (chunk-aligned slices of rows,
-  as append-h5 reads them), contiguous and gzip+shuffle chunked.
+  as append-h5 reads them), contiguous and gzip+shuffle chunked;
+- a root's streams fed at once (append-npy ROOT --stream, append-h5 ROOT --dataset,
+  append-lmdb ROOT --db) against the same appends made stream by stream into stores of
+  the same schemas (one command per stream, their times added): "at once / stream by
+  stream" is the ratio, goal <= 1.1x.
 
 The zstd columns have a second baseline: the same read plus a bare per-record
 `ZSTD_compressCCtx` loop at level 3 over the same records (as the store compresses them:
@@ -17,8 +21,8 @@ Two shapes of WebDataset shard: many small samples (jpg-like random bytes ~ 4 Ki
 a text label), and fewer large ones (~ 256 KiB). Stores are written with --codec raw
 (the cost of the import itself) and zstd (the default).
 
-Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_import.py [--mib N] [--h5-mib N] [--repeat R]
-           [--only tar,lmdb,h5] [--zrec-before OLD/zrec]
+Usage: ZREC=build/zrec /usr/bin/python3 scripts/bench_import.py [--mib N] [--h5-mib N] [--root-mib N]
+           [--repeat R] [--only tar,lmdb,h5,root] [--zrec-before OLD/zrec]
 Prints a Markdown table on stdout.
 """
 import argparse
@@ -101,7 +105,8 @@ def main():
     ap.add_argument("--mib", type=int, default=128, help="tar size per shape, MiB")
     ap.add_argument("--h5-mib", type=int, default=200, help="HDF5 dataset size, MiB")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", default="tar,lmdb,h5", help="which imports to time (comma-separated)")
+    ap.add_argument("--root-mib", type=int, default=64, help="a root's samples, MiB (mostly its image stream)")
+    ap.add_argument("--only", default="tar,lmdb,h5,root", help="which imports to time (comma-separated)")
     ap.add_argument("--zrec-before", help="a second zrec binary, timed in the same run (rows marked 'before')")
     args = ap.parse_args()
     args.builds = [("", ZREC)] + ([(" (before)", args.zrec_before)] if args.zrec_before else [])
@@ -116,6 +121,8 @@ def main():
             bench_lmdb(args, work)
         if "h5" in only:
             bench_h5(args, work)
+        if "root" in only:
+            bench_root(args, work)
         print("\nMiB/s: wall clock. ratio: baseline time / zrec time, wall and CPU (user + system) "
               "(above 1: zrec is faster). vs read+loop: (baseline's wall time + the bare zstd loop's) / zrec zstd's "
               "wall time, on %d write lane(s). CPUs: %d, load average %.1f." % (
@@ -247,6 +254,107 @@ def bench_h5(args, work):
                       name, label, rows, mib, mib / t_py[0], mib / t_raw[0], t_py[0] / t_raw[0], t_py[1] / t_raw[1],
                       mib / t_zstd[0], t_py[0] / t_zstd[0], t_py[1] / t_zstd[1], t_loop,
                       (t_py[0] + t_loop) / t_zstd[0]))
+
+
+# A root's streams: name -> (zrec create arguments, HDF5/LMDB source of sample i).
+ROOT_STREAMS = {
+    "image": ["--ragged", "--ndim", "1", "--dtype", "|u1"],
+    "label": ["--dense", "--shape", "scalar", "--dtype", "<i8"],
+    "embedding": ["--dense", "--shape", "4", "--dtype", "<f4"],
+    "tokens": ["--ragged", "--ndim", "1", "--dtype", "<i4"],
+}
+
+
+def bench_root(args, work):
+    """Every stream of a root at once against the same appends stream by stream."""
+    import h5py  # python3-h5py
+    import lmdb  # python3-lmdb
+    import numpy as np
+    rng = np.random.default_rng(4)
+    n = (args.root_mib << 20) // 2600  # images of 1-4 KiB (random, as JPEGs are), 2.6 KiB with the rest
+    images = [rng.integers(0, 256, int(k), dtype=np.uint8) for k in rng.integers(1024, 4096, n)]
+    labels = rng.integers(0, 1000, n).astype("<i8")
+    emb = rng.standard_normal((n, 4)).astype("<f4")
+    tokens = [rng.integers(0, 50000, int(k)).astype("<i4") for k in rng.integers(8, 64, n)]
+    data = {"image": images, "label": labels, "embedding": emb, "tokens": tokens}
+    # The same samples as .npy files (one per stream), one HDF5 file (a dataset per
+    # stream) and one LMDB environment (a named database per stream, keys in order).
+    npy = {}
+    for name, values in data.items():
+        npy[name] = os.path.join(work, name + ".npy")
+        with open(npy[name], "wb") as f:
+            if isinstance(values, list):
+                for v in values:
+                    np.save(f, v)
+            else:
+                np.save(f, values)
+    h5 = os.path.join(work, "root.h5")
+    with h5py.File(h5, "w") as f:
+        for name, values in data.items():
+            if isinstance(values, list):
+                d = f.create_dataset(name, (n,), dtype=h5py.vlen_dtype(values[0].dtype), chunks=(min(n, 4096),))
+                d[...] = np.array(values, dtype=object)
+            else:
+                f.create_dataset(name, data=values, chunks=(min(n, 65536),) + values.shape[1:])
+    envp = os.path.join(work, "root-env")
+    env = lmdb.open(envp, map_size=1 << 34, max_dbs=8)
+    with env.begin(write=True) as txn:
+        for name, values in data.items():
+            db = env.open_db(name.encode(), txn=txn)
+            for i in range(n):
+                txn.put(b"%010d" % i, np.asarray(values[i]).tobytes(), db=db)
+    env.close()
+    del data, images, tokens
+    mib = sum(os.path.getsize(p) for p in npy.values()) / (1 << 20)
+    out = os.path.join(work, "out")
+
+    def fresh(root, names):
+        def make():
+            shutil.rmtree(out, ignore_errors=True)
+            os.mkdir(out)
+            for name in names:
+                subprocess.run([ZREC, "create"] + ROOT_STREAMS[name] + [os.path.join(out, name)], check=True)
+            if root:
+                subprocess.run([ZREC, "adopt", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return make
+
+    def one_by_one(zrec, command_of, names):
+        """The appends of `names` one after another, into stores of a directory that is
+        no root: each its own process, their wall and CPU seconds added."""
+        fresh(False, names)()
+        walls = cpus = 0.0
+        for name in names:
+            wall, cpu = timed([zrec] + command_of(name, os.path.join(out, name)), lambda: None)
+            walls += wall
+            cpus += cpu
+        return walls, cpus
+
+    # append-lmdb into a single store takes bytes (Ragged '|u1') or Dense records only:
+    # tokens ('<i4' Ragged) stream by stream has no such form, so that root lacks it.
+    lmdb_streams = [s for s in ROOT_STREAMS if s != "tokens"]
+    forms = [
+        ("append-npy, 4 streams", lambda: ["append-npy", out] + [a for s in ROOT_STREAMS
+                                                                  for a in ("--stream", "%s=%s" % (s, npy[s]))],
+         lambda s, store: ["append-npy", store, npy[s]]),
+        ("append-h5, 4 streams", lambda: ["append-h5", out, h5] + [a for s in ROOT_STREAMS
+                                                                    for a in ("--dataset", "%s=%s" % (s, s))],
+         lambda s, store: ["append-h5", store, h5, s]),
+        ("append-lmdb, 3 streams", lambda: ["append-lmdb", out, envp] + [a for s in lmdb_streams
+                                                                          for a in ("--db", "%s=%s" % (s, s))],
+         lambda s, store: ["append-lmdb", "--db", s, store, envp] + (["--dense"] if s != "image" else [])),
+    ]
+    print("\n| root of %d samples (%.0f MiB as .npy) | at once | stream by stream | at once / stream by stream "
+          "(wall, CPU) | goal |" % (n, mib))
+    print("|---|---|---|---|---|")
+    for form, at_once, per_stream in forms:
+        for label, zrec in args.builds:
+            names = lmdb_streams if form.startswith("append-lmdb") else list(ROOT_STREAMS)
+            t_once = best_of(args.repeat, lambda: timed([zrec] + at_once(), fresh(True, names)))
+            runs = [one_by_one(zrec, per_stream, names) for _ in range(args.repeat)]
+            t_each = min(r[0] for r in runs), min(r[1] for r in runs)
+            shutil.rmtree(out, ignore_errors=True)
+            print("| %s%s | %.2f s | %.2f s | %.2fx, %.2fx | <= 1.1x |" % (
+                form, label, t_once[0], t_each[0], t_once[0] / t_each[0], t_once[1] / t_each[1]))
 
 
 if __name__ == "__main__":
