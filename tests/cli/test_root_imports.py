@@ -7,7 +7,8 @@ tokens (Ragged '<i4') streams grows from
   row i of every dataset is sample i;
 - an LMDB environment, one named database per stream (--db NAME=STREAM), aligned by
   key: sample i is the i-th key in key order, whatever order the keys were written in;
-  a root's __key__ stream, which no database feeds, gets each sample's key.
+  a root's __key__ stream, which no database feeds, gets each sample's key; --prefix
+  and --exclude-key apply to every database.
 
 Each stream is read back record by record and compared with the source; a rerun with
 --from-length appends nothing (the root byte-identical).
@@ -15,7 +16,8 @@ Each stream is read back record by record and compared with the source; a rerun 
 Refused with one line naming the rule, the root byte-identical (file hashes): datasets
 of unequal row counts (both named, with their counts), a stream of the root no dataset
 feeds, a dataset whose rows are not records of its stream, a key one database holds and
-another lacks (key and both databases named), a value of the wrong size.
+another lacks (key and both databases named), a value of the wrong size, a __key__
+stream that cannot hold keys.
 
 SIGKILL: each command with --checkpoint-every and --resume-file killed at random
 instants, each rerun to its end, leaves every stream's digest equal to a clean run's.
@@ -166,6 +168,32 @@ def lmdb_databases_feed_every_stream_by_key(d):
     plain = make_root(d, "plain")
     must(["append-lmdb", "--checkpoint-every", "64", plain, env] + DB_SPECS)
     check_samples(plain, 250)
+
+
+@case
+def lmdb_prefix_and_excluded_keys_apply_to_every_database(d):
+    env = make_env(os.path.join(d, "env"), range(40))
+    e = lmdb.open(env, max_dbs=8)
+    dbs = [e.open_db(name) for name in (b"pix", b"labels", b"emb", b"tok")]
+    with e.begin(write=True) as txn:  # a loader's bookkeeping entry in every database
+        for db, value in zip(dbs, (b"n", np.int64(0).tobytes(), bytes(16), bytes(4))):
+            txn.put(b"__len__", value, db=db)
+    e.close()
+    root = make_root(d)
+    # Keys k0000.. are samples 0..9: --prefix k00000 selects 0..9, and __len__ sorts first.
+    err = must(["append-lmdb", "--prefix", "k00000", "--exclude-key", "__len__", root, env] + DB_SPECS)[1]
+    expect("appended 10 samples" in err, err)
+    check_samples(root, 10)
+    # A __key__ stream that cannot hold keys is refused, naming what it needs.
+    bad = make_root(d, "bad")
+    must(["create", "--dense", "--shape", "scalar", "--dtype", "<i8", bad + "/__key__"])
+    os.remove(os.path.join(bad, "zrec-root"))
+    must(["adopt", bad])
+    before = tree_digests(bad)
+    fails(["append-lmdb", bad, env] + DB_SPECS, 1,
+          ["stream '__key__' ('%s/__key__') is dense <i8 (); it gets each sample's key, which needs a Ragged "
+           "ndim-1 '|u1' stream" % bad])
+    expect(tree_digests(bad) == before, "a refused append changed the root")
 
 
 @case
