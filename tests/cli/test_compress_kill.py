@@ -166,7 +166,10 @@ def test_sigkill_root_recompress_and_concat(root):
             os.mkdir(t)
             open(os.path.join(t, ".zrec-temporary"), "w").close()
         open(os.path.join(foreign, "notes.txt"), "w").write("mine")
-        holder = subprocess.Popen(["flock", held, "sleep", "600"])
+        # Its own process group, its output not the test's: the sleep under flock must end
+        # with it, or it would hold the test's stdout open (CTest waits for that) for 600 s.
+        holder = subprocess.Popen(["flock", held, "sleep", "600"], start_new_session=True,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_for = time.monotonic() + 10
             while subprocess.run(["flock", "-n", held, "true"]).returncode == 0:
@@ -177,7 +180,7 @@ def test_sigkill_root_recompress_and_concat(root):
                                                                           "--window-mib", "2"],
                                                dst, sources, others=[held, foreign])
         finally:
-            holder.kill()
+            os.killpg(holder.pid, signal.SIGKILL)
             holder.wait()
         if "leaving '%s' in place: it is named like a zrec temporary but it holds 'notes.txt'" % foreign not in err:
             raise AssertionError("%s: no warning about %s: %r" % (command, foreign, err))
