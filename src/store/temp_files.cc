@@ -47,7 +47,8 @@ bool is_data_file_name(const std::string& name) {
 }
 
 bool is_store_file_name(const std::string& name) {
-  return name == format::kMetaFile || name == format::kDictFile || name == kTempMarker || is_data_file_name(name);
+  return name == format::kMetaFile || name == format::kDictFile || name == kCodecAutoFile || name == kTempMarker ||
+         is_data_file_name(name);
 }
 
 // Why the directory open as `dir` is not provably an abandoned zrec temporary store,

@@ -1,0 +1,74 @@
+// `--codec auto`: choosing a store's codec from its records (docs/format.md §6, "The
+// pending choice"). A sample of the records is measured raw, as zstd frames, and, when
+// records are small, as zstd_dict frames against a dictionary trained from them
+// (zrec/dict.h); pick_codec() keeps the smallest only where it clearly pays.
+// Same records = same choice and the same dictionary bytes, whatever the thread count:
+// the sample is seeded and the trainer deterministic (zrec/dict.h).
+//
+// Example:
+//   auto source = zrec::store_record_source({store.get()});
+//   ZREC_ASSIGN_OR_RETURN(zrec::CodecChoice c, zrec::choose_codec(*source, {}));
+//   // c.codec: raw, zstd or zstd_dict (c.dictionary then holds dict.zr's bytes)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zrec/codec.h"
+#include "zrec/dict.h"
+#include "zrec/lanes.h"
+#include "zrec/schema.h"
+#include "zrec/status.h"
+#include "zrec/store_writer.h"
+
+namespace zrec {
+
+// The bytes one sample of records takes in each codec, one frame per record.
+struct ChoiceSizes {
+  uint64_t records = 0;  // records measured
+  uint64_t raw = 0;      // their logical bytes (Ragged: with the shape prefix)
+  uint64_t zstd = 0;     // as zstd frames (level 3)
+  uint64_t dict = 0;     // as zstd_dict frames (level 15); 0: no dictionary was trained
+};
+
+// The rule, on measured sizes: zstd_dict when its frames are at most kAutoDictShare of
+// zstd's (and of raw); otherwise zstd when its frames are at most kAutoZstdShare of raw;
+// otherwise raw, which costs nothing to decode. Nothing measured (records == 0): zstd.
+inline constexpr double kAutoZstdShare = 0.9;
+inline constexpr double kAutoDictShare = 0.9;
+Codec pick_codec(const ChoiceSizes& sizes);
+
+struct CodecChoice {
+  Codec codec = Codec::kZstd;
+  std::vector<uint8_t> dictionary;  // dict.zr's bytes when codec is zstd_dict
+  ChoiceSizes sizes;
+  uint64_t population = 0;  // records the sample was drawn from
+  bool trained = false;     // a dictionary was trained (sizes.dict is its figure)
+  std::string note;         // why none was, when records are small but training failed
+};
+
+// Records of at most this mean logical size get a dictionary trained for them
+// (docs/bench.md, "codec auto", has the measurements behind the line).
+inline constexpr uint64_t kAutoDictMeanBytes = 16 << 10;
+
+struct ChoiceOptions {
+  std::shared_ptr<Lanes> lanes = nullptr;  // training runs on it; null: one of write_lane_budget() lanes
+};
+
+// Measures a sample of `source` and picks its codec. Errors: reading the source fails.
+// A dictionary that cannot be trained (too few or too uniform records) is no error:
+// the choice is then between raw and zstd, and `note` says why.
+Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& options = {});
+
+// The records of one window an append is given, as a RecordSource of their logical
+// bytes (Ragged: the shape prefix, then the payload). The records must outlive it.
+std::unique_ptr<RecordSource> window_record_source(const Schema& schema, std::span<const RecordRef> records);
+
+// The measurements in words: "625 of 5000 records measured (342000 bytes); compression
+// ratio zstd 1.21x, zstd_dict 2.93x" (raw bytes over each codec's).
+std::string describe_choice(const CodecChoice& choice);
+
+}  // namespace zrec

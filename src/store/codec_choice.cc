@@ -1,0 +1,154 @@
+// `--codec auto` (include/zrec/codec_choice.h): a seeded sample measured in every codec
+// that may pay, then pick_codec's rule.
+#include "zrec/codec_choice.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "format/layout.h"
+#include "store/sample_indices.h"
+
+namespace zrec {
+
+namespace {
+
+// The sample behind a choice. Training a dictionary on 8 MiB of records with one
+// fastCover candidate took ~1 s on one lane for tokens-var's 548-byte records
+// (docs/bench.md, "codec auto"), a cost the first window of a store pays once.
+constexpr uint64_t kSampleBytes = uint64_t{8} << 20;
+constexpr uint64_t kMaxSamples = 20000;
+// Records measured for raw vs zstd where no dictionary is trained, and the share of each
+// record compressed (a frame's ratio shows in its first MiB).
+constexpr uint64_t kMeasureSamples = 1000;
+constexpr uint64_t kMeasureRecordBytes = uint64_t{1} << 20;
+// The dictionary: ZDICT's default 110 KiB, smaller when the sample could not fill ten
+// times that (a dictionary bigger than a tenth of its samples overfits them).
+constexpr uint64_t kDictBytes = 112640;
+constexpr uint64_t kMinDictBytes = 1024;
+
+// The records at `ids` (ascending), each up to max_bytes, one zstd frame each at level 3.
+Status measure_zstd(RecordSource& source, const std::vector<uint64_t>& ids, ChoiceSizes& sizes) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  if (cctx == nullptr) return io_error("cannot allocate a zstd compression context");
+  std::vector<uint8_t> out;
+  Status s = source.read(ids, kMeasureRecordBytes, [&](size_t, const uint8_t* bytes, size_t n) -> Status {
+    out.resize(ZSTD_compressBound(n));
+    const size_t r = ZSTD_compressCCtx(cctx, out.data(), out.size(), bytes, n, format::kZstdLevel);
+    if (ZSTD_isError(r)) return io_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
+    ++sizes.records;
+    sizes.raw += n;
+    sizes.zstd += r;
+    return Status::ok();
+  });
+  ZSTD_freeCCtx(cctx);
+  return s;
+}
+
+class WindowSource : public RecordSource {
+ public:
+  WindowSource(const Schema& schema, std::span<const RecordRef> records)
+      : prefix_(schema.is_dense() ? 0 : schema.shape_prefix_bytes()), records_(records) {}
+  uint64_t count() const override { return records_.size(); }
+  Status lengths(std::span<const uint64_t> ids, uint64_t* out) override {
+    for (size_t k = 0; k < ids.size(); ++k) out[k] = prefix_ + records_[ids[k]].size;
+    return Status::ok();
+  }
+  Status read(std::span<const uint64_t> ids, uint64_t max_bytes,
+              const std::function<Status(size_t, const uint8_t*, size_t)>& fn) override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const RecordRef& r = records_[ids[k]];
+      const uint64_t n = std::min(prefix_ + r.size, max_bytes);
+      if (prefix_ == 0) {
+        ZREC_RETURN_IF_ERROR(fn(k, r.data, n));
+        continue;
+      }
+      logical_.resize(n);  // the shape prefix, then the payload, as the store holds it
+      std::memcpy(logical_.data(), r.dims, std::min(prefix_, n));
+      if (n > prefix_) std::memcpy(logical_.data() + prefix_, r.data, n - prefix_);
+      ZREC_RETURN_IF_ERROR(fn(k, logical_.data(), n));
+    }
+    return Status::ok();
+  }
+
+ private:
+  uint64_t prefix_;
+  std::span<const RecordRef> records_;
+  std::vector<uint8_t> logical_;
+};
+
+}  // namespace
+
+Codec pick_codec(const ChoiceSizes& s) {
+  if (s.records == 0) return Codec::kZstd;
+  const auto raw = static_cast<double>(s.raw);
+  if (s.dict > 0 && s.dict <= kAutoDictShare * static_cast<double>(s.zstd) && s.dict <= kAutoDictShare * raw)
+    return Codec::kZstdDict;
+  if (static_cast<double>(s.zstd) <= kAutoZstdShare * raw) return Codec::kZstd;
+  return Codec::kRaw;
+}
+
+Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& options) {
+  CodecChoice c;
+  c.population = source.count();
+  if (c.population == 0) return c;
+  // The mean size of the records a dictionary would be trained on.
+  std::vector<uint64_t> ids = store::sample_indices(c.population, kMeasureSamples, 0);
+  std::sort(ids.begin(), ids.end());
+  std::vector<uint64_t> lengths(ids.size());
+  ZREC_RETURN_IF_ERROR(source.lengths(ids, lengths.data()));
+  uint64_t total = 0;
+  for (uint64_t n : lengths) total += n;
+  const uint64_t mean = total / ids.size();
+
+  if (mean <= kAutoDictMeanBytes && c.population >= 10) {
+    TrainOptions t;
+    t.sample_bytes = kSampleBytes;
+    t.max_samples = kMaxSamples;
+    t.search = 0;
+    t.seed = 0;
+    t.lanes = options.lanes;
+    // What the sample will hold: the whole source when it is smaller than the budget.
+    const uint64_t sample = std::min<uint64_t>(
+        kSampleBytes, mean * std::min<uint64_t>(c.population, kMaxSamples) * 7 / 8);  // 1 in 8 held out
+    t.dict_bytes = std::min(kDictBytes, sample / 10);
+    if (t.dict_bytes >= kMinDictBytes) {
+      TrainReport report;
+      auto dict = train_dictionary(source, t, &report);
+      if (dict.is_ok()) {
+        c.trained = true;
+        c.sizes = {report.heldout_samples, report.heldout_bytes, report.heldout_zstd, report.heldout_dict};
+        c.codec = pick_codec(c.sizes);
+        if (c.codec == Codec::kZstdDict) c.dictionary = std::move(dict).value();
+        return c;
+      }
+      c.note = "no dictionary: " + dict.status().message();
+    } else {
+      c.note = "no dictionary: the records are too few to train one";
+    }
+  }
+  ZREC_RETURN_IF_ERROR(measure_zstd(source, ids, c.sizes));
+  c.codec = pick_codec(c.sizes);
+  return c;
+}
+
+std::unique_ptr<RecordSource> window_record_source(const Schema& schema, std::span<const RecordRef> records) {
+  return std::make_unique<WindowSource>(schema, records);
+}
+
+std::string describe_choice(const CodecChoice& c) {
+  auto ratio = [&](uint64_t n) {
+    if (n == 0) return std::string("-");
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2fx", static_cast<double>(c.sizes.raw) / static_cast<double>(n));
+    return std::string(text);
+  };
+  std::string line = std::to_string(c.sizes.records) + " of " + std::to_string(c.population) + " records measured (" +
+                     std::to_string(c.sizes.raw) + " bytes); compression ratio zstd " + ratio(c.sizes.zstd);
+  if (c.trained) line += ", zstd_dict " + ratio(c.sizes.dict);
+  return line;
+}
+
+}  // namespace zrec
