@@ -126,8 +126,9 @@ Result<std::vector<uint8_t>> train_with_report(const std::string& command, Recor
 void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
   offer_choices(
       cmd->add_option("--codec", args.codec,
-                      "Codec of DST: raw, zstd (level 3) or zstd_dict (level 15) (default: the first source's)"),
-      codec_names());
+                      "Codec of DST: raw, zstd (level 3), zstd_dict (level 15) or auto (chosen from a sample of "
+                      "the records) (default: the first source's)"),
+      new_codec_names());
   cmd->add_option("--dict", args.dict, "zstd dictionary file for zstd_dict (implies --codec zstd_dict)");
   add_train_options(cmd, args.train, false);
   cmd->add_option("--shards", args.shards, "Data files of DST, 1..255 (default: the first source's)")

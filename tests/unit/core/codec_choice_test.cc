@@ -30,7 +30,7 @@ TEST_CASE("pick_codec: the smallest codec that clearly pays") {
 
 namespace {
 
-struct Window {
+struct TestWindow {
   std::vector<std::vector<uint8_t>> payloads;
   std::vector<uint64_t> dims;
   std::vector<RecordRef> refs;
@@ -51,12 +51,12 @@ Schema bytes_schema() {
 }
 
 // n records of 1..20 phrases out of 300 shared 32-byte phrases.
-Window phrases(size_t n) {
+TestWindow phrases(size_t n) {
   std::mt19937_64 g(7);
   std::vector<std::vector<uint8_t>> table(300, std::vector<uint8_t>(32));
   for (auto& p : table)
     for (auto& b : p) b = static_cast<uint8_t>(g());
-  Window w;
+  TestWindow w;
   for (size_t i = 0; i < n; ++i) {
     std::vector<uint8_t> r;
     for (size_t k = 0, m = 1 + g() % 20; k < m; ++k) {
@@ -73,7 +73,7 @@ Window phrases(size_t n) {
 
 TEST_CASE("choose_codec: random bytes are raw") {
   std::mt19937_64 g(1);
-  Window w;
+  TestWindow w;
   for (int i = 0; i < 500; ++i) {
     std::vector<uint8_t> r(300);
     for (auto& b : r) b = static_cast<uint8_t>(g());
@@ -89,7 +89,7 @@ TEST_CASE("choose_codec: random bytes are raw") {
 }
 
 TEST_CASE("choose_codec: shared phrases get a dictionary, the same on any lane count") {
-  Window w = phrases(3000);
+  TestWindow w = phrases(3000);
   auto one = window_record_source(bytes_schema(), w.refs);
   auto a = choose_codec(*one, {.lanes = std::make_shared<Lanes>(1)});
   REQUIRE_OK(a);
@@ -105,7 +105,7 @@ TEST_CASE("choose_codec: shared phrases get a dictionary, the same on any lane c
 }
 
 TEST_CASE("choose_codec: too few records for a dictionary") {
-  Window w = phrases(12);
+  TestWindow w = phrases(12);
   auto source = window_record_source(bytes_schema(), w.refs);
   auto c = choose_codec(*source);
   REQUIRE_OK(c);
@@ -127,7 +127,7 @@ TEST_CASE("an auto store: empty zstd store plus the pending file, chosen by the 
     CHECK(store.value()->codec() == Codec::kZstd);
     CHECK(store.value()->codec_pending());
   }
-  Window w = phrases(3000);
+  TestWindow w = phrases(3000);
   {
     auto writer = StoreWriter::open(path);
     REQUIRE_OK(writer);
