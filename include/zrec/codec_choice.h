@@ -57,6 +57,15 @@ struct CodecChoice {
 // itself, and the training (about a second) buys little.
 inline constexpr uint64_t kAutoDictMeanBytes = 4 << 10;
 
+// The window a pending store's codec is chosen from: the records of the first append
+// call when it holds at least this many bytes or records; otherwise the writer holds
+// (copies) the records of its first calls until they do, or until it publishes (the
+// dictionary trainer's small tier samples as much: 4 MiB, 20000 records). Appends that
+// hand records one sample at a time (a root's streams fed from .npy files) thus choose
+// from as many records as those that hand a 64 MiB window.
+inline constexpr uint64_t kAutoWindowBytes = uint64_t{4} << 20;
+inline constexpr uint64_t kAutoWindowRecords = 20000;
+
 struct ChoiceOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // training runs on it; null: one of write_lane_budget() lanes
 };

@@ -78,6 +78,14 @@ struct StoreWriter::Impl {
   bool choose = false;
   bool dict_written = false;  // this writer wrote dict.zr, which no published page names yet
   std::optional<CodecChoice> choice;
+  // While `choose`: copies of the records appended so far, when they are fewer than the
+  // window a choice is made from (kAutoWindowBytes, kAutoWindowRecords); not written yet.
+  struct Held {
+    std::vector<uint8_t> bytes;
+    std::vector<uint64_t> dims;  // schema.ndim per record (Ragged)
+  };
+  std::vector<Held> held;
+  uint64_t held_bytes = 0;
 
   Impl(store::StoreFiles f, const WriterOptions& o)
       : files(std::move(f)), options(o), pool(o.lanes ? o.lanes : std::make_shared<Lanes>(write_lane_budget())) {
@@ -249,7 +257,7 @@ struct StoreWriter::Impl {
   Status check_appendable(size_t n) const {
     if (closed) return invalid_argument("the writer is closed");
     if (failed) return invalid_argument("an earlier append failed; the writer can only abort");
-    if (length + n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
+    if (length + held.size() + n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
       return invalid_argument("the store would hold more records than the format can address");
     return Status::ok();
   }
@@ -339,21 +347,18 @@ struct StoreWriter::Impl {
     return io::sync_directory(files.path);
   }
 
-  // The first window of a store whose codec is pending chooses it (zrec/codec_choice.h).
-  // Frame checksums asked for keep the store zstd rather than raw.
-  Status choose_codec_from(std::span<const RecordRef> records) {
-    choose = false;
-    auto source = window_record_source(files.schema, records);
-    ZREC_ASSIGN_OR_RETURN(CodecChoice c, zrec::choose_codec(*source, {.lanes = pool}));
-    if (checksum && c.codec == Codec::kRaw) c.codec = Codec::kZstd;
-    codec = c.codec;
-    if (codec == Codec::kRaw) checksum = false;
-    if (codec == Codec::kZstdDict) {
-      ZREC_ASSIGN_OR_RETURN(files.dictionary, codec::Dictionary::load(c.dictionary));
-    }
-    choice = std::move(c);
-    return make_encoders();
-  }
+  // A pending store's first appends (docs/format.md §6): records are held until they
+  // make a window (kAutoWindowBytes or kAutoWindowRecords, zrec/codec_choice.h), or
+  // chosen from at once when the first call holds that much; the choice made, they are
+  // written as any other.
+  Status append_choosing(std::span<const RecordRef> records);
+  // Chooses from the held records and writes them (publish() calls it too).
+  Status write_held();
+  // The choice (zrec/codec_choice.h) from `records`; frame checksums asked for keep the
+  // store zstd rather than raw. A failure leaves the writer able only to abort.
+  Status choose_codec_from(std::span<const RecordRef> records);
+  // append() once the codec is known: the window engine on `records`.
+  Status append_now(std::span<const RecordRef> records);
 
   // Before the first publication of a store whose codec was pending: dict.zr, synced
   // with its directory entry, so that the page naming zstd_dict never comes before it.
@@ -368,15 +373,15 @@ struct StoreWriter::Impl {
     return io::sync_directory(files.path);
   }
 
-  // After it: the choice is in the page, so zrec-codec-auto goes (a kill before this
-  // leaves it beside a store with records, which the next writer removes).
-  Status drop_codec_file() {
+  // After it: the choice is in the page, so zrec-codec-auto goes, best effort: one left
+  // beside a store with records (a kill, a failed unlink) is ignored by readers and
+  // removed by the next writer, so it fails no publication.
+  void drop_codec_file() {
     const std::string path = join_path(files.path, kCodecAutoFile);
-    if (io::retry_eintr([&] { return ::unlink(path.c_str()); }) != 0 && errno != ENOENT)
-      return io::errno_status(errno, "cannot remove", path);
+    (void)io::retry_eintr([&] { return ::unlink(path.c_str()); });
+    if (options.sync) (void)io::sync_directory(files.path);
     files.codec_file = false;
     dict_written = false;
-    return options.sync ? io::sync_directory(files.path) : Status::ok();
   }
 
   Status write_encoded_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
@@ -445,7 +450,7 @@ Codec StoreWriter::codec() const { return impl_->codec; }
 const CodecChoice* StoreWriter::codec_choice() const { return impl_->choice ? &*impl_->choice : nullptr; }
 uint32_t StoreWriter::data_shards() const { return impl_->files.page.data_shards; }
 const std::shared_ptr<Lanes>& StoreWriter::lanes() const { return impl_->pool; }
-uint64_t StoreWriter::length() const { return impl_->length; }
+uint64_t StoreWriter::length() const { return impl_->length + impl_->held.size(); }
 uint64_t StoreWriter::published_length() const { return impl_->files.page.length; }
 uint64_t StoreWriter::stored_bytes() const {
   uint64_t sum = 0;
@@ -496,14 +501,61 @@ Status StoreWriter::append(std::span<const RecordRef> records) {
   ZREC_RETURN_IF_ERROR(m.check_appendable(records.size()));
   ZREC_RETURN_IF_ERROR(check(records));
   if (records.empty()) return Status::ok();
-  if (m.choose) {
-    Status chosen = m.choose_codec_from(records);
-    if (!chosen.is_ok()) {
-      m.failed = true;
-      return chosen;
-    }
-  }
+  if (m.choose) return m.append_choosing(records);
+  return m.append_now(records);
+}
 
+Status StoreWriter::Impl::append_choosing(std::span<const RecordRef> records) {
+  uint64_t bytes = 0;
+  for (const RecordRef& r : records) bytes += logic_length(r);
+  if (held.empty() && (records.size() >= kAutoWindowRecords || bytes >= kAutoWindowBytes)) {
+    ZREC_RETURN_IF_ERROR(choose_codec_from(records));
+    return append_now(records);
+  }
+  const uint32_t ndim = files.schema.is_dense() ? 0 : files.schema.ndim;
+  for (const RecordRef& r : records) {
+    Held h;
+    h.bytes.assign(r.data, r.data + r.size);
+    if (ndim > 0) h.dims.assign(r.dims, r.dims + ndim);
+    held.push_back(std::move(h));
+  }
+  held_bytes += bytes;
+  if (held.size() >= kAutoWindowRecords || held_bytes >= kAutoWindowBytes) return write_held();
+  return Status::ok();
+}
+
+Status StoreWriter::Impl::write_held() {
+  if (held.empty()) return Status::ok();
+  std::vector<RecordRef> refs;
+  refs.reserve(held.size());
+  for (const Held& h : held) refs.push_back({h.bytes.data(), h.bytes.size(), h.dims.empty() ? nullptr : h.dims.data()});
+  Status s = choose_codec_from(refs);
+  if (s.is_ok()) s = append_now(refs);
+  held.clear();
+  held_bytes = 0;
+  return s;
+}
+
+Status StoreWriter::Impl::choose_codec_from(std::span<const RecordRef> records) {
+  choose = false;
+  Status s = [&]() -> Status {
+    auto source = window_record_source(files.schema, records);
+    ZREC_ASSIGN_OR_RETURN(CodecChoice c, zrec::choose_codec(*source, {.lanes = pool}));
+    if (checksum && c.codec == Codec::kRaw) c.codec = Codec::kZstd;
+    codec = c.codec;
+    if (codec == Codec::kRaw) checksum = false;
+    if (codec == Codec::kZstdDict) {
+      ZREC_ASSIGN_OR_RETURN(files.dictionary, codec::Dictionary::load(c.dictionary));
+    }
+    choice = std::move(c);
+    return make_encoders();
+  }();
+  if (!s.is_ok()) failed = true;
+  return s;
+}
+
+Status StoreWriter::Impl::append_now(std::span<const RecordRef> records) {
+  Impl& m = *this;
   m.locs.resize(records.size());
   const auto chunks = m.split(records.size(), [&](size_t k) { return m.logic_length(records[k]); });
   const bool raw = m.codec == Codec::kRaw;
@@ -536,6 +588,14 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
                  std::to_string(schema.ndim) + " dims and one element");
   }
   if (records.empty()) return Status::ok();
+  if (!m.held.empty()) {
+    ZREC_RETURN_IF_ERROR(m.write_held());
+    if (m.codec != codec) {
+      m.failed = true;
+      return invalid_argument(std::string("stored frames in ") + to_string(codec) +
+                              " follow records whose codec auto chose " + to_string(m.codec));
+    }
+  }
   m.choose = false;  // stored frames keep the codec they are in: the store's, zstd
 
   m.locs.resize(records.size());
@@ -554,6 +614,7 @@ Status StoreWriter::publish() {
   Impl& m = *impl_;
   if (m.closed) return invalid_argument("the writer is closed");
   if (m.failed) return invalid_argument("an earlier append failed; nothing can be published");
+  ZREC_RETURN_IF_ERROR(m.write_held());  // a pending store's records held for its choice
   format::StaticPage page = m.files.page;
   page.length = m.length;
   page.tails = m.tails;
@@ -575,7 +636,8 @@ Status StoreWriter::publish() {
   if (!s.is_ok()) return m.page_write_failed(page, bytes, s);
   m.files.page = page;
   m.dirty = false;
-  return first_choice ? m.drop_codec_file() : Status::ok();
+  if (first_choice) m.drop_codec_file();
+  return Status::ok();
 }
 
 Status StoreWriter::close() {

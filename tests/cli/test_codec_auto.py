@@ -6,6 +6,8 @@ chooses raw, zstd or zstd_dict (docs/format.md §6, "The pending choice").
   the choice's line on stderr and its facts under --json;
 - random bytes -> raw; compressible but few records -> zstd;
 - recompress --codec auto SRC DST chooses from SRC's sample;
+- each stream of a root chooses its own: streams made with create --codec auto and fed
+  by append-npy ROOT, and append-tar --codec auto's new streams;
 - the dictionary is the same bytes whatever the thread count;
 - a first append SIGKILLed at random instants, rerun with --resume-file, leaves the
   store byte for byte as a clean run does (one write lane: the order of records inside a
@@ -200,6 +202,45 @@ def test_killed_publication_leftovers():
     expect(tree_digests(t) == want, "the next writer removed the stale pending file")
 
 
+def test_root_streams_choose_each():
+    # append-npy ROOT (root_append): a root of streams made with create --codec auto.
+    root = os.path.join(ROOT, "root")
+    os.mkdir(root)
+    must(["create", "--ragged", "--ndim", "1", "--dtype", "<i4", "--codec", "auto", root + "/token"])
+    must(["create", "--dense", "--shape", "64", "--dtype", "|u1", "--codec", "auto", root + "/noise"])
+    must(["adopt", root])
+    arrays = token_lines(3000, seed=7)
+    with open(os.path.join(ROOT, "token.npy"), "wb") as f:
+        for a in arrays:
+            np.save(f, a)
+    np.save(os.path.join(ROOT, "noise.npy"), rnd.integers(0, 256, size=(3000, 64), dtype=np.uint8))
+    out = json.loads(must_out(["append-npy", "--json", root, "--stream", "token=" + os.path.join(ROOT, "token.npy"),
+                               "--stream", "noise=" + os.path.join(ROOT, "noise.npy")]))
+    choice = out["codec_choice"]
+    expect(choice["token"]["codec"] == "zstd_dict" and choice["noise"]["codec"] == "raw", repr(choice))
+    expect(info(root + "/token")["codec"] == "zstd_dict" and info(root + "/noise")["codec"] == "raw", "published")
+
+
+def test_tar_new_streams():
+    import io
+    import tarfile
+    tar = os.path.join(ROOT, "shard.tar")
+    arrays = token_lines(2000, seed=8)
+    with tarfile.open(tar, "w") as t:
+        for i, a in enumerate(arrays):
+            for ext, data in (("txt", (" ".join(str(int(v)) for v in a)).encode()),
+                              ("bin", rnd.integers(0, 256, size=200, dtype=np.uint8).tobytes())):
+                info_ = tarfile.TarInfo("%06d.%s" % (i, ext))
+                info_.size = len(data)
+                t.addfile(info_, io.BytesIO(data))
+    ds = os.path.join(ROOT, "ds")
+    out = json.loads(must_out(["append-tar", "--json", "--codec", "auto", ds, tar]))
+    choice = out["codec_choice"]
+    expect(choice["txt"]["codec"] == "zstd_dict" and choice["bin"]["codec"] == "raw", repr(choice))
+    expect(info(ds + "/txt")["codec"] == "zstd_dict" and info(ds + "/bin")["codec"] == "raw", "published")
+    expect(records(ds + "/txt")[5].tobytes() == " ".join(str(int(v)) for v in arrays[5]).encode(), "contents")
+
+
 def test_refusals():
     s = os.path.join(ROOT, "refused")
     d = os.path.join(ROOT, "some.dict")
@@ -226,4 +267,4 @@ if __name__ == "__main__":
     sys.exit(run_all([test_tokens_choose_zstd_dict, test_random_bytes_choose_raw, test_few_compressible_choose_zstd,
                       test_recompress_auto, test_dictionary_ignores_threads,
                       test_killed_first_append_reruns_to_same_bytes, test_killed_publication_leftovers,
-                      test_refusals], ROOT))
+                      test_root_streams_choose_each, test_tar_new_streams, test_refusals], ROOT))

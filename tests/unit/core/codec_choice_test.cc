@@ -1,7 +1,8 @@
 // --codec auto (include/zrec/codec_choice.h): pick_codec's rule at and around its
 // thresholds, and choose_codec on windows of records: random bytes -> raw, records
 // sharing phrases -> zstd_dict with the same dictionary on 1 and 3 lanes, too few
-// records for a dictionary -> zstd with a note; the empty store that waits for it.
+// records for a dictionary -> zstd with a note; the empty store that waits for it, and
+// the records a writer holds until they make a window.
 #include "zrec/codec_choice.h"
 
 #include <random>
@@ -131,8 +132,15 @@ TEST_CASE("an auto store: empty zstd store plus the pending file, chosen by the 
   {
     auto writer = StoreWriter::open(path);
     REQUIRE_OK(writer);
-    REQUIRE_OK(writer.value()->append(w.refs));
+    // 3000 records of ~1 MiB: fewer than a window, so they are held until publication.
+    REQUIRE_OK(writer.value()->append(std::span(w.refs).first(1000)));
+    REQUIRE_OK(writer.value()->append(std::span(w.refs).subspan(1000)));
+    CHECK(writer.value()->codec_choice() == nullptr);
+    CHECK(writer.value()->length() == 3000);
+    CHECK(writer.value()->published_length() == 0);
+    REQUIRE_OK(writer.value()->publish());
     REQUIRE(writer.value()->codec_choice() != nullptr);
+    CHECK(writer.value()->codec_choice()->population == 3000);
     CHECK(writer.value()->codec() == Codec::kZstdDict);
     REQUIRE_OK(writer.value()->close());
   }
