@@ -46,6 +46,7 @@ struct CodecChoice {
   std::vector<uint8_t> dictionary;  // dict.zr's bytes when codec is zstd_dict
   ChoiceSizes sizes;
   uint64_t population = 0;  // records the sample was drawn from
+  uint64_t sampled = 0;     // records sampled: trained on and held out, or measured
   bool trained = false;     // a dictionary was trained (sizes.dict is its figure)
   std::string note;         // why none was, when records are small but training failed
 };
@@ -79,8 +80,9 @@ Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& opti
 // bytes (Ragged: the shape prefix, then the payload). The records must outlive it.
 std::unique_ptr<RecordSource> window_record_source(const Schema& schema, std::span<const RecordRef> records);
 
-// The measurements in words: "625 of 5000 records measured (342000 bytes); compression
-// ratio zstd 1.21x, zstd_dict 2.93x" (raw bytes over each codec's).
+// The measurements in words: "7630 of 200000 records sampled, 953 held out and measured
+// (469912 bytes); compression ratio zstd 1.83x, zstd_dict 2.33x" (raw bytes over each
+// codec's, on the held-out records when a dictionary was trained).
 std::string describe_choice(const CodecChoice& choice);
 
 }  // namespace zrec

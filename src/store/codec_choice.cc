@@ -15,9 +15,10 @@ namespace zrec {
 
 namespace {
 
-// Records measured for raw vs zstd where no dictionary is trained, and the share of each
-// record compressed (a frame's ratio shows in its first MiB).
+// Records measured for raw vs zstd where no dictionary is trained: at most this many, of
+// at most this many bytes in all, each up to its first MiB (a frame's ratio shows there).
 constexpr uint64_t kMeasureSamples = 1000;
+constexpr uint64_t kMeasureBytes = uint64_t{16} << 20;
 constexpr uint64_t kMeasureRecordBytes = uint64_t{1} << 20;
 // The dictionary is trained as `zrec train-dict --tier small` does (32 KiB, 4 MiB of
 // samples, one candidate), smaller when the sample could not fill ten times that (a
@@ -92,14 +93,24 @@ Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& opti
   CodecChoice c;
   c.population = source.count();
   if (c.population == 0) return c;
-  // The mean size of the records a dictionary would be trained on.
+  // The mean size of the records (whether a dictionary is worth training), and the
+  // prefix of the same random sample that fits kMeasureBytes (measured otherwise).
   std::vector<uint64_t> ids = store::sample_indices(c.population, kMeasureSamples, 0);
-  std::sort(ids.begin(), ids.end());
   std::vector<uint64_t> lengths(ids.size());
   ZREC_RETURN_IF_ERROR(source.lengths(ids, lengths.data()));
-  uint64_t total = 0;
-  for (uint64_t n : lengths) total += n;
+  uint64_t total = 0, measured = 0;
+  size_t fit = 0;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    total += lengths[k];
+    const uint64_t n = std::min(lengths[k], kMeasureRecordBytes);
+    if (fit == k && (k == 0 || measured + n <= kMeasureBytes)) {
+      measured += n;
+      ++fit;
+    }
+  }
   const uint64_t mean = total / ids.size();
+  ids.resize(fit);
+  std::sort(ids.begin(), ids.end());  // RecordSource::read takes them ascending
 
   if (mean <= kAutoDictMeanBytes && c.population >= 10) {
     TrainOptions t = train_options(DictTier::kSmall);
@@ -115,6 +126,7 @@ Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& opti
       auto dict = train_dictionary(source, t, &report);
       if (dict.is_ok()) {
         c.trained = true;
+        c.sampled = report.samples;
         c.sizes = {report.heldout_samples, report.heldout_bytes, report.heldout_zstd, report.heldout_dict};
         c.codec = pick_codec(c.sizes);
         if (c.codec == Codec::kZstdDict) c.dictionary = std::move(dict).value();
@@ -126,6 +138,7 @@ Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& opti
     }
   }
   ZREC_RETURN_IF_ERROR(measure_zstd(source, ids, c.sizes));
+  c.sampled = c.sizes.records;
   c.codec = pick_codec(c.sizes);
   return c;
 }
@@ -141,8 +154,9 @@ std::string describe_choice(const CodecChoice& c) {
     std::snprintf(text, sizeof text, "%.2fx", static_cast<double>(c.sizes.raw) / static_cast<double>(n));
     return std::string(text);
   };
-  std::string line = std::to_string(c.sizes.records) + " of " + std::to_string(c.population) + " records measured (" +
-                     std::to_string(c.sizes.raw) + " bytes); compression ratio zstd " + ratio(c.sizes.zstd);
+  std::string line = std::to_string(c.sampled) + " of " + std::to_string(c.population) + " records sampled";
+  if (c.trained) line += ", " + std::to_string(c.sizes.records) + " held out";
+  line += " and measured (" + std::to_string(c.sizes.raw) + " bytes); compression ratio zstd " + ratio(c.sizes.zstd);
   if (c.trained) line += ", zstd_dict " + ratio(c.sizes.dict);
   return line;
 }

@@ -84,7 +84,7 @@ def test_tokens_choose_zstd_dict():
     _, err = must(["append-stream", "--parse", "ints", t], stdin=as_lines(arrays))
     line = [l for l in err.splitlines() if "codec auto chose" in l]
     expect(len(line) == 1 and line[0].startswith("zrec append-stream: codec auto chose zstd_dict for '%s': " % t) and
-           "records measured" in line[0] and "compression ratio zstd " in line[0] and ", zstd_dict " in line[0],
+           "records sampled, " in line[0] and "held out and measured (" in line[0] and "compression ratio zstd " in line[0] and ", zstd_dict " in line[0],
            "the choice's line: %r" % err)
     must(["verify", t])
     # Later appends keep the choice.

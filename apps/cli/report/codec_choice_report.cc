@@ -20,7 +20,8 @@ JsonFacts codec_choice_facts(const CodecChoice& c) {
     if (compressed == 0) f.set_null(key);
     else f.set(key, static_cast<double>(c.sizes.raw) / static_cast<double>(compressed));
   };
-  f.set("codec", to_string(c.codec)).set("source_records", c.population).set("records_measured", c.sizes.records);
+  f.set("codec", to_string(c.codec)).set("source_records", c.population).set("records_sampled", c.sampled);
+  f.set("records_measured", c.sizes.records);
   f.set("raw_bytes", c.sizes.raw).set("zstd_bytes", c.sizes.zstd);
   if (c.trained) f.set("dict_bytes", c.sizes.dict);
   else f.set_null("dict_bytes");

@@ -102,7 +102,8 @@ TEST_CASE("choose_codec: shared phrases get a dictionary, the same on any lane c
   auto b = choose_codec(*three, {.lanes = std::make_shared<Lanes>(3)});
   REQUIRE_OK(b);
   CHECK(b->dictionary == a->dictionary);
-  CHECK(describe_choice(*a).find("records measured (") != std::string::npos);
+  CHECK(describe_choice(*a).find("records sampled, ") != std::string::npos);
+  CHECK(a->sampled > a->sizes.records);
 }
 
 TEST_CASE("choose_codec: too few records for a dictionary") {
