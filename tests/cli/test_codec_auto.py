@@ -9,13 +9,14 @@ chooses raw, zstd or zstd_dict (docs/format.md §6, "The pending choice").
 - each stream of a root chooses its own: streams made with create --codec auto and fed
   by append-npy ROOT, and append-tar --codec auto's new streams;
 - the dictionary is the same bytes whatever the thread count;
-- a first append SIGKILLed at random instants, rerun with --resume-file, leaves the
-  store byte for byte as a clean run does (one write lane: the order of records inside a
-  data file is otherwise the lanes' to choose); so does a killed publication's leftover
-  dict.zr, and zrec-codec-auto left beside a published store goes;
+- a first append SIGKILLed at random instants, or on entering each of its fsyncs and
+  unlinks (strace), rerun with --resume-file, leaves the store byte for byte as a clean
+  run does (one write lane: the order of records inside a data file is otherwise the
+  lanes' to choose); so does a killed publication's leftover dict.zr, and
+  zrec-codec-auto left beside a published store goes;
 - refusals: --codec auto with --dict, --level, --checksum (exit 2, exact messages).
 
-Needs: ZREC, python3-numpy.
+Needs: ZREC, python3-numpy, strace.
 """
 import json
 import os
@@ -179,6 +180,48 @@ def test_killed_first_append_reruns_to_same_bytes():
     expect(killed >= 1, "no run was killed before it ended")
 
 
+def test_killed_at_every_sync_and_unlink():
+    # strace kills the first append on entering each fsync, fdatasync and unlink it makes
+    # under the store (tests/cli/strace_faults.py): before dict.zr is synced, between it
+    # and the page, between the page and the removal of zrec-codec-auto. Each rerun with
+    # the same --resume-file makes the clean run's store, byte for byte.
+    import strace_faults
+    work = os.path.join(ROOT, "fs-work")
+    data = os.path.join(ROOT, "fs-input.txt")
+    with open(data, "wb") as f:
+        f.write(as_lines(token_lines(3000, seed=9)))
+    store, resume = os.path.join(work, "s"), os.path.join(ROOT, "fs.resume")
+    argv = ["--threads", "1", "append-stream", "--parse", "ints", "--resume-file", resume, store]
+
+    def fresh_work():
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        if os.path.exists(resume):
+            os.remove(resume)
+        must(["create", "--ragged", "--ndim", "1", "--dtype", "<i4", "--codec", "auto", store])
+
+    fresh_work()
+    must(argv, stdin_file=data)
+    want = tree_digests(store)
+    expect("dict.zr" in want and "zrec-codec-auto" not in want, "the clean run chose zstd_dict: %r" % want)
+    fresh_work()
+    sites, rc, err = strace_faults.enumerate_sites([ZREC] + argv, work, ROOT, stdin=data,
+                                                   syscalls=("fsync", "fdatasync", "unlink", "unlinkat"))
+    expect(rc == 0 and len(sites) >= 5, "tracing found %d sites (rc %s): %s" % (len(sites), rc, err))
+    calls = []
+    for site in sites:
+        fresh_work()
+        out = strace_faults.inject([ZREC] + argv, site, "SIGKILL", ROOT, stdin=data)
+        expect(out.injected and out.rc == -signal.SIGKILL, "the kill at %s %d did not land" % site[:2])
+        calls.append(out.call)
+        must(argv, stdin_file=data)
+        got = tree_digests(store)
+        expect(got == want, "killed at %s: the rerun's store differs: %r vs %r" % (out.call[:80], got, want))
+    expect(any("zrec-codec-auto" in c for c in calls) and any("dict.zr" in c for c in calls),
+           "the kills reached dict.zr's sync and the pending file's removal: %r" % calls)
+    print("figure: %d kills at fsync/unlink of a first append, each rerun byte-identical to a clean run" % len(sites))
+
+
 def test_killed_publication_leftovers():
     data = as_lines(token_lines(3000, seed=6))
     clean = fresh("left-clean")
@@ -266,5 +309,6 @@ def test_refusals():
 if __name__ == "__main__":
     sys.exit(run_all([test_tokens_choose_zstd_dict, test_random_bytes_choose_raw, test_few_compressible_choose_zstd,
                       test_recompress_auto, test_dictionary_ignores_threads,
-                      test_killed_first_append_reruns_to_same_bytes, test_killed_publication_leftovers,
+                      test_killed_first_append_reruns_to_same_bytes, test_killed_at_every_sync_and_unlink,
+                      test_killed_publication_leftovers,
                       test_root_streams_choose_each, test_tar_new_streams, test_refusals], ROOT))
