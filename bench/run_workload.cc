@@ -52,13 +52,15 @@ uint64_t disk_bytes(const Store& store) {
 
 // create_store, then StoreWriter open / append in 64 MiB windows / close; the
 // writer's part is timed (create is a fixed cost of a few small files).
+// codec_auto: the store is created with `--codec auto` and `codec` is ignored.
 Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Codec codec,
-                               const std::vector<uint8_t>& dictionary, const RunOptions& o) {
+                               const std::vector<uint8_t>& dictionary, const RunOptions& o, bool codec_auto = false) {
   CreateOptions co;
   co.schema = corpus.schema;
-  co.codec = codec;
+  co.codec = codec_auto ? Codec::kZstd : codec;
+  co.codec_auto = codec_auto;
   co.data_shards = o.data_shards;
-  if (codec == Codec::kZstdDict) co.dictionary = dictionary;
+  if (codec == Codec::kZstdDict && !codec_auto) co.dictionary = dictionary;
   ZREC_RETURN_IF_ERROR(create_store(path, co));
   const auto t0 = Clock::now();
   WriterOptions wo;
@@ -125,7 +127,35 @@ Result<std::vector<CodecResult>> write_stores(const std::vector<Codec>& build, c
   return built;
 }
 
+// The `--codec auto` store: written first, then the in-memory encode of the codec it
+// chose, with its dictionary (*chosen_dict: null unless zstd_dict).
+Result<CodecResult> write_auto_store(const Corpus& corpus, const RunOptions& o, const std::string& tmp,
+                                     std::shared_ptr<codec::Dictionary>* chosen_dict,
+                                     const std::function<void(const std::string&)>& say) {
+  CodecResult cr;
+  cr.automatic = true;
+  cr.store_path = tmp + "/" + to_string(corpus.workload) + "-auto";
+  ZREC_RETURN_IF_ERROR(o.control.check());
+  say("writing the auto store");
+  ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, Codec::kZstd, {}, o, true));
+  {
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.lanes = o.read_lanes}));
+    cr.codec = store->codec();
+    cr.dict_bytes = store->dict_bytes();
+    if (cr.codec == Codec::kZstdDict) {
+      ZREC_ASSIGN_OR_RETURN(*chosen_dict, codec::Dictionary::load(store->dictionary()));
+    }
+  }
+  ZREC_RETURN_IF_ERROR(o.control.check());
+  say(std::string("encoding in memory (auto: ") + to_string(cr.codec) + ")");
+  const double encode_seconds = std::min(2.0, std::max(0.01, o.seconds));
+  ZREC_ASSIGN_OR_RETURN(cr.mem_encode, memory_encode(corpus, cr.codec, *chosen_dict, *o.write_lanes, encode_seconds));
+  return cr;
+}
+
 }  // namespace
+
+std::string codec_label(const CodecResult& c) { return c.automatic ? "auto" : to_string(c.codec); }
 
 Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& corpus) {
   RunOptions o = options_in;  // with both executors made
@@ -168,6 +198,15 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
 
   ZREC_ASSIGN_OR_RETURN(std::vector<CodecResult> built,
                         write_stores(build, corpus, o, tmp, dict_bytes, dictionary, say));
+  std::shared_ptr<codec::Dictionary> auto_dict;  // the auto store's, when it chose zstd_dict
+  if (o.codec_auto) {
+    ZREC_ASSIGN_OR_RETURN(CodecResult cr, write_auto_store(corpus, o, tmp, &auto_dict, say));
+    built.push_back(std::move(cr));
+  }
+  auto dictionary_of = [&](const CodecResult& cr) {
+    if (cr.codec != Codec::kZstdDict) return std::shared_ptr<codec::Dictionary>();
+    return cr.automatic ? auto_dict : dictionary;
+  };
 
   // Readers, tables and baselines.
   std::vector<std::unique_ptr<Store>> stores;
@@ -189,10 +228,9 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
                                                          tables[i].max_logic, o.cold));
     owned.push_back(std::move(gather));
     Status st;
-    say(std::string("loading ") + to_string(built[i].codec) + " frames into memory");
-    owned.push_back(make_memory_decode(tables[i], built[i].codec,
-                                       built[i].codec == Codec::kZstdDict ? dictionary : nullptr, *o.read_lanes,
-                                       r.batch, &st));
+    say(std::string("loading ") + codec_label(built[i]) + " frames into memory");
+    owned.push_back(
+        make_memory_decode(tables[i], built[i].codec, dictionary_of(built[i]), *o.read_lanes, r.batch, &st));
     ZREC_RETURN_IF_ERROR(st);
   }
   std::vector<Measurement*> ms;
@@ -210,7 +248,8 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
   // Report the codecs asked for, in the order asked.
   for (Codec c : o.codecs)
     for (const CodecResult& cr : built)
-      if (cr.codec == c) r.codecs.push_back(cr);
+      if (cr.codec == c && !cr.automatic) r.codecs.push_back(cr);
+  if (o.codec_auto) r.codecs.push_back(built.back());
   if (o.keep) {
     say("stores kept in " + tmp);
   } else {

@@ -257,7 +257,8 @@ def main():
     ap.add_argument("--threads", type=int, help="zrec lanes [docs/format.md §9 budgets]")
     ap.add_argument("--dir", help="scratch directory [$TMPDIR or /tmp]")
     ap.add_argument("--peers", default="npy,hdf5,lmdb", help="comma-separated subset of npy,hdf5,lmdb")
-    ap.add_argument("--codecs", default="raw,zstd,zstd_dict", help="zrec codecs, comma-separated [all three]")
+    ap.add_argument("--codecs", default="raw,zstd,zstd_dict", help="zrec codecs, comma-separated: raw, zstd, zstd_dict, auto (a store created with "
+                    "--codec auto) [raw,zstd,zstd_dict]")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     a = ap.parse_args()
@@ -283,7 +284,8 @@ def main():
             zrec_rows = {}
             for c in wr["codecs"]:
                 zrec_rows[c["codec"]] = {"backend": c["backend"], "write_bytes_per_s": c["write"]["bytes_per_s"],
-                                         "disk_bytes": c["disk_bytes"], "store": c["path"], "compressed": c["codec"] != "raw",
+                                         "disk_bytes": c["disk_bytes"], "store": c["path"],
+                                         "compressed": c.get("chosen", c["codec"]) != "raw",
                                          "times": [], "records": 0, "bytes": 0, "seconds": 0.0, "p": []}
             peers = []
             if "npy" in peers_wanted:

@@ -9,6 +9,7 @@
 
 #include "cli/app/command.h"
 #include "cli/formats/printable.h"
+#include "cli/options/codec_rules.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
 #include "cli/options/usage_error.h"
@@ -109,8 +110,9 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   if (!a.codecs.empty()) {
     o.codecs.clear();
     for (const auto& name : a.codecs) {
-      const Codec c = parse_codec_option(name);
-      if (std::find(o.codecs.begin(), o.codecs.end(), c) == o.codecs.end()) o.codecs.push_back(c);
+      const NewCodec c = parse_new_codec(name);
+      if (c.automatic) o.codec_auto = true;
+      else if (std::find(o.codecs.begin(), o.codecs.end(), c.codec) == o.codecs.end()) o.codecs.push_back(c.codec);
     }
   }
   if (a.records != 0 && !a.bytes.empty()) throw UsageError("--records and --bytes are mutually exclusive");
@@ -132,6 +134,7 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
 
   std::vector<std::string> codec_names;
   for (Codec c : o.codecs) codec_names.push_back(to_string(c));
+  if (o.codec_auto) codec_names.push_back(kAutoCodecName);
   const BenchEnvironment env = collect_environment(g.threads);
   if (g.verbosity >= 0) std::fputs(environment_text(env, comma_list(codec_names), a.cold).c_str(), stderr);
 
@@ -191,9 +194,11 @@ Command register_bench(CLI::App& root, const GlobalOptions& global) {
           ->delimiter(','),
       workload_names());
   offer_choices(
-      cmd->add_option("-c,--codec", a->codecs, "Codecs, comma-separated: raw, zstd, zstd_dict (default: all three)")
+      cmd->add_option("-c,--codec", a->codecs,
+                      "Codecs, comma-separated: raw, zstd, zstd_dict, auto (a store created with --codec auto) "
+                      "(default: raw, zstd, zstd_dict)")
           ->delimiter(','),
-      codec_names());
+      new_codec_names());
   cmd->add_option("-n,--records", a->records,
                   "Records per workload (default: as loaderx: 2500 images, 200000 token records)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));

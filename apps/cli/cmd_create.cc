@@ -43,20 +43,27 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   }
   Status valid = options.schema.validate();
   if (!valid.is_ok()) throw UsageError(valid.message());
-  options.codec =
-      a.codec.empty() ? default_codec(options.schema, a.checksum || !a.dict.empty()) : parse_codec_option(a.codec);
+  const NewCodec codec = a.codec.empty() ? NewCodec{default_codec(options.schema, a.checksum || !a.dict.empty())}
+                                         : parse_new_codec(a.codec);
+  options.codec = codec.codec;
+  options.codec_auto = codec.automatic;
   options.data_shards = a.shards;
-  check_codec_options({.codec = options.codec, .dict = !a.dict.empty(), .checksum = a.checksum, .dict_required = true});
+  check_codec_options({.codec = options.codec,
+                       .automatic = codec.automatic,
+                       .dict = !a.dict.empty(),
+                       .checksum = a.checksum,
+                       .dict_required = true});
   options.checksum = a.checksum;
   if (!a.dict.empty()) {
     ZREC_ASSIGN_OR_RETURN(options.dictionary, read_dictionary_file(a.dict, "--dict"));
   }
   ZREC_RETURN_IF_ERROR(create_store(a.store, options));
-  report.set("path", a.store).set_schema(options.schema).set("codec", to_string(options.codec));
+  const std::string codec_name = codec.automatic ? kAutoCodecName : to_string(options.codec);
+  report.set("path", a.store).set_schema(options.schema).set("codec", codec_name);
   report.set("shards", uint64_t{options.data_shards}).set("checksum", options.checksum);
   report.set("dict_bytes", uint64_t{options.dictionary.size()}).set("length", uint64_t{0});
   return report.finish(fmt::format("created '{}': {}, codec {}, {} shard{}", a.store, options.schema.describe(),
-                                   to_string(options.codec), options.data_shards, options.data_shards == 1 ? "" : "s"),
+                                   codec_name, options.data_shards, options.data_shards == 1 ? "" : "s"),
                        CommandReport::Level::kVerbose);
 }
 
@@ -78,11 +85,11 @@ Command register_create(CLI::App& root, const GlobalOptions& global) {
                     ->needs(dense);
   cmd->add_option("--ndim", args->ndim, "Ragged: number of dims of every record (>= 1)")->needs(ragged);
   offer_choices(cmd->add_option("--codec", args->codec,
-                                "raw, zstd (level 3) or zstd_dict (level 15, needs --dict); default raw for Dense "
-                                "records of " +
+                                "raw, zstd (level 3), zstd_dict (level 15, needs --dict) or auto (the first "
+                                "append measures its records and chooses); default raw for Dense records of " +
                                     std::to_string(kSmallRecordBytes) +
                                     " bytes or fewer (a zstd frame would store more), zstd otherwise"),
-                codec_names());
+                new_codec_names());
   cmd->add_flag("--checksum", args->checksum,
                 "Every zstd frame carries a content checksum, so verify detects bit rot (appends keep it)");
   cmd->add_option("--dict", args->dict, "zstd dictionary file (dict.zr) for --codec zstd_dict");

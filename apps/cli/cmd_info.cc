@@ -101,7 +101,8 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   s.path = redact_url(path);
   const Schema& schema = store->schema();
   s.schema = schema;
-  s.codec = to_string(store->codec());
+  // "auto" while the first append of a store created with --codec auto has yet to choose.
+  s.codec = store->codec_pending() ? "auto" : to_string(store->codec());
   s.shards = store->data_shards();
   s.length = store->length();
   s.dict_bytes = store->dict_bytes();

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "zrec/codec_choice.h"
 #include "zrec/join.h"
 #include "zrec/remote.h"
 #include "zrec/store.h"
@@ -25,6 +26,7 @@
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
+#include "cli/report/codec_choice_report.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
 
@@ -124,8 +126,9 @@ Result<std::vector<uint8_t>> train_with_report(const std::string& command, Recor
 void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
   offer_choices(
       cmd->add_option("--codec", args.codec,
-                      "Codec of DST: raw, zstd (level 3) or zstd_dict (level 15) (default: the first source's)"),
-      codec_names());
+                      "Codec of DST: raw, zstd (level 3), zstd_dict (level 15) or auto (chosen from a sample of "
+                      "the records) (default: the first source's)"),
+      new_codec_names());
   cmd->add_option("--dict", args.dict, "zstd dictionary file for zstd_dict (implies --codec zstd_dict)");
   add_train_options(cmd, args.train, false);
   cmd->add_option("--shards", args.shards, "Data files of DST, 1..255 (default: the first source's)")
@@ -264,8 +267,11 @@ std::string transfer_summary(const TransferArgs& a, const CreateOptions& create,
 Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOptions& g) {
   // Usage first, then the destination, then the sources: nothing heavy before all three.
   std::optional<Codec> codec;
+  bool automatic = false;  // --codec auto: chosen from a sample of the sources
   if (!a.codec.empty()) {
-    codec = parse_codec_option(a.codec);
+    const NewCodec given = parse_new_codec(a.codec);
+    codec = given.codec;
+    automatic = given.automatic;
   } else if (!a.dict.empty()) {
     codec = Codec::kZstdDict;
   }
@@ -273,6 +279,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   // from the first source, once it is known (below).
   if (codec)
     check_codec_options({.codec = *codec,
+                         .automatic = automatic,
                          .dict = !a.dict.empty(),
                          .tier = !a.train.tier.empty(),
                          .level = a.level,
@@ -330,8 +337,17 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   create.checksum = create.codec != Codec::kRaw && (a.checksum || first.checksum());
   bool sources_checksummed = true;
   for (Store* s : sources) sources_checksummed = sources_checksummed && s->checksum();
-  if (create.codec == Codec::kZstdDict)
+  std::optional<CodecChoice> chosen;
+  if (automatic) {
+    auto source = store_record_source(sources);
+    ZREC_ASSIGN_OR_RETURN(chosen, choose_codec(*source, {.lanes = g.lanes(work)}));
+    create.codec = chosen->codec;
+    create.dictionary = chosen->dictionary;
+    create.checksum = create.checksum && create.codec != Codec::kRaw;
+    report.note(codec_choice_line(a.dst, *chosen));
+  } else if (create.codec == Codec::kZstdDict) {
     ZREC_RETURN_IF_ERROR(choose_dictionary(command, a, g, sources, report, create.dictionary, trained));
+  }
 
   const auto copy_started = std::chrono::steady_clock::now();
   ZREC_ASSIGN_OR_RETURN(const Filled filled, fill_dst(command, a, g, work, sources, create, sources_checksummed));
@@ -341,6 +357,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
 
   const double secs = seconds_since(copy_started);
   set_transfer_facts(report, command, a, create, filled, trained);
+  if (automatic) report.set_json("codec_choice", codec_choice_facts(*chosen).object());
   std::string placed;
   if (place)
     placed = fmt::format(" ({} parts placed as whole runs: {} cloned, {} linked)", joined.parts,

@@ -95,6 +95,9 @@ struct Throughput {
 
 struct RunOptions {
   std::vector<Codec> codecs = {Codec::kRaw, Codec::kZstd, Codec::kZstdDict};
+  // Also a store created with `--codec auto` (zrec/codec_choice.h), reported after the
+  // codecs: its first window chooses (the choice is inside its write time).
+  bool codec_auto = false;
   uint64_t batch = 0;  // records per gather; 0: the workload's default (256)
   // The executors gathers and builds run on; null: pools of read_lane_budget() /
   // write_lane_budget() lanes (zrec/lanes.h).
@@ -115,6 +118,7 @@ struct RunOptions {
 // One codec's row: what the loaderx tables report, plus same-run baselines.
 struct CodecResult {
   Codec codec = Codec::kRaw;
+  bool automatic = false;      // the `--codec auto` store; `codec` is what it chose
   std::string store_path;      // with RunOptions::keep; empty otherwise (the store is gone)
   Throughput write;            // create + append (windows of 64 MiB) + close
   Throughput gather;           // random IID batches through Store::gather
@@ -124,6 +128,9 @@ struct CodecResult {
   uint64_t payload_bytes = 0;  // sum of the shard tails
   uint64_t dict_bytes = 0;
 };
+
+// "auto" for the `--codec auto` store, the codec's name otherwise.
+std::string codec_label(const CodecResult& c);
 
 struct WorkloadResult {
   Workload workload = Workload::kVision;

@@ -12,6 +12,10 @@ namespace zrec {
 // The files of a store directory (§1).
 inline constexpr const char* kMetaFile = "meta.zr";
 inline constexpr const char* kDictFile = "dict.zr";
+// Beside an empty store created with `--codec auto`: its codec is still to be chosen by
+// the first append (§6, "The pending choice"). Readers ignore it (§1).
+inline constexpr const char* kCodecAutoFile = "zrec-codec-auto";
+inline constexpr const char* kCodecAutoText = "zrec-codec-auto 1\n";
 inline std::string data_file_name(uint32_t shard) { return "data_" + std::to_string(shard) + ".zr"; }
 
 // One record's logical and stored length: 1 <= length <= 2^31 - 1 bytes (§3, §10).

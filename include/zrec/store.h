@@ -83,6 +83,9 @@ class Store {
   uint64_t length() const;
   const Schema& schema() const;
   Codec codec() const;
+  // Created with `--codec auto` and still empty: the first append chooses the codec
+  // (zrec/codec_choice.h); codec() is zstd until then.
+  bool codec_pending() const;
   uint32_t data_shards() const;
   uint64_t tail(uint32_t shard) const;
   uint64_t stored_bytes() const;                // the sum of the tails: every stored record's bytes

@@ -26,6 +26,8 @@
 
 namespace zrec {
 
+struct CodecChoice;
+
 struct CreateOptions {
   Schema schema;
   Codec codec = Codec::kZstd;
@@ -36,6 +38,11 @@ struct CreateOptions {
   // 16-byte marker in the unused RecordLoc[0] slot past `length`, which readers ignore
   // (docs/format.md §7); once it holds records, writers read it from record 0's frame.
   bool checksum = false;
+  // `--codec auto`: the store's codec is chosen by the first append (raw, zstd or
+  // zstd_dict, zrec/codec_choice.h), from the records of its first window. The empty
+  // store is a zstd store (`codec` must be zstd, with no dictionary and no checksum)
+  // beside the file zrec-codec-auto that says so (docs/format.md §6).
+  bool codec_auto = false;
   // Where create_store/build_store say what they leave in place (a leftover temporary
   // that is not provably zrec's): zrec/warning.h.
   WarningSink warn = {};
@@ -120,7 +127,12 @@ class StoreWriter {
   ~StoreWriter();
 
   const Schema& schema() const;
+  // The codec appended records are in: the store's, or, for a store created with
+  // `--codec auto`, the one its first window chose (published with it).
   Codec codec() const;
+  // The choice this writer's first window made for such a store (zrec/codec_choice.h),
+  // or null: the store's codec was chosen before, or no record was appended yet.
+  const CodecChoice* codec_choice() const;
   uint32_t data_shards() const;
   const std::shared_ptr<Lanes>& lanes() const;  // the executor it runs on
   uint64_t length() const;                      // records appended so far, published or not

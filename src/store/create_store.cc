@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -71,6 +72,8 @@ Status populate(const std::string& dir, const CreateOptions& options, const std:
   if (options.codec == Codec::kZstdDict)
     ZREC_RETURN_IF_ERROR(
         write_file(join_path(dir, format::kDictFile), options.dictionary.data(), options.dictionary.size()));
+  if (options.codec_auto)
+    ZREC_RETURN_IF_ERROR(write_file(join_path(dir, kCodecAutoFile), kCodecAutoText, std::strlen(kCodecAutoText)));
   return io::sync_directory(dir);
 }
 
@@ -87,6 +90,8 @@ Result<std::string> validate_create(const CreateOptions& options) {
     return invalid_argument(std::string("a dictionary is only used with codec zstd_dict, not ") +
                             to_string(options.codec));
   }
+  if (options.codec_auto && (options.codec != Codec::kZstd || options.checksum))
+    return invalid_argument("a store whose codec the first append chooses starts as zstd, without checksums");
   if (options.checksum && options.codec == Codec::kRaw)
     return invalid_argument(
         "checksums are zstd frame checksums; a raw store has no frames "

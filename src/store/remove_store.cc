@@ -25,7 +25,7 @@ Status remove_empty_store(const std::string& path) {
   while (dirent* e = ::readdir(dir)) {
     const std::string name = e->d_name;
     if (name == "." || name == ".." || name == format::kMetaFile) continue;
-    bool own = name == format::kDictFile;
+    bool own = name == format::kDictFile || name == kCodecAutoFile;
     for (uint32_t s = 0; s < files.page.data_shards && !own; ++s) own = name == format::data_file_name(s);
     if (!own && other.empty()) other = name;
     names.push_back(name);

@@ -430,6 +430,7 @@ const std::string& Store::path() const { return impl_->files.path; }
 uint64_t Store::length() const { return impl_->files.page.length; }
 const Schema& Store::schema() const { return impl_->files.schema; }
 Codec Store::codec() const { return impl_->files.page.codec; }
+bool Store::codec_pending() const { return impl_->files.codec_pending(); }
 uint32_t Store::data_shards() const { return impl_->files.page.data_shards; }
 uint64_t Store::tail(uint32_t shard) const { return impl_->files.page.tails[shard]; }
 uint64_t Store::stored_bytes() const {

@@ -31,6 +31,11 @@ struct StoreFiles {
   Schema schema;
   std::shared_ptr<codec::Dictionary> dictionary;  // zstd_dict only
   uint64_t dense_width = 0;                       // Dense only
+  // zrec-codec-auto is in the directory (local stores only): with `length` 0 the codec
+  // is still to be chosen by the first append (docs/format.md §6); with records it is a
+  // leftover of a first append killed just after it published, which its writer removes.
+  bool codec_file = false;
+  bool codec_pending() const { return codec_file && page.length == 0; }
   // Opened without the lock because a writer holds it (snapshot_if_busy): `page` is the
   // last state the writer published; later publications are not seen.
   bool writer_active = false;

@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <bit>
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <functional>
 #include <mutex>
 
+#include "zrec/codec_choice.h"
 #include "zrec/dataset.h"
 
 #include "codec/record_codec.h"
@@ -70,11 +72,26 @@ struct StoreWriter::Impl {
   bool keep_sizes = false;       // a page write of unknown outcome: abort must not shorten any file
   bool checksum = false;         // frames get a zstd content checksum
   bool checksum_marker = false;  // the empty store holds the checksum marker (abort restores it)
+  // `--codec auto` (docs/format.md §6): the codec records are appended in, which the
+  // next publication writes into the page; `choose` until the first window chose it.
+  Codec codec = Codec::kZstd;
+  bool choose = false;
+  bool dict_written = false;  // this writer wrote dict.zr, which no published page names yet
+  std::optional<CodecChoice> choice;
+  // While `choose`: copies of the records appended so far, when they are fewer than the
+  // window a choice is made from (kAutoWindowBytes, kAutoWindowRecords); not written yet.
+  struct Held {
+    std::vector<uint8_t> bytes;
+    std::vector<uint64_t> dims;  // schema.ndim per record (Ragged)
+  };
+  std::vector<Held> held;
+  uint64_t held_bytes = 0;
 
   Impl(store::StoreFiles f, const WriterOptions& o)
       : files(std::move(f)), options(o), pool(o.lanes ? o.lanes : std::make_shared<Lanes>(write_lane_budget())) {
     tails = files.page.tails;
     length = files.page.length;
+    codec = files.page.codec;
     writeback_from = tails;
     meta_writeback_from = format::record_loc_offset(length);
   }
@@ -240,7 +257,7 @@ struct StoreWriter::Impl {
   Status check_appendable(size_t n) const {
     if (closed) return invalid_argument("the writer is closed");
     if (failed) return invalid_argument("an earlier append failed; the writer can only abort");
-    if (length + n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
+    if (length + held.size() + n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
       return invalid_argument("the store would hold more records than the format can address");
     return Status::ok();
   }
@@ -300,6 +317,73 @@ struct StoreWriter::Impl {
                                     "verifying the store tells which)");
   }
 
+  // One encoder per lane for the writer's codec (and dictionary).
+  Status make_encoders() {
+    encoders.clear();
+    codec::EncoderOptions eo{codec, options.level, checksum, files.dictionary};
+    for (size_t lane = 0; lane < pool->count(); ++lane) {
+      ZREC_ASSIGN_OR_RETURN(auto enc, codec::Encoder::create(eo));
+      encoders.push_back(std::move(enc));
+    }
+    return Status::ok();
+  }
+
+  // At open, under the lock: an empty store whose codec is pending gets it chosen by
+  // this writer's first window. A dict.zr beside it is a killed first append's, made
+  // before it could publish; it goes, so that the choice is made again from scratch
+  // (the same records make the same one). zrec-codec-auto beside a store with records
+  // is a first append's killed after it published: the choice stands, the file goes.
+  Status take_pending_choice() {
+    if (!files.codec_file) return Status::ok();
+    const std::string name = files.codec_pending() ? kDictFile : kCodecAutoFile;
+    const std::string path = join_path(files.path, name);
+    if (io::retry_eintr([&] { return ::unlink(path.c_str()); }) != 0 && errno != ENOENT)
+      return io::errno_status(errno, "cannot remove", path);
+    if (files.codec_pending()) {
+      choose = true;
+      return Status::ok();
+    }
+    files.codec_file = false;
+    return io::sync_directory(files.path);
+  }
+
+  // A pending store's first appends (docs/format.md §6): records are held until they
+  // make a window (kAutoWindowBytes or kAutoWindowRecords, zrec/codec_choice.h), or
+  // chosen from at once when the first call holds that much; the choice made, they are
+  // written as any other.
+  Status append_choosing(std::span<const RecordRef> records);
+  // Chooses from the held records and writes them (publish() calls it too).
+  Status write_held();
+  // The choice (zrec/codec_choice.h) from `records`; frame checksums asked for keep the
+  // store zstd rather than raw. A failure leaves the writer able only to abort.
+  Status choose_codec_from(std::span<const RecordRef> records);
+  // append() once the codec is known: the window engine on `records`.
+  Status append_now(std::span<const RecordRef> records);
+
+  // Before the first publication of a store whose codec was pending: dict.zr, synced
+  // with its directory entry, so that the page naming zstd_dict never comes before it.
+  Status write_chosen_dictionary() {
+    if (codec != Codec::kZstdDict || dict_written) return Status::ok();
+    const std::vector<uint8_t>& bytes = files.dictionary->bytes();
+    ZREC_ASSIGN_OR_RETURN(
+        io::File f, io::File::open(join_path(files.path, kDictFile), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644));
+    dict_written = true;
+    ZREC_RETURN_IF_ERROR(f.pwrite_all(bytes.data(), bytes.size(), 0));
+    ZREC_RETURN_IF_ERROR(f.sync());
+    return io::sync_directory(files.path);
+  }
+
+  // After it: the choice is in the page, so zrec-codec-auto goes, best effort: one left
+  // beside a store with records (a kill, a failed unlink) is ignored by readers and
+  // removed by the next writer, so it fails no publication.
+  void drop_codec_file() {
+    const std::string path = join_path(files.path, kCodecAutoFile);
+    (void)io::retry_eintr([&] { return ::unlink(path.c_str()); });
+    if (options.sync) (void)io::sync_directory(files.path);
+    files.codec_file = false;
+    dict_written = false;
+  }
+
   Status write_encoded_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
     const uint32_t shards = files.page.data_shards;
     codec::Encoder& enc = encoders[lane];
@@ -348,25 +432,25 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::open(const std::string& path, 
   // so the marker read here is the one that stands while this writer does.
   if (!options.through_root) ZREC_RETURN_IF_ERROR(refuse_root_stream(path));
   auto impl = std::make_unique<Impl>(std::move(files), options);
+  ZREC_RETURN_IF_ERROR(impl->take_pending_choice());
   const store::ChecksumSetting setting = store::read_checksum_setting(impl->files);
   impl->checksum = impl->files.page.codec != Codec::kRaw && options.checksum.value_or(setting.checksum);
   impl->checksum_marker = setting.marker;
-  codec::EncoderOptions eo{impl->files.page.codec, options.level, impl->checksum, impl->files.dictionary};
   for (size_t lane = 0; lane < impl->pool->count(); ++lane) {
-    ZREC_ASSIGN_OR_RETURN(auto enc, codec::Encoder::create(eo));
-    impl->encoders.push_back(std::move(enc));
     impl->scratch.emplace_back();
     impl->staging.emplace_back();
     impl->iovs.emplace_back();
   }
+  ZREC_RETURN_IF_ERROR(impl->make_encoders());
   return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(impl)));
 }
 
 const Schema& StoreWriter::schema() const { return impl_->files.schema; }
-Codec StoreWriter::codec() const { return impl_->files.page.codec; }
+Codec StoreWriter::codec() const { return impl_->codec; }
+const CodecChoice* StoreWriter::codec_choice() const { return impl_->choice ? &*impl_->choice : nullptr; }
 uint32_t StoreWriter::data_shards() const { return impl_->files.page.data_shards; }
 const std::shared_ptr<Lanes>& StoreWriter::lanes() const { return impl_->pool; }
-uint64_t StoreWriter::length() const { return impl_->length; }
+uint64_t StoreWriter::length() const { return impl_->length + impl_->held.size(); }
 uint64_t StoreWriter::published_length() const { return impl_->files.page.length; }
 uint64_t StoreWriter::stored_bytes() const {
   uint64_t sum = 0;
@@ -417,10 +501,64 @@ Status StoreWriter::append(std::span<const RecordRef> records) {
   ZREC_RETURN_IF_ERROR(m.check_appendable(records.size()));
   ZREC_RETURN_IF_ERROR(check(records));
   if (records.empty()) return Status::ok();
+  if (m.choose) return m.append_choosing(records);
+  return m.append_now(records);
+}
 
+Status StoreWriter::Impl::append_choosing(std::span<const RecordRef> records) {
+  uint64_t bytes = 0;
+  for (const RecordRef& r : records) bytes += logic_length(r);
+  if (held.empty() && (records.size() >= kAutoWindowRecords || bytes >= kAutoWindowBytes)) {
+    ZREC_RETURN_IF_ERROR(choose_codec_from(records));
+    return append_now(records);
+  }
+  const uint32_t ndim = files.schema.is_dense() ? 0 : files.schema.ndim;
+  for (const RecordRef& r : records) {
+    Held h;
+    h.bytes.assign(r.data, r.data + r.size);
+    if (ndim > 0) h.dims.assign(r.dims, r.dims + ndim);
+    held.push_back(std::move(h));
+  }
+  held_bytes += bytes;
+  if (held.size() >= kAutoWindowRecords || held_bytes >= kAutoWindowBytes) return write_held();
+  return Status::ok();
+}
+
+Status StoreWriter::Impl::write_held() {
+  if (held.empty()) return Status::ok();
+  std::vector<RecordRef> refs;
+  refs.reserve(held.size());
+  for (const Held& h : held) refs.push_back({h.bytes.data(), h.bytes.size(), h.dims.empty() ? nullptr : h.dims.data()});
+  Status s = choose_codec_from(refs);
+  if (s.is_ok()) s = append_now(refs);
+  held.clear();
+  held_bytes = 0;
+  return s;
+}
+
+Status StoreWriter::Impl::choose_codec_from(std::span<const RecordRef> records) {
+  choose = false;
+  Status s = [&]() -> Status {
+    auto source = window_record_source(files.schema, records);
+    ZREC_ASSIGN_OR_RETURN(CodecChoice c, zrec::choose_codec(*source, {.lanes = pool}));
+    if (checksum && c.codec == Codec::kRaw) c.codec = Codec::kZstd;
+    codec = c.codec;
+    if (codec == Codec::kRaw) checksum = false;
+    if (codec == Codec::kZstdDict) {
+      ZREC_ASSIGN_OR_RETURN(files.dictionary, codec::Dictionary::load(c.dictionary));
+    }
+    choice = std::move(c);
+    return make_encoders();
+  }();
+  if (!s.is_ok()) failed = true;
+  return s;
+}
+
+Status StoreWriter::Impl::append_now(std::span<const RecordRef> records) {
+  Impl& m = *this;
   m.locs.resize(records.size());
   const auto chunks = m.split(records.size(), [&](size_t k) { return m.logic_length(records[k]); });
-  const bool raw = m.files.page.codec == Codec::kRaw;
+  const bool raw = m.codec == Codec::kRaw;
   return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
     return raw ? m.write_raw_chunk(lane, records, c) : m.write_encoded_chunk(lane, records, c);
   });
@@ -430,7 +568,7 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
   Impl& m = *impl_;
   ZREC_RETURN_IF_ERROR(m.check_appendable(records.size()));
   const Schema& schema = m.files.schema;
-  const Codec codec = m.files.page.codec;
+  const Codec codec = m.codec;
   for (size_t k = 0; k < records.size(); ++k) {
     const EncodedRecord& r = records[k];
     auto bad = [&](const std::string& rule) {
@@ -450,6 +588,15 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
                  std::to_string(schema.ndim) + " dims and one element");
   }
   if (records.empty()) return Status::ok();
+  if (!m.held.empty()) {
+    ZREC_RETURN_IF_ERROR(m.write_held());
+    if (m.codec != codec) {
+      m.failed = true;
+      return invalid_argument(std::string("stored frames in ") + to_string(codec) +
+                              " follow records whose codec auto chose " + to_string(m.codec));
+    }
+  }
+  m.choose = false;  // stored frames keep the codec they are in: the store's, zstd
 
   m.locs.resize(records.size());
   const auto chunks = m.split(records.size(), [&](size_t k) { return uint64_t{records[k].phys_length}; });
@@ -467,10 +614,14 @@ Status StoreWriter::publish() {
   Impl& m = *impl_;
   if (m.closed) return invalid_argument("the writer is closed");
   if (m.failed) return invalid_argument("an earlier append failed; nothing can be published");
+  ZREC_RETURN_IF_ERROR(m.write_held());  // a pending store's records held for its choice
   format::StaticPage page = m.files.page;
   page.length = m.length;
   page.tails = m.tails;
+  page.codec = m.codec;
   if (page == m.files.page) return Status::ok();  // nothing new to publish
+  const bool first_choice = m.files.codec_pending() && m.length > 0;
+  if (first_choice) ZREC_RETURN_IF_ERROR(m.write_chosen_dictionary());
   for (uint32_t s = 0; s < m.files.page.data_shards; ++s) {
     ZREC_RETURN_IF_ERROR(m.files.data[s].truncate(m.tails[s]));
     if (m.options.sync) ZREC_RETURN_IF_ERROR(m.files.data[s].sync());
@@ -485,6 +636,7 @@ Status StoreWriter::publish() {
   if (!s.is_ok()) return m.page_write_failed(page, bytes, s);
   m.files.page = page;
   m.dirty = false;
+  if (first_choice) m.drop_codec_file();
   return Status::ok();
 }
 
@@ -531,6 +683,11 @@ void StoreWriter::abort() {
     (void)m.files.meta.truncate(format::record_loc_offset(m.files.page.length));
     // An empty store keeps its checksum setting in the slot an append overwrote.
     if (m.files.page.length == 0 && m.checksum_marker) (void)store::write_checksum_marker(m.files.meta);
+    // A dictionary chosen for a first window that is not published goes with it.
+    if (m.dict_written && m.files.page.length == 0) {
+      const std::string dict = join_path(m.files.path, kDictFile);
+      (void)io::retry_eintr([&] { return ::unlink(dict.c_str()); });
+    }
   }
   m.files.meta.close();
   m.files.data.clear();

@@ -48,7 +48,8 @@ bool is_data_file_name(const std::string& name) {
 }
 
 bool is_store_file_name(const std::string& name) {
-  return name == format::kMetaFile || name == format::kDictFile || name == kTempMarker || is_data_file_name(name);
+  return name == format::kMetaFile || name == format::kDictFile || name == kCodecAutoFile || name == kTempMarker ||
+         is_data_file_name(name);
 }
 
 // A file a root holds besides its streams: its marker, the marker's temporaries and its

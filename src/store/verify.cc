@@ -81,6 +81,7 @@ void Verifier::leftover_notes() {
     const std::string name = e->d_name;
     if (name == "." || name == ".." || name == format::kMetaFile) continue;
     if (name == format::kDictFile && files_.dictionary) continue;
+    if (name == kCodecAutoFile && files_.codec_pending()) continue;
     bool data = false;
     for (uint32_t s = 0; s < shards_ && !data; ++s) data = name == file_of(s);
     if (!data) strangers.push_back(name);

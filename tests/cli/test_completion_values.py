@@ -54,7 +54,9 @@ def sets_are_the_tables():
     for key, words in want.items():
         assert b.get(key) == words, (key, b.get(key))
     for command in ("create", "append-tar", "append-lmdb", "append-h5", "recompress", "concat", "bench"):
-        assert b.get(f"{command}:--codec") == ["raw", "zstd", "zstd_dict"], (command, b.get(f"{command}:--codec"))
+        # auto (issue 46): every --codec of a store to be made, and bench's auto store.
+        assert b.get(f"{command}:--codec") == ["raw", "zstd", "zstd_dict", "auto"], (command,
+                                                                                   b.get(f"{command}:--codec"))
     assert "float32" in b["create:--dtype"] and "uint8" in b["create:--dtype"]
     assert "append-tar:--parse" not in b  # EXT=int|float: no fixed words
     z = zsh_sets()

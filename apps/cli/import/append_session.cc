@@ -12,6 +12,7 @@
 #include "cli/options/level_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
+#include "cli/report/codec_choice_report.h"
 
 namespace zrec::cli {
 
@@ -280,6 +281,10 @@ Status AppendSession::finish(Status input) {
     if (listener_.commit) listener_.commit();
     for (const auto& w : final_warnings_) spdlog::warn("{}", w);
     if (!nothing.empty()) spdlog::warn("{}", nothing);
+    if (const CodecChoice* choice = writer_->codec_choice()) {
+      report_.note(codec_choice_line(store_, *choice));
+      report_.set_json("codec_choice", codec_choice_facts(*choice).object());
+    }
     const double secs = report_.elapsed_s();
     const uint64_t stored = writer_->stored_bytes() - first_stored_;
     report_.set("records_appended", added_)

@@ -16,9 +16,11 @@ namespace zrec::cli {
 
 void add_new_store_options(CLI::App* cmd, NewStoreArgs& args, const std::string& which) {
   offer_choices(cmd->add_option("--codec", args.codec,
-                                which + ": raw, zstd or zstd_dict (needs --dict); default raw for Dense records of " +
+                                which +
+                                    ": raw, zstd, zstd_dict (needs --dict) or auto (the first window chooses); "
+                                    "default raw for Dense records of " +
                                     std::to_string(kSmallRecordBytes) + " bytes or fewer, zstd otherwise"),
-                codec_names());
+                new_codec_names());
   cmd->add_option("--dict", args.dict, which + ": zstd dictionary file for --codec zstd_dict");
   cmd->add_option("--shards", args.shards, which + ": data files per store (1..255)")
       ->check(CLI::Range(1, 255))
@@ -34,11 +36,17 @@ void add_create_options(CLI::App* cmd, bool& create, NewStoreArgs& args, const s
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level) {
   CreateOptions c;
   c.warn = log_core_warning;
-  c.codec = args.codec.empty() ? Codec::kZstd : parse_codec_option(args.codec);
+  const NewCodec codec = args.codec.empty() ? NewCodec{} : parse_new_codec(args.codec);
+  c.codec = codec.codec;
+  c.codec_auto = codec.automatic;
   c.data_shards = args.shards;
   c.checksum = checksum;
-  check_codec_options(
-      {.codec = c.codec, .dict = !args.dict.empty(), .level = level, .checksum = checksum, .dict_required = true});
+  check_codec_options({.codec = c.codec,
+                       .automatic = codec.automatic,
+                       .dict = !args.dict.empty(),
+                       .level = level,
+                       .checksum = checksum,
+                       .dict_required = true});
   if (!args.dict.empty()) {
     ZREC_ASSIGN_OR_RETURN(c.dictionary, read_dictionary_file(args.dict, "--dict"));
   }

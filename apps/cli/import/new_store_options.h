@@ -15,7 +15,7 @@
 namespace zrec::cli {
 
 struct NewStoreArgs {
-  std::string codec;    // --codec: raw, zstd or zstd_dict; empty: default_codec (codec_rules.h)
+  std::string codec;    // --codec: raw, zstd, zstd_dict or auto; empty: default_codec (codec_rules.h)
   std::string dict;     // --dict FILE: the dictionary of zstd_dict
   uint32_t shards = 4;  // --shards: 1..255
 };

@@ -10,6 +10,7 @@
 #include "cli/formats/printable.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/byte_size.h"
+#include "cli/report/codec_choice_report.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {
@@ -133,6 +134,7 @@ Status RootAppend::finish(Status s) {
     outcome_.set("path", root_).set("samples_appended", added_).set("samples_skipped", by_option);
     outcome_.set("samples_present", present).set("bytes_in", bytes_in_).set("stored_bytes", stored);
     outcome_.set("length", now).set("streams", names_);
+    report_stream_choices(outcome_, root_, names_, {writers_.begin(), writers_.end()});
     const double secs = outcome_.elapsed_s(), rate_secs = std::max(secs, 1e-6);
     std::string names;
     for (const auto& n : names_) names += (names.empty() ? "" : ", ") + printable(n);

@@ -17,6 +17,7 @@
 #include "cli/import/tar_summary.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
+#include "cli/report/codec_choice_report.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {
@@ -311,7 +312,12 @@ Status TarImport::finish(Status s) {
     uint64_t stored = 0;
     for (const auto& st : streams_) stored += st.writer->stored_bytes() - st.first_stored;
     std::vector<std::string> exts;
-    for (const auto& st : streams_) exts.push_back(st.ext);
+    std::vector<const StoreWriter*> writers;
+    for (const auto& st : streams_) {
+      exts.push_back(st.ext);
+      writers.push_back(st.writer);
+    }
+    report_stream_choices(outcome_, a_.root, exts, writers);
     const std::string line = tar_import_summary(outcome_, a_.root, exts, stream_list(),
                                                 {.added = added_,
                                                  .skipped = skipped_,

@@ -134,9 +134,11 @@ CreateOptions new_stream_options(const AppendTarArgs& a, const TarStreamOptions&
   set_new_store_codec(c, a.create, a.append.checksum.value_or(false), a.append.level);
   if (auto own = o.stream_dicts.find(ext); own != o.stream_dicts.end()) {  // --stream-dict
     c.codec = Codec::kZstdDict;
+    c.codec_auto = false;
     c.dictionary = own->second;
   } else if (auto codec = o.stream_codecs.find(ext); codec != o.stream_codecs.end()) {  // --stream-codec
     c.codec = codec->second;
+    c.codec_auto = false;
     c.dictionary.clear();
     c.checksum = c.checksum && c.codec != Codec::kRaw;
   } else if (ext == kKeyStream && a.create.codec.empty()) {  // keys are a few bytes: a zstd frame would grow them

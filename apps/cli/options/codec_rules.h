@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "zrec/codec.h"
 #include "zrec/schema.h"
@@ -17,15 +18,26 @@ namespace zrec::cli {
 
 struct CodecOptions {
   Codec codec = Codec::kZstd;
-  bool dict = false;      // --dict FILE given
-  bool tier = false;      // --tier given (recompress, concat: train DST's dictionary)
-  int level = 0;          // --level; 0: not given
-  bool checksum = false;  // --checksum
+  bool automatic = false;  // --codec auto: the first append (recompress: SRC's sample) chooses
+  bool dict = false;       // --dict FILE given
+  bool tier = false;       // --tier given (recompress, concat: train DST's dictionary)
+  int level = 0;           // --level; 0: not given
+  bool checksum = false;   // --checksum
   // zstd_dict needs --dict (create and new stores, which cannot train one).
   bool dict_required = false;
 };
 
 void check_codec_options(const CodecOptions& o);
+
+// The --codec of a store to be made: a codec, or `auto` (zrec/codec_choice.h), which
+// takes none of --dict, --tier, --level and --checksum: what they set depends on the
+// codec it will choose.
+struct NewCodec {
+  Codec codec = Codec::kZstd;
+  bool automatic = false;
+};
+NewCodec parse_new_codec(std::string_view text);
+inline constexpr const char* kAutoCodecName = "auto";
 
 // A new store's codec when none is given (create, the append commands' new stores):
 // raw for Dense records of kSmallRecordBytes or fewer, zstd for everything else. Each

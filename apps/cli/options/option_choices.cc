@@ -44,6 +44,11 @@ const Choices& codec_names() {
   return words;
 }
 
+const Choices& new_codec_names() {
+  static const Choices words = {to_string(Codec::kRaw), to_string(Codec::kZstd), to_string(Codec::kZstdDict), "auto"};
+  return words;
+}
+
 const Choices& tier_names() {
   static const Choices words = [] {
     Choices w;

@@ -27,6 +27,7 @@ const Choices& framing_names();        // cat and append-stream --framing
 const Choices& tar_array_names();      // cat --arrays: npy text
 const Choices& number_syntax_names();  // append-stream --parse: ints floats
 const Choices& codec_names();          // --codec: raw zstd zstd_dict
+const Choices& new_codec_names();      // --codec of a store to be made: raw zstd zstd_dict auto
 const Choices& tier_names();           // --tier: small balanced max
 const Choices& workload_names();       // bench --workload
 const Choices& dtype_names();          // --dtype: NumPy's names (bool, int8, ..., float32, ...)

@@ -125,6 +125,13 @@ void environment_json(JsonWriter& j, const BenchEnvironment& e) {
   j.end_object();
 }
 
+namespace {
+// The row's name: "auto (zstd_dict)" for the --codec auto store.
+std::string label(const bench::CodecResult& c) {
+  return c.automatic ? "auto (" + std::string(to_string(c.codec)) + ")" : to_string(c.codec);
+}
+}  // namespace
+
 std::string workload_text(const bench::WorkloadResult& r) {
   std::string t = fmt::format("\n### {}: {}\n\n", bench::to_string(r.workload), bench::describe(r.workload));
   t += fmt::format(
@@ -134,7 +141,7 @@ std::string workload_text(const bench::WorkloadResult& r) {
   t += kHeader;
   for (const auto& c : r.codecs) {
     t +=
-        fmt::format("| zrecord-{} | {} | {} | {} | {} | {} | {} | {} | {:.2f}x | {} | {} | {} |\n", to_string(c.codec),
+        fmt::format("| zrecord-{} | {} | {} | {} | {} | {} | {} | {} | {:.2f}x | {} | {} | {} |\n", label(c),
                     mib_s(c.write), mib_s(c.gather), krec_s(c.gather), ms(c.gather, c.gather.p50_ms),
                     ms(c.gather, c.gather.p95_ms), ms(c.gather, c.gather.p99_ms), format_mib(c.disk_bytes),
                     ratio(double(r.logical_bytes), double(c.disk_bytes)), pct(gather_vs_limit(c.gather, r.pread_limit)),
@@ -146,7 +153,7 @@ std::string workload_text(const bench::WorkloadResult& r) {
                    ms(l, l.p50_ms), ms(l, l.p95_ms), ms(l, l.p99_ms));
   for (const auto& c : r.codecs) {
     const auto& d = c.mem_decode;
-    t += fmt::format("| in-memory {} | {} | {} | {} | {} | {} | {} | - | - | {} | - | - |\n", to_string(c.codec),
+    t += fmt::format("| in-memory {} | {} | {} | {} | {} | {} | {} | - | - | {} | - | - |\n", label(c),
                      mib_s(c.mem_encode), mib_s(d), krec_s(d), ms(d, d.p50_ms), ms(d, d.p95_ms), ms(d, d.p99_ms),
                      pct(gather_vs_limit(d, r.pread_limit)));
   }
@@ -168,8 +175,9 @@ void workload_json(JsonWriter& j, const bench::WorkloadResult& r) {
   j.key("codecs").begin_array();
   for (const auto& c : r.codecs) {
     j.begin_object();
-    j.key("codec").value(to_string(c.codec));
-    j.key("backend").value(std::string("zrecord-") + to_string(c.codec));
+    j.key("codec").value(bench::codec_label(c));
+    if (c.automatic) j.key("chosen").value(to_string(c.codec));
+    j.key("backend").value("zrecord-" + bench::codec_label(c));
     j.key("write");
     throughput_json(j, c.write);
     j.key("gather");

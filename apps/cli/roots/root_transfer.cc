@@ -53,6 +53,8 @@ void check_root_options(const RootTransferArgs& a) {
     throw UsageError(
         "a root's streams keep their own dictionaries: --codec zstd_dict, --dict and --tier are for one store "
         "(recompress ROOT/STREAM), and --consume for stores");
+  if (a.codec == kAutoCodecName)
+    throw UsageError("--codec auto chooses for one store: recompress ROOT/STREAM --codec auto, one stream at a time");
 }
 
 // Every source a root, with the first one's streams: otherwise what differs.
