@@ -106,16 +106,21 @@ class TarImport {
   }
   // Samples the root holds: its committed count.
   uint64_t holds() const { return dataset_ ? dataset_->committed_length() : first_length_; }
+  // The streams, as made or found, then those still to make in --ext's order.
   std::string stream_list() const {
-    std::vector<std::string> names(unmade_.begin(), unmade_.end());
+    std::vector<std::string> names;
     for (const auto& s : streams_) names.push_back(s.ext);
+    for (const auto& ext : opt_.ext_streams)
+      if (unmade_.count(ext) > 0) names.push_back(ext);
     return join_stream_names(names);
   }
   // The streams made of members: all but __key__, which comes from the sample's key.
   std::string member_stream_list() const {
-    std::vector<std::string> names(unmade_.begin(), unmade_.end());
+    std::vector<std::string> names;
     for (const auto& s : streams_)
       if (!s.keys) names.push_back(s.ext);
+    for (const auto& ext : opt_.ext_streams)
+      if (unmade_.count(ext) > 0) names.push_back(ext);
     return join_stream_names(names);
   }
   void warn(const std::string& message) {
