@@ -21,9 +21,9 @@
 namespace zrec::cli {
 
 struct OrderOptions {
-  std::optional<uint64_t> sample;  // --sample N: N draws
-  bool distinct = false;           // ... without replacement
-  bool shuffle = false;            // --shuffle: every selected record once, in a seeded order
+  std::optional<uint64_t> sample = std::nullopt;  // --sample N: N draws
+  bool distinct = false;                          // ... without replacement
+  bool shuffle = false;                           // --shuffle: every selected record once, in a seeded order
   uint64_t seed = 0;
   std::string option = "--sample";  // how messages name the sample ("sample": view's query)
   std::string unit = "records";     // what the selection holds, in messages ("samples": a root)
