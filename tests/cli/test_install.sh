@@ -172,7 +172,7 @@ expect() {  # expect "WANT (newline-separated)" WORD...
 expect create cr
 expect "$(printf '%s\n' $commands | sort)" ""
 expect --codec create --co
-expect "$(printf 'raw\nzstd\nzstd_dict\n')" create --codec ""
+expect "$(printf 'auto\nraw\nzstd\nzstd_dict\n')" create --codec ""
 expect "$(printf 'zstd\nzstd_dict\n')" create --codec=zs
 expect "$(printf 'jsonl\nnpy\nnpz\nraw\ntar\ntext\n')" cat "$tmp/store" --format ""
 expect "$(printf 'lines\nnul\nu32le\nu64le\n')" append-stream --framing ""
