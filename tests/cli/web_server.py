@@ -157,8 +157,8 @@ class FaultProxy:
                        a file there)
     A request (its path and Range) meets a fault at most once unless `repeat` is set, so
     that a client retrying it gets through whatever the timing of its other requests.
-    requests counts the requests seen; clear_faults() forgets which requests met one, so a
-    second fault run meets the same request sequence afresh."""
+    requests counts the requests seen, injected the faults made; clear_faults() forgets
+    which requests met one, so a second fault run meets the same request sequence afresh."""
 
     def __init__(self, upstream_port):
         self.upstream_port = upstream_port
@@ -172,6 +172,7 @@ class FaultProxy:
         self.before = None
         self.repeat = False
         self.requests = 0
+        self.injected = 0
         self._faulted = set()
         self._lock = threading.Lock()
 
@@ -197,6 +198,7 @@ class FaultProxy:
                     if fault and any(every and n % every == 0
                                      for every in (proxy.error_every, proxy.drop_every, proxy.reset_every)):
                         proxy._faulted.add(key)
+                        proxy.injected += 1
                 if proxy.before is not None:
                     proxy.before(self.path, self.headers)
                 if fault and proxy.reset_every and n % proxy.reset_every == 0:
