@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "zrec/file.h"
-#include "zrec/record_loc.h"
+#include "zrec/format.h"
 #include "zrec/store.h"
 
 #include "codec/record_codec.h"
 #include "zrec_bench.h"
+#include "zrec_support/file.h"
 #include "zrec_support/splitmix64.h"
 
 namespace zrec::bench {

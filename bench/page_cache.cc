@@ -3,9 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "zrec/file.h"
-
 #include "bench_internal.h"
+#include "zrec_support/file.h"
 
 namespace zrec::bench {
 

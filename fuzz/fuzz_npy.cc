@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "zrec/input_stream.h"
-
 #include "cli/formats/npy.h"
 #include "fuzz_util.h"
+#include "zrec_support/input_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

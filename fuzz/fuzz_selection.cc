@@ -5,11 +5,10 @@
 
 #include <string>
 
-#include "zrec/input_stream.h"
-
 #include "cli/formats/selection.h"
 #include "format/endian.h"
 #include "fuzz_util.h"
+#include "zrec_support/input_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zrec;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "zrec/input_stream.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec {
 

@@ -12,7 +12,6 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
 #include "zrec/remote.h"
 
 #include "cli/app/command.h"
@@ -20,6 +19,7 @@
 #include "cli/os/interrupt.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

@@ -12,7 +12,6 @@
 
 #include "zrec/dataset.h"
 #include "zrec/remote.h"
-#include "zrec/s3_client.h"
 
 #include "cli/app/command.h"
 #include "cli/formats/printable.h"
@@ -24,6 +23,7 @@
 #include "cli/sync/sync_local.h"
 #include "cli/sync/sync_plan.h"
 #include "cli/sync/sync_source.h"
+#include "zrec_support/s3_client.h"
 
 namespace zrec::cli {
 

@@ -17,8 +17,6 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "zrec/file.h"
-#include "zrec/input_stream.h"
 #include "zrec/remote.h"
 #include "zrec/store.h"
 #include "zrec/transfer.h"
@@ -35,7 +33,9 @@
 #include "cli/os/side_file.h"
 #include "cli/report/console.h"
 #include "cli/transfer_command.h"
+#include "zrec_support/file.h"
 #include "zrec_support/file_list.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

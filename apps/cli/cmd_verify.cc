@@ -18,7 +18,6 @@
 #include <fmt/format.h>
 
 #include "zrec/dataset.h"
-#include "zrec/input_stream.h"
 #include "zrec/remote.h"
 #include "zrec/verify.h"
 
@@ -34,6 +33,7 @@
 #include "cli/report/json.h"
 #include "cli/report/progress.h"
 #include "cli/roots/root_problems.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "zrec/dataset.h"
-#include "zrec/input_stream.h"
 #include "zrec/remote.h"
 #include "zrec/store.h"
 
@@ -31,6 +30,7 @@
 #include "cli/os/side_file.h"
 #include "cli/report/console.h"
 #include "cli/report/progress.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

@@ -309,7 +309,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
     ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = is_url(path) ? g.read_lanes(path) : g.lanes(work),
-                                                     .wait = a.consume ? io::LockWait() : g.lock_wait(),
+                                                     .wait = a.consume ? LockWait() : g.lock_wait(),
                                                      .snapshot_if_busy = a.consume,
                                                      .remote = g.remote}));
     sources.push_back(s.get());

@@ -3,7 +3,7 @@
 // figure comes with baselines measured in the same run (plain parallel preads of the
 // same bytes; the same lanes compressing/decompressing the same records in memory), so
 // a noisy machine still yields meaningful ratios. Nothing here prints: results are
-// structs; a Control in the options (zrec/control.h) stops a run and hears what it is
+// structs; a Control in the options (zrec/context.h) stops a run and hears what it is
 // doing, as Progress::phase ("vision: writing the zstd_dict store"; no counts).
 //
 // Example:
@@ -20,10 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/codec.h"
-#include "zrec/control.h"
+#include "zrec/context.h"
+#include "zrec/format.h"
 #include "zrec/lanes.h"
-#include "zrec/lock_wait.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 #include "zrec/store_writer.h"
@@ -154,7 +153,7 @@ Result<WorkloadResult> run_workload(const RunOptions& options, const Corpus& cor
 struct StoreBenchOptions {
   uint64_t batch = 256;
   std::shared_ptr<Lanes> lanes = nullptr;  // null: one of read_lane_budget() lanes
-  io::LockWait wait = {};                  // how a held store is waited for (zrec/lock_wait.h)
+  LockWait wait = {};                      // how a held store is waited for (zrec/context.h)
   bool cold = false;
   double seconds = 2.0;
   uint32_t rounds = 4;

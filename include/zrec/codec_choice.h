@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "zrec/codec.h"
 #include "zrec/dict.h"
+#include "zrec/format.h"
 #include "zrec/lanes.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"

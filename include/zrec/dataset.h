@@ -1,7 +1,7 @@
 // Datasets of named streams: a directory whose subdirectories are stores, one per stream,
 // record i of every stream belonging to sample i (docs/format.md §12), marked by a root
 // marker; the reader of such a dataset (Dataset) and its writer (DatasetWriter). A
-// store's own files and is_store_dir are zrec/limits.h's and zrec/store.h's.
+// store's own files and is_store_dir are zrec/format.h's and zrec/store.h's.
 //
 //   // Reading: the committed streams, each store opened when asked for.
 //   ZREC_ASSIGN_OR_RETURN(zrec::Dataset ds, zrec::Dataset::open("ds/"));
@@ -28,11 +28,11 @@
 #include <string_view>
 #include <vector>
 
+#include "zrec/context.h"
 #include "zrec/remote.h"
 #include "zrec/status.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
-#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -206,7 +206,7 @@ struct DatasetWriterOptions {
   bool adopt = false;
   // Where the sweep of leftover temporaries of killed writers, which open() makes under
   // the root's lock, says what it leaves in place (one that is not provably zrec's):
-  // zrec/warning.h.
+  // zrec/context.h.
   WarningSink warn = {};
 };
 
@@ -301,8 +301,8 @@ Result<std::optional<std::string>> read_card(const std::string& path, const Remo
 // it), under the writer's lock of the root (its marker) or store (meta.zr), so two edits
 // never interleave: written to a temporary beside it, synced, renamed into place and
 // the directory synced; a reader sees the old card or the new one. kBusy (or a wait, as
-// lock_wait.h says) while a writer holds the lock; kInvalidArgument for a URL or a path
+// LockWait says) while a writer holds the lock; kInvalidArgument for a URL or a path
 // that is neither a root nor a store.
-Status write_card(const std::string& path, const std::optional<std::string>& bytes, const io::LockWait& wait);
+Status write_card(const std::string& path, const std::optional<std::string>& bytes, const LockWait& wait);
 
 }  // namespace zrec

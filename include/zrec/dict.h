@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
+#include "zrec/context.h"
 #include "zrec/lanes.h"
 #include "zrec/status.h"
-#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -115,7 +115,7 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
 // `create --dict` use): into a temporary next to it ("NAME.tmp-XXXXXX", locked, synced)
 // that is then renamed into place, so `path` is either untouched or whole. Temporaries a
 // killed writer left there are removed first, only when they provably are zrec's; one
-// left in place is said to `warn` (zrec/warning.h). Errors: kIoError / kNotFound naming
+// left in place is said to `warn` (zrec/context.h). Errors: kIoError / kNotFound naming
 // the path.
 Status save_dictionary_file(const std::string& path, std::span<const uint8_t> dictionary, const WarningSink& warn = {});
 

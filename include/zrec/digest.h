@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/control.h"
+#include "zrec/context.h"
 #include "zrec/lanes.h"
 #include "zrec/store.h"
 

@@ -24,12 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "zrec/control.h"
+#include "zrec/context.h"
 #include "zrec/lanes.h"
-#include "zrec/lock_wait.h"
 #include "zrec/status.h"
 #include "zrec/store.h"
-#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -82,7 +80,7 @@ struct JoinOptions {
   // thread after every window: the records placed so far and their logical bytes
   // (no totals). The rest of JoinStats is the result, in *stats.
   Control control = {};
-  io::LockWait wait = {};  // block on a held lock instead of failing with kBusy (zrec/lock_wait.h)
+  LockWait wait = {};  // block on a held lock instead of failing with kBusy (zrec/context.h)
   // join_stores() only: DEST's data files start as hard links to the first part's
   // instead of copies of them (that part is consumed: the caller holds the parts for
   // removal from the start, ConsumedStore, and removes them afterwards). The first part stays a valid store throughout:
@@ -92,7 +90,7 @@ struct JoinOptions {
   // The lanes that check frames (read_stored) and copy runs; null: each part's own.
   std::shared_ptr<Lanes> lanes;
   // Where join_stores/plan_join say what they leave in place (a leftover temporary that
-  // is not provably zrec's): zrec/warning.h.
+  // is not provably zrec's): zrec/context.h.
   WarningSink warn = {};
 };
 
@@ -169,7 +167,7 @@ Status discard_join(const std::string& plan, const JoinOptions& options);
 // store with OpenOptions::snapshot_if_busy and `wait` false (its own lock is the one held).
 class ConsumedStore {
  public:
-  static Result<std::unique_ptr<ConsumedStore>> lock(const std::string& path, const io::LockWait& wait);
+  static Result<std::unique_ptr<ConsumedStore>> lock(const std::string& path, const LockWait& wait);
   Status remove();
   ~ConsumedStore();
 
@@ -180,6 +178,6 @@ class ConsumedStore {
 };
 
 // ConsumedStore::lock(path, wait), then remove().
-Status remove_store(const std::string& path, const io::LockWait& wait);
+Status remove_store(const std::string& path, const LockWait& wait);
 
 }  // namespace zrec

@@ -15,11 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "zrec/codec.h"
+#include "zrec/context.h"
+#include "zrec/format.h"
 #include "zrec/lanes.h"
-#include "zrec/limits.h"
-#include "zrec/lock_wait.h"
-#include "zrec/record_loc.h"
 #include "zrec/remote.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
@@ -35,7 +33,7 @@ inline constexpr uint64_t kDefaultWindowBytes = uint64_t{64} << 20;
 // goes into its path, before a query string.
 std::string join_path(const std::string& dir, const std::string& name);
 
-// True when `path` holds a meta.zr (zrec/limits.h names a store's files). stat(2)
+// True when `path` holds a meta.zr (zrec/format.h names a store's files). stat(2)
 // follows links, so a linked store (or a store whose meta.zr is a link, a FIFO or a
 // directory, which opening it then refuses naming the problem) counts as one. Except: a
 // meta.zr that is itself a store (a stream named meta.zr in a root of named streams, as
@@ -45,7 +43,7 @@ bool is_store_dir(const std::string& path, const RemoteOptions& remote = {});
 
 struct OpenOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this store
-  io::LockWait wait = {};                  // block on a held lock instead of failing with kBusy
+  LockWait wait = {};                      // block on a held lock instead of failing with kBusy
   // When a writer holds the lock (and not `wait`), open its last published state without
   // the lock instead of failing (zrec info): the static page is read until two
   // consecutive copies agree. Records published then stay readable; records the writer

@@ -17,12 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "zrec/codec.h"
+#include "zrec/context.h"
+#include "zrec/format.h"
 #include "zrec/lanes.h"
-#include "zrec/lock_wait.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
-#include "zrec/warning.h"
 
 namespace zrec {
 
@@ -44,7 +43,7 @@ struct CreateOptions {
   // beside the file zrec-codec-auto that says so (docs/format.md §6).
   bool codec_auto = false;
   // Where create_store/build_store say what they leave in place (a leftover temporary
-  // that is not provably zrec's): zrec/warning.h.
+  // that is not provably zrec's): zrec/context.h.
   WarningSink warn = {};
 };
 
@@ -105,7 +104,7 @@ struct EncodedRecord {
 
 struct WriterOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of write_lane_budget() lanes for this writer
-  io::LockWait wait = {};                  // block on a held lock instead of failing with kBusy
+  LockWait wait = {};                      // block on a held lock instead of failing with kBusy
   int level = 0;                           // zstd level; 0: the format's (3, or 15 with a dictionary)
   // zstd frame content checksum on the records this writer appends: true/false force
   // it; nullopt (the default) keeps the store's setting: on when record 0's frame has a

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/control.h"
+#include "zrec/context.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 

@@ -36,10 +36,9 @@
 #include <string>
 #include <vector>
 
-#include "zrec/codec.h"
-#include "zrec/control.h"
+#include "zrec/context.h"
+#include "zrec/format.h"
 #include "zrec/lanes.h"
-#include "zrec/lock_wait.h"
 #include "zrec/remote.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
@@ -79,7 +78,7 @@ struct VerifyOptions {
   bool quick = false;                      // check the structure (page, table, overlaps) without reading payloads
   uint64_t max_errors = 100;               // stop after this many problems; 0: never stop early
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this call
-  io::LockWait wait = {};                  // block on a held lock instead of failing with kBusy
+  LockWait wait = {};                      // block on a held lock instead of failing with kBusy
   // When a writer holds the lock (and not `wait`), check its last published state
   // without the lock (as Store's OpenOptions::snapshot_if_busy): the records that state
   // holds, and nothing the writer is adding past it. VerifyReport::writer_active says so.

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 #include "zrec/status.h"
 
 struct ZSTD_CCtx_s;

@@ -1,7 +1,7 @@
 // CLI/loaderx names of the codecs (docs/format.md §6 and §10 "Codec names").
 #include <iterator>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 
 namespace zrec {
 

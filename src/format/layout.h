@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 namespace zrec::format {
 
@@ -32,7 +32,7 @@ inline constexpr uint64_t kMaxRecordBytes = zrec::kMaxRecordBytes;
 inline constexpr uint32_t kDefaultShards = zrec::kDefaultShards;  // §1
 
 // §1: file names inside the store directory.
-// (zrec/limits.h: kMetaFile, kDictFile, data_file_name)
+// (zrec/format.h: kMetaFile, kDictFile, data_file_name)
 using zrec::data_file_name;
 using zrec::kDictFile;
 using zrec::kMetaFile;

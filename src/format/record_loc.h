@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "zrec/record_loc.h"
+#include "zrec/format.h"
 
 #include "format/endian.h"
 #include "format/layout.h"

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 #include "zrec/status.h"
 
 #include "format/layout.h"

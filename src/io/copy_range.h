@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "zrec/file.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::io {
 

@@ -1,5 +1,5 @@
 // Positional file I/O with EINTR retry and short-transfer loops.
-#include "zrec/file.h"
+#include "zrec_support/file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

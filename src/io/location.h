@@ -18,9 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "zrec/file.h"
 #include "zrec/remote.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::io {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "zrec/file.h"
+#include "zrec_support/file.h"
 
 namespace zrec::io {
 

@@ -1,6 +1,6 @@
-// S3Client (see s3_client.h): one libcurl easy handle per request in flight, taken from
+// S3Client (see zrec_support/s3_client.h): one libcurl easy handle per request in flight, taken from
 // the client's pool so a lane's requests reuse one connection.
-#include "zrec/s3_client.h"
+#include "zrec_support/s3_client.h"
 
 #include <unistd.h>
 

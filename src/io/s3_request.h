@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "zrec/s3_client.h"
 #include "zrec/status.h"
 
 #include "io/s3_config.h"
+#include "zrec_support/s3_client.h"
 
 namespace zrec::io {
 

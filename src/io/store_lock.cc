@@ -43,7 +43,7 @@ int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const
     const int err = try_flock(fd, op | LOCK_NB);
     if (err != EWOULDBLOCK) return err;
     if (wait.probe && (sleep_ms == 1 || sleep_ms == 100)) {
-      *why = wait.probe(meta, store_path);
+      *why = wait.probe(fd, store_path);
       if (!why->empty()) return EDEADLK;
     }
     pollfd p{cancel.wake_fd, POLLIN, 0};

@@ -6,8 +6,9 @@
 
 #include <cstdint>
 
-#include "zrec/file.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::io {
 

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "zrec/file.h"
 #include "zrec/store_writer.h"
 
 #include "codec/record_codec.h"
@@ -22,6 +21,7 @@
 #include "format/static_page.h"
 #include "store/store_files.h"
 #include "store/temp_sibling.h"
+#include "zrec_support/file.h"
 
 namespace zrec {
 

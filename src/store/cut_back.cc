@@ -63,7 +63,7 @@ Status cut_back_files(StoreFiles& files, uint64_t length) {
 
 }  // namespace store
 
-Status cut_back_store(const std::string& path, uint64_t length, const io::LockWait& wait) {
+Status cut_back_store(const std::string& path, uint64_t length, const LockWait& wait) {
   ZREC_ASSIGN_OR_RETURN(store::StoreFiles files, store::load_store_files(path, io::LockMode::kExclusive, wait));
   return store::cut_back_files(files, length);
 }

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "zrec/lock_wait.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -19,6 +19,6 @@ namespace zrec {
 // the new static page is written and synced first (the publication; records past
 // `length` become leftovers readers ignore), then the data files and the table are
 // truncated to the new tails and length. The cut records are gone for good.
-Status cut_back_store(const std::string& path, uint64_t length, const io::LockWait& wait = {});
+Status cut_back_store(const std::string& path, uint64_t length, const LockWait& wait = {});
 
 }  // namespace zrec

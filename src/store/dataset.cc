@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
-#include "zrec/file.h"
 #include "zrec/remote.h"
 #include "zrec/store.h"
 
 #include "io/location.h"
 #include "io/remote_file.h"
+#include "zrec_support/file.h"
 
 namespace zrec {
 

@@ -9,12 +9,12 @@
 #include <cstdlib>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
 #include "zrec/remote.h"
 
 #include "io/location.h"
 #include "io/store_lock.h"
 #include "store/root_writer.h"
+#include "zrec_support/file.h"
 
 namespace zrec {
 
@@ -55,7 +55,7 @@ struct WriterHold {
   io::File meta;
 };
 
-Result<WriterHold> hold_writer_lock(const std::string& path, const io::LockWait& wait) {
+Result<WriterHold> hold_writer_lock(const std::string& path, const LockWait& wait) {
   WriterHold hold;
   ZREC_ASSIGN_OR_RETURN(const std::optional<RootState> marker, read_root_marker(path));
   if (marker) {
@@ -100,7 +100,7 @@ Result<std::optional<std::string>> read_card(const std::string& path, const Remo
   return std::optional<std::string>(std::move(bytes));
 }
 
-Status write_card(const std::string& path, const std::optional<std::string>& bytes, const io::LockWait& wait) {
+Status write_card(const std::string& path, const std::optional<std::string>& bytes, const LockWait& wait) {
   ZREC_RETURN_IF_ERROR(io::Location(path).local_path("stores' and roots' cards").status());
   if (bytes && bytes->size() > kMaxCardBytes) return too_large(join_path(path, kCardFile), bytes->size());
   ZREC_ASSIGN_OR_RETURN(const WriterHold hold, hold_writer_lock(path, wait));

@@ -9,12 +9,12 @@
 #include <map>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
 #include "zrec/store.h"
 
 #include "store/root_writer.h"
 #include "store/stream_alignment.h"
 #include "store/temp_sibling.h"
+#include "zrec_support/file.h"
 
 namespace zrec {
 

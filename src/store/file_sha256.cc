@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "zrec/digest.h"
-#include "zrec/file.h"
 #include "zrec/remote.h"
 
 #include "format/sha256.h"
 #include "io/location.h"
+#include "zrec_support/file.h"
 
 namespace zrec {
 

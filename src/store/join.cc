@@ -20,9 +20,8 @@
 #include <numeric>
 #include <optional>
 
+#include "zrec/context.h"
 #include "zrec/dataset.h"
-#include "zrec/file.h"
-#include "zrec/warning.h"
 
 #include "format/record_loc.h"
 #include "format/schema_msgpack.h"
@@ -34,6 +33,7 @@
 #include "store/join_plan_file.h"
 #include "store/temp_files.h"
 #include "store/temp_sibling.h"
+#include "zrec_support/file.h"
 #include "zrec_support/memory.h"
 
 namespace zrec {
@@ -400,7 +400,7 @@ struct OpenTemp {
   bool marked = false;  // the marker is still there
 };
 
-Result<OpenTemp> open_temp(const LoadedPlan& plan, io::LockMode mode, const io::LockWait& wait) {
+Result<OpenTemp> open_temp(const LoadedPlan& plan, io::LockMode mode, const LockWait& wait) {
   OpenTemp t;
   t.dest.dir = plan.file.temp;
   ZREC_ASSIGN_OR_RETURN(t.dest.meta, io::File::open(join_path(plan.file.temp, kMetaFile), O_RDWR | O_NOFOLLOW));
@@ -780,7 +780,7 @@ struct ConsumedStore::Impl {
 
 ConsumedStore::~ConsumedStore() = default;
 
-Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& user_path, const io::LockWait& wait) {
+Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& user_path, const LockWait& wait) {
   std::unique_ptr<ConsumedStore> c(new ConsumedStore());
   c->impl_ = std::make_unique<Impl>();
   Impl& m = *c->impl_;
@@ -815,7 +815,7 @@ Status ConsumedStore::remove() {
   return io::sync_directory(store::parent_of(path));
 }
 
-Status remove_store(const std::string& path, const io::LockWait& wait) {
+Status remove_store(const std::string& path, const LockWait& wait) {
   ZREC_ASSIGN_OR_RETURN(auto consumed, ConsumedStore::lock(path, wait));
   return consumed->remove();
 }

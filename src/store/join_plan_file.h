@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 #include "zrec/join.h"
 #include "zrec/status.h"
 

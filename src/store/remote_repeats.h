@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "zrec/record_loc.h"
+#include "zrec/format.h"
 #include "zrec/status.h"
 
 namespace zrec::store {

@@ -77,12 +77,12 @@ Status not_a_regular_file(const std::string& path) {
 }
 
 // The lock of a root, in messages: "root 'ds/'" where the store lock says "store '...'".
-Status lock_marker(const io::File& marker, const io::LockWait& wait, const std::string& root) {
+Status lock_marker(const io::File& marker, const LockWait& wait, const std::string& root) {
   Status s = io::lock_store(marker, io::LockMode::kExclusive, wait, root);
   if (s.is_ok()) return s;
   if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "' is locked"))
     return Status(StatusCode::kBusy, "root '" + root + "' is locked by another process (a writer of its streams)");
-  // Why a --wait can never end (zrec/lock_wait.h), said of the root.
+  // Why a --wait can never end (zrec/context.h), said of the root.
   if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "'"))
     return Status(StatusCode::kBusy, "root" + s.message().substr(5));
   if (s.code() == StatusCode::kCancelled)
@@ -270,7 +270,7 @@ RootWriter::RootWriter(std::string root, io::File marker, RootState state)
 
 RootWriter::~RootWriter() = default;
 
-Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, const io::LockWait& wait) {
+Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, const LockWait& wait) {
   const std::string path = marker_path(root);
   for (int tries = 0; tries < kMaxReopens; ++tries) {
     struct stat held;

@@ -6,10 +6,11 @@
 #include <memory>
 #include <string>
 
+#include "zrec/context.h"
 #include "zrec/dataset.h"
-#include "zrec/file.h"
-#include "zrec/lock_wait.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec {
 
@@ -17,10 +18,10 @@ namespace zrec {
 class RootWriter {
  public:
   // Locks the marker of `root` (kBusy when another process holds it, unless `wait`:
-  // then it blocks, ending early as zrec/lock_wait.h says) and reads it. kNotFound when
+  // then it blocks, ending early as zrec/context.h says) and reads it. kNotFound when
   // `root` has no marker. Stale temporaries of earlier commits (".zrec-root.tmp-XXXXXX",
   // unlocked) are removed once the lock is held.
-  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, const io::LockWait& wait);
+  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, const LockWait& wait);
 
   // Marks `root` (an existing directory) with `initial`: the marker is written and
   // synced under a temporary name, locked, then linked into place, so it appears whole

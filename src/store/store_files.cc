@@ -106,7 +106,7 @@ Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions
 
 }  // namespace
 
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const LockWait& wait,
                                     bool snapshot_if_busy, const RemoteOptions& remote) {
   const io::Location at(path);
   if (at.remote() && mode != io::LockMode::kShared) return at.local_path("stores").status();

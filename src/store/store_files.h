@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
-#include "zrec/record_loc.h"
+#include "zrec/format.h"
 #include "zrec/remote.h"
 #include "zrec/schema.h"
 
 #include "codec/record_codec.h"
 #include "format/static_page.h"
 #include "io/store_lock.h"
+#include "zrec_support/file.h"
 
 namespace zrec::store {
 
@@ -51,7 +51,7 @@ struct StoreFiles {
 // (a few tries, a few ms apart; kBusy if it keeps changing) and everything it publishes
 // (table entries below its length, data below its tails) stays valid.
 // A URL (zrec/remote.h) is read with `remote`, kShared only, without a lock.
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const io::LockWait& wait,
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const LockWait& wait,
                                     bool snapshot_if_busy = false, const RemoteOptions& remote = {});
 
 // The store's zstd checksum setting (see CreateOptions::checksum): for a store with

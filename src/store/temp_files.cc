@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
 
 #include "format/layout.h"
 #include "store/store_files.h"
 #include "store/temp_sibling.h"
 #include "store/warn.h"
+#include "zrec_support/file.h"
 
 namespace zrec::store {
 namespace {

@@ -7,9 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "zrec/file.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
-#include "zrec/warning.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::store {
 
@@ -26,7 +27,7 @@ inline constexpr unsigned char kDictMagic[4] = {0x37, 0xA4, 0x30, 0xEC};
 // files (meta.zr, data_N.zr, dict.zr) besides. An empty directory of this user without
 // the marker (a build killed between mkdtemp and its marker) is removed once it is over a
 // minute old, since a starting build looks the same. Anything else of that name is left
-// in place, with a warning to `warn` (zrec/warning.h) saying why.
+// in place, with a warning to `warn` (zrec/context.h) saying why.
 //
 // `rules` widen this for temporaries that outlive their builder's lock (a join's, which
 // steps in other processes fill: zrec/join.h): `extra_file` names more files such a

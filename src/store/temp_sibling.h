@@ -7,9 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "zrec/file.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
-#include "zrec/warning.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::store {
 

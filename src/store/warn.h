@@ -1,9 +1,9 @@
-// Gives a warning to the sink of the call that met it (zrec/warning.h).
+// Gives a warning to the sink of the call that met it (zrec/context.h).
 #pragma once
 
 #include <string>
 
-#include "zrec/warning.h"
+#include "zrec/context.h"
 
 namespace zrec::store {
 

@@ -6,6 +6,9 @@
 - A public header (include/zrec/*.h) includes only other public headers and the
   standard library: no quoted include outside include/zrec, none under src/.
 - include/ holds no benchmark API (bench/include/zrec_bench.h is the benchmark's).
+- The public API stays small and flat: include/zrec holds at most 16 headers, and every
+  one declares its names in namespace zrec itself, none in a nested namespace
+  (zrec::io::...): the tools' helpers that are no storage API live in support/.
 - The public headers hold no process-wide setter: no free function named set_* and no
   extern variable (how a call waits, cancels or warns rides in its options).
 - support/ (the tools' uninstalled helpers) reaches the core through include/zrec only,
@@ -92,6 +95,18 @@ def main():
             elif kind == '"' and not (target.startswith("zrec/") and os.path.isfile(os.path.join(ROOT, "include", target))):
                 problems.append("%s:%d includes \"%s\", which is not a public header (include/zrec/*.h)"
                                 % (rel(path), number, target))
+
+    # 2a. At most 16 public headers, none with a nested namespace.
+    if len(public) > 16:
+        problems.append("include/zrec holds %d headers (at most 16): fold a small one into its neighbour, or move "
+                        "what is no storage API to support/" % len(public))
+    for path in public:
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                m = re.match(r'^\s*namespace\s+([\w:]+)\s*\{', line)
+                if m and m.group(1) != "zrec":
+                    problems.append("%s:%d opens namespace %s: the public API is namespace zrec alone"
+                                    % (rel(path), number, m.group(1)))
 
     # 3. No benchmark API in include/.
     for path in sources("include"):

@@ -12,7 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "zrec/lock_wait.h"
+#include "zrec/context.h"
 #include "zrec/remote.h"
 
 #include "cli/app/did_you_mean.h"
@@ -94,8 +94,8 @@ std::shared_ptr<Lanes> GlobalOptions::read_lanes(const std::string& store) const
   return remote_lanes_;
 }
 
-io::LockWait GlobalOptions::lock_wait() const {
-  io::LockWait w(wait);
+LockWait GlobalOptions::lock_wait() const {
+  LockWait w(wait);
   w.control.cancel = interrupt_token();               // --wait on a held store ends on SIGINT/SIGTERM too
   w.probe = wait_probe ? wait_probe : pipe_deadlock;  // a --wait on our own pipe's writer fails, not hangs
   return w;

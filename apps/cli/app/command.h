@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "zrec/context.h"
 #include "zrec/lanes.h"
-#include "zrec/lock_wait.h"
 #include "zrec/remote.h"
 #include "zrec/status.h"
 
@@ -44,10 +44,10 @@ struct GlobalOptions : OutputPrefs {
   // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h) and
   // failed at once when the holder is the process at the other end of our pipe
   // (pipe_deadlock.h).
-  io::LockWait lock_wait() const;
+  LockWait lock_wait() const;
   // The probe lock_wait() hands on (run_cli sets it: pipe_deadlock, then --wait=SECONDS's
   // deadline); empty: pipe_deadlock alone.
-  io::LockWaitProbe wait_probe;
+  LockWaitProbe wait_probe;
 
  private:
   mutable std::shared_ptr<Lanes> lanes_[2];  // by Work

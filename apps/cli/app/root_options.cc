@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "zrec/lock_wait.h"
+#include "zrec/context.h"
 #include "zrec/remote.h"
 
 #include "cli/options/thread_count.h"
@@ -82,9 +82,8 @@ bool finish_root_options(const RootOptions& root, GlobalOptions& global, const s
   const auto started = std::chrono::steady_clock::now();
   // A --wait ends when it can never succeed (our own pipe's writer holds the store), or
   // when --wait=SECONDS have passed since the command started.
-  global.wait_probe = [wait_seconds, started, wait_text = root.wait_text](const io::File& meta,
-                                                                          const std::string& store) {
-    std::string why = pipe_deadlock(meta, store);
+  global.wait_probe = [wait_seconds, started, wait_text = root.wait_text](int meta_fd, const std::string& store) {
+    std::string why = pipe_deadlock(meta_fd, store);
     if (!why.empty() || !wait_seconds) return why;
     const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - started;
     if (waited.count() >= *wait_seconds)

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/control.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
 
 #include "cli/diff/change_log.h"

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <utility>
 
-#include "zrec/limits.h"
+#include "zrec/format.h"
 #include "zrec/schema.h"
 
 namespace zrec::cli {

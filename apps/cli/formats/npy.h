@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "zrec/dtype.h"
-#include "zrec/input_stream.h"
 #include "zrec/status.h"
+
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 
@@ -65,7 +66,7 @@ struct NpyRecords {
 
 // npy_records: axis 0 indexes records for a Dense store and, with `split_axis0`, for a
 // Ragged one; otherwise the whole array is one Ragged record. A record, with a Ragged
-// record's 8-byte dims, holds at most kMaxRecordBytes (zrec/limits.h).
+// record's 8-byte dims, holds at most kMaxRecordBytes (zrec/format.h).
 Result<NpyRecords> npy_records(const NpyHeader& h, bool ragged, bool split_axis0, const std::string& where);
 
 // The exact header bytes numpy.save writes for an array of this dtype and shape, C

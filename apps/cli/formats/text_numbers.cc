@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 namespace zrec::cli {
 

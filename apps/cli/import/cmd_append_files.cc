@@ -22,9 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "zrec/file.h"
-#include "zrec/input_stream.h"
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 #include "cli/app/command.h"
 #include "cli/formats/line_field.h"
@@ -35,7 +33,9 @@
 #include "cli/os/side_file.h"
 #include "cli/report/console.h"
 #include "zrec_support/background_task.h"
+#include "zrec_support/file.h"
 #include "zrec_support/file_list.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

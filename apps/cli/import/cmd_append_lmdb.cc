@@ -20,8 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 #include "cli/app/command.h"
 #include "cli/import/append_session.h"
@@ -30,6 +29,7 @@
 #include "cli/import/lmdb_root_append.h"
 #include "cli/import/new_store_options.h"
 #include "cli/options/usage_error.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

@@ -16,8 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "zrec/dataset.h"
-#include "zrec/input_stream.h"
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 #include "cli/app/command.h"
 #include "cli/formats/text_numbers.h"
@@ -27,6 +26,7 @@
 #include "cli/options/option_choices.h"
 #include "cli/options/usage_error.h"
 #include "cli/report/console.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

@@ -40,7 +40,7 @@
 #include <CLI/CLI.hpp>
 
 #include "zrec/dataset.h"
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 #include "cli/app/command.h"
 #include "cli/formats/webdataset_sample.h"

@@ -13,8 +13,8 @@
 #include <span>
 #include <string>
 
+#include "zrec/context.h"
 #include "zrec/store_writer.h"
-#include "zrec/warning.h"
 
 namespace zrec::cli {
 

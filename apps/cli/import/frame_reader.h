@@ -8,8 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/input_stream.h"
 #include "zrec/status.h"
+
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

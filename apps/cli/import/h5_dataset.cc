@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 #include "cli/formats/npy.h"
 #include "cli/import/h5_bounded_filters.h"

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 namespace zrec::cli {
 

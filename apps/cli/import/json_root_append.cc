@@ -13,8 +13,6 @@
 #include <map>
 #include <memory>
 
-#include "zrec/input_stream.h"
-
 #include "cli/formats/json_line.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/text_numbers.h"
@@ -23,6 +21,7 @@
 #include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/console.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

@@ -11,8 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "zrec/file.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

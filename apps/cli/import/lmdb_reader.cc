@@ -16,10 +16,10 @@
 #include <string>
 #include <string_view>
 
-#include "zrec/file.h"
 #include "zrec/store.h"
 
 #include "cli/os/side_file.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "zrec/dataset.h"
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 #include "cli/formats/printable.h"
 #include "cli/import/lmdb_reader.h"

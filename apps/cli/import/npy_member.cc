@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "zrec/limits.h"
+#include "zrec/format.h"
 
 namespace zrec::cli {
 

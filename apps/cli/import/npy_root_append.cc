@@ -21,8 +21,6 @@
 #include <memory>
 #include <optional>
 
-#include "zrec/input_stream.h"
-
 #include "cli/formats/printable.h"
 #include "cli/import/npy_plan.h"
 #include "cli/import/record_window.h"
@@ -30,6 +28,7 @@
 #include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/console.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/record_loc.h"
+#include "zrec/format.h"
 #include "zrec/status.h"
 #include "zrec/store.h"
 

@@ -8,11 +8,10 @@
 #include <cerrno>
 #include <charconv>
 
-#include "zrec/file.h"
-
 #include "cli/formats/path_name.h"
 #include "cli/os/output_guard.h"
 #include "cli/os/side_file.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

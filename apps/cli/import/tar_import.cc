@@ -10,7 +10,6 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
 
 #include "cli/import/append_session.h"
 #include "cli/import/tar_root.h"
@@ -19,6 +18,7 @@
 #include "cli/os/interrupt.h"
 #include "cli/report/codec_choice_report.h"
 #include "cli/report/console.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 #include "zrec/status.h"
 #include "zrec/store.h"
 

@@ -9,11 +9,11 @@
 #include <spdlog/spdlog.h>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
 #include "zrec/store.h"
 
 #include "cli/formats/printable.h"
 #include "cli/report/console.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 #include "zrec/schema.h"
 
 namespace zrec::cli {

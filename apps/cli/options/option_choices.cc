@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <map>
 
-#include "zrec/codec.h"
 #include "zrec/dict.h"
 #include "zrec/dtype.h"
+#include "zrec/format.h"
 
 #include "cli/formats/printable.h"
 #include "cli/options/usage_error.h"

@@ -7,13 +7,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "zrec/file.h"
-
 #include "cli/formats/printable.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/side_file.h"
 #include "cli/report/byte_size.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

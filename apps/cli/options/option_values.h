@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 #include "zrec/status.h"
 
 namespace zrec::cli {

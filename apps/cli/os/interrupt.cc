@@ -65,7 +65,7 @@ InterruptScope::InterruptScope() : scope_(g_handlers, interrupt_action(), clear_
 
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
 
-io::CancelToken interrupt_token() {
+CancelToken interrupt_token() {
   make_wake_pipe();  // made once, so a token taken before a scope begins wakes at once too
   return {&g_signal, g_wake[0]};
 }

@@ -11,10 +11,10 @@
 #include <atomic>
 #include <string>
 
-#include "zrec/input_stream.h"
 #include "zrec/status.h"
 
 #include "cli/os/signal_handlers.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 
@@ -41,10 +41,10 @@ class InterruptScope {
 int interrupt_signal();
 inline bool interrupted() { return interrupt_signal() != 0; }
 
-// The flag and the self-pipe, for a Control's cancel (zrec/control.h: every long
+// The flag and the self-pipe, for a Control's cancel (zrec/context.h: every long
 // operation's, an io::InputStream's, a lock wait's): loops stop between units of work,
 // reads and waits when a signal arrives, wherever it lands.
-io::CancelToken interrupt_token();
+CancelToken interrupt_token();
 
 // The exit status for a command stopped by a signal: 128 + the signal recorded
 // (130 for SIGINT, 143 for SIGTERM), or 130 when none was (a kCancelled from elsewhere).

@@ -55,9 +55,9 @@ bool has_pipe(pid_t pid, const std::string& pipe) {
 
 }  // namespace
 
-std::string pipe_deadlock(const io::File& meta, const std::string& store_path) {
+std::string pipe_deadlock(int meta_fd, const std::string& store_path) {
   struct stat st;
-  if (::fstat(meta.fd(), &st) != 0) return {};
+  if (::fstat(meta_fd, &st) != 0) return {};
   const std::string in = link_of("/proc/self/fd/0"), out = link_of("/proc/self/fd/1");
   const bool in_pipe = in.rfind("pipe:", 0) == 0, out_pipe = out.rfind("pipe:", 0) == 0;
   if (!in_pipe && !out_pipe) return {};

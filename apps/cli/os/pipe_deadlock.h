@@ -6,14 +6,13 @@
 
 #include <string>
 
-#include "zrec/file.h"
-
 namespace zrec::cli {
 
-// For io::LockWait::probe (GlobalOptions::lock_wait()): why waiting for `meta`'s lock would never end, or "".
-// Finds the processes holding a lock on meta.zr's inode in /proc/locks and looks for
-// our stdin's or stdout's pipe among their descriptors (/proc/PID/fd). A chain through
-// a third process (a | gzip | gunzip | b) is not seen; without /proc nothing is.
-std::string pipe_deadlock(const io::File& meta, const std::string& store_path);
+// For LockWait::probe (GlobalOptions::lock_wait()): why waiting for the lock of the
+// meta.zr open as `meta_fd` would never end, or "". Finds the processes holding a lock
+// on its inode in /proc/locks and looks for our stdin's or stdout's pipe among their
+// descriptors (/proc/PID/fd). A chain through a third process (a | gzip | gunzip | b)
+// is not seen; without /proc nothing is.
+std::string pipe_deadlock(int meta_fd, const std::string& store_path);
 
 }  // namespace zrec::cli

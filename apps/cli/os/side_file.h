@@ -18,10 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "zrec/control.h"
-#include "zrec/file.h"
-#include "zrec/input_stream.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 

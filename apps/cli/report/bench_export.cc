@@ -6,9 +6,8 @@
 
 #include <cerrno>
 
-#include "zrec/file.h"
-
 #include "cli/formats/npy.h"
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

@@ -12,8 +12,8 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "zrec/context.h"
 #include "zrec/remote.h"
-#include "zrec/warning.h"
 
 #include "cli/formats/printable.h"
 #include "cli/options/usage_error.h"

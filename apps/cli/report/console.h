@@ -5,8 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/file.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 
@@ -31,7 +32,7 @@ bool stdin_is_terminal();
 // verbosity: -1 errors only (-q), 0 warnings and summaries, 1 info (-v), 2 debug (-vv).
 void setup_logging(const std::string& command, int verbosity);
 
-// The core's warnings (zrec/warning.h) through the same logger: the WarningSink of every
+// The core's warnings (zrec/context.h) through the same logger: the WarningSink of every
 // CreateOptions, JoinOptions and dictionary file the CLI hands to the core.
 void log_core_warning(const std::string& message);
 

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

@@ -18,10 +18,10 @@
 #include <functional>
 #include <string>
 
-#include "zrec/s3_client.h"
 #include "zrec/status.h"
 
 #include "cli/sync/sync_plan.h"
+#include "zrec_support/s3_client.h"
 
 namespace zrec::cli {
 

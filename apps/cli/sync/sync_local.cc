@@ -15,9 +15,10 @@
 #include <vector>
 
 #include "zrec/dataset.h"
-#include "zrec/file.h"
 #include "zrec/lanes.h"
 #include "zrec/remote.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::cli {
 

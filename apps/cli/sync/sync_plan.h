@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "zrec/file.h"
-#include "zrec/s3_client.h"
 #include "zrec/status.h"
 
 #include "cli/sync/sync_source.h"
+#include "zrec_support/file.h"
+#include "zrec_support/s3_client.h"
 
 namespace zrec::cli {
 

@@ -2,8 +2,8 @@
 // store's file names from its report (data_shards, codec), never from a listing.
 #include "cli/sync/sync_source.h"
 
-#include "zrec/codec.h"
 #include "zrec/dataset.h"
+#include "zrec/format.h"
 #include "zrec/verify.h"
 
 namespace zrec::cli {

@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "zrec/file.h"
 #include "zrec/status.h"
+
+#include "zrec_support/file.h"
 
 namespace zrec::cli::view {
 

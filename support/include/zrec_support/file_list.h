@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zrec/control.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
 
 namespace zrec {

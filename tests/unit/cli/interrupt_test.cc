@@ -15,12 +15,11 @@
 
 #include <doctest/doctest.h>
 
-#include "zrec/file.h"
-#include "zrec/input_stream.h"
-
 #include "cli/app/command.h"
 #include "io/store_lock.h"
 #include "testutil.h"
+#include "zrec_support/file.h"
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 
@@ -82,7 +81,7 @@ TEST_SUITE("interrupt") {
     REQUIRE(::pipe(fds) == 0);
     {
       InterruptScope scope;
-      const io::CancelToken token = interrupt_token();
+      const CancelToken token = interrupt_token();
       REQUIRE(token.wake_fd >= 0);
       io::InputStream in(fds[0], "pipe", {.cancel = {nullptr, token.wake_fd}});
       ::raise(SIGINT);
@@ -134,7 +133,7 @@ TEST_SUITE("interrupt") {
   TEST_CASE("a lock wait whose Control is cancelled already ends at once, without the lock") {
     HeldLock lock;
     std::atomic<int> stop{15};
-    io::LockWait wait = true;
+    LockWait wait = true;
     wait.control.cancel = {&stop, -1};
     Status s = io::lock_store(lock.waiter, io::LockMode::kExclusive, wait, "S");
     CHECK(s.code() == StatusCode::kCancelled);

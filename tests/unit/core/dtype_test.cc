@@ -13,7 +13,7 @@
 
 #include <doctest/doctest.h>
 
-#include "zrec/codec.h"
+#include "zrec/format.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 

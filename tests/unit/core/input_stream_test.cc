@@ -1,5 +1,5 @@
 // Tests for io::InputStream: buffering, short reads, EOF, pipes, stdin and errors.
-#include "zrec/input_stream.h"
+#include "zrec_support/input_stream.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

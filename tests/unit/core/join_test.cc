@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <map>
 
-#include "zrec/file.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
 #include "zrec/transfer.h"
@@ -21,6 +20,7 @@
 
 #include "store/join_plan_file.h"
 #include "testutil.h"
+#include "zrec_support/file.h"
 
 using namespace zrec;
 

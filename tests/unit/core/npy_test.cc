@@ -17,8 +17,9 @@
 #include <doctest/doctest.h>
 
 #include "zrec/dtype.h"
-#include "zrec/input_stream.h"
-#include "zrec/limits.h"
+#include "zrec/format.h"
+
+#include "zrec_support/input_stream.h"
 
 namespace zrec::cli {
 namespace {

@@ -8,12 +8,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "zrec/context.h"
 #include "zrec/dataset.h"
 #include "zrec/dict.h"
 #include "zrec/digest.h"
 #include "zrec/store.h"
 #include "zrec/store_writer.h"
-#include "zrec/warning.h"
 
 #include "format/sha256.h"
 #include "store/sample_indices.h"

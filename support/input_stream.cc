@@ -1,6 +1,6 @@
-// Buffered sequential reads from a file, a pipe or stdin (see input_stream.h).
+// Buffered sequential reads from a file, a pipe or stdin (see zrec_support/input_stream.h).
 // Reads never seek, so the same code serves `append-npy -` on a pipe and on a file.
-#include "zrec/input_stream.h"
+#include "zrec_support/input_stream.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <utility>
 
-#include "zrec/file.h"  // errno_status
+#include "zrec_support/file.h"  // errno_status
 
 namespace zrec::io {
 namespace {

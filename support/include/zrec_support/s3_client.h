@@ -7,6 +7,11 @@
 // accept is an error naming the request and what the bucket said
 // ("PUT s3://b/k: HTTP 403 Forbidden: SignatureDoesNotMatch (...)").
 //
+//
+// Only `zrec sync` writes to buckets, so this is the tools' and not installed; it is
+// defined in the core (src/io/s3_client.cc, in libzrec) beside the reads, whose
+// signing, libcurl loader and retries it shares.
+//
 //   ZREC_ASSIGN_OR_RETURN(auto s3, zrec::S3Client::open(remote));
 //   ZREC_ASSIGN_OR_RETURN(auto head, s3->send("s3://b/ds/meta.zr", {.method = "HEAD"}, {}, {404}));
 #pragma once

@@ -1,11 +1,15 @@
-// The limits of a zrecord store that its users meet, and the names of its files
-// (docs/format.md §1, §2, §3, §10): facts of the format that need no code.
+// The small facts of the zrecord format that its users meet (docs/format.md): the names
+// of a store's files (§1), its limits (§2, §3, §10), its per-record codecs (§6) and where
+// one record's stored bytes are (§3). Values and names, no I/O.
 //
 //   if (bytes.size() > zrec::kMaxRecordBytes) return "record too large";
+//   std::optional<zrec::Codec> codec = zrec::parse_codec("zstd");
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace zrec {
 
@@ -35,5 +39,27 @@ inline constexpr uint32_t kMaxSchemaBytes = 2040;
 // Compression levels the format names (§6): a writer may choose others, readers never care.
 inline constexpr int kZstdLevel = 3;
 inline constexpr int kZstdDictLevel = 15;
+
+// The per-record codecs of a store (§6), one per store, fixed at create.
+enum class Codec : uint8_t {
+  kRaw = 0,       // the logical record, verbatim
+  kZstd = 1,      // one zstd frame per record, level 3
+  kZstdDict = 2,  // one zstd frame per record against dict.zr, level 15
+};
+
+// CLI/loaderx spelling: "raw", "zstd", "zstd_dict".
+const char* to_string(Codec codec);
+
+// Accepts "raw", "zstd", "zstd_dict" and the upstream alias "zstdict".
+std::optional<Codec> parse_codec(std::string_view name);
+
+// Where one record's stored bytes are (§3).
+struct RecordLoc {
+  uint64_t offset = 0;        // inside data_{id % data_shards}.zr
+  uint32_t phys_length = 0;   // stored size (after the codec)
+  uint32_t logic_length = 0;  // original size (before the codec)
+
+  friend bool operator==(const RecordLoc&, const RecordLoc&) = default;
+};
 
 }  // namespace zrec

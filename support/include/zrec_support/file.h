@@ -1,5 +1,9 @@
 // RAII file descriptor with the positional I/O the format needs (docs/format.md: files are
 // accessed with pread/pwrite). Every failure becomes a Status naming the path.
+//
+// Not storage API, so not installed: the core reads and writes every store file with it
+// and defines it (src/io/file.cc, in libzrec), and the tools (the CLI, the benchmark,
+// the tests) use it for their own files; a library user's files are the user's.
 #pragma once
 
 #include <sys/uio.h>

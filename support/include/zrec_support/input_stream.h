@@ -2,6 +2,9 @@
 // Large reads (1 MiB buffer by default); reads larger than the buffer go straight
 // to the destination. EINTR is retried, unless cancelled (the Control given at
 // construction). Never allocates beyond its buffer.
+//
+// The tools' reader of their inputs (.npy files, lists of names, stdin); the core does
+// not use it, so it is not installed.
 #pragma once
 
 #include <atomic>
@@ -10,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/control.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
 
 namespace zrec::io {
