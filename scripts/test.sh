@@ -34,6 +34,10 @@ scripts/setup.sh
 phase_done "setup"
 
 jobs=$(nproc)
+# Tests spend most of their time waiting (for a server's timeout, a lock, a Slurm job, a
+# process to reach a state), so twice as many run at once as there are cores: on two
+# cores, with other builds beside them, the Release tiers took 411 s instead of 541 s.
+test_jobs=$((jobs * 2))
 # The Release build treats a compiler warning as an error (-Wall -Wextra -Werror); the
 # sanitizer build reports warnings without failing on them, since its instrumentation
 # makes flow warnings come and go.
@@ -43,7 +47,7 @@ phase_done "Release build"
 
 if [ "$tier" = fast ]; then
   echo "== Release tests: unit and cli tiers" >&2
-  ctest --test-dir build --output-on-failure -j "$jobs" -L '^(unit|cli)$'
+  ctest --test-dir build --output-on-failure -j "$test_jobs" -L '^(unit|cli)$'
   phase_done "Release tests (unit, cli)"
   echo "figure: scripts/test.sh fast took $((SECONDS - run_start)) s" >&2
   exit 0
@@ -80,7 +84,7 @@ if [ "$sanitized" = 1 ]; then
 fi
 
 echo "== Release tests: every tier" >&2
-ctest --test-dir build --output-on-failure -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$test_jobs"
 phase_done "Release tests (unit, cli, process, slow)"
 
 if [ "$sanitized" = 1 ]; then
@@ -94,7 +98,7 @@ if [ "$sanitized" = 1 ]; then
     -DZREC_BUILD_CLI=OFF
   echo "== ASan + UBSan tests" >&2
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" --label-exclude release-only
+    ctest --test-dir build-asan --output-on-failure -j "$test_jobs" --label-exclude release-only
   phase_done "ASan + UBSan tests"
   wait_build "TSan build" build/tsan-build.log
   phase_done "TSan build (the rest)"
