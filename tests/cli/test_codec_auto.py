@@ -285,6 +285,36 @@ def test_tar_new_streams():
     expect(choice["txt"]["codec"] == "zstd_dict" and choice["bin"]["codec"] == "raw", repr(choice))
     expect(info(ds + "/txt")["codec"] == "zstd_dict" and info(ds + "/bin")["codec"] == "raw", "published")
     expect(records(ds + "/txt")[5].tobytes() == " ".join(str(int(v)) for v in arrays[5]).encode(), "contents")
+    # --stream-codec STREAM=auto: that stream chooses, the others keep --codec.
+    one = os.path.join(ROOT, "ds-one")
+    out = json.loads(must_out(["append-tar", "--json", "--codec", "zstd", "--stream-codec", "txt=auto", one, tar]))
+    expect(sorted(out["codec_choice"]) == ["txt"] and out["codec_choice"]["txt"]["codec"] == "zstd_dict",
+           repr(out.get("codec_choice")))
+    expect(info(one + "/txt")["codec"] == "zstd_dict" and info(one + "/bin")["codec"] == "zstd", "per stream")
+    # A rerun names the stream's codec as auto again: the stream keeps what auto chose.
+    must(["append-tar", "--codec", "zstd", "--stream-codec", "txt=auto", "--from-length", "0", one, tar])
+    again = info(one + "/txt")
+    expect(again["length"] == 2000 and again["codec"] == "zstd_dict", "the rerun appended nothing: %r" % again)
+
+
+def test_root_recompress_chooses_per_stream():
+    # recompress ROOT DST: --stream-codec STREAM=auto chooses that stream's codec from
+    # the source's records; --codec auto chooses every stream's. Contents are unchanged.
+    root = os.path.join(ROOT, "root")
+    src_digests = must_out(["digest", root]).split()
+    one = os.path.join(ROOT, "root-one")
+    out = json.loads(must_out(["recompress", "--json", "--stream-codec", "token=auto", root, one]))
+    expect(sorted(out["codec_choice"]) == ["token"] and out["codec_choice"]["token"]["codec"] == "zstd_dict",
+           repr(out.get("codec_choice")))
+    expect({s["name"]: s["codec"] for s in out["streams"]} == {"noise": "raw", "token": "zstd_dict"}, repr(out))
+    every = os.path.join(ROOT, "root-every")
+    rc, _, err = run_zrec(["recompress", "--codec", "auto", root, every])
+    expect(rc == 0, err)
+    lines = [line for line in err.splitlines() if "codec auto chose" in line]
+    expect(len(lines) == 2 and "'%s/noise'" % every in lines[0] and "'%s/token'" % every in lines[1], repr(err))
+    for dst in (one, every):
+        got = must_out(["digest", dst]).split()
+        expect(got[0::2] == src_digests[0::2], "%s: digests differ from the source's" % dst)
 
 
 def test_refusals():
@@ -307,6 +337,11 @@ def test_refusals():
     src = os.path.join(ROOT, "tokens")
     rc, _, err = run_zrec(["recompress", "--codec", "auto", "--level", "9", src, os.path.join(ROOT, "x")])
     expect(rc == 2 and err.splitlines()[0] == "zrec recompress: --level is for zstd and zstd_dict, not auto", repr(err))
+    rc, _, err = run_zrec(["append-tar", "--checksum", "--stream-codec", "txt=auto", os.path.join(ROOT, "x"),
+                           os.path.join(ROOT, "shard.tar")])
+    expect(rc == 2 and err.splitlines()[0] == "zrec append-tar: --stream-codec 'txt=auto': --checksum sets zstd frame "
+           "checksums, and codec auto may choose raw (give the stream zstd)", repr(err))
+    expect(not os.path.exists(os.path.join(ROOT, "x")), "nothing created")
 
 
 if __name__ == "__main__":
@@ -314,4 +349,5 @@ if __name__ == "__main__":
                       test_recompress_auto, test_dictionary_ignores_threads,
                       test_killed_first_append_reruns_to_same_bytes, test_killed_at_every_sync_and_unlink,
                       test_killed_publication_leftovers,
-                      test_root_streams_choose_each, test_tar_new_streams, test_refusals], ROOT))
+                      test_root_streams_choose_each, test_tar_new_streams, test_root_recompress_chooses_per_stream,
+                      test_refusals], ROOT))

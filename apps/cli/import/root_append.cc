@@ -134,7 +134,9 @@ Status RootAppend::finish(Status s) {
     outcome_.set("path", root_).set("samples_appended", added_).set("samples_skipped", by_option);
     outcome_.set("samples_present", present).set("bytes_in", bytes_in_).set("stored_bytes", stored);
     outcome_.set("length", now).set("streams", names_);
-    report_stream_choices(outcome_, root_, names_, {writers_.begin(), writers_.end()});
+    std::vector<const CodecChoice*> choices;
+    for (const StoreWriter* w : writers_) choices.push_back(w->codec_choice());
+    report_stream_choices(outcome_, root_, names_, choices);
     const double secs = outcome_.elapsed_s(), rate_secs = std::max(secs, 1e-6);
     std::string names;
     for (const auto& n : names_) names += (names.empty() ? "" : ", ") + printable(n);

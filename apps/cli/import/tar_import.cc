@@ -218,8 +218,10 @@ void TarImport::check_stream_dicts() const {
     if (at == index_.end())
       throw UsageError("--stream-codec '" + printable(spec) + "': '" + printable(name) +
                        "' is not one of the streams (" + stream_list() + ")");
+    // STREAM=auto takes the stream as it is: auto chose its codec when it was made.
     const Codec has = streams_[at->second].writer->codec();
-    if (has != opt_.stream_codecs.at(name))
+    const NewCodec& asked = opt_.stream_codecs.at(name);
+    if (!asked.automatic && has != asked.codec)
       throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(streams_[at->second].path) +
                        "' exists with codec " + to_string(has) + "; a stream keeps the codec it was made with");
   }
@@ -312,12 +314,12 @@ Status TarImport::finish(Status s) {
     uint64_t stored = 0;
     for (const auto& st : streams_) stored += st.writer->stored_bytes() - st.first_stored;
     std::vector<std::string> exts;
-    std::vector<const StoreWriter*> writers;
+    std::vector<const CodecChoice*> choices;
     for (const auto& st : streams_) {
       exts.push_back(st.ext);
-      writers.push_back(st.writer);
+      choices.push_back(st.writer->codec_choice());
     }
-    report_stream_choices(outcome_, a_.root, exts, writers);
+    report_stream_choices(outcome_, a_.root, exts, choices);
     const std::string line = tar_import_summary(outcome_, a_.root, exts, stream_list(),
                                                 {.added = added_,
                                                  .skipped = skipped_,

@@ -32,7 +32,10 @@ void parse_stream_codec_options(const AppendTarArgs& a, TarStreamOptions& o) {
       throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(name) +
                        "' has a dictionary (--stream-dict '" + printable(o.stream_dict_specs.at(name)) +
                        "'), which makes it zstd_dict");
-    if (codec == Codec::kRaw && a.append.checksum.value_or(false))
+    if (codec.automatic && a.append.checksum.value_or(false))
+      throw UsageError("--stream-codec '" + printable(spec) +
+                       "': --checksum sets zstd frame checksums, and codec auto may choose raw (give the stream zstd)");
+    if (codec.codec == Codec::kRaw && a.append.checksum.value_or(false))
       throw UsageError("--stream-codec '" + printable(spec) + "': --checksum is for zstd and zstd_dict, not raw");
   }
   o.stream_codecs = std::move(parsed.codecs);
@@ -137,10 +140,10 @@ CreateOptions new_stream_options(const AppendTarArgs& a, const TarStreamOptions&
     c.codec_auto = false;
     c.dictionary = own->second;
   } else if (auto codec = o.stream_codecs.find(ext); codec != o.stream_codecs.end()) {  // --stream-codec
-    c.codec = codec->second;
-    c.codec_auto = false;
+    c.codec = codec->second.codec;
+    c.codec_auto = codec->second.automatic;
     c.dictionary.clear();
-    c.checksum = c.checksum && c.codec != Codec::kRaw;
+    c.checksum = c.checksum && c.codec != Codec::kRaw;       // never with auto: refused
   } else if (ext == kKeyStream && a.create.codec.empty()) {  // keys are a few bytes: a zstd frame would grow them
     c.codec = Codec::kRaw;
     c.dictionary.clear();
@@ -186,8 +189,8 @@ void add_append_tar_options(CLI::App* cmd, AppendTarArgs& args) {
       ->type_name("STREAM=FILE")
       ->allow_extra_args(false);
   cmd->add_option("--stream-codec", args.stream_codecs,
-                  "STREAM=CODEC: the new stream STREAM gets codec raw or zstd (one per stream), whatever --codec "
-                  "says for the others (zstd_dict: --stream-dict)")
+                  "STREAM=CODEC: the new stream STREAM gets codec raw, zstd or auto (one per stream), whatever "
+                  "--codec says for the others (zstd_dict: --stream-dict)")
       ->type_name("STREAM=CODEC")
       ->allow_extra_args(false);
   add_append_options(cmd, args.append, "samples");

@@ -17,6 +17,7 @@
 #include "cli/import/new_store_options.h"
 #include "cli/import/npy_member.h"
 #include "cli/options/cli11_fwd.h"
+#include "cli/options/codec_rules.h"
 
 namespace zrec::cli {
 
@@ -50,8 +51,9 @@ struct TarStreamOptions {
   // --stream-dict: new streams with a dictionary of their own (zstd_dict), by name.
   std::map<std::string, std::vector<uint8_t>> stream_dicts;
   std::map<std::string, std::string> stream_dict_specs;  // by stream: the STREAM=FILE given, for messages
-  // --stream-codec: new streams with a codec of their own, by name, and the STREAM=CODEC given.
-  std::map<std::string, Codec> stream_codecs;
+  // --stream-codec: new streams with a codec of their own (or auto), by name, and the
+  // STREAM=CODEC given.
+  std::map<std::string, NewCodec> stream_codecs;
   std::map<std::string, std::string> stream_codec_specs;
 };
 

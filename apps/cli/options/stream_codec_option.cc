@@ -25,8 +25,8 @@ StreamCodecs parse_stream_codecs(const std::vector<std::string>& specs,
       throw UsageError("--stream-codec '" + printable(spec) + "': the stream '" + printable(name) +
                        "' has a codec already (--stream-codec '" + printable(first->second) +
                        "'); give one CODEC per STREAM");
-    const Codec codec = parse_codec_option(spec.substr(eq + 1));
-    if (codec == Codec::kZstdDict)
+    const NewCodec codec = parse_new_codec(spec.substr(eq + 1));
+    if (!codec.automatic && codec.codec == Codec::kZstdDict)
       throw UsageError("--stream-codec '" + printable(spec) + "': " + zstd_dict_advice(name));
     out.codecs[name] = codec;
     out.specs[name] = spec;

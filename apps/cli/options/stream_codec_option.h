@@ -1,6 +1,7 @@
 // --stream-codec STREAM=CODEC of append-tar and of recompress and concat of roots: a
 // codec per stream (one CODEC per STREAM, a name that can be a stream's, no zstd_dict:
-// a dictionary comes with its own option or stays the stream's).
+// a dictionary comes with its own option or stays the stream's). CODEC may be auto: the
+// stream's records choose (zrec/codec_choice.h), as --codec auto chooses a store's.
 #pragma once
 
 #include <functional>
@@ -10,10 +11,12 @@
 
 #include "zrec/format.h"
 
+#include "cli/options/codec_rules.h"
+
 namespace zrec::cli {
 
 struct StreamCodecs {
-  std::map<std::string, Codec> codecs;       // by stream
+  std::map<std::string, NewCodec> codecs;    // by stream
   std::map<std::string, std::string> specs;  // the option as given, by stream, for messages
 };
 

@@ -32,11 +32,11 @@ JsonFacts codec_choice_facts(const CodecChoice& c) {
 }
 
 void report_stream_choices(CommandReport& report, const std::string& root, const std::vector<std::string>& names,
-                           const std::vector<const StoreWriter*>& writers) {
+                           const std::vector<const CodecChoice*>& choices) {
   JsonFacts streams;
   bool any = false;
-  for (size_t i = 0; i < writers.size(); ++i) {
-    const CodecChoice* choice = writers[i]->codec_choice();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const CodecChoice* choice = choices[i];
     if (choice == nullptr) continue;
     any = true;
     report.note(codec_choice_line(join_path(root, names[i]), *choice));

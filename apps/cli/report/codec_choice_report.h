@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "zrec/codec_choice.h"
-#include "zrec/store_writer.h"
 
 #include "cli/report/command_report.h"
 
@@ -26,10 +25,10 @@ std::string codec_choice_line(const std::string& store, const CodecChoice& choic
 // likewise), dict_size (dict.zr's bytes, 0 unless zstd_dict was chosen).
 JsonFacts codec_choice_facts(const CodecChoice& choice);
 
-// A root's streams whose codec this run chose (writers[i] wrote stream names[i]): one
-// line each, and "codec_choice" as an object of their facts by stream name; nothing
-// when no stream's codec was chosen.
+// A root's streams whose codec this run chose (choices[i], stream names[i]'s; null: not
+// chosen by this run): one line each, and "codec_choice" as an object of their facts by
+// stream name; nothing when no stream's codec was chosen.
 void report_stream_choices(CommandReport& report, const std::string& root, const std::vector<std::string>& names,
-                           const std::vector<const StoreWriter*>& writers);
+                           const std::vector<const CodecChoice*>& choices);
 
 }  // namespace zrec::cli

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "zrec/codec_choice.h"
 #include "zrec/dataset.h"
+#include "zrec/dict.h"
 #include "zrec/remote.h"
 #include "zrec/transfer.h"
 
@@ -20,6 +23,7 @@
 #include "cli/os/interrupt.h"
 #include "cli/os/output_guard.h"
 #include "cli/report/byte_size.h"
+#include "cli/report/codec_choice_report.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
 #include "cli/report/json.h"
@@ -30,8 +34,8 @@ namespace zrec::cli {
 
 void add_stream_codec_option(CLI::App* cmd, std::vector<std::string>& specs) {
   cmd->add_option("--stream-codec", specs,
-                  "Roots: STREAM=CODEC, the stream STREAM of DST gets codec raw or zstd (one per stream), whatever "
-                  "--codec says for the others (default: each stream's own codec)");
+                  "Roots: STREAM=CODEC, the stream STREAM of DST gets codec raw, zstd or auto (one per stream), "
+                  "whatever --codec says for the others (default: each stream's own codec)");
 }
 
 bool any_root(const std::vector<std::string>& sources, const GlobalOptions& g) {
@@ -53,8 +57,6 @@ void check_root_options(const RootTransferArgs& a) {
     throw UsageError(
         "a root's streams keep their own dictionaries: --codec zstd_dict, --dict and --tier are for one store "
         "(recompress ROOT/STREAM), and --consume for stores");
-  if (a.codec == kAutoCodecName)
-    throw UsageError("--codec auto chooses for one store: recompress ROOT/STREAM --codec auto, one stream at a time");
 }
 
 // Every source a root, with the first one's streams: otherwise what differs.
@@ -78,8 +80,10 @@ Status check_same_streams(const std::vector<OpenedRoot>& roots) {
 
 // One stream of DST: the first root's store decides schema, codec (unless --codec or
 // --stream-codec), shards and dictionary; every root's committed samples are its parts.
+// A stream whose codec is auto has it chosen from those parts' records, into *choice.
 Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, const RootTransferArgs& a,
-                                   const StreamCodecs& codecs) {
+                                   const StreamCodecs& codecs, const GlobalOptions& g,
+                                   std::optional<CodecChoice>* choice) {
   RootStreamPlan plan;
   Store& first = *roots.front().streams[k].store;
   plan.name = roots.front().streams[k].name;
@@ -94,13 +98,23 @@ Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, con
   c.warn = log_core_warning;
   c.schema = first.schema();
   const auto given = codecs.codecs.find(plan.name);
-  c.codec = given != codecs.codecs.end() ? given->second
-            : a.codec.empty()            ? first.codec()
-                                         : parse_codec_option(a.codec);
-  if (c.codec != Codec::kRaw) check_codec_options({.codec = c.codec, .level = a.level, .checksum = a.checksum});
+  const NewCodec asked = given != codecs.codecs.end() ? given->second
+                         : a.codec.empty()            ? NewCodec{first.codec(), false}
+                                                      : parse_new_codec(a.codec);
+  c.codec = asked.codec;
+  if (asked.automatic || c.codec != Codec::kRaw)
+    check_codec_options({.codec = c.codec, .automatic = asked.automatic, .level = a.level, .checksum = a.checksum});
   c.data_shards = a.shards != 0 ? a.shards : first.data_shards();
-  c.checksum = c.codec != Codec::kRaw && (a.checksum || first.checksum());
   if (c.codec == Codec::kZstdDict) c.dictionary = first.dictionary();
+  if (asked.automatic) {
+    std::vector<Store*> stores;
+    for (const StreamPart& part : plan.parts) stores.push_back(part.store);
+    auto source = store_record_source(stores);
+    ZREC_ASSIGN_OR_RETURN(*choice, choose_codec(*source, {.lanes = g.lanes(Work::kWrite)}));
+    c.codec = (*choice)->codec;
+    c.dictionary = (*choice)->dictionary;
+  }
+  c.checksum = c.codec != Codec::kRaw && (a.checksum || first.checksum());
   return plan;
 }
 
@@ -128,10 +142,11 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
   ZREC_RETURN_IF_ERROR(check_same_streams(roots));
   check_stream_codecs_name(codecs, roots.front().state.streams);
   std::vector<RootStreamPlan> plans;
+  std::vector<std::optional<CodecChoice>> choices(roots.front().streams.size());
   uint64_t samples = 0;
   for (const OpenedRoot& r : roots) samples += r.state.length;
   for (size_t k = 0; k < roots.front().streams.size(); ++k) {
-    ZREC_ASSIGN_OR_RETURN(RootStreamPlan plan, plan_stream(k, roots, a, codecs));
+    ZREC_ASSIGN_OR_RETURN(RootStreamPlan plan, plan_stream(k, roots, a, codecs, g, &choices[k]));
     plans.push_back(std::move(plan));
   }
   TransferOptions options;
@@ -154,6 +169,13 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
   const Status built = build_root(a.dst, plans, writer, options, &stats, card);
   meter.finish();
   ZREC_RETURN_IF_ERROR(built);
+  std::vector<std::string> names;
+  std::vector<const CodecChoice*> chosen;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    names.push_back(plans[k].name);
+    chosen.push_back(choices[k] ? &*choices[k] : nullptr);
+  }
+  report_stream_choices(report, a.dst, names, chosen);
   std::string codec_list;
   JsonWriter streams;
   streams.begin_array();
