@@ -140,6 +140,8 @@ struct VerifyReport {
   bool writer_active = false;  // checked the last published state while a writer appends
   uint64_t length = 0;
   Codec codec = Codec::kZstd;
+  // Created with `--codec auto` and still empty (Store::codec_pending; local stores only).
+  bool codec_pending = false;
   uint32_t data_shards = 0;
   Schema schema;
   // What was checked.

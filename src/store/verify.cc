@@ -135,6 +135,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   rep.writer_active = files.writer_active;
   rep.length = files.page.length;
   rep.codec = files.page.codec;
+  rep.codec_pending = files.codec_pending();
   rep.data_shards = files.page.data_shards;
   rep.schema = files.schema;
 

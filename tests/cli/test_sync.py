@@ -253,6 +253,24 @@ def an_open_upload_is_taken_up_and_stale_ones_aborted(d):
         expect(digest("s3://zsync/store", env) == digest(store, env), "the digests differ")
 
 
+@case
+def an_empty_codec_auto_store_keeps_its_pending_choice(d):
+    # zrec create --codec auto leaves zrec-codec-auto until the first append chooses;
+    # a copy without it would be a plain empty zstd store that never chooses.
+    store = os.path.join(d, "auto")
+    must(["create", "--ragged", "--dtype", "<i4", "--ndim", "1", "--codec", "auto", store])
+    with S3Server() as s3:
+        s3.make_bucket("zsync")
+        env = s3.env()
+        sync_json([store, "s3://zsync/auto"], env)
+        expect(head_ok(s3, "auto/zrec-codec-auto"), "zrec-codec-auto was not uploaded")
+    copy = os.path.join(d, "copy")
+    sync_json([store, copy], None)
+    same_tree(store, copy)
+    info = json.loads(must_out(["info", "--json", copy]))
+    expect(info["codec"] == "auto", "the copy's codec is %r, not still to choose" % info["codec"])
+
+
 def head_ok(s3, key):
     code = "import boto3,sys; c=boto3.client('s3',endpoint_url=sys.argv[1],region_name='us-east-1'," \
            "aws_access_key_id=sys.argv[2],aws_secret_access_key=sys.argv[3])\n" \

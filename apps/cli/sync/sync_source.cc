@@ -13,6 +13,7 @@ namespace {
 struct StoreFacts {
   uint32_t shards = 0;
   bool dict = false;
+  bool codec_pending = false;  // zrec-codec-auto: the first append still chooses the codec
   uint64_t length = 0;
 };
 
@@ -31,13 +32,15 @@ Result<StoreFacts> check_store(const std::string& path, bool decode, const Globa
                             "): nothing was copied; `zrec verify` lists its problems");
   }
   decoded += report->records_decoded;
-  return StoreFacts{report->data_shards, report->codec == Codec::kZstdDict, report->length};
+  return StoreFacts{report->data_shards, report->codec == Codec::kZstdDict, report->codec_pending, report->length};
 }
 
 void add_store_files(const std::string& prefix, const StoreFacts& s, std::vector<SyncFile>& data,
                      std::vector<SyncFile>& heads) {
   for (uint32_t i = 0; i < s.shards; ++i) data.push_back({prefix + data_file_name(i), true, false});
   if (s.dict) heads.push_back({prefix + kDictFile, false, false});
+  // Before meta.zr, as create writes it: a reader never sees the empty store without it.
+  if (s.codec_pending) heads.push_back({prefix + kCodecAutoFile, false, false});
   heads.push_back({prefix + kMetaFile, false, false});
 }
 
