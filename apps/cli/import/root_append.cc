@@ -149,7 +149,9 @@ Status RootAppend::checkpoint() {
 }
 
 void RootAppend::take_back() {
-  (void)writing_.wait();  // the writers are the caller's again (its error is the caller's failure's)
+  // The writers are this thread's again; the run is failing already, so the batch's own
+  // error adds nothing.
+  (void)writing_.wait();
   if (!dataset_) return;
   std::vector<std::string> warnings;
   dataset_->abort(&warnings);
@@ -159,7 +161,7 @@ void RootAppend::take_back() {
 Status RootAppend::finish(Status s) {
   finished_ = true;
   // The batch in flight came before whatever stopped the input: its error wins, as it
-  // would have had the batch been written before the next was read.
+  // would have, had the batch been written before the next was read.
   if (Status written = wait_appended(); !written.is_ok()) s = std::move(written);
   if (s.is_ok() && interrupted()) s = cancelled("interrupted");
   // --from-length said the root holds samples of this input that it does not have.
