@@ -5,7 +5,8 @@
 // pass, under the root's lock, walks them all without touching the values (a value's
 // size is in its node; big values are on pages of their own): a key one database lacks,
 // or a value that cannot be a record of its stream, is refused before anything is
-// written. The second pass appends, in batches that point into LMDB's map.
+// written. The second pass appends, in batches that point into LMDB's map, each written
+// behind (RootAppend::append_behind) while the walk goes on to the next.
 #include "cli/import/lmdb_root_append.h"
 
 #include <lmdb.h>
@@ -127,35 +128,44 @@ class KeyWalk {
 // The value of stream i at the walk's key as a record, or why it cannot be one.
 Status check_value(const RootAppend& r, size_t i, const Layout& l, const KeyWalk& w, size_t source) {
   const uint64_t size = w.value(source).mv_size;
+  if (size != 0 && (l.width != 0 ? size == l.width : size % l.itemsize == 0 && size <= kMaxRagged1dPayloadBytes))
+    return Status::ok();
+  // Named only here: every value of every sample comes by, twice.
   const std::string what = source < w.databases() ? "the value of key '" + printable_key(w.key()) + "' in database '" +
                                                         printable_key(w.db(source)) + "'"
                                                   : "key '" + printable_key(w.key()) + "'";
   if (size == 0) return invalid_argument(what + " is empty (records are nonempty)");
-  if (l.width != 0 && size != l.width)
+  if (l.width != 0)
     return invalid_argument(what + " is " + std::to_string(size) + " bytes; a record of " + r.label(i) + " (" +
                             r.schema(i).describe() + ") is " + std::to_string(l.width));
-  if (l.width == 0 && size % l.itemsize != 0)
+  if (size % l.itemsize != 0)
     return invalid_argument(what + " is " + std::to_string(size) + " bytes, not a whole number of " + r.label(i) +
                             "'s items of " + std::to_string(l.itemsize));
-  if (l.width == 0 && size > kMaxRagged1dPayloadBytes)
-    return invalid_argument(what + " is " + std::to_string(size) + " bytes; a record holds at most " +
-                            std::to_string(kMaxRagged1dPayloadBytes));
-  return Status::ok();
+  return invalid_argument(what + " is " + std::to_string(size) + " bytes; a record holds at most " +
+                          std::to_string(kMaxRagged1dPayloadBytes));
 }
+
+// The Ragged records' sizes of two batches, one filled while the other is written: refs
+// point into them.
+using BatchDims = std::vector<std::vector<uint64_t>>[2];
 
 class LmdbRootFeed {
  public:
+  // `dims` outlives the batch in flight.
   LmdbRootFeed(RootAppend& r, KeyWalk& walk, LmdbReader& reader, std::vector<size_t> sources,
-               std::vector<Layout> layouts, uint64_t window_bytes)
+               std::vector<Layout> layouts, uint64_t batch_bytes, BatchDims& dims)
       : r_(r),
         walk_(walk),
         reader_(reader),
         sources_(std::move(sources)),
         layouts_(std::move(layouts)),
-        window_(window_bytes),
+        window_(batch_bytes),
         refs_(sources_.size()),
-        dims_(sources_.size()) {
-    for (auto& d : dims_) d.reserve(kRootBatchSamples);  // never reallocates: refs point into it
+        dims_(dims) {
+    for (auto& batch : dims_) {
+      batch.resize(sources_.size());
+      for (auto& d : batch) d.reserve(kRootBatchSamples);  // never reallocates: refs point into it
+    }
   }
 
   // Every sample's values checked, nothing appended; the walk is rewound after.
@@ -184,7 +194,7 @@ class LmdbRootFeed {
         const MDB_val& v = walk_.value(sources_[i]);
         ZREC_RETURN_IF_ERROR(check_value(r_, i, layouts_[i], walk_, sources_[i]));
         const uint64_t* dims = nullptr;
-        if (layouts_[i].width == 0) dims = &dims_[i].emplace_back(v.mv_size / layouts_[i].itemsize);
+        if (layouts_[i].width == 0) dims = &dims_[cur_][i].emplace_back(v.mv_size / layouts_[i].itemsize);
         refs_[i].push_back(RecordRef{static_cast<const uint8_t*>(v.mv_data), v.mv_size, dims});
         batch_bytes_ += v.mv_size;
       }
@@ -194,14 +204,18 @@ class LmdbRootFeed {
   }
 
  private:
+  // Hands the batch on once the one before is written; only then are the mapped pages
+  // read so far handed back (the write thread reads the values, and the pages of this
+  // batch it has not touched yet cost no fault to drop), as append-lmdb into a store does.
   Status flush() {
     if (refs_[0].empty()) return Status::ok();
     r_.count_input(batch_bytes_);
-    ZREC_RETURN_IF_ERROR(r_.append(refs_));
-    // The values are in the stores by now: the pages read so far can go.
+    ZREC_RETURN_IF_ERROR(r_.wait_appended());
     reader_.release_pages();
+    ZREC_RETURN_IF_ERROR(r_.append_behind(refs_));
+    cur_ ^= 1;
     for (auto& v : refs_) v.clear();
-    for (auto& d : dims_) d.clear();
+    for (auto& d : dims_[cur_]) d.clear();
     batch_bytes_ = 0;
     return Status::ok();
   }
@@ -213,7 +227,8 @@ class LmdbRootFeed {
   const std::vector<Layout> layouts_;
   const uint64_t window_;
   std::vector<std::vector<RecordRef>> refs_;
-  std::vector<std::vector<uint64_t>> dims_;
+  BatchDims& dims_;
+  int cur_ = 0;  // the batch in hand's dims_
   uint64_t batch_bytes_ = 0;
 };
 
@@ -236,6 +251,7 @@ Status append_lmdb_to_root(const LmdbRootArgs& a, const AppendArgs& args, const 
   LmdbReader reader;
   ZREC_RETURN_IF_ERROR(reader.open(a.env, dbs));
   InterruptScope interrupts;  // a --wait for the lock ends on SIGINT/SIGTERM
+  BatchDims dims;             // before r, as the map is: the batch in flight points into them until r is finished
   ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-lmdb", a.root, args, global, names));
   Status s = [&]() -> Status {
     std::vector<size_t> sources;
@@ -251,7 +267,8 @@ Status append_lmdb_to_root(const LmdbRootArgs& a, const AppendArgs& args, const 
       layouts.push_back(l);
     }
     KeyWalk walk(reader, a, dbs);
-    LmdbRootFeed feed(*r, walk, reader, std::move(sources), std::move(layouts), args.window_mib << 20);
+    LmdbRootFeed feed(*r, walk, reader, std::move(sources), std::move(layouts), r->batch_bytes(args.window_mib << 20),
+                      dims);
     if (Status checked = feed.check(); !checked.is_ok())
       return checked.code() == StatusCode::kCancelled
                  ? checked

@@ -4,9 +4,11 @@
 // stream; each array, or each slice with --split-axis0, for a Ragged one). The inputs are
 // walked in step, a run of samples at a time: the run is as long as the shortest array
 // in hand allows, and each stream's records of the run are read straight into one
-// buffer. Runs gather into a batch, appended when it reaches --window-mib or the next
-// checkpoint: a Ragged stream of one array per record makes runs of one sample, which
-// appended one by one cost 1.3x the same appends stream by stream (bench_import.py).
+// buffer. Runs gather into a batch, appended when it reaches --window-mib (half of it
+// when written behind) or the next checkpoint: a Ragged stream of one array per record
+// makes runs of one sample, which appended one by one cost 1.3x the same appends stream
+// by stream (bench_import.py). A batch is written behind (RootAppend::append_behind)
+// while the next is read into the second of two.
 //
 // Before anything is appended, every input that is a regular file is scanned (headers
 // read, data passed over by a seek): each array's dtype and shape are checked against its
@@ -63,6 +65,9 @@ bool regular_file(const std::string& path) {
   return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// A batch's bytes: each is read into before it is read, so none is zeroed first.
+using Bytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
+
 // One stream's input, read an array at a time.
 class NpySource {
  public:
@@ -102,7 +107,7 @@ class NpySource {
     return took(n);
   }
   // Reads n <= ready() records onto the end of `out`.
-  Status read(uint64_t n, std::vector<uint8_t>& out) {
+  Status read(uint64_t n, Bytes& out) {
     const size_t at = out.size(), bytes = n * plan_.record_bytes;
     out.resize(at + bytes);
     ZREC_ASSIGN_OR_RETURN(size_t got, in_.read_full(out.data() + at, bytes));
@@ -165,13 +170,21 @@ Status check_counts(const std::vector<StreamSpec>& specs, RootAppend& r, bool sp
 
 // One stream's records of the batch in hand: their bytes, sizes and (Ragged) shapes.
 struct NpyBatch {
-  std::vector<uint8_t> bytes;
+  Bytes bytes;
   std::vector<uint64_t> sizes, dims;  // dims: ndim per record, Ragged only
 };
 
-// Appends the batch in hand, if any.
-Status flush_batch(std::vector<NpyBatch>& batches, RootAppend& r, uint64_t& samples) {
+// Two batches: one filled while the other is written (RootAppend::append_behind).
+struct NpyBatches {
+  std::vector<NpyBatch> batch[2];
+  int cur = 0;
+};
+
+// Hands the batch in hand, if any, to the writers, and makes the other one the batch in
+// hand.
+Status flush_batch(NpyBatches& two, RootAppend& r, uint64_t& samples) {
   if (samples == 0) return Status::ok();
+  std::vector<NpyBatch>& batches = two.batch[two.cur];
   std::vector<std::vector<RecordRef>> refs(batches.size());
   for (size_t i = 0; i < batches.size(); ++i) {
     NpyBatch& b = batches[i];
@@ -183,8 +196,10 @@ Status flush_batch(std::vector<NpyBatch>& batches, RootAppend& r, uint64_t& samp
       at += b.sizes[k];
     }
   }
-  ZREC_RETURN_IF_ERROR(r.append(refs));
-  for (auto& b : batches) {
+  // Once the batch before is written: the one in hand becomes the one in flight.
+  ZREC_RETURN_IF_ERROR(r.append_behind(std::move(refs)));
+  two.cur ^= 1;
+  for (auto& b : two.batch[two.cur]) {
     b.bytes.clear();
     b.sizes.clear();
     b.dims.clear();
@@ -193,9 +208,11 @@ Status flush_batch(std::vector<NpyBatch>& batches, RootAppend& r, uint64_t& samp
   return Status::ok();
 }
 
-// The inputs walked in step, a run of samples at a time, gathered into batches.
-Status feed(std::vector<NpySource>& srcs, RootAppend& r, uint64_t window_bytes) {
-  std::vector<NpyBatch> batches(srcs.size());
+// The inputs walked in step, a run of samples at a time, gathered into batches of
+// `two`, which outlives the batch in flight.
+Status feed(std::vector<NpySource>& srcs, RootAppend& r, NpyBatches& two, uint64_t window_bytes) {
+  two.batch[0].resize(srcs.size());
+  two.batch[1].resize(srcs.size());
   uint64_t batch = 0, batch_bytes = 0;  // samples and bytes in hand
   for (;;) {
     if (interrupted()) return cancelled("interrupted");
@@ -208,7 +225,7 @@ Status feed(std::vector<NpySource>& srcs, RootAppend& r, uint64_t window_bytes) 
       n = std::min(n, left);
       sample_bytes += srcs[i].record_bytes();
     }
-    if (!going) return flush_batch(batches, r, batch);
+    if (!going) return flush_batch(two, r, batch);
     if (ended)
       return invalid_argument(r.label(*ended) + ": '" + srcs[*ended].name() + "' ends after " +
                               std::to_string(srcs[*ended].records_read()) + " records, but " + r.label(*going) + ": '" +
@@ -222,7 +239,7 @@ Status feed(std::vector<NpySource>& srcs, RootAppend& r, uint64_t window_bytes) 
     const uint64_t fits = std::max<uint64_t>(1, (window_bytes - batch_bytes) / std::max<uint64_t>(1, sample_bytes));
     n = std::min({n, fits, r.room() - batch, RecordWindow::kMaxRecords - batch});
     for (size_t i = 0; i < srcs.size(); ++i) {
-      NpyBatch& b = batches[i];
+      NpyBatch& b = two.batch[two.cur][i];
       ZREC_RETURN_IF_ERROR(srcs[i].read(n, b.bytes));
       b.sizes.insert(b.sizes.end(), n, srcs[i].record_bytes());
       if (!r.schema(i).is_dense())
@@ -232,7 +249,7 @@ Status feed(std::vector<NpySource>& srcs, RootAppend& r, uint64_t window_bytes) 
     batch += n;
     batch_bytes += n * sample_bytes;
     if (batch >= r.room() || batch_bytes >= window_bytes || batch >= RecordWindow::kMaxRecords) {
-      ZREC_RETURN_IF_ERROR(flush_batch(batches, r, batch));
+      ZREC_RETURN_IF_ERROR(flush_batch(two, r, batch));
       batch_bytes = 0;
     }
   }
@@ -246,6 +263,7 @@ Status append_npy_to_root(const std::string& root, const std::vector<std::string
   std::vector<std::string> names;
   for (const auto& s : streams) names.push_back(s.name);
   InterruptScope interrupts;  // a --wait for the lock ends on SIGINT/SIGTERM
+  NpyBatches batches;         // before r: the batch in flight lies in it until r is finished
   ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-npy", root, args, global, names));
   Status s = check_counts(streams, *r, split_axis0);
   std::vector<NpySource> srcs;
@@ -255,7 +273,7 @@ Status append_npy_to_root(const std::string& root, const std::vector<std::string
     if (!in.is_ok()) s = in.status();
     else srcs.emplace_back(std::move(*in), r->schema(i), split_axis0);
   }
-  if (s.is_ok()) s = feed(srcs, *r, args.window_mib << 20);
+  if (s.is_ok()) s = feed(srcs, *r, batches, r->batch_bytes(args.window_mib << 20));
   return r->finish(std::move(s));
 }
 

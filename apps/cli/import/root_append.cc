@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/formats/printable.h"
+#include "cli/import/record_window.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/byte_size.h"
 #include "cli/report/codec_choice_report.h"
@@ -27,7 +28,12 @@ std::string join_quoted(const std::vector<std::string>& names) {
 
 RootAppend::RootAppend(const std::string& command, const std::string& root, const AppendArgs& args,
                        const GlobalOptions& global)
-    : root_(root), args_(args), global_(global), every_(args.checkpoint_every), outcome_(command, global, args.json) {}
+    : root_(root),
+      args_(args),
+      global_(global),
+      every_(args.checkpoint_every),
+      outcome_(command, global, args.json),
+      write_behind_(RecordWindow::write_behind_by_default()) {}
 
 RootAppend::~RootAppend() {
   if (!finished_) take_back();
@@ -92,13 +98,44 @@ Status RootAppend::prepare(const std::vector<std::string>& streams) {
   return Status::ok();
 }
 
-Status RootAppend::append(const std::vector<std::vector<RecordRef>>& records) {
+Status RootAppend::append(std::vector<std::vector<RecordRef>> records) {
+  return append_batch(std::move(records), false);
+}
+
+Status RootAppend::append_behind(std::vector<std::vector<RecordRef>> records) {
+  return append_batch(std::move(records), true);
+}
+
+// Reading overlaps writing only this way: a root's appends read every stream's input on
+// the caller's thread (where SIGINT interrupts a blocked read) and would otherwise wait
+// for the writers between batches, where a store's append reads the next window while
+// its writer compresses the last (record_window.h).
+Status RootAppend::append_batch(std::vector<std::vector<RecordRef>>&& records, bool behind) {
   if (interrupted()) return cancelled("interrupted");
-  for (size_t i = 0; i < writers_.size(); ++i) ZREC_RETURN_IF_ERROR(writers_[i]->append(records[i]));
+  ZREC_RETURN_IF_ERROR(wait_appended());
   const uint64_t n = records.empty() ? 0 : records[0].size();
+  in_flight_ = std::move(records);
+  if (behind && write_behind_) writing_.start([this] { return append_now(); });
+  else ZREC_RETURN_IF_ERROR(append_now());
   added_ += n;
   since_checkpoint_ += n;
-  return every_ != 0 && since_checkpoint_ >= every_ ? checkpoint() : Status::ok();
+  if (every_ == 0 || since_checkpoint_ < every_) return Status::ok();
+  ZREC_RETURN_IF_ERROR(wait_appended());
+  return checkpoint();
+}
+
+Status RootAppend::append_now() {
+  for (size_t i = 0; i < writers_.size(); ++i) ZREC_RETURN_IF_ERROR(writers_[i]->append(in_flight_[i]));
+  return Status::ok();
+}
+
+Status RootAppend::wait_appended() { return writing_.wait(); }
+
+uint64_t RootAppend::batch_bytes(uint64_t window_bytes) const {
+  const uint64_t share = write_behind_ ? std::max<uint64_t>(1, window_bytes / 2) : window_bytes;
+  const bool small = std::all_of(writers_.begin(), writers_.end(),
+                                 [](const StoreWriter* w) { return RecordWindow::small_windows(*w); });
+  return small ? std::min(share, RecordWindow::kSmallWindowBytes) : share;
 }
 
 // Every stream, then the root's commit (DatasetWriter::publish): a kill in between
@@ -112,6 +149,9 @@ Status RootAppend::checkpoint() {
 }
 
 void RootAppend::take_back() {
+  // The writers are this thread's again; the run is failing already, so the batch's own
+  // error adds nothing.
+  (void)writing_.wait();
   if (!dataset_) return;
   std::vector<std::string> warnings;
   dataset_->abort(&warnings);
@@ -120,6 +160,9 @@ void RootAppend::take_back() {
 
 Status RootAppend::finish(Status s) {
   finished_ = true;
+  // The batch in flight came before whatever stopped the input: its error wins, as it
+  // would have, had the batch been written before the next was read.
+  if (Status written = wait_appended(); !written.is_ok()) s = std::move(written);
   if (s.is_ok() && interrupted()) s = cancelled("interrupted");
   // --from-length said the root holds samples of this input that it does not have.
   if (s.is_ok() && args_.from_length && skipped_ < to_skip_)

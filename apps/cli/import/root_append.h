@@ -22,6 +22,7 @@
 #include "cli/app/command.h"
 #include "cli/import/append_session.h"
 #include "cli/report/command_report.h"
+#include "zrec_support/background_task.h"
 
 namespace zrec::cli {
 
@@ -52,9 +53,24 @@ class RootAppend {
   void skip(uint64_t n) { skipped_ += n; }
   // Samples that may be appended before the next checkpoint.
   uint64_t room() const { return every_ == 0 ? UINT64_MAX : every_ - since_checkpoint_; }
-  // Appends n samples: records[i] holds the n records of stream i (n <= room()). Publishes
-  // a checkpoint when one comes due.
-  Status append(const std::vector<std::vector<RecordRef>>& records);
+  // Appends n samples: records[i] holds the n records of stream i (n <= room()), and
+  // publishes a checkpoint when one comes due. append() returns once they are in the
+  // writers. append_behind() hands them to a write thread and returns (where the process
+  // may run on two CPUs or more, RecordWindow::write_behind_by_default()), so that the
+  // caller reads the next batch while this one is compressed and written: the bytes and
+  // dims the refs point to must stay unchanged until the next append_behind(), append()
+  // or wait_appended() returned. Both first wait for the batch in flight and return its
+  // error; a checkpoint that comes due waits for its batch before it publishes.
+  Status append(std::vector<std::vector<RecordRef>> records);
+  Status append_behind(std::vector<std::vector<RecordRef>> records);
+  // Waits for the batch in flight, if any, and returns its status.
+  Status wait_appended();
+  // The bytes a caller's batch should hold at most, as RecordWindow sizes a store's
+  // windows: half of `window_bytes` (the --window-mib) when one batch is written while
+  // the next is read, so that the two stay within it, all of it otherwise; and at most
+  // RecordWindow::kSmallWindowBytes where every writer takes small windows (raw, or one
+  // lane), so that a batch the caller reuses stays in the CPU's caches.
+  uint64_t batch_bytes(uint64_t window_bytes) const;
   // Input bytes read, for the summary.
   void count_input(uint64_t bytes) { bytes_in_ += bytes; }
 
@@ -66,6 +82,9 @@ class RootAppend {
  private:
   RootAppend(const std::string& command, const std::string& root, const AppendArgs& args, const GlobalOptions& global);
   Status prepare(const std::vector<std::string>& streams);
+  Status append_batch(std::vector<std::vector<RecordRef>>&& records, bool behind);
+  // The writers' appends of in_flight_: on the write thread, or the caller's.
+  Status append_now();
   Status checkpoint();
   void take_back();
 
@@ -80,6 +99,11 @@ class RootAppend {
   std::vector<uint64_t> first_stored_;
   uint64_t first_length_ = 0, to_skip_ = 0, skipped_ = 0, added_ = 0, since_checkpoint_ = 0, bytes_in_ = 0;
   bool finished_ = false;
+  const bool write_behind_;
+  // The batch in flight: untouched by the caller's thread until writing_ was waited for.
+  std::vector<std::vector<RecordRef>> in_flight_;
+  // Last: destroyed first, so no job outlives what it reads.
+  BackgroundTask writing_;
 };
 
 }  // namespace zrec::cli
