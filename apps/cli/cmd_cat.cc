@@ -39,32 +39,21 @@ namespace zrec::cli {
 namespace {
 
 struct CatArgs {
-  std::string store;
-  std::string selection;
-  std::string indices_from;
+  // The store, the selection and the options --format tar takes too, as cat_tar takes
+  // them (tar_export.h); its parsed fields (maxsize, seed, arrays_as_text) are filled
+  // from the ones below by run_cat_tar.
+  CatTarArgs tar{.window_mib = kDefaultWindowBytes >> 20};
   std::string exclude_from;       // --exclude-from: every record but those listed
   std::string format;             // "": npy, or text when writing to a terminal
   std::string framing;            // --framing lines|nul|u32le|u64le: payloads framed as append-stream reads them
   bool bytes_as_numbers = false;  // --bytes-as-numbers: '|u1' records as numbers in text/jsonl
   bool full = false;              // --full: text/jsonl to a terminal print large records whole
-  std::string output = "-";
-  bool force = false;
-  uint64_t window_mib = kDefaultWindowBytes >> 20;
-  std::optional<uint64_t> sample;  // --sample N: N IDs drawn IID from the selection
-  bool distinct = false;           // --distinct: --sample without replacement
-  bool shuffle = false;            // --shuffle: the selection in a seeded random order
-  std::optional<uint64_t> seed;    // --seed K (default 0)
-  bool with_ids = false;           // --with-ids: jsonl records as {"id": ID, "record": ...}
-  std::string keys;                // --format tar: sample keys
-  bool absolute_names = false;     // --format tar: keep keys that are absolute or hold '..'
-  uint64_t maxcount = 0;           // --format tar: shards of at most N samples
-  std::string maxsize;             // --format tar: shards of at most BYTES ("1G")
-  std::string arrays;              // --format tar: arrays as npy (default) or text members
+  bool distinct = false;          // --distinct: --sample without replacement
+  std::optional<uint64_t> seed;   // --seed K (default 0)
+  std::string maxsize;            // --format tar: shards of at most BYTES ("1G")
+  std::string arrays;             // --format tar: arrays as npy (default) or text members
 };
 
-// The records to write: runs from a SELECTION (never expanded whole, so `cat` of a
-// store with billions of records stays within its window budget), or an explicit
-// list from --indices-from.
 // --exclude-from: the records between the listed IDs, as runs (the list is read whole,
 // 8 bytes an ID; what is selected is never expanded).
 Result<std::vector<IdRun>> complement_runs(const std::string& path, uint64_t length) {
@@ -79,30 +68,23 @@ Result<std::vector<IdRun>> complement_runs(const std::string& path, uint64_t len
   return runs;
 }
 
-Result<std::vector<IdRun>> selected_runs(const CatArgs& a, uint64_t length, std::vector<uint64_t>& list) {
-  if (!a.exclude_from.empty()) {
-    if (!a.selection.empty() || !a.indices_from.empty())
-      throw UsageError("--exclude-from selects every record but those listed: give no SELECTION or --indices-from");
-    return complement_runs(a.exclude_from, length);
-  }
-  if (!a.indices_from.empty()) {
-    if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
-    ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(a.indices_from, "--indices-from"));
-    ZREC_ASSIGN_OR_RETURN(list, read_indices(in.stream(), length));
-    return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};  // positions in `list`
-  }
-  if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};
-  auto items = parse_selection(a.selection);
-  if (!items.is_ok()) throw UsageError(items.status().message());
-  return resolve_runs(items.value(), length);
+// The records to write: selected_runs (tar_export.h), or with --exclude-from all but
+// the listed ones.
+Result<std::vector<IdRun>> cat_runs(const CatArgs& a, uint64_t length, std::vector<uint64_t>& list) {
+  if (a.exclude_from.empty()) return selected_runs(a.tar, length, list);
+  if (!a.tar.selection.empty() || !a.tar.indices_from.empty())
+    throw UsageError("--exclude-from selects every record but those listed: give no SELECTION or --indices-from");
+  return complement_runs(a.exclude_from, length);
 }
 
 // What is written, in order: --sample, --distinct and --shuffle applied to the
 // selection (which must outlive it).
 Result<RecordOrder> order_of(const CatArgs& a, const SelectionIndex& selection, const std::string& unit) {
-  return RecordOrder::of(
-      selection,
-      {.sample = a.sample, .distinct = a.distinct, .shuffle = a.shuffle, .seed = a.seed.value_or(0), .unit = unit});
+  return RecordOrder::of(selection, {.sample = a.tar.sample,
+                                     .distinct = a.distinct,
+                                     .shuffle = a.tar.shuffle,
+                                     .seed = a.seed.value_or(0),
+                                     .unit = unit});
 }
 
 // Without --format, records go out as .npy, except to a terminal, where a person reads
@@ -111,8 +93,8 @@ Result<RecordOrder> order_of(const CatArgs& a, const SelectionIndex& selection, 
 std::string format_to_write(const CatArgs& a) {
   if (!a.format.empty()) return a.format;
   if (!a.framing.empty()) return "raw";
-  if (a.output.ends_with(".npz")) return "npz";
-  return a.output == "-" && stdout_is_terminal() ? "text" : "npy";
+  if (a.tar.output.ends_with(".npz")) return "npz";
+  return a.tar.output == "-" && stdout_is_terminal() ? "text" : "npy";
 }
 
 // --framing: what separates records in the output, as append-stream --framing reads it.
@@ -156,7 +138,7 @@ enum class Format { kNpy, kRaw, kText, kJsonl, kTar, kNpz };  // cat_format_name
 
 // --format tar: its options checked, then tar_export.h writes it.
 Status run_cat_tar(const CatArgs& a, const GlobalOptions& g) {
-  if (a.sample && !a.distinct)
+  if (a.tar.sample && !a.distinct)
     throw UsageError(
         "--sample draws with replacement, and a sample drawn twice would repeat its key in the tar: give --sample N "
         "--distinct (or --shuffle) with --format tar");
@@ -167,57 +149,60 @@ Status run_cat_tar(const CatArgs& a, const GlobalOptions& g) {
     maxsize = parsed.value();
     if (maxsize == 0) throw UsageError("--maxsize must be more than 0 bytes");
   }
-  if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+  if (a.seed && !a.tar.sample && !a.tar.shuffle) throw UsageError("--seed needs --sample or --shuffle");
   if (!a.exclude_from.empty()) throw UsageError("--exclude-from is not used with --format tar (use --indices-from)");
-  return cat_tar({a.store, a.selection, a.indices_from, a.keys, a.output, a.force, a.window_mib, a.absolute_names,
-                  a.maxcount, maxsize, a.sample, a.shuffle, a.seed.value_or(0), a.with_ids,
-                  !a.arrays.empty() && choose(tar_array_names(), "--arrays", a.arrays) == 1},
-                 g);
+  CatTarArgs tar = a.tar;
+  tar.maxsize = maxsize;
+  tar.seed = a.seed.value_or(0);
+  tar.arrays_as_text = !a.arrays.empty() && choose(tar_array_names(), "--arrays", a.arrays) == 1;
+  return cat_tar(tar, g);
 }
 
 // The options of the other formats that only some of them take: usage errors.
 void check_record_options(const CatArgs& a, Format format) {
-  if (!a.keys.empty()) throw UsageError("--keys is used with --format tar only");
-  if (a.maxcount > 0 || !a.maxsize.empty()) throw UsageError("--maxcount and --maxsize write tar shards: --format tar");
+  if (!a.tar.keys.empty()) throw UsageError("--keys is used with --format tar only");
+  if (a.tar.maxcount > 0 || !a.maxsize.empty())
+    throw UsageError("--maxcount and --maxsize write tar shards: --format tar");
   if (a.bytes_as_numbers && format != Format::kText && format != Format::kJsonl)
     throw UsageError("--bytes-as-numbers is used with --format text or jsonl only");
-  if (a.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
+  if (a.tar.absolute_names) throw UsageError("--absolute-names is used with --format tar only");
   if (!a.arrays.empty()) throw UsageError("--arrays is used with --format tar only");
   if (a.full && format != Format::kText && format != Format::kJsonl)
     throw UsageError("--full is used with --format text or jsonl only");
-  if (a.sample && a.shuffle) throw UsageError("--sample draws in random order already; give --sample or --shuffle");
-  if (a.seed && !a.sample && !a.shuffle) throw UsageError("--seed needs --sample or --shuffle");
-  if (a.distinct && !a.sample) throw UsageError("--distinct needs --sample N");
-  if (a.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl or tar");
-  if (format == Format::kNpz && a.sample && !a.distinct)
+  if (a.tar.sample && a.tar.shuffle)
+    throw UsageError("--sample draws in random order already; give --sample or --shuffle");
+  if (a.seed && !a.tar.sample && !a.tar.shuffle) throw UsageError("--seed needs --sample or --shuffle");
+  if (a.distinct && !a.tar.sample) throw UsageError("--distinct needs --sample N");
+  if (a.tar.with_ids && format != Format::kJsonl) throw UsageError("--with-ids needs --format jsonl or tar");
+  if (format == Format::kNpz && a.tar.sample && !a.distinct)
     throw UsageError("an .npz names each array by its record ID, and --sample draws with replacement: add --distinct");
 }
 
 // `cat ROOT`: JSON lines, one object per sample (root_cat.h), selected by sample as a
 // store's records are; the only format for a root besides tar.
 Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
-  if (!a.framing.empty() || (!a.format.empty() && a.format != "jsonl") || a.output.ends_with(".npz"))
+  if (!a.framing.empty() || (!a.format.empty() && a.format != "jsonl") || a.tar.output.ends_with(".npz"))
     throw UsageError(
         "a root of named streams is written as JSON lines (--format jsonl, one object per sample) or "
         "as a tar (--format tar); take one stream for the others (cat ROOT/STREAM)");
   check_record_options(a, Format::kJsonl);
-  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from, a.exclude_from}));
-  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.tar.output, "-o", {a.tar.path, a.tar.indices_from, a.exclude_from}));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.tar.output, "-o", a.tar.force));
   InterruptScope interrupt_scope;
-  ZREC_ASSIGN_OR_RETURN(OpenedRoot root, open_root(a.store, g));
+  ZREC_ASSIGN_OR_RETURN(OpenedRoot root, open_root(a.tar.path, g));
   std::vector<uint64_t> list;
-  ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, root.state.length, list));
+  ZREC_ASSIGN_OR_RETURN(auto runs, cat_runs(a, root.state.length, list));
   const SelectionIndex selection(runs, list);
   ZREC_ASSIGN_OR_RETURN(const RecordOrder order, order_of(a, selection, "samples"));
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.tar.output, "-o", a.tar.force));
   RootCatOptions o;
   o.total = order.total();
   o.id_at = [&order](uint64_t i) { return order.id_at(i); };
   o.bytes_as_numbers = a.bytes_as_numbers;
   o.summarise = out.is_terminal() && !a.full;
-  o.with_ids = a.with_ids;
-  o.window_bytes = a.window_mib << 20;
-  ZREC_ASSIGN_OR_RETURN(o.card, read_dataset_card(a.store, g.remote));
+  o.with_ids = a.tar.with_ids;
+  o.window_bytes = a.tar.window_mib << 20;
+  ZREC_ASSIGN_OR_RETURN(o.card, read_dataset_card(a.tar.path, g.remote));
   ZREC_RETURN_IF_ERROR(cat_root_jsonl(root, o, out));
   return out.flush();
 }
@@ -229,11 +214,11 @@ Status check_selection_fits(const CatArgs& a, Format format, const Store& store,
   const auto id_at = [&order](uint64_t i) { return order.id_at(i); };
   const Schema& schema = store.schema();
   // One .npy file holds one array: np.load would read the first of a Ragged stream of them.
-  if (a.format.empty() && format == Format::kNpy && a.output.ends_with(".npy") && !schema.is_dense() && total != 1)
-    return invalid_argument("-o '" + a.output + "': a selection of " + std::to_string(total) +
+  if (a.format.empty() && format == Format::kNpy && a.tar.output.ends_with(".npy") && !schema.is_dense() && total != 1)
+    return invalid_argument("-o '" + a.tar.output + "': a selection of " + std::to_string(total) +
                             " records of a Ragged store is " + std::to_string(total) +
                             " arrays, and a .npy file holds one (np.load would read only the first): write -o " +
-                            a.output.substr(0, a.output.size() - 4) +
+                            a.tar.output.substr(0, a.tar.output.size() - 4) +
                             ".npz (one array per record, named by its ID), or give --format npy for a stream of "
                             ".npy arrays in one file");
   if (format == Format::kNpz) {
@@ -301,11 +286,11 @@ class RecordWriter {
         break;
       case Format::kJsonl:
         text_.clear();
-        if (a_.with_ids) text_ += "{\"id\": " + std::to_string(id) + ", \"record\": ";
+        if (a_.tar.with_ids) text_ += "{\"id\": " + std::to_string(id) + ", \"record\": ";
         if (!named.empty()) append_json_string(text_, named);
         else if (bytes_as_strings_) append_bytes_as_string(text_, {payload, payload_bytes}, /*json=*/true);
         else append_json_record(text_, schema_.dtype, dims, payload, summarise_);
-        if (a_.with_ids) text_ += '}';
+        if (a_.tar.with_ids) text_ += '}';
         text_ += '\n';
         ZREC_RETURN_IF_ERROR(out_.write(text_));
         break;
@@ -334,33 +319,33 @@ class RecordWriter {
 
 Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   const Framing framing = framing_to_write(a);
-  if (a.format != "tar" && is_root(a.store, g)) return run_cat_root(a, g);
+  if (a.format != "tar" && is_root(a.tar.path, g)) return run_cat_root(a, g);
   const std::string name = format_to_write(a);
   const auto format = static_cast<Format>(choose(cat_format_names(), "--format", name));
   if (format == Format::kTar) return run_cat_tar(a, g);
   check_record_options(a, format);
 
-  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.output, "-o", {a.store, a.indices_from, a.exclude_from}));
-  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.output, "-o", a.force));
+  ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.tar.output, "-o", {a.tar.path, a.tar.indices_from, a.exclude_from}));
+  ZREC_RETURN_IF_ERROR(refuse_existing_output(a.tar.output, "-o", a.tar.force));
   std::unique_ptr<Store> store;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // While a writer appends: its last published state (later records are not seen).
-    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.store, {.lanes = g.read_lanes(a.store),
-                                                       .wait = g.lock_wait(),
-                                                       .snapshot_if_busy = !g.wait,
-                                                       .remote = g.remote}));
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.tar.path, {.lanes = g.read_lanes(a.tar.path),
+                                                          .wait = g.lock_wait(),
+                                                          .snapshot_if_busy = !g.wait,
+                                                          .remote = g.remote}));
   }
   std::vector<uint64_t> list;
-  ZREC_ASSIGN_OR_RETURN(auto runs, selected_runs(a, store->length(), list));
+  ZREC_ASSIGN_OR_RETURN(auto runs, cat_runs(a, store->length(), list));
   const SelectionIndex selection(runs, list);
   ZREC_ASSIGN_OR_RETURN(const RecordOrder order, order_of(a, selection, "records"));
   const uint64_t total = order.total();
   const auto id_at = [&order](uint64_t i) { return order.id_at(i); };
   const Schema& schema = store->schema();
   ZREC_RETURN_IF_ERROR(check_selection_fits(a, format, *store, order));
-  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.output, "-o", a.force));
-  if (format == Format::kNpy || format == Format::kRaw || format == Format::kNpz) check_binary_output(out, a.force);
+  ZREC_ASSIGN_OR_RETURN(Output out, Output::open(a.tar.output, "-o", a.tar.force));
+  if (format == Format::kNpy || format == Format::kRaw || format == Format::kNpz) check_binary_output(out, a.tar.force);
   std::unique_ptr<NpzWriter> npz;
   if (format == Format::kNpz) {
     ZREC_ASSIGN_OR_RETURN(npz, NpzWriter::open(out));
@@ -390,13 +375,13 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   // (a shuffle, a sample) go 2^22 at a time, as the store reads their table in one step
   // (Store::scan): each step reads the table pieces its IDs fall in, the whole table
   // past a few million records, so fewer steps read it fewer times.
-  const uint64_t ids_per_scan = uint64_t{1} << (a.shuffle || a.sample ? 22 : 20);
+  const uint64_t ids_per_scan = uint64_t{1} << (a.tar.shuffle || a.tar.sample ? 22 : 20);
   std::vector<uint64_t> ids;
   Status s;
   for (uint64_t k = 0; k < total && s.is_ok(); k += ids_per_scan) {
     ids.clear();
     for (uint64_t i = k; i < std::min(total, k + ids_per_scan); ++i) ids.push_back(id_at(i));
-    s = store->scan(ids, a.window_mib << 20, write_window);
+    s = store->scan(ids, a.tar.window_mib << 20, write_window);
   }
   meter.finish();
   ZREC_RETURN_IF_ERROR(s);
@@ -409,12 +394,12 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
 Command register_cat(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<CatArgs>();
   CLI::App* cmd = root.add_subcommand("cat", "Write records to stdout or a file");
-  cmd->add_option("store", args->store,
+  cmd->add_option("store", args->tar.path,
                   "Store to read, or a root of named streams (JSON lines, one object per sample; or --format tar)")
       ->required();
-  auto* selection = cmd->add_option("selection", args->selection,
+  auto* selection = cmd->add_option("selection", args->tar.selection,
                                     "Records, as NumPy indexing of axis 0: 7, -1, 10:20, ::100, 3,5,8 (default: all)");
-  cmd->add_option("--indices-from", args->indices_from, "File (or -) with one record index per line");
+  cmd->add_option("--indices-from", args->tar.indices_from, "File (or -) with one record index per line");
   cmd->add_option("--exclude-from", args->exclude_from,
                   "File (or -) with one record index per line: every record but those, in ID order");
   auto* format = cmd->add_option(
@@ -440,9 +425,10 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
                     std::to_string(kSummaryThreshold) + " values show the first and last " +
                     std::to_string(kEdgeItems) +
                     " of each axis around '...', as numpy prints them; files and pipes always get every value)");
-  add_output_options(cmd, args->output, args->force, "Output file", "write binary formats even to a terminal");
-  cmd->add_option("--keys", args->keys, "--format tar: sample keys, one line per record (as append-tar --keys writes)");
-  cmd->add_flag("--absolute-names", args->absolute_names,
+  add_output_options(cmd, args->tar.output, args->tar.force, "Output file", "write binary formats even to a terminal");
+  cmd->add_option("--keys", args->tar.keys,
+                  "--format tar: sample keys, one line per record (as append-tar --keys writes)");
+  cmd->add_flag("--absolute-names", args->tar.absolute_names,
                 "--format tar: keep keys that are absolute or have a '..' component as member names (refused by "
                 "default: tar would extract them outside the directory)");
   offer_choices(cmd->add_option("--arrays", args->arrays,
@@ -452,32 +438,32 @@ Command register_cat(CLI::App& root, const GlobalOptions& global) {
                                 "shape lost). Bytes ('|u1' Ragged ndim 1) and --parse numbers ('<i8'/'<f8' "
                                 "scalars and vectors) stay bytes and text"),
                 tar_array_names());
-  cmd->add_option("--maxcount", args->maxcount,
+  cmd->add_option("--maxcount", args->tar.maxcount,
                   "--format tar: write shards of at most N samples each, named by -o PATTERN (exactly one %d, "
                   "e.g. -o 'shard-%06d.tar')");
   cmd->add_option("--maxsize", args->maxsize,
                   "--format tar: write shards of at most BYTES each (e.g. 1G; headers included; a larger sample "
                   "gets a shard of its own), named by -o PATTERN");
-  auto* sample = cmd->add_option("--sample", args->sample,
+  auto* sample = cmd->add_option("--sample", args->tar.sample,
                                  "Write N records drawn IID with replacement (a record may come more than once) from "
                                  "the selection, in draw order; with --distinct, N different records");
   cmd->add_flag("--distinct", args->distinct,
                 "With --sample N: draw without replacement, N different records (the first N of --shuffle's order "
                 "for the same seed; N at most the selection)");
-  cmd->add_flag("--shuffle", args->shuffle, "Write the selection in a random order (a permutation: each once)")
+  cmd->add_flag("--shuffle", args->tar.shuffle, "Write the selection in a random order (a permutation: each once)")
       ->excludes(sample);
   cmd->add_option("--seed", args->seed, "Seed of --sample / --shuffle: same seed, same records (default: 0)");
-  cmd->add_flag("--with-ids", args->with_ids,
+  cmd->add_flag("--with-ids", args->tar.with_ids,
                 "jsonl: write each record as {\"id\": ID, \"record\": VALUE}; tar: each sample gets a member KEY.id "
                 "holding its record ID (webdataset reads .id as an int; append-tar --parse id=int keeps it)");
-  add_window_mib_option(cmd, args->window_mib, "read window");
+  add_window_mib_option(cmd, args->tar.window_mib, "read window");
   return Command{cmd,
                  [args, selection, &global]() {
-                   if (selection->count() > 0 && args->selection.empty())
+                   if (selection->count() > 0 && args->tar.selection.empty())
                      throw UsageError("invalid selection '': empty selection");
                    return run_cat(*args, global);
                  },
-                 nullptr, [args] { return args->output == "-"; }};
+                 nullptr, [args] { return args->tar.output == "-"; }};
 }
 
 }  // namespace zrec::cli

@@ -303,21 +303,6 @@ Status check_stream_keys(const CatTarArgs& a, Store& keys, uint64_t length) {
   return Status::ok();
 }
 
-// The selection of samples as runs of IDs (SELECTION, --indices-from, or all of them);
-// `list` receives --indices-from's IDs.
-Result<std::vector<IdRun>> selected_runs(const CatTarArgs& a, uint64_t length, std::vector<uint64_t>& list) {
-  if (!a.indices_from.empty()) {
-    if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
-    ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(a.indices_from, "--indices-from"));
-    ZREC_ASSIGN_OR_RETURN(list, read_indices(in.stream(), length));
-    return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};
-  }
-  if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};
-  auto items = parse_selection(a.selection);
-  if (!items.is_ok()) throw UsageError(items.status().message());
-  return resolve_runs(items.value(), length);
-}
-
 // The --keys file's keys, each checked as a member name before the output is opened, so
 // that a refused key leaves no partial tar behind; empty without --keys.
 Result<std::vector<std::string>> member_keys(const CatTarArgs& a, uint64_t length) {
@@ -453,6 +438,19 @@ class TarOutput {
 };
 
 }  // namespace
+
+Result<std::vector<IdRun>> selected_runs(const CatTarArgs& a, uint64_t length, std::vector<uint64_t>& list) {
+  if (!a.indices_from.empty()) {
+    if (!a.selection.empty()) throw UsageError("give a SELECTION or --indices-from, not both");
+    ZREC_ASSIGN_OR_RETURN(SideInput in, SideInput::open(a.indices_from, "--indices-from"));
+    ZREC_ASSIGN_OR_RETURN(list, read_indices(in.stream(), length));
+    return std::vector<IdRun>{IdRun{0, 1, false, list.size()}};
+  }
+  if (a.selection.empty()) return std::vector<IdRun>{IdRun{0, 1, false, length}};
+  auto items = parse_selection(a.selection);
+  if (!items.is_ok()) throw UsageError(items.status().message());
+  return resolve_runs(items.value(), length);
+}
 
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   // The stores (a root: all of it), the keys and the index list are read: -o must be

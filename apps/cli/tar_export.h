@@ -5,29 +5,31 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "zrec/status.h"
 
 #include "cli/app/command.h"
+#include "cli/formats/selection.h"
 
 namespace zrec::cli {
 
 struct CatTarArgs {
-  std::string path;          // a root of named streams, or one store
-  std::string selection;     // as cat's SELECTION
-  std::string indices_from;  // as cat's --indices-from
-  std::string keys;          // --keys FILE: sample keys, one line per record (as append-tar writes)
+  std::string path = {};          // a root of named streams, or one store
+  std::string selection = {};     // as cat's SELECTION
+  std::string indices_from = {};  // as cat's --indices-from
+  std::string keys = {};          // --keys FILE: sample keys, one line per record (as append-tar writes)
   std::string output = "-";
   bool force = false;
   uint64_t window_mib = 0;
-  bool absolute_names = false;     // --absolute-names: keep keys that are absolute or hold '..'
-  uint64_t maxcount = 0;           // --maxcount N: shards of at most N samples (0: one tar)
-  uint64_t maxsize = 0;            // --maxsize BYTES: shards of at most BYTES of tar (0: no limit)
-  std::optional<uint64_t> sample;  // --sample N --distinct: N different samples, in draw order
-  bool shuffle = false;            // --shuffle: the selection in a seeded random order
-  uint64_t seed = 0;               // --seed K
-  bool with_ids = false;           // --with-ids: an "<key>.id" member holding the record ID
-  bool arrays_as_text = false;     // --arrays text: every number stream as text (the old members)
+  bool absolute_names = false;          // --absolute-names: keep keys that are absolute or hold '..'
+  uint64_t maxcount = 0;                // --maxcount N: shards of at most N samples (0: one tar)
+  uint64_t maxsize = 0;                 // --maxsize BYTES: shards of at most BYTES of tar (0: no limit)
+  std::optional<uint64_t> sample = {};  // --sample N --distinct: N different samples, in draw order
+  bool shuffle = false;                 // --shuffle: the selection in a seeded random order
+  uint64_t seed = 0;                    // --seed K
+  bool with_ids = false;                // --with-ids: an "<key>.id" member holding the record ID
+  bool arrays_as_text = false;          // --arrays text: every number stream as text (the old members)
 };
 
 // Writes members "<key>.<ext>" per sample, in selection order: one per stream of the
@@ -54,5 +56,11 @@ struct CatTarArgs {
 // --parse id=int reads it back as a Dense scalar stream); a stream named "id" is then
 // refused, as its members would take the same names.
 Status cat_tar(const CatTarArgs& a, const GlobalOptions& g);
+
+// The selection (SELECTION, --indices-from, or all `length` records) as runs of IDs,
+// never expanded (cat of billions of records stays within its window); with
+// --indices-from, the runs are positions in `list`, which receives its IDs. A bad
+// SELECTION, or both given, is a UsageError.
+Result<std::vector<IdRun>> selected_runs(const CatTarArgs& a, uint64_t length, std::vector<uint64_t>& list);
 
 }  // namespace zrec::cli
