@@ -47,9 +47,14 @@ TEST_SUITE("stream_name") {
     CHECK(check_root_streams("ds", {"cls", "jpg"}).is_ok());
     const Status s = check_root_streams("ds", {"cls", "meta.zr", ".x"});
     CHECK(s.code() == StatusCode::kInvalidArgument);
-    CHECK(s.message() == std::string("'ds' holds the store 'meta.zr', which cannot be a stream: it is a store file "
-                                     "name (ends in '.zr') (") +
-                             kStreamNameRule + "); move it out of the root");
+    // Built in steps: gcc 12 reads the one-expression concatenation, inlined into a
+    // unity batch, as a memcpy out of bounds (-Warray-bounds, a false positive).
+    std::string want =
+        "'ds' holds the store 'meta.zr', which cannot be a stream: it is a store file name (ends in "
+        "'.zr') (";
+    want += kStreamNameRule;
+    want += "); move it out of the root";
+    CHECK(s.message() == want);
   }
 }
 
