@@ -95,13 +95,9 @@ set_source_files_properties(apps/cli/os/libarchive_api.cc PROPERTIES
 # constructs its validator objects when the process starts (one .init_array entry each), so
 # only the files that register options, parse or format help include it (commands.h).
 target_precompile_headers(zrec_cli PRIVATE <fmt/format.h> <spdlog/spdlog.h> <string> <vector>)
-# Batches of 8 CLI files compile as one (CMake's unity build), so those that register
-# options share one copy of CLI11's inline code (and fmt's, spdlog's): zrec_cli's files
-# compiled cold in 93 s of CPU instead of 245 s, while touching one file recompiles its
-# batch (cmd_cat.cc: 15 s instead of 6). Names local to a file (anonymous namespace) must
-# then differ between files. -DZREC_CLI_UNITY=OFF compiles file by file. (Files with
-# definitions of their own, libarchive_api.cc, app.cc, http_module.cc, compile alone.)
-set_target_properties(zrec_cli PROPERTIES UNITY_BUILD ${ZREC_CLI_UNITY} UNITY_BUILD_BATCH_SIZE 8)
+# Its files compile in batches (CMAKE_UNITY_BUILD, CMakeLists.txt), so those that
+# register options share one copy of CLI11's inline code (and fmt's, spdlog's). (Files
+# with definitions of their own, libarchive_api.cc, app.cc, http_module.cc, compile alone.)
 
 # --- zrec view (ZREC_BUILD_VIEW): its pages, API and renderers in zrec_view (the front
 # end's static files are compiled in: cmake/embed_assets.cmake); its HTTP server is the
@@ -135,7 +131,6 @@ if(ZREC_BUILD_VIEW)
                      COMMENT "Embedding zrec view's static files" VERBATIM)
   add_library(zrec_view STATIC ${ZREC_VIEW_SOURCES} ${CMAKE_CURRENT_BINARY_DIR}/view_assets.cc)
   target_precompile_headers(zrec_view PRIVATE <fmt/format.h> <string> <vector>)
-  set_target_properties(zrec_view PROPERTIES UNITY_BUILD ${ZREC_CLI_UNITY} UNITY_BUILD_BATCH_SIZE 8)
   target_link_libraries(zrec_view PUBLIC zrec_cli PRIVATE zrec_png ${CMAKE_DL_LIBS} zrec_warnings)
   target_link_libraries(zrec_cli PUBLIC zrec_view)  # app.cc's register_view (a cycle CMake links twice)
   set_source_files_properties(apps/cli/commands.cc PROPERTIES COMPILE_DEFINITIONS ZREC_WITH_VIEW=1)

@@ -22,9 +22,6 @@ function(zrec_unit_tests target)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE zrec_test_main zrec_internal ${ZREC_ZSTD} zrec_warnings)
   target_precompile_headers(${target} PRIVATE <doctest/doctest.h> <string> <vector>)
-  # Compiled in batches, as the CLI is (cmake/cli.cmake): each test file alone spent most
-  # of its time on the same headers, in each of the three trees CI builds.
-  set_target_properties(${target} PROPERTIES UNITY_BUILD ${ZREC_CLI_UNITY} UNITY_BUILD_BATCH_SIZE 8)
   doctest_discover_tests(${target} PROPERTIES LABELS unit)
 endfunction()
 

@@ -347,7 +347,7 @@ constexpr uint64_t kMaxPlanBytes = uint64_t{1} << 30;
 std::string marker_text(const std::string& id, const std::string& plan) {
   return "zrec-join " + id + " " + std::to_string(plan.size()) + " " + plan + "\n";
 }
-constexpr uint64_t kMaxMarkerBytes = 1 << 16;
+constexpr uint64_t kMaxJoinMarkerBytes = 1 << 16;
 
 std::string random_id() {
   uint8_t bytes[16] = {};
@@ -408,7 +408,7 @@ Result<OpenTemp> open_temp(const LoadedPlan& plan, io::LockMode mode, const Lock
   format::PageBytes bytes{};
   ZREC_RETURN_IF_ERROR(t.dest.meta.pread_exact(bytes.data(), bytes.size(), 0));
   t.sealed = bytes == format::encode_static_page(plan.final_page());
-  auto marker = read_whole_file(join_path(plan.file.temp, store::kTempMarker), kMaxMarkerBytes);
+  auto marker = read_whole_file(join_path(plan.file.temp, store::kTempMarker), kMaxJoinMarkerBytes);
   t.marked = marker.is_ok();
   if (t.marked && !marker->starts_with("zrec-join " + plan.file.id + " "))
     return malformed("'" + plan.file.temp + "' belongs to another join than the plan '" + plan.path + "'");
@@ -499,7 +499,7 @@ Status unlink_in(const std::string& dir, const std::string& name) {
 // Whether the join temporary at `dir` is one a live plan still names: its marker names a
 // plan file that exists, has the marker's id and names `dir`.
 bool named_by_live_plan(const std::string& dir) {
-  auto marker = read_whole_file(join_path(dir, store::kTempMarker), kMaxMarkerBytes);
+  auto marker = read_whole_file(join_path(dir, store::kTempMarker), kMaxJoinMarkerBytes);
   if (!marker.is_ok()) return false;
   const std::string& m = *marker;
   // "zrec-join " + 32 hex + " " + N + " " + PLAN + "\n"

@@ -28,7 +28,7 @@ constexpr const char* kHeader = "zrec-root 1";
 // Temporaries of create() and commit(): ".zrec-root.tmp-" + mkstemp's 6 characters.
 constexpr const char* kTempPrefix = ".zrec-root.tmp-";
 // A marker is a few lines per stream; anything larger is not one.
-constexpr uint64_t kMaxMarkerBytes = uint64_t{1} << 20;
+constexpr uint64_t kMaxRootMarkerBytes = uint64_t{1} << 20;
 // How often open() starts over when the marker it locked was replaced or removed
 // meanwhile (each time another writer held it and changed it).
 constexpr int kMaxReopens = 1000;
@@ -176,12 +176,12 @@ Result<std::optional<io::File>> open_marker(const std::string& root, int flags, 
                                             struct stat* st = nullptr) {
   return io::Location(root)
       .child(kRootMarkerFile)
-      .open_regular(flags, kMaxMarkerBytes + 1, remote, not_a_regular_file, st);
+      .open_regular(flags, kMaxRootMarkerBytes + 1, remote, not_a_regular_file, st);
 }
 
 // The state in the marker `f` (at `path`) of `size` bytes, which must be at most 1 MiB.
 Result<RootState> read_marker_state(const io::File& f, off_t size, const std::string& path) {
-  if (static_cast<uint64_t>(size) > kMaxMarkerBytes)
+  if (static_cast<uint64_t>(size) > kMaxRootMarkerBytes)
     return Status(StatusCode::kMalformed, "malformed root marker '" + path + "': it is larger than 1 MiB");
   std::string bytes(static_cast<size_t>(size), '\0');
   ZREC_RETURN_IF_ERROR(f.pread_exact(bytes.data(), bytes.size(), 0));
