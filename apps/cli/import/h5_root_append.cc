@@ -17,34 +17,13 @@
 #include "cli/import/h5_dataset.h"
 #include "cli/import/h5_rows.h"
 #include "cli/import/root_append.h"
+#include "cli/options/stream_pairs.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 
 namespace zrec::cli {
 
 namespace {
-
-struct H5DatasetSpec {
-  std::string dataset, stream;
-};
-
-std::vector<H5DatasetSpec> parse_dataset_specs(const std::vector<std::string>& specs) {
-  std::vector<H5DatasetSpec> out;
-  for (const auto& spec : specs) {
-    // The last '=': a stream name never holds one, an HDF5 path may.
-    const size_t eq = spec.rfind('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw UsageError("--dataset '" + printable(spec) +
-                       "': expected H5PATH=STREAM, e.g. --dataset /train/labels=label");
-    H5DatasetSpec s{spec.substr(0, eq), spec.substr(eq + 1)};
-    for (const auto& o : out)
-      if (o.stream == s.stream)
-        throw UsageError("--dataset '" + printable(spec) + "': the stream '" + printable(s.stream) +
-                         "' is named twice");
-    out.push_back(std::move(s));
-  }
-  return out;
-}
 
 // Samples while every dataset has rows in hand, up to the next checkpoint.
 Status feed_rows(std::vector<std::unique_ptr<H5Rows>>& rows, RootAppend& r) {
@@ -72,11 +51,14 @@ Status feed_rows(std::vector<std::unique_ptr<H5Rows>>& rows, RootAppend& r) {
 }  // namespace
 
 Status append_h5_to_root(const H5RootArgs& a, const AppendArgs& args, const GlobalOptions& global) {
-  const std::vector<H5DatasetSpec> specs = parse_dataset_specs(a.datasets);
+  const std::vector<StreamPair> specs =
+      parse_stream_pairs(a.datasets, {.option = "--dataset",
+                                      .stream_first = false,
+                                      .expected = "expected H5PATH=STREAM, e.g. --dataset /train/labels=label"});
   // The sources first: a refused dataset leaves the root untouched.
   std::vector<std::unique_ptr<H5Dataset>> ds;
   for (const auto& s : specs) {
-    ZREC_ASSIGN_OR_RETURN(auto opened, H5Dataset::open(a.file, s.dataset, a.allow_external));
+    ZREC_ASSIGN_OR_RETURN(auto opened, H5Dataset::open(a.file, s.source, a.allow_external));
     ds.push_back(std::move(opened));
   }
   for (size_t i = 1; i < ds.size(); ++i)

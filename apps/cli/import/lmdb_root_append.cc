@@ -21,6 +21,7 @@
 #include "cli/formats/printable.h"
 #include "cli/import/lmdb_reader.h"
 #include "cli/import/root_append.h"
+#include "cli/options/stream_pairs.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 
@@ -30,26 +31,6 @@ namespace {
 
 // Samples per append batch (their bytes stay in LMDB's map).
 constexpr size_t kRootBatchSamples = 4096;
-
-struct DbSpec {
-  std::string db, stream;
-};
-
-std::vector<DbSpec> parse_db_specs(const std::vector<std::string>& specs) {
-  std::vector<DbSpec> out;
-  for (const auto& spec : specs) {
-    // The last '=': a stream name never holds one, a database name may.
-    const size_t eq = spec.rfind('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw UsageError("--db '" + printable(spec) + "': a root takes NAME=STREAM, e.g. --db labels=label");
-    DbSpec s{spec.substr(0, eq), spec.substr(eq + 1)};
-    for (const auto& o : out)
-      if (o.stream == s.stream)
-        throw UsageError("--db '" + printable(spec) + "': the stream '" + printable(s.stream) + "' is named twice");
-    out.push_back(std::move(s));
-  }
-  return out;
-}
 
 // How the values of one database become records of its stream.
 struct Layout {
@@ -235,10 +216,11 @@ class LmdbRootFeed {
 }  // namespace
 
 Status append_lmdb_to_root(const LmdbRootArgs& a, const AppendArgs& args, const GlobalOptions& global) {
-  const std::vector<DbSpec> specs = parse_db_specs(a.dbs);
+  const std::vector<StreamPair> specs = parse_stream_pairs(
+      a.dbs, {.option = "--db", .stream_first = false, .expected = "a root takes NAME=STREAM, e.g. --db labels=label"});
   std::vector<std::string> dbs, names;
   for (const auto& s : specs) {
-    dbs.push_back(s.db);
+    dbs.push_back(s.source);
     names.push_back(s.stream);
   }
   // A __key__ stream no database feeds keeps the samples' keys.

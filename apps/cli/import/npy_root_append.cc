@@ -27,6 +27,7 @@
 #include "cli/import/npy_plan.h"
 #include "cli/import/record_window.h"
 #include "cli/import/root_append.h"
+#include "cli/options/stream_pairs.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/console.h"
@@ -36,26 +37,16 @@ namespace zrec::cli {
 
 namespace {
 
-struct StreamSpec {
-  std::string name, path;
-};
-
-std::vector<StreamSpec> parse_specs(const std::vector<std::string>& specs) {
-  std::vector<StreamSpec> out;
-  for (const auto& spec : specs) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw UsageError("--stream '" + printable(spec) + "': expected NAME=FILE, e.g. --stream label=labels.npy");
-    StreamSpec s{spec.substr(0, eq), spec.substr(eq + 1)};
-    for (const auto& o : out)
-      if (o.name == s.name)
-        throw UsageError("--stream '" + printable(spec) + "': the stream '" + s.name + "' is named twice");
-    out.push_back(std::move(s));
-  }
-  if (std::count_if(out.begin(), out.end(), [](const StreamSpec& s) { return s.path == "-"; }) > 1)
+// --stream NAME=FILE, each stream once; stdin ('-') for one stream at most, and never a
+// terminal.
+std::vector<StreamPair> parse_specs(const std::vector<std::string>& specs) {
+  std::vector<StreamPair> out = parse_stream_pairs(
+      specs,
+      {.option = "--stream", .stream_first = true, .expected = "expected NAME=FILE, e.g. --stream label=labels.npy"});
+  if (std::count_if(out.begin(), out.end(), [](const StreamPair& s) { return s.source == "-"; }) > 1)
     throw UsageError("--stream: stdin can be read only once: give '-' for one stream");
   for (const auto& s : out)
-    if (s.path == "-" && stdin_is_terminal())
+    if (s.source == "-" && stdin_is_terminal())
       throw UsageError("refusing to read .npy data from a terminal (pipe it in, or name files)");
   return out;
 }
@@ -148,20 +139,21 @@ Result<uint64_t> count_records(const std::string& path, const Schema& schema, bo
 }
 
 // Equal record counts of the inputs that are files, before anything is appended.
-Status check_counts(const std::vector<StreamSpec>& specs, RootAppend& r, bool split_axis0) {
+Status check_counts(const std::vector<StreamPair>& specs, RootAppend& r, bool split_axis0) {
   std::optional<size_t> first;
   uint64_t first_count = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (!regular_file(specs[i].path)) continue;
-    const Result<uint64_t> counted = count_records(specs[i].path, r.schema(i), split_axis0);
+    if (!regular_file(specs[i].source)) continue;
+    const Result<uint64_t> counted = count_records(specs[i].source, r.schema(i), split_axis0);
     if (!counted.is_ok()) return counted.status().with_context(r.label(i));
     const uint64_t n = counted.value();
     if (!first) {
       first = i;
       first_count = n;
     } else if (n != first_count) {
-      return invalid_argument(r.label(i) + ": '" + specs[i].path + "' holds " + std::to_string(n) + " records, but " +
-                              r.label(*first) + ": '" + specs[*first].path + "' holds " + std::to_string(first_count) +
+      return invalid_argument(r.label(i) + ": '" + specs[i].source + "' holds " + std::to_string(n) + " records, but " +
+                              r.label(*first) + ": '" + specs[*first].source + "' holds " +
+                              std::to_string(first_count) +
                               "; every stream gets one record per sample; nothing was appended");
     }
   }
@@ -259,9 +251,9 @@ Status feed(std::vector<NpySource>& srcs, RootAppend& r, NpyBatches& two, uint64
 
 Status append_npy_to_root(const std::string& root, const std::vector<std::string>& specs, bool split_axis0,
                           const AppendArgs& args, const GlobalOptions& global) {
-  const std::vector<StreamSpec> streams = parse_specs(specs);
+  const std::vector<StreamPair> streams = parse_specs(specs);
   std::vector<std::string> names;
-  for (const auto& s : streams) names.push_back(s.name);
+  for (const auto& s : streams) names.push_back(s.stream);
   InterruptScope interrupts;  // a --wait for the lock ends on SIGINT/SIGTERM
   NpyBatches batches;         // before r: the batch in flight lies in it until r is finished
   ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-npy", root, args, global, names));
@@ -269,7 +261,7 @@ Status append_npy_to_root(const std::string& root, const std::vector<std::string
   std::vector<NpySource> srcs;
   srcs.reserve(streams.size());
   for (size_t i = 0; s.is_ok() && i < streams.size(); ++i) {
-    auto in = io::InputStream::open(streams[i].path, {.cancel = interrupt_token()});
+    auto in = io::InputStream::open(streams[i].source, {.cancel = interrupt_token()});
     if (!in.is_ok()) s = in.status();
     else srcs.emplace_back(std::move(*in), r->schema(i), split_axis0);
   }
