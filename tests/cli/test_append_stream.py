@@ -13,6 +13,8 @@
   binary framing).
 - `zrec cat --format npy a | zrec append-npy b -` copies records (Ragged and Dense).
 - --skip-first resumes: the records already present are not appended twice.
+- A regular file, cut from its mapping: the same store as through a pipe, over many
+  batches; stdin redirected from a file mid-way; resumes and comparisons from a file.
 
 Needs: ZREC (path of the zrec binary), python3-numpy, printf and head (coreutils).
 """
@@ -29,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_runner  # noqa: E402  (tests/cli/case_runner.py)
-from cli_helpers import byte_records, fails, must, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
+from cli_helpers import byte_records, fails, must, must_out, records, require_zrec  # noqa: E402  (tests/cli/cli_helpers.py)
 
 ZREC = require_zrec("test_append_stream")
 
@@ -316,6 +318,70 @@ def skip_first_resumes(tmp):
     v = create(os.path.join(tmp, "v"), dtype="<i4")
     must(["append-stream", "--parse", "ints", "--skip-first", "1", v], stdin=b"1 2\n3\n")
     assert [r.tolist() for r in records(v)] == [[3]]
+
+
+@case
+def regular_file_is_mapped(tmp):
+    """A regular file (-i FILE, or stdin redirected from one) is cut from its mapping in
+    batches of the window's size: the store holds what the same bytes through a pipe
+    give, across many batches, with --skip-empty, --skip-first, a resumed run's
+    comparison, an unterminated last line and stdin not at the file's start."""
+    rng = random.Random(3)
+    # 40 MiB of lines from 1 to 300 bytes: more records (16384) and bytes (2 MiB) than
+    # a raw store's batch holds, and past the 8 MiB steps in which pages are let go.
+    pool = [bytes(rng.choice(b"abcdefgh \t{}:,0123456789") for _ in range(rng.randrange(1, 300))) for _ in range(997)]
+    lines = []
+    total = 0
+    while total < 40 << 20:
+        line = pool[rng.randrange(len(pool))] + b"%d" % len(lines)
+        lines.append(line)
+        total += len(line) + 1
+    lines[7] = lines[50000] = b""  # dropped by --skip-empty
+    lines[-1] = b"unterminated"
+    path = os.path.join(tmp, "in.jsonl")
+    with open(path, "wb") as f:
+        f.write(b"\n".join(lines))
+    want = [line for line in lines if line]
+    for codec in ("raw", "zstd"):
+        piped = create(os.path.join(tmp, "piped_" + codec), codec=codec)
+        must(["append-stream", "--skip-empty", piped], stdin_from="cat " + shlex.quote(path))
+        mapped = create(os.path.join(tmp, "mapped_" + codec), codec=codec)
+        must(["append-stream", "--skip-empty", "-i", path, mapped])
+        assert length(mapped) == len(want)
+        assert must_out(["cat", "--format", "raw", mapped]) == b"".join(want)
+        # The data files hold each record's length before its bytes: the same files are
+        # the same records.
+        for name in os.listdir(piped):
+            if name.startswith("data_"):
+                assert open(os.path.join(piped, name), "rb").read() == \
+                    open(os.path.join(mapped, name), "rb").read(), name
+    # stdin redirected from the file, some lines already read off it by `head`, which
+    # leaves the file's offset just past them: the append starts there.
+    s = create(os.path.join(tmp, "offset"))
+    p = subprocess.run(["bash", "-c", "{ head -n 3 >/dev/null; %s -q append-stream --skip-empty %s; } < %s"
+                        % (shlex.quote(ZREC), shlex.quote(s), shlex.quote(path))], stderr=subprocess.PIPE)
+    assert p.returncode == 0, p.stderr
+    assert must_out(["cat", "--format", "raw", s]) == b"".join(line for line in lines[3:] if line)
+    assert length(s) == len([line for line in lines[3:] if line])
+    assert must_out(["cat", "--format", "raw", s, "0"]) == lines[3]
+    # An empty line refused names the file and the line.
+    t = create(os.path.join(tmp, "t"))
+    fails(["append-stream", "-i", path, t], says=["'%s' line 8 is empty" % path, "--skip-empty"])
+    assert length(t) == 0
+    # --skip-first from a file; then a rerun that finds them present compares them.
+    half = len(want) // 2
+    u = create(os.path.join(tmp, "u"))
+    must(["append-stream", "--skip-empty", u], stdin=b"\n".join(want[:half]) + b"\n")
+    _, err = must(["append-stream", "--skip-empty", "--skip-first", str(half), "-i", path, u])
+    assert "after skipping %d" % half in err, err
+    assert length(u) == len(want) and must_out(["cat", "--format", "raw", u]) == b"".join(want)
+    _, err = must(["append-stream", "--skip-empty", "--from-length", "0", "--check-present", "-i", path, u])
+    assert "already present" in err and length(u) == len(want), err
+    altered = os.path.join(tmp, "altered.jsonl")
+    with open(altered, "wb") as f:
+        f.write(b"\n".join(want[:100] + [b"not the stored line"] + want[101:]))
+    fails(["append-stream", "--from-length", "0", "--check-present", "-i", altered, u], says=["line 101"])
+    assert length(u) == len(want)
 
 
 @case

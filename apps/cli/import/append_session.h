@@ -217,6 +217,11 @@ class AppendSession {
     return window_.writes_behind() ? std::max<uint64_t>(1, window_bytes_ / 2) : window_bytes_;
   }
 
+  // The records and bytes at which the window hands its own batches on: a caller that
+  // cuts batches in its own memory for append_behind() (a mapped file's lines) matches
+  // them, so its batches cost the writer what the window's would.
+  uint64_t window_records() const { return window_.max_records(); }
+  uint64_t window_buffer_bytes() const { return window_.buffer_budget(); }
   // Bytes read from the inputs, for the progress meter and the summary.
   void count_input(uint64_t bytes) {
     bytes_in_ += bytes;

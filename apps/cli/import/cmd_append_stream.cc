@@ -2,10 +2,9 @@
 // NUL-separated records of bytes, length-prefixed binary frames, or lines of numbers
 // parsed into records of the store's numeric dtype.
 //
-// Performance note: without --parse, lines and NUL-separated records are read with
-// large reads straight into the append window and cut there (RecordWindow's streamed
-// input), so each byte is copied by the kernel once and by zrec never; the window's
-// budget bounds memory however long the stream is.
+// Performance note: without --parse, lines and NUL-separated records are cut where
+// they lie: in a regular file's mapping, or in the append window that large reads fill
+// (delimited_records.h); the window's budget bounds memory however long the stream is.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "cli/app/command.h"
 #include "cli/formats/text_numbers.h"
 #include "cli/import/append_session.h"
+#include "cli/import/delimited_records.h"
 #include "cli/import/frame_reader.h"
 #include "cli/import/json_root_append.h"
 #include "cli/options/option_choices.h"
@@ -47,57 +47,6 @@ struct AppendStreamArgs {
 constexpr uint64_t kReadBytes = uint64_t{1} << 20;
 
 std::string input_label(const io::InputStream& in) { return in.name() == "-" ? "stdin" : "'" + in.name() + "'"; }
-
-// Lines or NUL-separated records of bytes, cut in place in the window.
-Status read_delimited_bytes(io::InputStream& in, AppendSession& s, InputFraming framing, bool skip_empty) {
-  const char delim = framing == InputFraming::kLines ? '\n' : '\0';
-  const std::string unit = framing == InputFraming::kLines ? "line" : "record";
-  uint64_t number = 0;   // frames seen, counting from 1
-  uint64_t scanned = 0;  // leading bytes of pending() known to hold no delimiter
-  uint64_t dims = 0;
-  auto where = [&] { return input_label(in) + " " + unit + " " + std::to_string(number); };
-  auto take = [&](uint64_t len, uint64_t gap) -> Status {
-    ++number;
-    if (len == 0) {
-      if (skip_empty) return s.drop(gap);
-      return invalid_argument(where() + " is empty (records are nonempty; --skip-empty drops empty ones)");
-    }
-    if (len > kMaxRagged1dPayloadBytes)
-      return invalid_argument(where() + " is " + std::to_string(len) + " bytes; a record holds at most " +
-                              std::to_string(kMaxRagged1dPayloadBytes));
-    dims = len;
-    if (s.skip_record()) {
-      if (s.compares_skipped(true)) ZREC_RETURN_IF_ERROR(s.compare_skipped(s.pending().first(len), &dims, where()));
-      return s.drop(len + gap);
-    }
-    return s.cut(len, gap, &dims);
-  };
-  for (;;) {
-    ZREC_ASSIGN_OR_RETURN(std::span<uint8_t> space, s.input_space(kReadBytes));
-    ZREC_ASSIGN_OR_RETURN(size_t got, in.read_some(space.data(), space.size()));
-    if (got == 0) break;
-    s.input_written(got);
-    for (;;) {
-      const std::span<const uint8_t> pending = s.pending();
-      // (An empty window has no data pointer at all: memchr must not see it.)
-      const void* hit =
-          pending.size() > scanned ? std::memchr(pending.data() + scanned, delim, pending.size() - scanned) : nullptr;
-      if (hit == nullptr) {
-        scanned = pending.size();
-        if (scanned > kMaxRagged1dPayloadBytes) {
-          ++number;
-          return invalid_argument(where() + " is longer than " + std::to_string(kMaxRagged1dPayloadBytes) +
-                                  " bytes, the most a record holds");
-        }
-        break;
-      }
-      ZREC_RETURN_IF_ERROR(take(static_cast<const uint8_t*>(hit) - pending.data(), 1));
-      scanned = 0;
-    }
-  }
-  if (!s.pending().empty()) ZREC_RETURN_IF_ERROR(take(s.pending().size(), 0));  // unterminated last one
-  return Status::ok();
-}
 
 // --parse: each line (or NUL-separated frame) of numbers is one record: Ragged 1-D of
 // as many numbers as the line holds, or Dense of exactly the item's count (one for a
@@ -253,8 +202,15 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
       }
     }
     if (syntax) return read_numbers(in, *session, a.store, framing, *syntax, a.skip_empty);
-    if (framing == InputFraming::kLines || framing == InputFraming::kNul)
-      return read_delimited_bytes(in, *session, framing, a.skip_empty);
+    if (framing == InputFraming::kLines || framing == InputFraming::kNul) {
+      const bool lines = framing == InputFraming::kLines;
+      return read_delimited_records(in, *session,
+                                    {.delimiter = lines ? '\n' : '\0',
+                                     .unit = lines ? "line" : "record",
+                                     .label = input_label(in),
+                                     .skip_empty = a.skip_empty,
+                                     .may_map = a.append.checkpoint_every == 0});
+    }
     return read_length_prefixed(in, *session, framing, a.skip_empty);
   }();
   return session->finish(std::move(s));
