@@ -106,6 +106,15 @@ std::string resume_hint(const AppendArgs& args, uint64_t first_length, uint64_t 
   return " (resume: the same command with --from-length " + std::to_string(origin) + ")";
 }
 
+Status run_failed(const Status& s, const AppendArgs& args, const std::string& where, const char* unit,
+                  uint64_t first_length, uint64_t holds) {
+  const std::string resume = resume_hint(args, first_length, holds);
+  const std::string held = where + " holds " + std::to_string(holds) + " " + unit;
+  if (s.code() == StatusCode::kCancelled || interrupted()) return cancelled("interrupted; " + held + resume);
+  if (holds > first_length) return Status(s.code(), s.message() + "; " + held + ", as of the last checkpoint" + resume);
+  return s;
+}
+
 std::string skipped_words(uint64_t by_skip_first, uint64_t present) {
   if (by_skip_first > 0 && present > 0)
     return " after skipping " + std::to_string(by_skip_first) + " (--skip-first) and " + std::to_string(present) +
@@ -311,14 +320,7 @@ Status AppendSession::finish(Status input) {
   writer_->abort();
   commit_if_published(before);
   if (listener_.rollback) listener_.rollback();
-  const uint64_t holds = writer_->published_length();
-  const std::string resume = resume_hint(args_, first_id_, holds);
-  if (s.code() == StatusCode::kCancelled || interrupted())
-    return cancelled("interrupted; '" + store_ + "' holds " + std::to_string(holds) + " records" + resume);
-  if (holds > first_id_)
-    return Status(s.code(), s.message() + "; '" + store_ + "' holds " + std::to_string(holds) +
-                                " records, as of the last checkpoint" + resume);
-  return s;
+  return run_failed(s, args_, "'" + store_ + "'", "records", first_id_, writer_->published_length());
 }
 
 }  // namespace zrec::cli
