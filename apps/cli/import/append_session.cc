@@ -9,6 +9,7 @@
 
 #include "cli/formats/printable.h"
 #include "cli/import/resume_file.h"
+#include "cli/options/json_option.h"
 #include "cli/options/level_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
@@ -51,9 +52,7 @@ void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit
       ->excludes(checksum);
   cmd->add_flag("--require-records", args.require_records,
                 "Fail (exit 1, the store unchanged) when the input holds no record to append");
-  cmd->add_flag("--json", args.json,
-                "Print one JSON object on stdout instead of the summary line (keys: man zrec-" + cmd->get_name() +
-                    ", JSON OUTPUT)");
+  add_json_flag(cmd, args.json, "instead of the summary line");
   add_level_option(cmd, args.level, "zstd level of the appended records (the store's earlier records keep theirs)",
                    "the format's: 3, or 15 with a dictionary");
 }
