@@ -16,6 +16,7 @@
 
 #include "cli/app/command.h"
 #include "cli/formats/printable.h"
+#include "cli/options/json_option.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/command_report.h"
 #include "cli/report/console.h"
@@ -87,7 +88,7 @@ Command register_adopt(CLI::App& root, const GlobalOptions& global) {
   auto args = std::make_shared<AdoptArgs>();
   CLI::App* cmd = root.add_subcommand("adopt", "Make the stores in a directory the streams of a root");
   cmd->add_option("root", args->root, "Directory of stores: a root, or a directory no zrec command marked")->required();
-  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys: man zrec-adopt, JSON OUTPUT)");
+  add_json_flag(cmd, args->json);
   return Command{cmd, [args, &global]() { return run_adopt(*args, global); }, nullptr};
 }
 

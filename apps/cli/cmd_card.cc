@@ -17,6 +17,7 @@
 #include "cli/formats/dataset_card.h"
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
+#include "cli/options/json_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/side_file.h"
 #include "cli/report/command_report.h"
@@ -285,8 +286,7 @@ Command register_card(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--croissant", args->croissant,
                 "Print the card as Croissant 1.0 JSON-LD: every stream with its dtype and shape, class names, every "
                 "file with its size and SHA-256 (reads every file)");
-  cmd->add_flag("--json", args->json,
-                "Print one JSON object on stdout holding the card (keys: man zrec-card, JSON OUTPUT)");
+  add_json_flag(cmd, args->json, "holding the card");
   return Command{cmd, [args, &global]() { return run_card(*args, global); }};
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/app/command.h"
 #include "cli/options/codec_rules.h"
+#include "cli/options/json_option.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
 #include "cli/options/usage_error.h"
@@ -96,7 +97,7 @@ Command register_create(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--shards", args->shards, "Data files; record i goes to data_{i % shards}.zr (1..255)")
       ->check(CLI::Range(1, 255))
       ->capture_default_str();
-  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys: man zrec-create, JSON OUTPUT)");
+  add_json_flag(cmd, args->json);
   return Command{cmd, [args, shape, &global]() {
                    if (!args->dense && !args->ragged)
                      throw UsageError("give --dense (with --shape) or --ragged (with --ndim)");

@@ -19,6 +19,8 @@
 #include "cli/diff/entry_sort.h"
 #include "cli/diff/keys_file_stream.h"
 #include "cli/formats/printable.h"
+#include "cli/options/json_option.h"
+#include "cli/options/temp_dir_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 #include "cli/os/interrupt.h"
@@ -203,11 +205,8 @@ Command register_diff(CLI::App& root, const GlobalOptions& global) {
   cmd->add_option("--keys-b", args->keys_b, "The same for B: B's keys, one line per sample")->type_name("FILE");
   cmd->add_option("--max-shown", args->max_shown, "Changes listed after the summary, lowest IDs first")
       ->capture_default_str();
-  cmd->add_option("--temp-dir", args->temp_dir, "Where --by-key spills its sorted runs (default: $TMPDIR or /tmp)")
-      ->type_name("DIR");
-  cmd->add_flag("--json", args->json,
-                "Print one JSON object on stdout listing every change as ranges of IDs (keys: man zrec-diff, JSON "
-                "OUTPUT)");
+  add_temp_dir_option(cmd, args->temp_dir, "Where --by-key spills its sorted runs");
+  add_json_flag(cmd, args->json, "listing every change as ranges of IDs");
   add_window_mib_option(cmd, args->window_mib, "read window");
   return Command{cmd, [args, &global]() { return run_diff(*args, global); },
                  [args](const Status& s) { return diff_exit_code(s, args->different); }, [] { return true; }};

@@ -18,6 +18,7 @@
 #include "cli/app/command.h"
 #include "cli/formats/printable.h"
 #include "cli/formats/selection.h"
+#include "cli/options/json_option.h"
 #include "cli/options/output_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
@@ -268,9 +269,7 @@ Command register_digest(CLI::App& root, const GlobalOptions& global) {
                 "Write one line per record, in ID order: its ID, a tab, and the SHA-256 of its logical bytes in hex "
                 "(a root: per sample, over its streams' record hashes)");
   add_output_options(cmd, args->output, args->force, "Output file", "");
-  cmd->add_flag("--json", args->json,
-                "Print one JSON object on stdout holding the digests (text lines then go only to -o FILE; "
-                "keys: man zrec-digest, JSON OUTPUT)");
+  add_json_flag(cmd, args->json, "holding the digests", "text lines then go only to -o FILE");
   add_window_mib_option(cmd, args->window_mib, "read window");
   return Command{cmd, [args, &global]() { return run_digest(*args, global); }, nullptr,
                  [args] { return args->output == "-"; }};

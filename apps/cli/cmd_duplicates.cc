@@ -15,7 +15,9 @@
 #include "cli/diff/diff_side.h"
 #include "cli/diff/duplicate_groups.h"
 #include "cli/formats/printable.h"
+#include "cli/options/json_option.h"
 #include "cli/options/option_choices.h"
+#include "cli/options/temp_dir_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
 #include "cli/os/interrupt.h"
@@ -249,10 +251,8 @@ Command register_duplicates(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("-f,--force", args->force, "Replace an existing --drop-list file");
   cmd->add_option("--max-shown", args->max_shown, "Groups listed after the summary, lowest IDs first")
       ->capture_default_str();
-  cmd->add_option("--temp-dir", args->temp_dir, "Where the sort spills its runs (default: $TMPDIR or /tmp)")
-      ->type_name("DIR");
-  cmd->add_flag("--json", args->json,
-                "Print one JSON object on stdout listing every group (keys: man zrec-duplicates, JSON OUTPUT)");
+  add_temp_dir_option(cmd, args->temp_dir, "Where the sort spills its runs");
+  add_json_flag(cmd, args->json, "listing every group");
   add_window_mib_option(cmd, args->window_mib, "read window");
   return Command{cmd, [args, &global]() { return run_duplicates(*args, global); }};
 }

@@ -15,6 +15,7 @@
 
 #include "cli/app/command.h"
 #include "cli/formats/key_split.h"
+#include "cli/options/json_option.h"
 #include "cli/options/output_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/os/interrupt.h"
@@ -156,7 +157,7 @@ Command register_split(CLI::App& root, const GlobalOptions& global) {
       ->required()
       ->type_name("PATTERN");
   cmd->add_flag("-f,--force", args->force, "Replace existing output files");
-  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys: man zrec-split, JSON OUTPUT)");
+  add_json_flag(cmd, args->json);
   return Command{cmd, [args, &global]() { return run_split(*args, global); }};
 }
 

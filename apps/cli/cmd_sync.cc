@@ -15,6 +15,7 @@
 
 #include "cli/app/command.h"
 #include "cli/formats/printable.h"
+#include "cli/options/json_option.h"
 #include "cli/os/interrupt.h"
 #include "cli/report/command_report.h"
 #include "cli/report/json.h"
@@ -154,7 +155,7 @@ Command register_sync(CLI::App& root, const GlobalOptions& global) {
       ->check(CLI::Range(5, 5120))
       ->capture_default_str();
   cmd->add_option("--lanes", args->lanes, "Parts sent at once")->check(CLI::Range(1, 64))->capture_default_str();
-  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (keys: man zrec-sync, JSON OUTPUT)");
+  add_json_flag(cmd, args->json);
   return Command{cmd, [args, &global]() { return run_sync(*args, global); }, nullptr,
                  [args]() { return args->json || args->dry_run; }};
 }

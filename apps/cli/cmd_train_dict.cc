@@ -24,6 +24,7 @@
 #include "cli/app/command.h"
 #include "cli/formats/npy.h"
 #include "cli/formats/printable.h"
+#include "cli/options/json_option.h"
 #include "cli/options/level_option.h"
 #include "cli/options/option_values.h"
 #include "cli/options/output_option.h"
@@ -289,9 +290,7 @@ Command register_train_dict(CLI::App& root, const GlobalOptions& global) {
   cmd->add_flag("--dense", args->old_dense, "Deprecated spelling of --for-dense")->group("");
   cmd->add_flag("--ragged", args->old_ragged, "Deprecated spelling of --for-ragged")->group("");
   cmd->add_flag("--batch", args->old_batch, "Deprecated spelling of --split-axis0")->group("");
-  cmd->add_flag("--json", args->json,
-                "Print one JSON object on stdout instead of the summary line (needs -o FILE; keys: man "
-                "zrec-train-dict, JSON OUTPUT)");
+  add_json_flag(cmd, args->json, "instead of the summary line", "needs -o FILE");
   return Command{cmd, [args, &global]() { return run_train_dict(*args, global); }, nullptr,
                  [args] { return args->output == "-"; }};
 }

@@ -17,6 +17,7 @@
 #include "cli/formats/path_name.h"
 #include "cli/formats/printable.h"
 #include "cli/options/codec_rules.h"
+#include "cli/options/json_option.h"
 #include "cli/options/level_option.h"
 #include "cli/options/option_choices.h"
 #include "cli/options/option_values.h"
@@ -139,9 +140,7 @@ void add_transfer_options(CLI::App* cmd, TransferArgs& args) {
   cmd->add_flag("--checksum", args.checksum,
                 "Every zstd frame of DST carries a content checksum, so verify detects bit rot (default: as "
                 "the first source); frames without one are re-encoded");
-  cmd->add_flag("--json", args.json,
-                "Print one JSON object on stdout instead of the summary lines (keys: man zrec-" + cmd->get_name() +
-                    ", JSON OUTPUT)");
+  add_json_flag(cmd, args.json, "instead of the summary lines");
 }
 
 namespace {

@@ -34,7 +34,7 @@ namespace zrec::io {
   X(curl_free)
 
 struct LibCurl {
-  ZREC_SHARED_LIBRARY_MEMBERS(ZREC_CURL_FUNCTIONS)
+  ZREC_SHARED_LIBRARY_TABLE(LibCurl, ZREC_CURL_FUNCTIONS)
 };
 
 // The loaded and initialized library, on the first call (thread-safe); an error naming

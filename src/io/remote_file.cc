@@ -15,6 +15,7 @@
 #include "zrec/remote.h"
 
 #include "io/curl_api.h"
+#include "io/http_header.h"
 #include "io/location.h"
 #include "io/s3_config.h"
 #include "io/s3_request.h"
@@ -171,13 +172,6 @@ bool parse_content_range(std::string_view v, ContentRange& out) {
   return number(range.substr(0, dash), out.first) && number(range.substr(dash + 1), out.last) && out.first <= out.last;
 }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return std::string(s);
-}
-
 constexpr const char* kAccessDenied =
     " (access denied: a private bucket needs a presigned URL, or credentials in the URL)";
 
@@ -288,35 +282,25 @@ struct Request {
 size_t on_header(char* p, size_t size, size_t count, void* user) {
   auto* r = static_cast<Request*>(user);
   const size_t n = size * count;
-  const std::string_view line(p, n);
-  if (line.starts_with("HTTP/")) {  // a new response (after a redirect or a 100): start over
-    r->status = 0;
+  const HeaderLine h = parse_header_line(std::string_view(p, n));
+  if (h.starts_response) {  // a new response (after a redirect or a 100): start over
+    r->status = h.status;
+    r->status_text = h.status_text;
     r->etag.clear();
     r->last_modified.clear();
     r->content_range.clear();
     r->location.clear();
     r->has_length = false;
-    const size_t sp = line.find(' ');
-    if (sp != std::string_view::npos) {
-      std::string_view rest = line.substr(sp + 1);
-      long code = 0;
-      auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), code);
-      if (ec == std::errc()) r->status = code;
-      r->status_text = trim(rest);
-    }
-    return n;
-  }
-  const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return n;
-  const std::string_view name = line.substr(0, colon);
-  const std::string value = trim(line.substr(colon + 1));
-  auto is = [&](std::string_view want) { return name.size() == want.size() && starts_with_nocase(name, want); };
-  if (is("etag")) r->etag = value;
-  else if (is("last-modified")) r->last_modified = value;
-  else if (is("content-range")) r->content_range = value;
-  else if (is("location")) r->location = value;
-  else if (is("content-length")) {
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), r->content_length);
+  } else if (h.is("etag")) {
+    r->etag = h.value;
+  } else if (h.is("last-modified")) {
+    r->last_modified = h.value;
+  } else if (h.is("content-range")) {
+    r->content_range = h.value;
+  } else if (h.is("location")) {
+    r->location = h.value;
+  } else if (h.is("content-length")) {
+    auto [ptr, ec] = std::from_chars(h.value.data(), h.value.data() + h.value.size(), r->content_length);
     r->has_length = ec == std::errc();
   }
   return n;
@@ -456,7 +440,7 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
   if (code == CURLE_ABORTED_BY_CALLBACK) return {Outcome::kFail, Status(StatusCode::kCancelled, "interrupted")};
   if (!r.refusal.empty()) return {Outcome::kFail, io_error(r.refusal)};
   if (code != CURLE_OK) {
-    std::string why = errbuf[0] != '\0' ? trim(errbuf) : api.curl_easy_strerror(code);
+    std::string why = errbuf[0] != '\0' ? trim_space(errbuf) : api.curl_easy_strerror(code);
     // libcurl's words may quote the URL: the same redaction as every message.
     why = redact_urls_in(why);
     return {retryable_transfer(code) ? Outcome::kRetry : Outcome::kFail, io_error(why)};

@@ -13,6 +13,7 @@
 
 #include "format/sha256.h"
 #include "io/curl_api.h"
+#include "io/http_header.h"
 #include "io/remote_file.h"
 #include "io/s3_config.h"
 #include "io/s3_request.h"
@@ -37,41 +38,21 @@ struct Exchange {
   bool too_long = false;
 };
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  return std::string(s);
-}
-
-bool same_name(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
-  return true;
-}
-
 size_t on_header(char* p, size_t size, size_t count, void* user) {
   auto* x = static_cast<Exchange*>(user);
   const size_t n = size * count;
-  const std::string_view line(p, n);
-  if (line.starts_with("HTTP/")) {  // a new response (after a 100 Continue): start over
+  const io::HeaderLine h = io::parse_header_line(std::string_view(p, n));
+  if (h.starts_response) {  // a new response (after a 100 Continue): start over
     x->response = S3Response{};
-    const size_t sp = line.find(' ');
-    if (sp != std::string_view::npos) {
-      const std::string_view rest = line.substr(sp + 1);
-      std::from_chars(rest.data(), rest.data() + rest.size(), x->response.status);
-      x->status_text = trim(rest);
-    }
-    return n;
+    x->response.status = h.status;
+    x->status_text = h.status_text;
+  } else if (h.is("etag")) {
+    x->response.etag = h.value;
+  } else if (h.is("x-amz-meta-zrec-sha256")) {
+    x->response.zrec_sha256 = h.value;
+  } else if (h.is("content-length")) {
+    std::from_chars(h.value.data(), h.value.data() + h.value.size(), x->response.length);
   }
-  const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return n;
-  const std::string_view name = line.substr(0, colon);
-  const std::string value = trim(line.substr(colon + 1));
-  if (same_name(name, "etag")) x->response.etag = value;
-  else if (same_name(name, "x-amz-meta-zrec-sha256")) x->response.zrec_sha256 = value;
-  else if (same_name(name, "content-length"))
-    std::from_chars(value.data(), value.data() + value.size(), x->response.length);
   return n;
 }
 
@@ -207,7 +188,7 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
     if (x.too_long) {
       why = "the response body is longer than " + std::to_string(kMaxResponseBody) + " bytes";
     } else if (code != CURLE_OK) {
-      why = redact_urls_in(errbuf[0] != '\0' ? trim(errbuf) : api->curl_easy_strerror(code));
+      why = redact_urls_in(errbuf[0] != '\0' ? io::trim_space(errbuf) : api->curl_easy_strerror(code));
       again = io::retryable_transfer(code);
     } else {
       bytes_sent_.fetch_add(x.sent, std::memory_order_relaxed);

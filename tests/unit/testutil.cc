@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "zrec/dtype.h"
+
 namespace zrec::test {
 
 TempDir::TempDir() {
@@ -60,6 +62,20 @@ std::vector<uint8_t> record_bytes(uint64_t id, size_t n) {
     v[i] = static_cast<uint8_t>((i % 16 < 8) ? (x >> (8 * (i % 8))) : (i / 16 + id));
   }
   return v;
+}
+
+std::vector<uint8_t> test_dictionary() {
+  std::vector<uint8_t> d;
+  for (int i = 0; i < 4096; ++i) d.push_back(static_cast<uint8_t>(i / 16));
+  return d;
+}
+
+Schema dense_schema(std::vector<uint64_t> shape, const char* dtype) {
+  Schema s;
+  s.dtype = parse_dtype(dtype).value();
+  s.ndim = static_cast<uint32_t>(shape.size());
+  s.item_shape = std::move(shape);
+  return s;
 }
 
 }  // namespace zrec::test

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include "zrec/schema.h"
 #include "zrec/status.h"
 
 namespace zrec::test {
@@ -30,6 +31,13 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 
 // Deterministic, compressible record payload of n bytes for record `id`.
 std::vector<uint8_t> record_bytes(uint64_t id, size_t n);
+
+// 4 KiB of repetitive bytes for stores of codec zstd_dict: a raw-content dictionary
+// (docs/format.md §10 allows them), bytes that records share.
+std::vector<uint8_t> test_dictionary();
+
+// A Dense schema of items of `shape` and `dtype`.
+Schema dense_schema(std::vector<uint64_t> shape, const char* dtype = "<i4");
 
 }  // namespace zrec::test
 

@@ -9,6 +9,7 @@
 
 #include "cli/formats/printable.h"
 #include "cli/import/resume_file.h"
+#include "cli/options/json_option.h"
 #include "cli/options/level_option.h"
 #include "cli/options/usage_error.h"
 #include "cli/options/window_option.h"
@@ -51,9 +52,7 @@ void add_append_options(CLI::App* cmd, AppendArgs& args, const std::string& unit
       ->excludes(checksum);
   cmd->add_flag("--require-records", args.require_records,
                 "Fail (exit 1, the store unchanged) when the input holds no record to append");
-  cmd->add_flag("--json", args.json,
-                "Print one JSON object on stdout instead of the summary line (keys: man zrec-" + cmd->get_name() +
-                    ", JSON OUTPUT)");
+  add_json_flag(cmd, args.json, "instead of the summary line");
   add_level_option(cmd, args.level, "zstd level of the appended records (the store's earlier records keep theirs)",
                    "the format's: 3, or 15 with a dictionary");
 }
@@ -104,6 +103,15 @@ std::string resume_hint(const AppendArgs& args, uint64_t first_length, uint64_t 
     return " (resume: the same command; resume file '" + args.resume_file + "' holds where its input begins, " +
            std::to_string(origin) + ")";
   return " (resume: the same command with --from-length " + std::to_string(origin) + ")";
+}
+
+Status run_failed(const Status& s, const AppendArgs& args, const std::string& where, const char* unit,
+                  uint64_t first_length, uint64_t holds) {
+  const std::string resume = resume_hint(args, first_length, holds);
+  const std::string held = where + " holds " + std::to_string(holds) + " " + unit;
+  if (s.code() == StatusCode::kCancelled || interrupted()) return cancelled("interrupted; " + held + resume);
+  if (holds > first_length) return Status(s.code(), s.message() + "; " + held + ", as of the last checkpoint" + resume);
+  return s;
 }
 
 std::string skipped_words(uint64_t by_skip_first, uint64_t present) {
@@ -311,14 +319,7 @@ Status AppendSession::finish(Status input) {
   writer_->abort();
   commit_if_published(before);
   if (listener_.rollback) listener_.rollback();
-  const uint64_t holds = writer_->published_length();
-  const std::string resume = resume_hint(args_, first_id_, holds);
-  if (s.code() == StatusCode::kCancelled || interrupted())
-    return cancelled("interrupted; '" + store_ + "' holds " + std::to_string(holds) + " records" + resume);
-  if (holds > first_id_)
-    return Status(s.code(), s.message() + "; '" + store_ + "' holds " + std::to_string(holds) +
-                                " records, as of the last checkpoint" + resume);
-  return s;
+  return run_failed(s, args_, "'" + store_ + "'", "records", first_id_, writer_->published_length());
 }
 
 }  // namespace zrec::cli

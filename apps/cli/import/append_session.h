@@ -78,6 +78,14 @@ uint64_t records_to_skip(const AppendArgs& args, uint64_t length);
 // resume, as a command that needs no arithmetic; empty when there is nothing to resume.
 std::string resume_hint(const AppendArgs& args, uint64_t first_length, uint64_t holds);
 
+// The error of a run that failed (`s`) or was interrupted, leaving `where` ("'a.zrec'",
+// "root 'r'") holding `holds` of `unit` ("records", "samples"): on an interrupt
+// "interrupted; WHERE holds N UNIT", else, where some of the input stayed, s's message
+// then "; WHERE holds N UNIT, as of the last checkpoint"; each with resume_hint's advice.
+// One wording for every append, store or root, so a script reads them alike.
+Status run_failed(const Status& s, const AppendArgs& args, const std::string& where, const char* unit,
+                  uint64_t first_length, uint64_t holds);
+
 // The summary's words for the input records skipped: " after skipping 30 already
 // present", " after skipping 5 (--skip-first) and 30 already present", or empty.
 std::string skipped_words(uint64_t by_skip_first, uint64_t present);

@@ -26,6 +26,7 @@
 
 #include "cli/app/command.h"
 #include "cli/formats/line_field.h"
+#include "cli/import/append_command.h"
 #include "cli/import/append_session.h"
 #include "cli/options/option_values.h"
 #include "cli/options/usage_error.h"
@@ -51,6 +52,11 @@ struct AppendFilesArgs {
   std::string manifest;
   AppendArgs append;
 };
+
+// What append-files is to `zrec --help`, and its STORE operand.
+constexpr AppendCommandForm kAppendFiles{.name = "append-files",
+                                         .about = "Append files as records: each file's bytes become one record",
+                                         .store = "Store to append to (Ragged '|u1', ndim 1)"};
 
 // A |u1 record's payload is at most 2^31 - 1 bytes minus its 8-byte shape prefix.
 // Files per read-ahead batch: enough to amortize a batch's barrier, few enough that
@@ -559,24 +565,22 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
   return session->finish(std::move(s));
 }
 
+// append-files's own options, between STORE and the options every append takes.
+void add_files_options(CLI::App* cmd, AppendFilesArgs& a) {
+  cmd->add_option("files", a.files, "Files to append, in order; - reads a list of names from stdin");
+  cmd->add_option("--files-from", a.files_from,
+                  "Read the names of files to append from LIST (- for stdin), after any FILEs");
+  cmd->add_flag("-0,--null", a.null, "Names in lists are NUL-separated (find -print0), not newline-separated");
+  cmd->add_flag("--skip-missing", a.skip_missing,
+                "Skip files that are missing or unreadable, with a warning, instead of failing");
+  cmd->add_flag("--skip-empty", a.skip_empty, "Skip empty files instead of failing (records are nonempty)");
+  cmd->add_option("--manifest", a.manifest, "Append 'id<TAB>path<TAB>bytes' lines for the records published to FILE");
+}
+
 }  // namespace
 
 Command register_append_files(CLI::App& root, const GlobalOptions& global) {
-  auto args = std::make_shared<AppendFilesArgs>();
-  CLI::App* cmd = root.add_subcommand("append-files", "Append files as records: each file's bytes become one record");
-  cmd->add_option("store", args->store, "Store to append to (Ragged '|u1', ndim 1)")->required();
-  cmd->add_option("files", args->files, "Files to append, in order; - reads a list of names from stdin");
-  cmd->add_option("--files-from", args->files_from,
-                  "Read the names of files to append from LIST (- for stdin), after any FILEs");
-  cmd->add_flag("-0,--null", args->null, "Names in lists are NUL-separated (find -print0), not newline-separated");
-  cmd->add_flag("--skip-missing", args->skip_missing,
-                "Skip files that are missing or unreadable, with a warning, instead of failing");
-  cmd->add_flag("--skip-empty", args->skip_empty, "Skip empty files instead of failing (records are nonempty)");
-  cmd->add_option("--manifest", args->manifest,
-                  "Append 'id<TAB>path<TAB>bytes' lines for the records published to FILE");
-  add_append_options(cmd, args->append);
-  add_check_present_options(cmd, args->append);
-  return Command{cmd, [args, &global]() { return run_append_files(*args, global); }, nullptr};
+  return register_append(root, global, kAppendFiles, add_files_options, run_append_files);
 }
 
 }  // namespace zrec::cli

@@ -19,6 +19,7 @@
 #include "zrec/transfer.h"
 
 #include "cli/app/command.h"
+#include "cli/import/append_command.h"
 #include "cli/import/append_session.h"
 #include "cli/import/h5_dataset.h"
 #include "cli/import/h5_root_append.h"
@@ -40,6 +41,14 @@ struct AppendH5Args {
   NewStoreArgs new_store;
   AppendArgs append;
 };
+
+// What append-h5 is to `zrec --help`, and its STORE operand.
+constexpr AppendCommandForm kAppendH5{.name = "append-h5",
+                                      .about = "Append the rows of an HDF5 dataset, along its first axis, as records",
+                                      .store =
+                                          "Store to append to (Dense of the dataset's dtype and row shape; "
+                                          "Ragged ndim 1 for variable-length sequences); with --dataset, a root",
+                                      .check_present = false};
 
 // Appends refs to the session in batches that end at its checkpoints.
 Status append_all(AppendSession& session, std::span<const RecordRef> refs) {
@@ -118,31 +127,27 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
   return created.finish(std::move(session), std::move(s));
 }
 
-}  // namespace
-
-Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
-  auto args = std::make_shared<AppendH5Args>();
-  CLI::App* cmd =
-      root.add_subcommand("append-h5", "Append the rows of an HDF5 dataset, along its first axis, as records");
-  cmd->add_option("store", args->store,
-                  "Store to append to (Dense of the dataset's dtype and row shape; Ragged "
-                  "ndim 1 for variable-length sequences); with --dataset, a root")
-      ->required();
-  cmd->add_option("file", args->file, "HDF5 file")->required();
-  cmd->add_option("dataset", args->dataset, "Dataset in the file: 'images', '/train/x'");
-  cmd->add_option("--dataset", args->datasets,
+// append-h5's own options, between STORE and the options every append takes.
+void add_h5_options(CLI::App* cmd, AppendH5Args& a) {
+  cmd->add_option("file", a.file, "HDF5 file")->required();
+  cmd->add_option("dataset", a.dataset, "Dataset in the file: 'images', '/train/x'");
+  cmd->add_option("--dataset", a.datasets,
                   "H5PATH=STREAM: STORE is a root; the rows of dataset H5PATH go to its stream STREAM, row i of "
                   "every dataset making sample i (name every stream of the root; the datasets hold the same number "
                   "of rows)")
       ->allow_extra_args(false);
-  cmd->add_option("--start", args->start, "First row to append (default 0)");
-  cmd->add_option("--stop", args->stop, "Row to stop before (default: the end; past the end: the end)");
-  add_create_options(cmd, args->create, args->new_store, "from the dataset's type and shape");
-  cmd->add_flag("--allow-external", args->allow_external,
+  cmd->add_option("--start", a.start, "First row to append (default 0)");
+  cmd->add_option("--stop", a.stop, "Row to stop before (default: the end; past the end: the end)");
+  add_create_options(cmd, a.create, a.new_store, "from the dataset's type and shape");
+  cmd->add_flag("--allow-external", a.allow_external,
                 "Read a dataset whose values come from other files (external links, external raw data, virtual "
                 "datasets): only for HDF5 files you trust, since they may name any file");
-  add_append_options(cmd, args->append);
-  return Command{cmd, [args, &global]() { return run_append_h5(*args, global); }, nullptr};
+}
+
+}  // namespace
+
+Command register_append_h5(CLI::App& root, const GlobalOptions& global) {
+  return register_append(root, global, kAppendH5, add_h5_options, run_append_h5);
 }
 
 }  // namespace zrec::cli

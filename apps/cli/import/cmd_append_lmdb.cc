@@ -23,6 +23,7 @@
 #include "zrec/format.h"
 
 #include "cli/app/command.h"
+#include "cli/import/append_command.h"
 #include "cli/import/append_session.h"
 #include "cli/import/keys_file.h"
 #include "cli/import/lmdb_reader.h"
@@ -47,6 +48,12 @@ struct AppendLmdbArgs {
   NewStoreArgs new_store;
   AppendArgs append;
 };
+
+// What append-lmdb is to `zrec --help`, and its STORE operand.
+constexpr AppendCommandForm kAppendLmdb{
+    .name = "append-lmdb",
+    .about = "Append the values of an LMDB environment, in key order, as records",
+    .store = "Store to append to (Ragged '|u1' ndim 1; Dense with --dense); or a root, fed by --db NAME=STREAM"};
 
 // Records per append batch (their bytes stay in LMDB's map).
 constexpr size_t kBatchRecords = 4096;
@@ -282,33 +289,29 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
   return created.finish(std::move(session), std::move(s));
 }
 
-}  // namespace
-
-Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
-  auto args = std::make_shared<AppendLmdbArgs>();
-  CLI::App* cmd =
-      root.add_subcommand("append-lmdb", "Append the values of an LMDB environment, in key order, as records");
-  cmd->add_option("store", args->store,
-                  "Store to append to (Ragged '|u1' ndim 1; Dense with --dense); or a root, fed by --db NAME=STREAM")
+// append-lmdb's own options, between STORE and the options every append takes.
+void add_lmdb_options(CLI::App* cmd, AppendLmdbArgs& a) {
+  cmd->add_option("env", a.env, "LMDB environment: its directory, or its data file (made with MDB_NOSUBDIR)")
       ->required();
-  cmd->add_option("env", args->env, "LMDB environment: its directory, or its data file (made with MDB_NOSUBDIR)")
-      ->required();
-  cmd->add_option("--prefix", args->prefix, "Only the keys that start with PREFIX");
-  cmd->add_option("--keys", args->keys,
+  cmd->add_option("--prefix", a.prefix, "Only the keys that start with PREFIX");
+  cmd->add_option("--keys", a.keys,
                   "Append each published record's key to FILE: line i+1 is record i's key (FILE starts with the "
                   "store)");
-  cmd->add_flag("--dense", args->dense, "Append to a Dense store: every value must be one record's width");
-  cmd->add_option("--db", args->dbs,
+  cmd->add_flag("--dense", a.dense, "Append to a Dense store: every value must be one record's width");
+  cmd->add_option("--db", a.dbs,
                   "Read the named database NAME of the environment (as mdb_dump -s NAME), not the main one. A root: "
                   "NAME=STREAM for each of its streams, the databases aligned by key (each holds the same keys)")
       ->allow_extra_args(false);
-  cmd->add_option("--exclude-key", args->exclude_keys,
+  cmd->add_option("--exclude-key", a.exclude_keys,
                   "Leave out the entry whose key is exactly KEY (a loader's __len__ or __keys__); repeat it for more")
       ->allow_extra_args(false);
-  add_create_options(cmd, args->create, args->new_store, "(Ragged '|u1' ndim 1, one record of bytes per value)");
-  add_append_options(cmd, args->append);
-  add_check_present_options(cmd, args->append);
-  return Command{cmd, [args, &global]() { return run_append_lmdb(*args, global); }, nullptr};
+  add_create_options(cmd, a.create, a.new_store, "(Ragged '|u1' ndim 1, one record of bytes per value)");
+}
+
+}  // namespace
+
+Command register_append_lmdb(CLI::App& root, const GlobalOptions& global) {
+  return register_append(root, global, kAppendLmdb, add_lmdb_options, run_append_lmdb);
 }
 
 }  // namespace zrec::cli

@@ -14,6 +14,7 @@
 
 #include "cli/app/command.h"
 #include "cli/formats/npy.h"
+#include "cli/import/append_command.h"
 #include "cli/import/append_session.h"
 #include "cli/import/npy_plan.h"
 #include "cli/import/npy_root_append.h"
@@ -37,6 +38,11 @@ struct AppendNpyArgs {
   bool deprecated_batch = false;     // --batch: the old spelling of --split-axis0 (hidden)
   AppendArgs append;                 // --window-mib, --checkpoint-every, --skip-first
 };
+
+// What append-npy is to `zrec --help`, and its STORE operand.
+constexpr AppendCommandForm kAppendNpy{.name = "append-npy",
+                                       .about = "Append the arrays of .npy files (or stdin) as records",
+                                       .store = "Store (or, with --stream, root) to append to"};
 
 Status append_stream(io::InputStream& in, const AppendNpyArgs& a, AppendSession& session) {
   const Schema& schema = session.schema();
@@ -143,25 +149,24 @@ Status run_append_npy(AppendNpyArgs& a, const GlobalOptions& g) {
   return session->finish(std::move(s));
 }
 
-}  // namespace
-
-Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
-  auto args = std::make_shared<AppendNpyArgs>();
-  CLI::App* cmd = root.add_subcommand("append-npy", "Append the arrays of .npy files (or stdin) as records");
-  cmd->add_option("store", args->store, "Store (or, with --stream, root) to append to")->required();
-  cmd->add_option("inputs", args->inputs, ".npy files, or - for a stream of .npy arrays on stdin");
-  cmd->add_option("--stream", args->streams,
+// append-npy's own options, between STORE and the options every append takes.
+void add_npy_options(CLI::App* cmd, AppendNpyArgs& a) {
+  cmd->add_option("inputs", a.inputs, ".npy files, or - for a stream of .npy arrays on stdin");
+  cmd->add_option("--stream", a.streams,
                   "NAME=FILE: STORE is a root; FILE's records go to its stream NAME, record i of every FILE "
                   "making sample i (name every stream of the root; - for one FILE at most)")
       ->type_name("NAME=FILE")
       ->allow_extra_args(false);
-  cmd->add_flag("--split-axis0", args->split_axis0,
+  cmd->add_flag("--split-axis0", a.split_axis0,
                 "Axis 0 of each array indexes records: a Ragged store gets one record per slice "
                 "(Dense stores always split axis 0)");
-  cmd->add_flag("--batch", args->deprecated_batch, "Deprecated spelling of --split-axis0")->group("");
-  add_append_options(cmd, args->append);
-  add_check_present_options(cmd, args->append);
-  return Command{cmd, [args, &global]() { return run_append_npy(*args, global); }, nullptr};
+  cmd->add_flag("--batch", a.deprecated_batch, "Deprecated spelling of --split-axis0")->group("");
+}
+
+}  // namespace
+
+Command register_append_npy(CLI::App& root, const GlobalOptions& global) {
+  return register_append(root, global, kAppendNpy, add_npy_options, run_append_npy);
 }
 
 }  // namespace zrec::cli

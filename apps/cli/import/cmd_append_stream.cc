@@ -19,6 +19,7 @@
 
 #include "cli/app/command.h"
 #include "cli/formats/text_numbers.h"
+#include "cli/import/append_command.h"
 #include "cli/import/append_session.h"
 #include "cli/import/delimited_records.h"
 #include "cli/import/frame_reader.h"
@@ -42,6 +43,12 @@ struct AppendStreamArgs {
   bool skip_empty = false;
   AppendArgs append;
 };
+
+// What append-stream is to `zrec --help`, and its STORE operand.
+constexpr AppendCommandForm kAppendStream{
+    .name = "append-stream",
+    .about = "Append records read from a stream: lines, NUL-separated or length-prefixed",
+    .store = "Store to append to; or a root, fed JSON lines (one object per sample)"};
 
 // Streamed reads ask for at least this much room.
 constexpr uint64_t kReadBytes = uint64_t{1} << 20;
@@ -216,22 +223,16 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
   return session->finish(std::move(s));
 }
 
-}  // namespace
-
-Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
-  auto args = std::make_shared<AppendStreamArgs>();
-  CLI::App* cmd = root.add_subcommand("append-stream",
-                                      "Append records read from a stream: lines, NUL-separated or length-prefixed");
-  cmd->add_option("store", args->store, "Store to append to; or a root, fed JSON lines (one object per sample)")
-      ->required();
-  cmd->add_option("-i,--input", args->input, "Read this file instead of stdin (- for stdin)")->capture_default_str();
-  offer_choices(cmd->add_option("--framing", args->framing,
+// append-stream's own options, between STORE and the options every append takes.
+void add_stream_options(CLI::App* cmd, AppendStreamArgs& a) {
+  cmd->add_option("-i,--input", a.input, "Read this file instead of stdin (- for stdin)")->capture_default_str();
+  offer_choices(cmd->add_option("--framing", a.framing,
                                 "How records are delimited: lines (newline-terminated; the newline is dropped, a CR "
                                 "kept), nul (NUL-terminated), u32le or u64le (a little-endian length, then the bytes)")
                     ->capture_default_str(),
                 framing_names());
   offer_choices(
-      cmd->add_option("--parse", args->parse,
+      cmd->add_option("--parse", a.parse,
                       "ints or floats: each line is whitespace-separated numbers, stored as one record of "
                       "the store's dtype: Ragged 1-D (any count), or Dense (exactly the item's count: one "
                       "per line for a scalar store of labels). A root: STREAM=text|bytes|int|float|ints|floats "
@@ -239,11 +240,13 @@ Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
           ->delimiter(',')
           ->allow_extra_args(false),
       number_syntax_names());
-  cmd->add_flag("--skip-empty", args->skip_empty,
-                "Drop empty lines and frames instead of failing (records are nonempty)");
-  add_append_options(cmd, args->append);
-  add_check_present_options(cmd, args->append);
-  return Command{cmd, [args, &global]() { return run_append_stream(*args, global); }, nullptr};
+  cmd->add_flag("--skip-empty", a.skip_empty, "Drop empty lines and frames instead of failing (records are nonempty)");
+}
+
+}  // namespace
+
+Command register_append_stream(CLI::App& root, const GlobalOptions& global) {
+  return register_append(root, global, kAppendStream, add_stream_options, run_append_stream);
 }
 
 }  // namespace zrec::cli

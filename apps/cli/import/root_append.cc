@@ -195,13 +195,7 @@ Status RootAppend::finish(Status s) {
   }
   const uint64_t held = dataset_ ? dataset_->committed_length() : first_length_;
   take_back();
-  const std::string resume = resume_hint(args_, first_length_, held);
-  if (s.code() == StatusCode::kCancelled || interrupted())
-    return cancelled("interrupted; root '" + root_ + "' holds " + std::to_string(held) + " samples" + resume);
-  if (held > first_length_)
-    return Status(s.code(), s.message() + "; root '" + root_ + "' holds " + std::to_string(held) +
-                                " samples, as of the last checkpoint" + resume);
-  return s;
+  return run_failed(s, args_, "root '" + root_ + "'", "samples", first_length_, held);
 }
 
 }  // namespace zrec::cli

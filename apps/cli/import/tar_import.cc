@@ -336,13 +336,7 @@ Status TarImport::finish(Status s) {
   const bool read_root = dataset_ != nullptr;  // the root was locked and read: what it holds is known
   take_back();
   if (!read_root) return s;
-  const std::string resume = resume_hint(a_.append, first_length_, held);
-  if (s.code() == StatusCode::kCancelled || interrupted())
-    return cancelled("interrupted; root '" + a_.root + "' holds " + std::to_string(held) + " samples" + resume);
-  if (held > first_length_)
-    return Status(s.code(), s.message() + "; root '" + a_.root + "' holds " + std::to_string(held) +
-                                " samples, as of the last checkpoint" + resume);
-  return s;
+  return run_failed(s, a_.append, "root '" + a_.root + "'", "samples", first_length_, held);
 }
 
 }  // namespace zrec::cli

@@ -13,6 +13,7 @@
 
 #include "cli/formats/printable.h"
 #include "cli/options/option_values.h"
+#include "cli/options/per_stream_value.h"
 #include "cli/options/stream_codec_option.h"
 #include "cli/options/usage_error.h"
 
@@ -102,21 +103,11 @@ Status parse_tar_stream_options(const AppendTarArgs& a, TarStreamOptions& o) {
   }
   ZREC_ASSIGN_OR_RETURN(o.create, new_store_options(a.create, a.append.checksum.value_or(false), a.append.level));
   for (const std::string& spec : a.stream_dicts) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw UsageError("--stream-dict '" + printable(spec) +
-                       "': expected STREAM=FILE, e.g. --stream-dict txt=txt.dict");
-    const std::string name = spec.substr(0, eq);
-    if (const std::string why = stream_name_problem(name); !why.empty())
-      throw UsageError("--stream-dict '" + printable(spec) + "': '" + printable(name) +
-                       "' cannot name a stream: " + why);
-    // A second FILE for the same stream is a mistake in a script, not an override.
-    if (const auto first = o.stream_dict_specs.find(name); first != o.stream_dict_specs.end())
-      throw UsageError("--stream-dict '" + printable(spec) + "': the stream '" + printable(name) +
-                       "' has a dictionary already (--stream-dict '" + printable(first->second) +
-                       "'); give one FILE per STREAM");
+    const auto [name, file] = split_per_stream_value(
+        spec, o.stream_dict_specs,
+        {.option = "--stream-dict", .value = "FILE", .example = "txt=txt.dict", .has = "a dictionary"});
     o.stream_dict_specs[name] = spec;
-    ZREC_ASSIGN_OR_RETURN(o.stream_dicts[name], read_dictionary_file(spec.substr(eq + 1), "--stream-dict"));
+    ZREC_ASSIGN_OR_RETURN(o.stream_dicts[name], read_dictionary_file(file, "--stream-dict"));
   }
   parse_stream_codec_options(a, o);
   return Status::ok();

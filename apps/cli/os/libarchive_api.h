@@ -53,7 +53,7 @@ namespace zrec::cli {
   X(archive_entry_set_size)
 
 struct LibArchive {
-  ZREC_SHARED_LIBRARY_MEMBERS(ZREC_LIBARCHIVE_FUNCTIONS)
+  ZREC_SHARED_LIBRARY_TABLE(LibArchive, ZREC_LIBARCHIVE_FUNCTIONS)
 };
 
 // The loaded library's functions, loaded on the first call (thread-safe); an error

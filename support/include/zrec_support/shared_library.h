@@ -4,15 +4,12 @@
 // "Process start"). Header-only, so the core (libcurl) uses it as the CLI does.
 //
 // A library's functions are listed once as an X-macro, X(name), and resolved into a
-// table of pointers typed by the library's own headers:
+// table of pointers typed by the library's own headers, loaded on the first call:
 //
 //   #define LIBFOO_FUNCTIONS(X) X(foo_open) X(foo_close)
-//   struct LibFoo { ZREC_SHARED_LIBRARY_MEMBERS(LIBFOO_FUNCTIONS) };
-//   Result<LibFoo> load() {
-//     ZREC_ASSIGN_OR_RETURN(const SharedLibrary lib, SharedLibrary::open("libfoo.so.1", "libfoo", "foo files need"));
-//     LibFoo table;
-//     LIBFOO_FUNCTIONS(ZREC_SHARED_LIBRARY_RESOLVE)   // returns the error of a missing function
-//     return table;
+//   struct LibFoo { ZREC_SHARED_LIBRARY_TABLE(LibFoo, LIBFOO_FUNCTIONS) };
+//   Result<const LibFoo*> libfoo() {
+//     return SharedLibrary::load_once<LibFoo>("libfoo.so.1", "libfoo", "foo files need");
 //   }
 //
 // The soname to load is the one the linker would record, read from the library at
@@ -42,6 +39,23 @@ class SharedLibrary {
     return SharedLibrary(handle, name + " (" + file + ")");
   }
 
+  // The table of `file`'s functions (a struct of ZREC_SHARED_LIBRARY_TABLE), loaded on
+  // the first call for that Table, thread-safe (a function-local static), then passed to
+  // `ready`, which may set the library up once (libcurl's global init). Every later call
+  // returns the same table, or the same error: the library's, naming `file`, or ready's.
+  template <typename Table>
+  static Result<const Table*> load_once(const std::string& file, const std::string& name, const std::string& needed_by,
+                                        Status (*ready)(const Table&) = nullptr) {
+    static const Result<Table> loaded = [&]() -> Result<Table> {
+      ZREC_ASSIGN_OR_RETURN(const SharedLibrary lib, open(file, name, needed_by));
+      ZREC_ASSIGN_OR_RETURN(Table table, Table::resolve(lib));
+      if (ready != nullptr) ZREC_RETURN_IF_ERROR(ready(table));
+      return table;
+    }();
+    if (!loaded.is_ok()) return loaded.status();
+    return &loaded.value();
+  }
+
   // The function `symbol` as a pointer of type F; an error naming the library if it has none.
   template <typename F>
   Result<F> function(const char* symbol) const {
@@ -58,11 +72,17 @@ class SharedLibrary {
 
 }  // namespace zrec
 
-// The members of a function table: one typed pointer per X(name) of a list.
+// The body of a function table `Table`: one typed pointer per X(name) of LIST, and
+// resolve(lib), the table of `lib`'s functions or the error of the first it lacks.
+#define ZREC_SHARED_LIBRARY_TABLE(Table, LIST)                             \
+  LIST(ZREC_SHARED_LIBRARY_MEMBER)                                         \
+  static ::zrec::Result<Table> resolve(const ::zrec::SharedLibrary& lib) { \
+    Table table;                                                           \
+    LIST(ZREC_SHARED_LIBRARY_RESOLVE)                                      \
+    return table;                                                          \
+  }
 #define ZREC_SHARED_LIBRARY_MEMBER(name) decltype(&::name) name = nullptr;
-#define ZREC_SHARED_LIBRARY_MEMBERS(LIST) LIST(ZREC_SHARED_LIBRARY_MEMBER)
 // Resolves X(name) of `lib` into `table.name`, returning the error from the enclosing
-// function when the library lacks it. Used as LIST(ZREC_SHARED_LIBRARY_RESOLVE) with
-// `lib` and `table` in scope.
+// function when the library lacks it.
 #define ZREC_SHARED_LIBRARY_RESOLVE(name) \
   { ZREC_ASSIGN_OR_RETURN(table.name, lib.function<decltype(table.name)>(#name)); }

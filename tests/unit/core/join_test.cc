@@ -41,17 +41,11 @@ Schema dense_u1() {
   return s;
 }
 
-std::vector<uint8_t> test_dictionary() {
-  std::vector<uint8_t> d;
-  for (int i = 0; i < 4096; ++i) d.push_back(static_cast<uint8_t>(i / 16));
-  return d;
-}
-
 // Records first .. first+n-1: Ragged of 1..40 elements, or Dense rows.
 void build(const std::string& path, const Schema& schema, Codec codec, uint32_t shards, uint64_t first, size_t n,
            bool checksum = false) {
   CreateOptions o{.schema = schema, .codec = codec, .data_shards = shards, .dictionary = {}, .checksum = checksum};
-  if (codec == Codec::kZstdDict) o.dictionary = test_dictionary();
+  if (codec == Codec::kZstdDict) o.dictionary = test::test_dictionary();
   REQUIRE_OK(create_store(path, o));
   // One lane: records land in ID order in every data file, as concat lays them out.
   auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(1)});

@@ -20,21 +20,6 @@ using namespace zrec;
 
 namespace {
 
-std::vector<uint8_t> test_dictionary() {
-  // A raw-content dictionary (docs/format.md §10 allows them): bytes records share.
-  std::vector<uint8_t> d;
-  for (int i = 0; i < 4096; ++i) d.push_back(static_cast<uint8_t>(i / 16));
-  return d;
-}
-
-Schema dense_schema(std::vector<uint64_t> shape, const char* dtype = "<i4") {
-  Schema s;
-  s.dtype = parse_dtype(dtype).value();
-  s.ndim = static_cast<uint32_t>(shape.size());
-  s.item_shape = std::move(shape);
-  return s;
-}
-
 Schema ragged_schema(uint32_t ndim, const char* dtype = "|u1") {
   Schema s;
   s.dtype = parse_dtype(dtype).value();
@@ -96,7 +81,7 @@ CreateOptions options_for(Schema schema, Codec codec, uint32_t shards) {
   o.schema = std::move(schema);
   o.codec = codec;
   o.data_shards = shards;
-  if (codec == Codec::kZstdDict) o.dictionary = test_dictionary();
+  if (codec == Codec::kZstdDict) o.dictionary = test::test_dictionary();
   return o;
 }
 
@@ -114,7 +99,8 @@ TEST_SUITE("store") {
             CAPTURE(dense);
             test::TempDir dir;
             const std::string path = dir / "s";
-            REQUIRE_OK(create_store(path, options_for(dense ? dense_schema({5, 3}) : ragged_schema(2), codec, shards)));
+            REQUIRE_OK(
+                create_store(path, options_for(dense ? test::dense_schema({5, 3}) : ragged_schema(2), codec, shards)));
             const TestRecords recs = dense ? make_dense(0, 300, 60) : make_ragged(0, 300);
             {
               // Tiny chunks so every window has many chunks racing for shard tails.
@@ -148,7 +134,7 @@ TEST_SUITE("store") {
   TEST_CASE("with several lanes the physical order inside a shard differs from logical order, reads stay exact") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, options_for(dense_schema({1000}, "|u1"), Codec::kRaw, 1)));
+    REQUIRE_OK(create_store(path, options_for(test::dense_schema({1000}, "|u1"), Codec::kRaw, 1)));
     const TestRecords recs = make_dense(0, 4000, 1000);
     auto w =
         StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(4), .chunk_bytes = 1000});  // one record per chunk
@@ -210,7 +196,7 @@ TEST_SUITE("store") {
   TEST_CASE("scan reads ahead within its budget, and an error or exception from fn stops it cleanly") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, options_for(dense_schema({1000}, "|u1"), Codec::kZstd, 3)));
+    REQUIRE_OK(create_store(path, options_for(test::dense_schema({1000}, "|u1"), Codec::kZstd, 3)));
     const TestRecords recs = make_dense(0, 500, 1000);
     {
       auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2)});
@@ -255,7 +241,7 @@ TEST_SUITE("store") {
   TEST_CASE("a scalar Dense store holds one value per record") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, options_for(dense_schema({}, "<f4"), Codec::kRaw, 2)));
+    REQUIRE_OK(create_store(path, options_for(test::dense_schema({}, "<f4"), Codec::kRaw, 2)));
     const TestRecords recs = make_dense(0, 10, 4);
     auto w = StoreWriter::open(path);
     REQUIRE_OK(w);
@@ -272,7 +258,7 @@ TEST_SUITE("store") {
   TEST_CASE("check() refuses records that break the schema, before any I/O") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, options_for(dense_schema({4}), Codec::kZstd, 2)));
+    REQUIRE_OK(create_store(path, options_for(test::dense_schema({4}), Codec::kZstd, 2)));
     auto w = StoreWriter::open(path);
     REQUIRE_OK(w);
     std::vector<uint8_t> good(16), bad(12);
@@ -314,7 +300,7 @@ TEST_SUITE("store") {
   TEST_CASE("a writer that dies unpublished leaves the last published state, the next writer overwrites leftovers") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, options_for(dense_schema({8}), Codec::kZstd, 4)));
+    REQUIRE_OK(create_store(path, options_for(test::dense_schema({8}), Codec::kZstd, 4)));
     const TestRecords recs = make_dense(0, 200, 32);
     auto refs = recs.refs();
     const pid_t child = ::fork();
@@ -352,7 +338,7 @@ TEST_SUITE("store") {
   TEST_CASE("a second writer or a reader while a writer holds the store is refused as locked") {
     test::TempDir dir;
     const std::string path = dir / "s";
-    REQUIRE_OK(create_store(path, options_for(dense_schema({2}), Codec::kRaw, 1)));
+    REQUIRE_OK(create_store(path, options_for(test::dense_schema({2}), Codec::kRaw, 1)));
     auto w = StoreWriter::open(path);
     REQUIRE_OK(w);
     // flock locks belong to open file descriptions, so a second open in-process conflicts too.
@@ -370,7 +356,7 @@ TEST_SUITE("store") {
   TEST_CASE("create refuses a path that holds anything and leaves no temporary behind") {
     test::TempDir dir;
     test::write_file(dir / "file", {1});
-    auto o = options_for(dense_schema({2}), Codec::kRaw, 1);
+    auto o = options_for(test::dense_schema({2}), Codec::kRaw, 1);
     Status s = create_store(dir / "file", o);
     CHECK(s.code() == StatusCode::kAlreadyExists);
     CHECK(s.message() == "'" + (dir / "file") + "' already exists and is not an empty directory");
@@ -378,10 +364,10 @@ TEST_SUITE("store") {
     CHECK(create_store(dir / "s", o).code() == StatusCode::kAlreadyExists);
     ::mkdir((dir / "empty").c_str(), 0755);
     REQUIRE_OK(create_store(dir / "empty/", o));  // an empty directory is fine
-    CHECK(create_store(dir / "x", options_for(dense_schema({2}), Codec::kZstd, 0)).code() ==
+    CHECK(create_store(dir / "x", options_for(test::dense_schema({2}), Codec::kZstd, 0)).code() ==
           StatusCode::kInvalidArgument);
     auto raw_with_dict = o;
-    raw_with_dict.dictionary = test_dictionary();
+    raw_with_dict.dictionary = test::test_dictionary();
     CHECK(create_store(dir / "y", raw_with_dict).message() ==
           "a dictionary is only used with codec zstd_dict, not raw");
     int entries = 0;

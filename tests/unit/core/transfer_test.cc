@@ -71,18 +71,12 @@ Status append_records(StoreWriter& w, const Schema& schema, const std::vector<st
   return w.append(refs);
 }
 
-std::vector<uint8_t> test_dictionary() {
-  std::vector<uint8_t> d;
-  for (int i = 0; i < 4096; ++i) d.push_back(static_cast<uint8_t>(i / 16));
-  return d;
-}
-
 CreateOptions create_options(const Schema& schema, Codec codec, uint32_t shards, std::vector<uint8_t> dict = {}) {
   CreateOptions o;
   o.schema = schema;
   o.codec = codec;
   o.data_shards = shards;
-  if (codec == Codec::kZstdDict) o.dictionary = dict.empty() ? test_dictionary() : std::move(dict);
+  if (codec == Codec::kZstdDict) o.dictionary = dict.empty() ? test::test_dictionary() : std::move(dict);
   return o;
 }
 

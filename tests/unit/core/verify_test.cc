@@ -18,14 +18,6 @@ using namespace zrec;
 
 namespace {
 
-Schema dense_schema(std::vector<uint64_t> shape) {
-  Schema s;
-  s.dtype = parse_dtype("<i4").value();
-  s.ndim = static_cast<uint32_t>(shape.size());
-  s.item_shape = std::move(shape);
-  return s;
-}
-
 Schema ragged_schema() {
   Schema s;
   s.dtype = parse_dtype("|u1").value();
@@ -44,7 +36,7 @@ std::vector<uint8_t> dictionary() {
 std::vector<std::vector<uint8_t>> build(const std::string& path, Codec codec, uint32_t shards, bool dense, size_t n,
                                         bool checksum = false, size_t lanes = 2) {
   CreateOptions o;
-  o.schema = dense ? dense_schema({4, 2}) : ragged_schema();
+  o.schema = dense ? test::dense_schema({4, 2}) : ragged_schema();
   o.codec = codec;
   o.data_shards = shards;
   o.checksum = checksum;
@@ -326,7 +318,7 @@ TEST_SUITE("checksum") {
     test::TempDir dir;
     const std::string path = dir / "s";
     CreateOptions o;
-    o.schema = dense_schema({4, 2});
+    o.schema = test::dense_schema({4, 2});
     o.checksum = true;
     REQUIRE_OK(create_store(path, o));
     CHECK(test::read_file(path + "/meta.zr").size() == format::kPageSize + format::kRecordLocSize);
@@ -370,7 +362,7 @@ TEST_SUITE("checksum") {
   TEST_CASE("stores without the setting get no checksum, raw stores refuse it") {
     test::TempDir dir;
     CreateOptions o;
-    o.schema = dense_schema({2});
+    o.schema = test::dense_schema({2});
     REQUIRE_OK(create_store(dir / "z", o));
     CHECK(test::read_file(dir / "z/meta.zr").size() == format::kPageSize);
     auto w = StoreWriter::open(dir / "z");
