@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -96,6 +97,9 @@ bool finish_root_options(const RootOptions& root, GlobalOptions& global, const s
   global.remote.cacert = root.cacert;
   global.remote.stall_timeout_s = root.remote_timeout;
   global.remote.cancel = interrupt_token().flag;
+  // What the command's remote reads cost, counted in one place for its reports.
+  global.remote.stats = std::make_shared<RemoteCounters>();
+  global.remote_reads = global.remote.stats;
   return true;
 }
 
