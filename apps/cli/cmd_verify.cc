@@ -320,10 +320,10 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.keep_problems = 0;
   o.quick = a.quick;
   o.max_errors = a.max_errors;
-  o.lanes = g.read_lanes(path);
-  o.remote = g.remote;
-  o.wait = g.lock_wait();
-  o.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
+  o.open.lanes = g.read_lanes(path);
+  o.open.remote = g.remote;
+  o.open.wait = g.lock_wait();
+  o.open.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;
   o.control.cancel = interrupt_token();
   o.control.progress = [&](const Progress& p) {

@@ -85,7 +85,7 @@ struct Control {
 // --- Waiting for a store's lock ----------------------------------------------------
 //
 // How an operation waits for a store's lock that another process holds (the `wait` of
-// OpenOptions, WriterOptions, VerifyOptions, JoinOptions and of the calls that lock a
+// OpenOptions (VerifyOptions::open), WriterOptions, JoinOptions and of the calls that lock a
 // store): whether it waits at all, what ends the wait early, when it gives up, and what
 // proves it can never end.
 //

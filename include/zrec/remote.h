@@ -3,7 +3,7 @@
 // every writer refuses a URL. Store::open, read_root_marker and the commands built on
 // them take such URLs wherever they take a local path.
 //
-// Each open takes its RemoteOptions (OpenOptions::remote, VerifyOptions::remote, the
+// Each open takes its RemoteOptions (OpenOptions::remote, VerifyOptions::open.remote, the
 // optional argument of is_store_dir / child_stores / read_root_marker): every file of
 // the store is read with them.
 //
