@@ -32,6 +32,8 @@
 #include <string>
 #include <string_view>
 
+#include "zrec/context.h"
+
 namespace zrec {
 
 // The lanes for reading the store or root at `path`, decided here once for the library
@@ -107,7 +109,9 @@ struct RemoteOptions {
   uint64_t small_file_bytes = 1 << 20;  // a server that ignores Range is accepted for files up to this size
   int max_redirects = 5;                // followed by zrec; https is never redirected to http
   S3Options s3;
-  const std::atomic<int>* cancel = nullptr;  // non-zero: transfers stop with kCancelled (a signal handler's flag)
+  // Its flag set: transfers (and the waits between tries) stop with kCancelled; the same
+  // CancelToken that stops every other wait (zrec/context.h), e.g. a signal handler's.
+  CancelToken cancel = {};
   // Where the reads made with these options count what they cost; null: not counted.
   // The reads of every file opened with them (a store's, a root's marker) count into it.
   std::shared_ptr<RemoteCounters> stats = nullptr;

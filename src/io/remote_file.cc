@@ -441,9 +441,9 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
   api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
   api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
   if (!options.cacert.empty()) api.curl_easy_setopt(h, CURLOPT_CAINFO, options.cacert.c_str());
-  if (options.cancel != nullptr) {
+  if (options.cancel.flag != nullptr) {
     api.curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &cancel_on_progress);
-    api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<int>*>(options.cancel));
+    api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<CancelToken*>(&options.cancel));
     api.curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   }
   count(options, &RemoteCounters::requests);

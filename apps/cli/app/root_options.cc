@@ -96,7 +96,7 @@ bool finish_root_options(const RootOptions& root, GlobalOptions& global, const s
   // Remote stores (zrec/remote.h): a signal stops a transfer as it stops a lock wait.
   global.remote.cacert = root.cacert;
   global.remote.stall_timeout_s = root.remote_timeout;
-  global.remote.cancel = interrupt_token().flag;
+  global.remote.cancel = interrupt_token();
   // What the command's remote reads cost, counted in one place for its reports.
   global.remote.stats = std::make_shared<RemoteCounters>();
   global.remote_reads = global.remote.stats;
