@@ -145,7 +145,7 @@ std::string codec_hint(const StoreSummary& s) {
                      kCodecPaysRatio);
 }
 
-void to_json(JsonWriter& j, const StoreSummary& s) {
+void to_json(JsonWriter& j, const StoreSummary& s, const OutputPrefs& g) {
   j.begin_object();
   j.key("path").value(s.path);
   write_schema(j, s.schema);
@@ -206,7 +206,7 @@ void to_json(JsonWriter& j, const StoreSummary& s) {
   } else {
     j.null();
   }
-  if (is_url(s.path)) write_remote_stats(j);
+  if (is_url(s.path)) write_remote_stats(j, g);
   j.end_object();
 }
 
@@ -284,7 +284,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g, a.dims, a.exact));
     if (a.json) {
       JsonWriter j;
-      to_json(j, s);
+      to_json(j, s, g);
       ZREC_RETURN_IF_ERROR(out.write(j.str() + "\n"));
     } else {
       ZREC_RETURN_IF_ERROR(out.write(to_text(s, a.shards)));
@@ -325,7 +325,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
     j.begin_object().key("path").value(redact_url(a.path)).key("streams").begin_object();
     for (size_t i = 0; i < names.size(); ++i) {
       j.key(names[i]);
-      to_json(j, streams[i]);
+      to_json(j, streams[i], g);
     }
     j.end_object().key("marked").value(ds.marked());
     if (ds.marked()) {

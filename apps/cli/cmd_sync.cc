@@ -114,9 +114,9 @@ Status sync_to_local(const SyncArgs& a, const GlobalOptions& g, const SyncSource
                          "' (nothing written)");
   }
   LocalCopyCounts counts;
-  const RemoteStats before = remote_stats();
+  const RemoteStats before = g.remote_reads ? g.remote_reads->load() : RemoteStats{};
   ZREC_RETURN_IF_ERROR(copy_to_local(src, a.dst, a.force, g, counts));
-  const RemoteStats after = remote_stats();
+  const RemoteStats after = g.remote_reads ? g.remote_reads->load() : RemoteStats{};
   report.set("files", counts.files).set("skipped", counts.skipped).set("bytes_written", counts.bytes);
   report.set("requests", after.requests - before.requests).set("bytes_received", after.bytes - before.bytes);
   report.set("retries", after.retries - before.retries);

@@ -242,7 +242,7 @@ void json_begin(JsonWriter& j, const std::string& path) {
   j.key("problems").begin_array();
 }
 
-void json_end(JsonWriter& j, const VerifyReport& r) {
+void json_end(JsonWriter& j, const VerifyReport& r, const OutputPrefs& g) {
   j.end_array();
   j.key("valid").value(r.valid());
   j.key("quick").value(r.quick);
@@ -267,7 +267,7 @@ void json_end(JsonWriter& j, const VerifyReport& r) {
   for (const auto& n : r.notes) j.value(n);
   j.end_array();
   j.key("not_detected").value(blind_spot_text(r));
-  if (is_url(r.path)) write_remote_stats(j);
+  if (is_url(r.path)) write_remote_stats(j, g);
   j.end_object();
 }
 
@@ -320,10 +320,10 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.keep_problems = 0;
   o.quick = a.quick;
   o.max_errors = a.max_errors;
-  o.lanes = g.read_lanes(path);
-  o.remote = g.remote;
-  o.wait = g.lock_wait();
-  o.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
+  o.open.lanes = g.read_lanes(path);
+  o.open.remote = g.remote;
+  o.open.wait = g.lock_wait();
+  o.open.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;
   o.control.cancel = interrupt_token();
   o.control.progress = [&](const Progress& p) {
@@ -372,7 +372,7 @@ Status verify_single(const VerifyArgs& a, const GlobalOptions& g, Output& out) {
     return r.status();
   }
   if (a.json) {
-    json_end(j, *r);
+    json_end(j, *r, g);
     ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));
   } else {
     ZREC_RETURN_IF_ERROR(out.write(to_text(*r, redact_url(a.path), g)));
@@ -414,7 +414,7 @@ Status verify_streams(const VerifyArgs& a, const GlobalOptions& g, const std::ve
                                                    printable(redact_urls_in(r.status().message())))));
       continue;
     }
-    if (a.json) json_end(j, r.value());
+    if (a.json) json_end(j, r.value(), g);
     else ZREC_RETURN_IF_ERROR(out.write(to_text(r.value(), redact_url(path), g)));
     if (r->opened) done.lengths[name] = r->length;
     done.reports.push_back(std::move(r).value());
@@ -456,7 +456,7 @@ RootFindings check_root(const std::string& path, const std::optional<Dataset>& r
 
 // The directory's JSON object after its "streams": the root's findings, the verdict.
 void directory_json(JsonWriter& j, const std::string& path, const std::optional<Dataset>& root, const RootFindings& f,
-                    bool valid) {
+                    bool valid, const OutputPrefs& g) {
   j.key("marked").value(root.has_value());
   if (root) {
     j.key("committed_length").value(root->length()).key("lengths_agree").value(f.problems.empty());
@@ -470,7 +470,7 @@ void directory_json(JsonWriter& j, const std::string& path, const std::optional<
     j.end_array();
   }
   j.key("valid").value(valid);
-  if (is_url(path)) write_remote_stats(j);
+  if (is_url(path)) write_remote_stats(j, g);
   if (root) j.key("length").value(root->length());  // the root's samples, last (scripts read the last "length")
   j.end_object();
 }
@@ -488,7 +488,7 @@ Status verify_directory(const VerifyArgs& a, const GlobalOptions& g, const std::
   for (const auto& r : done.reports) corrupt += r.valid() ? 0 : 1;
   RootFindings f = check_root(a.path, root, done.lengths);
   const bool valid = corrupt == 0 && f.problems.empty() && done.unreadable.is_ok();
-  directory_json(j, a.path, root, f, valid);
+  directory_json(j, a.path, root, f, valid, g);
   const std::string kind = root ? "stream" : "store";
   if (a.json) {
     ZREC_RETURN_IF_ERROR(out.write(j.take() + "\n"));

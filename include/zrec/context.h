@@ -6,8 +6,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "zrec/status.h"
@@ -83,13 +85,14 @@ struct Control {
 // --- Waiting for a store's lock ----------------------------------------------------
 //
 // How an operation waits for a store's lock that another process holds (the `wait` of
-// OpenOptions, WriterOptions, VerifyOptions, JoinOptions and of the calls that lock a
-// store): whether it waits at all, what ends the wait early, and what proves it can
-// never end.
+// OpenOptions (VerifyOptions::open), WriterOptions, JoinOptions and of the calls that lock a
+// store): whether it waits at all, what ends the wait early, when it gives up, and what
+// proves it can never end.
 //
 //   zrec::OpenOptions o;
 //   o.wait = true;                                  // block until the holder lets go
 //   o.wait.control.cancel = {&sigint_flag, wake_pipe[0]};  // ... or until a signal arrives
+//   o.wait.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);  // ... or 30 s
 
 // Asked about every 100 ms while a cancellable wait lasts, with the descriptor of the
 // store's meta.zr (open, its lock held by another) and the store's path: a non-empty
@@ -113,6 +116,12 @@ struct LockWait {
   Control control;
   // Empty: none. Asked only while a cancellable wait lasts (control.cancel set).
   LockWaitProbe probe;
+  // When the wait gives up: once this time has passed, a lock still held fails with
+  // kBusy "store 'S' is still locked by another process after " + timeout_text (the CLI's
+  // --wait=SECONDS: the command's start plus SECONDS, "SECONDS s (--wait=SECONDS)").
+  // A wait with a deadline polls as a cancellable one does. nullopt: no deadline.
+  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
+  std::string timeout_text = "its deadline";
 
   explicit operator bool() const { return block; }
 };

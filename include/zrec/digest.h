@@ -12,19 +12,18 @@
 //            or "ragged\n"                     Ragged
 //            "length=<number of records>\n"
 //   digest = SHA-256(header || R_0 || R_1 || ... || R_{length-1})
-// Per-record hashes are computed on all lanes; the store digest hashes only 32 bytes
-// per record, so the whole is as parallel as the read.
+// Per-record hashes are computed on all of the store's lanes (Store::lanes(), the
+// executor it was opened with); the store digest hashes only 32 bytes per record, so
+// the whole is as parallel as the read.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "zrec/context.h"
-#include "zrec/lanes.h"
 #include "zrec/store.h"
 
 namespace zrec {
@@ -32,7 +31,6 @@ namespace zrec {
 using RecordHash = std::array<uint8_t, 32>;
 
 struct DigestOptions {
-  std::shared_ptr<Lanes> lanes = nullptr;       // hashing runs on it; null: the store's own lanes
   uint64_t window_bytes = kDefaultWindowBytes;  // logical bytes read per window
   // Called with each record's hash R_i, in record order (from the calling thread).
   std::function<Status(uint64_t id, const RecordHash& hash)> per_record;

@@ -3,7 +3,7 @@
 // every writer refuses a URL. Store::open, read_root_marker and the commands built on
 // them take such URLs wherever they take a local path.
 //
-// Each open takes its RemoteOptions (OpenOptions::remote, VerifyOptions::remote, the
+// Each open takes its RemoteOptions (OpenOptions::remote, VerifyOptions::open.remote, the
 // optional argument of is_store_dir / child_stores / read_root_marker): every file of
 // the store is read with them.
 //
@@ -20,14 +20,19 @@
 // Example:
 //   auto store = zrec::Store::open("https://data.example.org/tokens/", {.remote = {.cacert = "ca.pem"}});
 //   ... read as any store ...
-//   zrec::RemoteStats s = zrec::remote_stats();  // requests made, bytes received
+//   auto counts = std::make_shared<zrec::RemoteCounters>();
+//   auto store = zrec::Store::open(url, {.remote = {.stats = counts}});
+//   zrec::RemoteStats s = counts->load();  // requests made, bytes received
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+
+#include "zrec/context.h"
 
 namespace zrec {
 
@@ -69,6 +74,28 @@ struct S3Options {
   bool no_sign = false;      // --no-sign-request (also AWS_NO_SIGN_REQUEST=true): anonymous, a public bucket
 };
 
+// What remote reads cost: requests sent (retries included), response body bytes received,
+// and the requests that were retries of a failed one.
+struct RemoteStats {
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+  uint64_t retries = 0;
+};
+
+// The same counts as the reads happen (from any lane or read-ahead thread, so atomic).
+// A caller hands one to the reads it wants counted together (RemoteOptions::stats: one
+// command's, one job's); nothing is counted for the whole process.
+struct RemoteCounters {
+  std::atomic<uint64_t> requests{0};
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<uint64_t> retries{0};
+
+  RemoteStats load() const {
+    return {requests.load(std::memory_order_relaxed), bytes.load(std::memory_order_relaxed),
+            retries.load(std::memory_order_relaxed)};
+  }
+};
+
 struct RemoteOptions {
   std::string cacert;          // a CA bundle file (PEM) to verify servers by; empty: the system's
   int max_tries = 6;           // tries of one request before its error is reported
@@ -82,16 +109,12 @@ struct RemoteOptions {
   uint64_t small_file_bytes = 1 << 20;  // a server that ignores Range is accepted for files up to this size
   int max_redirects = 5;                // followed by zrec; https is never redirected to http
   S3Options s3;
-  const std::atomic<int>* cancel = nullptr;  // non-zero: transfers stop with kCancelled (a signal handler's flag)
+  // Its flag set: transfers (and the waits between tries) stop with kCancelled; the same
+  // CancelToken that stops every other wait (zrec/context.h), e.g. a signal handler's.
+  CancelToken cancel = {};
+  // Where the reads made with these options count what they cost; null: not counted.
+  // The reads of every file opened with them (a store's, a root's marker) count into it.
+  std::shared_ptr<RemoteCounters> stats = nullptr;
 };
-
-// What this process's remote reads cost so far (all its stores: the process has one
-// pool of kept-alive connections).
-struct RemoteStats {
-  uint64_t requests = 0;  // HTTP requests sent, retries included
-  uint64_t bytes = 0;     // response body bytes received
-  uint64_t retries = 0;   // requests that were retries of a failed one
-};
-RemoteStats remote_stats();
 
 }  // namespace zrec

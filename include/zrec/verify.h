@@ -38,10 +38,9 @@
 
 #include "zrec/context.h"
 #include "zrec/format.h"
-#include "zrec/lanes.h"
-#include "zrec/remote.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
+#include "zrec/store.h"
 
 namespace zrec {
 
@@ -75,15 +74,15 @@ class RecordDigestList final : public RecordDigests {
 };
 
 struct VerifyOptions {
-  bool quick = false;                      // check the structure (page, table, overlaps) without reading payloads
-  uint64_t max_errors = 100;               // stop after this many problems; 0: never stop early
-  std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this call
-  LockWait wait = {};                      // block on a held lock instead of failing with kBusy
-  // When a writer holds the lock (and not `wait`), check its last published state
-  // without the lock (as Store's OpenOptions::snapshot_if_busy): the records that state
-  // holds, and nothing the writer is adding past it. VerifyReport::writer_active says so.
-  bool snapshot_if_busy = false;
-  RemoteOptions remote = {};  // how a store given as a URL is read (zrec/remote.h)
+  bool quick = false;         // check the structure (page, table, overlaps) without reading payloads
+  uint64_t max_errors = 100;  // stop after this many problems; 0: never stop early
+  // How the store is opened, as Store::open opens one (zrec/store.h): its lanes (null:
+  // one of read_lane_budget() lanes for this call), the lock wait, snapshot_if_busy (a
+  // writer holds the lock and not `wait`: the last published state is checked without
+  // the lock, the records it holds and nothing the writer adds past it;
+  // VerifyReport::writer_active says so) and how a URL is read. map_records does not
+  // apply: verify reads every record with a pread.
+  OpenOptions open = {};
   // Per-record SHA-256 of the logical records, read from its start in ID order; records
   // at or past its end are not compared. Read to its end (its errors returned) whenever
   // the store opens and `quick` is not set; not read otherwise.

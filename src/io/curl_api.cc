@@ -49,7 +49,7 @@ bool retryable_transfer(CURLcode code) {
 }
 
 int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return static_cast<const std::atomic<int>*>(cancel)->load(std::memory_order_relaxed) != 0 ? 1 : 0;
+  return cancelled(*static_cast<const CancelToken*>(cancel)) ? 1 : 0;
 }
 
 bool back_off(const RemoteOptions& options, int attempt) {
@@ -59,7 +59,7 @@ bool back_off(const RemoteOptions& options, int attempt) {
   thread_local std::minstd_rand jitter(std::random_device{}());
   ms = ms / 2 + static_cast<int64_t>(jitter() % static_cast<uint64_t>(ms / 2 + 1));
   for (int64_t slept = 0; slept < ms; slept += 20) {
-    if (options.cancel != nullptr && options.cancel->load() != 0) return false;
+    if (cancelled(options.cancel)) return false;
     ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
   }
   return true;

@@ -6,8 +6,11 @@
 // constants are libcurl's own, from its headers.
 #pragma once
 
+#include <atomic>
+
 #include <curl/curl.h>
 
+#include "zrec/context.h"
 #include "zrec/remote.h"
 #include "zrec/status.h"
 
@@ -45,14 +48,19 @@ Result<const LibCurl*> libcurl();
 // every remote reader and writer alike.
 bool retryable_transfer(CURLcode code);
 
-// A CURLOPT_XFERINFOFUNCTION that ends the transfer once the std::atomic<int> its
-// CURLOPT_XFERINFODATA points to is set (a cancel token).
+// Whether the token's flag is set (its wake descriptor is for waits that sleep in poll).
+inline bool cancelled(const CancelToken& cancel) {
+  return cancel.flag != nullptr && cancel.flag->load(std::memory_order_relaxed) != 0;
+}
+
+// A CURLOPT_XFERINFOFUNCTION that ends the transfer once the flag of the CancelToken its
+// CURLOPT_XFERINFODATA points to is set.
 int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
 
 // Sleeps before try `attempt` (2, 3, ...) of a request: first_backoff_ms, doubled for each
 // later try, at most 5 s, jittered to between half and all of it so that many lanes
 // throttled at once (a bucket's 503 SlowDown) do not come back at once. False, early,
-// when options.cancel is set.
+// when options.cancel's flag is set.
 bool back_off(const RemoteOptions& options, int attempt);
 
 }  // namespace zrec::io

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstring>
 #include <ctime>
@@ -24,9 +25,10 @@ namespace zrec {
 
 namespace {
 
-std::atomic<uint64_t> stat_requests{0};
-std::atomic<uint64_t> stat_bytes{0};
-std::atomic<uint64_t> stat_retries{0};
+// Counts one more in `field` of options.stats, when the reads are counted.
+void count(const RemoteOptions& options, std::atomic<uint64_t> RemoteCounters::*field) {
+  if (options.stats) (options.stats.get()->*field).fetch_add(1, std::memory_order_relaxed);
+}
 
 bool starts_with_nocase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
@@ -101,8 +103,6 @@ std::string redact_urls_in(std::string_view text) {
   out += text.substr(std::min(at, text.size()));
   return out;
 }
-
-RemoteStats remote_stats() { return {stat_requests.load(), stat_bytes.load(), stat_retries.load()}; }
 
 }  // namespace zrec
 
@@ -194,6 +194,7 @@ struct Request {
   uint64_t want = 0;
   const RemoteFile::Pin* pin = nullptr;  // null: opening, nothing pinned yet
   uint64_t small_file_bytes = 0;
+  RemoteCounters* counters = nullptr;  // where the body's bytes count (RemoteOptions::stats); null: nowhere
   // the destination: dst[0, want) (reading), or `body` (opening)
   uint8_t* dst = nullptr;
   std::vector<uint8_t> body;
@@ -337,7 +338,7 @@ size_t on_body(char* p, size_t size, size_t count, void* user) {
     std::memcpy(r->dst + r->got, p, n);
   }
   r->got += n;
-  stat_bytes.fetch_add(n, std::memory_order_relaxed);
+  if (r->counters != nullptr) r->counters->bytes.fetch_add(n, std::memory_order_relaxed);
   return n;
 }
 
@@ -424,12 +425,13 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
   api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
   api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
   if (!options.cacert.empty()) api.curl_easy_setopt(h, CURLOPT_CAINFO, options.cacert.c_str());
-  if (options.cancel != nullptr) {
+  if (options.cancel.flag != nullptr) {
     api.curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &cancel_on_progress);
-    api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<int>*>(options.cancel));
+    api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<CancelToken*>(&options.cancel));
     api.curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   }
-  stat_requests.fetch_add(1, std::memory_order_relaxed);
+  count(options, &RemoteCounters::requests);
+  r.counters = options.stats.get();
   CURLcode code = api.curl_easy_perform(h);
   if (code == CURLE_WRITE_ERROR && r.dropped_enough) code = CURLE_OK;  // the status is all it says
   if (code == CURLE_OK && is_redirect(r.status) && !r.location.empty()) location = resolve(api, target, r.location);
@@ -519,7 +521,7 @@ Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& ur
     r.small_file_bytes = options.small_file_bytes;
     Outcome o = perform(*api, url, options, r);
     if (o.kind == Outcome::kRetry && attempt < options.max_tries) {
-      stat_retries.fetch_add(1);
+      count(options, &RemoteCounters::retries);
       if (!back_off(options, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
       continue;
     }
@@ -632,7 +634,7 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
                                                : "the response ended early")};
     failures = progressed ? 1 : failures + 1;
     if (o.kind == Outcome::kRetry && failures < options.max_tries && tries < max_all_tries) {
-      stat_retries.fetch_add(1);
+      count(options, &RemoteCounters::retries);
       if (!back_off(options, failures + 1)) return Status(StatusCode::kCancelled, "interrupted");
       continue;
     }

@@ -172,9 +172,9 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
       api->curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call.method.c_str());
     }
     if (!options_.cacert.empty()) api->curl_easy_setopt(h, CURLOPT_CAINFO, options_.cacert.c_str());
-    if (options_.cancel != nullptr) {
+    if (options_.cancel.flag != nullptr) {
       api->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &io::cancel_on_progress);
-      api->curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<int>*>(options_.cancel));
+      api->curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<CancelToken*>(&options_.cancel));
       api->curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     }
     requests_.fetch_add(1, std::memory_order_relaxed);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 
 namespace zrec::io {
 
@@ -30,7 +32,7 @@ int try_flock(int fd, int op) {
 }
 
 // Waits until `op | LOCK_NB` succeeds or the token cancels: 0, errno, or ECANCELED;
-// EDEADLK with *why set when the probe says the wait cannot end. Sleeps 1 ms after the
+// EDEADLK with *why set when the probe says the wait cannot end or the deadline passed. Sleeps 1 ms after the
 // first refusal, doubling to 100 ms, so a lock let go is taken within 100 ms and a
 // waiter costs ~10 wake-ups a second.
 int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const std::string& store_path,
@@ -42,12 +44,21 @@ int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const
     if (lock_wait_cancelled(cancel)) return ECANCELED;
     const int err = try_flock(fd, op | LOCK_NB);
     if (err != EWOULDBLOCK) return err;
-    if (wait.probe && (sleep_ms == 1 || sleep_ms == 100)) {
+    if (wait.probe && can_cancel(cancel) && (sleep_ms == 1 || sleep_ms == 100)) {
       *why = wait.probe(fd, store_path);
       if (!why->empty()) return EDEADLK;
     }
+    int timeout_ms = sleep_ms;
+    if (wait.deadline) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*wait.deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        *why = "store '" + store_path + "' is still locked by another process after " + wait.timeout_text;
+        return EDEADLK;
+      }
+      timeout_ms = static_cast<int>(std::min<int64_t>(timeout_ms, left.count()));
+    }
     pollfd p{cancel.wake_fd, POLLIN, 0};
-    (void)::poll(&p, cancel.wake_fd >= 0 ? 1 : 0, sleep_ms);  // EINTR: the check above sees why
+    (void)::poll(&p, cancel.wake_fd >= 0 ? 1 : 0, timeout_ms);  // EINTR: the check above sees why
     sleep_ms = std::min(sleep_ms * 2, 100);
   }
 }
@@ -59,8 +70,8 @@ Status lock_store(const File& meta, LockMode mode, const LockWait& wait, const s
   int err = try_flock(meta.fd(), op | LOCK_NB);
   std::string why;
   if (err == EWOULDBLOCK && wait)
-    err = can_cancel(wait.control.cancel) ? wait_flock_cancellable(meta, op, wait, store_path, &why)
-                                          : try_flock(meta.fd(), op);
+    err = can_cancel(wait.control.cancel) || wait.deadline ? wait_flock_cancellable(meta, op, wait, store_path, &why)
+                                                           : try_flock(meta.fd(), op);
   if (err == 0) return Status::ok();
   if (err == EDEADLK && !why.empty()) return Status(StatusCode::kBusy, why);
   if (err == ECANCELED)

@@ -29,7 +29,7 @@ std::string digest_header(const Schema& schema, uint64_t length) {
 }
 
 Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
-  Lanes& pool = options.lanes ? *options.lanes : *store.lanes();
+  Lanes& pool = *store.lanes();
   format::Sha256 total;
   const uint64_t n = options.id_at ? options.count : store.length();
   total.update(digest_header(store.schema(), n));

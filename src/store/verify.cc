@@ -106,8 +106,8 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   if (!at.remote() && ::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
   if (!at.remote() && !S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
 
-  auto loaded =
-      store::load_store_files(path, io::LockMode::kShared, options.wait, options.snapshot_if_busy, options.remote);
+  auto loaded = store::load_store_files(path, io::LockMode::kShared, options.open.wait, options.open.snapshot_if_busy,
+                                        options.open.remote);
   if (!loaded.is_ok()) {
     const Status& s = loaded.status();
     // A store-level rule broken (or a symbolic link where a store file belongs): the one
@@ -140,7 +140,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   rep.schema = files.schema;
 
   VerifyOptions with_lanes = options;
-  if (!with_lanes.lanes) with_lanes.lanes = std::make_shared<Lanes>(read_lane_budget());
+  if (!with_lanes.open.lanes) with_lanes.open.lanes = std::make_shared<Lanes>(read_lane_budget());
   Verifier v(files, with_lanes, rep);
   if (!files.writer_active) v.leftover_notes();  // past the tails a live writer is at work, not left over
   ZREC_RETURN_IF_ERROR(v.table_pass());

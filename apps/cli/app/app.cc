@@ -96,8 +96,10 @@ std::shared_ptr<Lanes> GlobalOptions::read_lanes(const std::string& store) const
 
 LockWait GlobalOptions::lock_wait() const {
   LockWait w(wait);
-  w.control.cancel = interrupt_token();               // --wait on a held store ends on SIGINT/SIGTERM too
-  w.probe = wait_probe ? wait_probe : pipe_deadlock;  // a --wait on our own pipe's writer fails, not hangs
+  w.control.cancel = interrupt_token();  // --wait on a held store ends on SIGINT/SIGTERM too
+  w.probe = pipe_deadlock;               // a --wait on our own pipe's writer fails, not hangs
+  w.deadline = wait_deadline;
+  w.timeout_text = wait_timeout_text;
   return w;
 }
 

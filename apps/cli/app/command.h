@@ -4,8 +4,10 @@
 // root or in the floor of its kind) includes this (CONTRIBUTING.md, "CLI conventions").
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "zrec/context.h"
@@ -41,13 +43,14 @@ struct GlobalOptions : OutputPrefs {
   // whatever the CPUs); lanes(Work::kRead) whenever the counts agree.
   std::shared_ptr<Lanes> read_lanes(const std::string& store) const;
 
-  // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h) and
-  // failed at once when the holder is the process at the other end of our pipe
-  // (pipe_deadlock.h).
+  // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h),
+  // given up at --wait=SECONDS's deadline, and failed at once when the holder is the
+  // process at the other end of our pipe (pipe_deadlock.h).
   LockWait lock_wait() const;
-  // The probe lock_wait() hands on (run_cli sets it: pipe_deadlock, then --wait=SECONDS's
-  // deadline); empty: pipe_deadlock alone.
-  LockWaitProbe wait_probe;
+  // --wait=SECONDS (run_cli sets them): the command's start plus SECONDS, and the
+  // message's "SECONDS s (--wait=SECONDS)"; nullopt: --wait alone, no deadline.
+  std::optional<std::chrono::steady_clock::time_point> wait_deadline;
+  std::string wait_timeout_text;
 
  private:
   mutable std::shared_ptr<Lanes> lanes_[2];  // by Work

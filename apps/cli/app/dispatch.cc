@@ -34,7 +34,7 @@ int run_command(const Command& c, const GlobalOptions& global) {
                  diagnostic_text(e.what()).c_str(), name);
     return kExitUsage;
   }
-  if (const RemoteStats r = remote_stats(); r.requests > 0)
+  if (const RemoteStats r = global.remote_reads ? global.remote_reads->load() : RemoteStats{}; r.requests > 0)
     spdlog::info("remote reads: {} requests, {} bytes received, {} retries", r.requests, r.bytes, r.retries);
   if (!s.is_ok()) {
     // A held lock is often a writer still at work: say how to wait for it.

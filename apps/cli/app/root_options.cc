@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -14,7 +15,6 @@
 
 #include "cli/options/thread_count.h"
 #include "cli/os/interrupt.h"
-#include "cli/os/pipe_deadlock.h"
 #include "cli/report/console.h"
 
 namespace zrec::cli {
@@ -79,18 +79,13 @@ bool finish_root_options(const RootOptions& root, GlobalOptions& global, const s
     global.wait = true;
     if (!parse_wait_seconds(root.wait_text, where, wait_seconds)) return false;
   }
-  const auto started = std::chrono::steady_clock::now();
-  // A --wait ends when it can never succeed (our own pipe's writer holds the store), or
-  // when --wait=SECONDS have passed since the command started.
-  global.wait_probe = [wait_seconds, started, wait_text = root.wait_text](int meta_fd, const std::string& store) {
-    std::string why = pipe_deadlock(meta_fd, store);
-    if (!why.empty() || !wait_seconds) return why;
-    const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - started;
-    if (waited.count() >= *wait_seconds)
-      why = "store '" + store + "' is still locked by another process after " + wait_text + " s (--wait=" + wait_text +
-            ")";
-    return why;
-  };
+  // --wait=SECONDS gives up once SECONDS have passed since the command started.
+  if (wait_seconds) {
+    global.wait_deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(*wait_seconds));
+    global.wait_timeout_text = root.wait_text + " s (--wait=" + root.wait_text + ")";
+  }
   Result<size_t> env_threads = threads_from_environment();
   if (!env_threads.is_ok()) {
     std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", where.c_str(),
@@ -101,7 +96,10 @@ bool finish_root_options(const RootOptions& root, GlobalOptions& global, const s
   // Remote stores (zrec/remote.h): a signal stops a transfer as it stops a lock wait.
   global.remote.cacert = root.cacert;
   global.remote.stall_timeout_s = root.remote_timeout;
-  global.remote.cancel = interrupt_token().flag;
+  global.remote.cancel = interrupt_token();
+  // What the command's remote reads cost, counted in one place for its reports.
+  global.remote.stats = std::make_shared<RemoteCounters>();
+  global.remote_reads = global.remote.stats;
   return true;
 }
 

@@ -13,6 +13,7 @@ namespace zrec::cli {
 CommandReport::CommandReport(std::string command, const OutputPrefs& global, bool json)
     : command_(std::move(command)),
       verbosity_(global.verbosity),
+      remote_reads_(global.remote_reads),
       json_(json),
       started_(std::chrono::steady_clock::now()) {}
 
@@ -80,7 +81,8 @@ Status CommandReport::finish(std::string_view summary, Level level) {
     else note(summary);
     return Status::ok();
   }
-  if (std::string remote = remote_stats_object(); !remote.empty()) set_json("remote", std::move(remote));
+  if (std::string remote = remote_stats_object({.remote_reads = remote_reads_}); !remote.empty())
+    set_json("remote", std::move(remote));
   set("elapsed_s", elapsed_s());
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
   ZREC_RETURN_IF_ERROR(out.write(object() + "\n"));

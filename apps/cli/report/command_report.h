@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -83,6 +84,7 @@ class CommandReport : public JsonFacts {
  private:
   const std::string command_;
   const int verbosity_;
+  const std::shared_ptr<const RemoteCounters> remote_reads_;
   const bool json_;
   const std::chrono::steady_clock::time_point started_;
 };

@@ -114,8 +114,9 @@ void write_schema(JsonWriter& j, const Schema& s) {
   for (const auto& [key, value] : schema_json_fields(s)) j.key(key).raw(value);
 }
 
-std::string remote_stats_object() {
-  const RemoteStats stats = remote_stats();
+std::string remote_stats_object(const OutputPrefs& prefs) {
+  if (!prefs.remote_reads) return "";
+  const RemoteStats stats = prefs.remote_reads->load();
   if (stats.requests == 0) return "";
   JsonWriter j;
   j.begin_object().key("requests").value(stats.requests).key("bytes").value(stats.bytes);
@@ -123,8 +124,8 @@ std::string remote_stats_object() {
   return j.str();
 }
 
-void write_remote_stats(JsonWriter& j) {
-  if (const std::string object = remote_stats_object(); !object.empty()) j.key("remote").raw(object);
+void write_remote_stats(JsonWriter& j, const OutputPrefs& prefs) {
+  if (const std::string object = remote_stats_object(prefs); !object.empty()) j.key("remote").raw(object);
 }
 
 }  // namespace zrec::cli

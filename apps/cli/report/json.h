@@ -11,6 +11,7 @@
 #include "zrec/schema.h"
 
 #include "cli/formats/json_string.h"
+#include "cli/report/output_prefs.h"
 
 namespace zrec::cli {
 
@@ -58,10 +59,11 @@ const char* schema_kind(const Schema& s);
 void write_schema(JsonWriter& j, const Schema& s);
 std::vector<std::pair<const char*, std::string>> schema_json_fields(const Schema& s);
 
-// "remote": {"requests": N, "bytes": N, "retries": N}, what this process's reads of
-// remote stores cost (zrec/remote.h), as a key of the object being written; nothing
-// when it read none. Every command that reads stores writes it in its --json report.
-void write_remote_stats(JsonWriter& j);
-std::string remote_stats_object();  // that object alone; empty when none
+// "remote": {"requests": N, "bytes": N, "retries": N}, what the command's reads of
+// remote stores cost (OutputPrefs::remote_reads, zrec/remote.h), as a key of the object
+// being written; nothing when it read none. Every command that reads stores writes it
+// in its --json report.
+void write_remote_stats(JsonWriter& j, const OutputPrefs& prefs);
+std::string remote_stats_object(const OutputPrefs& prefs);  // that object alone; empty when none
 
 }  // namespace zrec::cli

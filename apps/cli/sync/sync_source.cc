@@ -20,9 +20,9 @@ struct StoreFacts {
 Result<StoreFacts> check_store(const std::string& path, bool decode, const GlobalOptions& global, uint64_t& decoded) {
   VerifyOptions options;
   options.quick = !decode;
-  options.lanes = global.read_lanes(path);
-  options.remote = global.remote;
-  options.wait = global.lock_wait();
+  options.open.lanes = global.read_lanes(path);
+  options.open.remote = global.remote;
+  options.open.wait = global.lock_wait();
   options.max_errors = 1;
   auto report = verify_store(path, options);
   if (!report.is_ok()) return Status(report.status().code(), "cannot check the source: " + report.status().message());

@@ -25,8 +25,8 @@ Result<uint64_t> VerifyJobs::start(const std::string& dir, size_t path, size_t s
   if (jobs_.size() > kKeptJobs) jobs_.erase(jobs_.begin());
   runner_ = start_background_thread([this, job, dir] {
     VerifyOptions options;
-    options.lanes = lanes_;
-    options.remote = remote_;
+    options.open.lanes = lanes_;
+    options.open.remote = remote_;
     options.max_errors = 0;  // count every problem; keep the first kKeptProblems
     options.keep_problems = kKeptProblems;
     options.control.cancel = {&cancel_, -1};

@@ -123,7 +123,7 @@ TEST_SUITE("mutation") {
           restore(path, bad);
           ++total;
           const Status read = read_everything(path, rng);
-          auto report = verify_store(path, {.lanes = std::make_shared<Lanes>(2)});
+          auto report = verify_store(path, {.open = {.lanes = std::make_shared<Lanes>(2)}});
           REQUIRE(report.is_ok());  // no I/O error: every problem is the store's
           if (report->valid()) {
             ++valid;

@@ -102,9 +102,9 @@ std::vector<std::vector<uint8_t>> read_all(const std::string& path) {
 }
 
 std::string digest_of(const std::string& path) {
-  auto store = Store::open(path);
+  auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(store);
-  auto d = digest_store(**store, {.lanes = std::make_shared<Lanes>(2), .window_bytes = 1 << 12, .per_record = {}});
+  auto d = digest_store(**store, {.window_bytes = 1 << 12, .per_record = {}});
   REQUIRE_OK(d);
   return hash_to_hex(d.value());
 }

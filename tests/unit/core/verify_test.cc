@@ -92,7 +92,7 @@ TEST_SUITE("verify") {
           const std::string path = dir / "s";
           build(path, codec, shards, dense, 300);
           for (bool quick : {false, true}) {
-            auto r = verify_store(path, {.quick = quick, .lanes = std::make_shared<Lanes>(3)});
+            auto r = verify_store(path, {.quick = quick, .open = {.lanes = std::make_shared<Lanes>(3)}});
             REQUIRE_OK(r);
             INFO((r->problems.empty() ? std::string() : r->problems[0].message));
             CHECK(r->valid());
