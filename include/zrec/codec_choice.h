@@ -1,4 +1,4 @@
-// `--codec auto`: choosing a store's codec from its records (docs/format.md §6, "The
+// CreateOptions::codec_auto: choosing a store's codec from its records (docs/format.md §6, "The
 // pending choice"). A sample of the records is measured raw, as zstd frames, and, when
 // records are small, as zstd_dict frames against a dictionary trained from them
 // (zrec/dict.h); pick_codec() keeps the smallest only where it clearly pays.

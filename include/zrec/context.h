@@ -18,7 +18,7 @@ namespace zrec {
 
 // --- Cancelling ----------------------------------------------------------------------
 
-// What stops a blocking wait in the library (a read from a pipe, a --wait for a store's
+// What stops a blocking wait in the library (a read from a pipe, a LockWait for a store's
 // lock): a flag a signal handler sets, and a descriptor the handler makes readable.
 // Waits sleep in poll(2) on their descriptor and wake_fd together (the self-pipe
 // trick), so a signal that lands after the flag was checked, just before the wait
@@ -111,14 +111,14 @@ struct LockWait {
   // entered just after the flag was checked, so a cancellable wait polls: LOCK_NB
   // tries, between which it sleeps in poll(2) on the token's wake descriptor (a signal
   // wakes it at once). A cancelled wait fails within a fraction of a second. The
-  // operation that waits may have a Control of its own (a verify's); the CLI gives both
+  // operation that waits may have a Control of its own (a verify's); a caller may give both
   // the same token.
   Control control;
   // Empty: none. Asked only while a cancellable wait lasts (control.cancel set).
   LockWaitProbe probe;
   // When the wait gives up: once this time has passed, a lock still held fails with
-  // kBusy "store 'S' is still locked by another process after " + timeout_text (the CLI's
-  // --wait=SECONDS: the command's start plus SECONDS, "SECONDS s (--wait=SECONDS)").
+  // kBusy "store 'S' is still locked by another process after " + timeout_text (a caller
+  // that waits at most SECONDS sets the deadline to its start plus SECONDS, and says so here).
   // A wait with a deadline polls as a cancellable one does. nullopt: no deadline.
   std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
   std::string timeout_text = "its deadline";

@@ -46,18 +46,18 @@ std::vector<std::string> child_stores(const std::string& root, const RemoteOptio
 // The temporaries a writer of a root makes in it, which a kill can leave behind, by name,
 // sorted: ".NAME.zrec-tmp-XXXXXX" (stream NAME being created) and ".zrec-root.tmp-XXXXXX"
 // (the marker being written). The next writer of the root removes those no live process
-// holds; `zrec verify` reports them. Empty for a URL, or when `root` cannot be listed.
+// holds; a verify of the root may report them. Empty for a URL, or when `root` cannot be listed.
 std::vector<std::string> root_temporaries(const std::string& root);
 
 // --- roots: the marker of a dataset of named streams -----------------------------------
 // A root (docs/format.md §12, a zrec extension) is a dataset of named streams marked
-// with the file ROOT/zrec-root (DatasetWriter marks each root it writes, so `zrec
-// append-tar` does), which names the streams and the committed sample count. A writer publishes every
-// stream first and commits the root after (two phases, each atomic and durable), so
-// after a crash the streams hold at least the committed count, and records past it are
-// those of a run that never committed: the next writer cuts back to the count, which
-// the marker records exactly. A directory without the marker is not a root, and no
-// writer cuts anything in it.
+// with the file ROOT/zrec-root (DatasetWriter marks each root it writes), which names
+// the streams and the committed sample count. A writer publishes every stream first and
+// commits the root after (two phases, each atomic and durable), so after a crash the
+// streams hold at least the committed count, and records past it are those of a run
+// that never committed: the next writer cuts back to the count, which the marker
+// records exactly. A directory without the marker is not a root, and no writer cuts
+// anything in it.
 //
 // The marker is also the root's lock: a writer holds an exclusive flock on it (as a
 // store's writer does on meta.zr) before it locks, reads or changes any stream; the
@@ -102,7 +102,7 @@ inline constexpr const char* kStreamNameRule =
     "(jpg, seg.png), not starting with '-', with no word starting 'zrec-' or 'tmp-', and not ending in '.zr'";
 
 // The stream of a root that holds each sample's key, when the root keeps them
-// (append-tar --keys-stream), as WebDataset names a sample's key.
+// (a writer that stores each sample's key), as WebDataset names a sample's key.
 inline constexpr const char* kKeyStream = "__key__";
 
 // Empty when `name` may name a stream; otherwise why not, in a few words ("it is
@@ -165,8 +165,8 @@ class Dataset {
   // Every store in the root, listed or not, sorted (child_stores): for a URL, which
   // cannot be listed, the marker's streams.
   const std::vector<std::string>& stores() const { return stores_; }
-  // The stores the marker does not list (a stream being made that zrec adopt has not
-  // committed yet), sorted; empty for a URL or an unmarked directory.
+  // The stores the marker does not list (a stream being made that has not been adopted
+  // into the root yet), sorted; empty for a URL or an unmarked directory.
   std::vector<std::string> unadopted() const;
   // join_path(root(), name).
   std::string path_of(const std::string& name) const { return join_path(root_, name); }
@@ -287,7 +287,7 @@ class DatasetWriter {
 // What the data means (description, license, citation, class names, vocabularies), kept
 // beside it: ROOT/zrec-card.json for a root, STORE/zrec-card.json for a lone store
 // (docs/format.md §13; readers of the store, loaderx among them, ignore the file). The
-// library moves its bytes; the CLI (zrec card) knows their JSON.
+// library moves its bytes; it does not parse their JSON.
 
 inline constexpr const char* kCardFile = "zrec-card.json";
 // A card larger than this is refused (a vocabulary of a million tokens fits).

@@ -1,5 +1,5 @@
-// Training zstd dictionaries for zstd_dict stores (`zrec train-dict`, and `recompress`
-// / `concat --codec zstd_dict` without --dict). The trainer samples, deterministically
+// Training zstd dictionaries for zstd_dict stores (on its own, or for a copy into a
+// zstd_dict store given no dictionary). The trainer samples, deterministically
 // from a seed, the exact logical records a store holds or would hold (Ragged: with the
 // shape prefix), and runs zstd's fastCover builder (ZDICT) over a small fixed grid of
 // parameters, keeping the candidate that compresses held-out samples best.
@@ -42,7 +42,7 @@ struct DictTierPreset {
   uint64_t dict_bytes;    // dictionary capacity
   uint64_t sample_bytes;  // budget of sampled bytes
   uint64_t max_samples;   // records sampled at most
-  const char* summary;    // one line for --help and man pages
+  const char* summary;    // one line describing the tier
 };
 
 const DictTierPreset& dict_tier_preset(DictTier tier);
@@ -70,7 +70,7 @@ struct TrainOptions {
   uint64_t dict_bytes = 112640;                // dictionary capacity (ZDICT's default, 110 KiB)
   uint64_t sample_bytes = uint64_t{16} << 20;  // budget of sampled bytes
   uint64_t max_samples = 100000;               // records sampled at most
-  // Each sampled record contributes at most its first this-many bytes (as zstd --train
+  // Each sampled record contributes at most its first this-many bytes (as zstd's trainer
   // does with files): a dictionary helps the start of a frame; later bytes find their
   // matches in the record itself.
   uint64_t max_sample_bytes = uint64_t{128} << 10;
@@ -111,8 +111,8 @@ struct TrainReport {
 // that saves under 2% on held-out samples.
 Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report);
 
-// Writes a trained dictionary to the file `path` (what `zrec train-dict -o` and
-// `create --dict` use): into a temporary next to it ("NAME.tmp-XXXXXX", locked, synced)
+// Writes a trained dictionary to the file `path` (the file a dictionary is kept in
+// before a store is created with it): into a temporary next to it ("NAME.tmp-XXXXXX", locked, synced)
 // that is then renamed into place, so `path` is either untouched or whole. Temporaries a
 // killed writer left there are removed first, only when they provably are zrec's; one
 // left in place is said to `warn` (zrec/context.h). Errors: kIoError / kNotFound naming

@@ -1,4 +1,4 @@
-// `zrec digest`: a hash of a store's logical content, independent of codec, dictionary,
+// Digests: a hash of a store's logical content, independent of codec, dictionary,
 // level, shard count and physical order, so that recompress and concat can prove they
 // changed nothing. Built on SHA-256 (FIPS 180-4); recomputable from NumPy + hashlib.
 //
@@ -57,8 +57,8 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options = {})
 std::string hash_to_hex(const RecordHash& hash);
 
 // SHA-256 of the bytes of the file at `path` (a URL too), as sha256sum computes it, and
-// their count: a file's checksum for those who publish it (zrec card --croissant lists
-// every file of a dataset with one), not a digest of records.
+// their count: a file's checksum for those who publish it (a dataset's Croissant card lists
+// every file with one), not a digest of records.
 struct FileHash {
   RecordHash sha256{};
   uint64_t bytes = 0;

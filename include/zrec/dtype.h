@@ -45,7 +45,7 @@ struct DType {
   friend bool operator==(const DType&, const DType&) = default;
 };
 
-// Parses a dtype as a user might type it on the command line and returns its canonical
+// Parses a dtype as a user might type it and returns its canonical
 // form. Accepts:
 //   - canonical strings ("<i4", "|u1", ">f8", "<U8", "|S16", "<M8[ns]", "<m8[25s]");
 //   - native or omitted byte order ("=i4", "i4", "f8"), which become '<' on this

@@ -16,7 +16,7 @@ namespace zrec {
 // The files of a store directory (§1).
 inline constexpr const char* kMetaFile = "meta.zr";
 inline constexpr const char* kDictFile = "dict.zr";
-// Beside an empty store created with `--codec auto`: its codec is still to be chosen by
+// Beside an empty store created with CreateOptions::codec_auto: its codec is still to be chosen by
 // the first append (§6, "The pending choice"). Readers ignore it (§1).
 inline constexpr const char* kCodecAutoFile = "zrec-codec-auto";
 inline constexpr const char* kCodecAutoText = "zrec-codec-auto 1\n";
@@ -47,7 +47,7 @@ enum class Codec : uint8_t {
   kZstdDict = 2,  // one zstd frame per record against dict.zr, level 15
 };
 
-// CLI/loaderx spelling: "raw", "zstd", "zstd_dict".
+// The spelling of docs/format.md and loaderx: "raw", "zstd", "zstd_dict".
 const char* to_string(Codec codec);
 
 // Accepts "raw", "zstd", "zstd_dict" and the upstream alias "zstdict".

@@ -1,4 +1,4 @@
-// Joining stores by placement: the parallel join behind `zrec concat` (docs/scale-out.md).
+// Joining stores by placement: the parallel join of several stores (docs/scale-out.md).
 //
 // Parts with the same schema, codec, dictionary, checksum setting and shard count S join
 // without touching any record: record i of DEST lies in shard i % S, so a part whose
@@ -10,7 +10,7 @@
 // different processes on different machines, and a part placed twice lands the same
 // bytes twice.
 //
-// One process (zrec concat):
+// One process:
 //   ZREC_RETURN_IF_ERROR(zrec::join_stores({a.get(), b.get()}, "all/", {}, &stats));
 // A scheduler, in separate processes that share a file system:
 //   zrec::plan_join({"p0/", "p1/"}, "all/", "all.plan", {});   // once

@@ -1,7 +1,7 @@
 // The executor: a pool of worker lanes running status-returning parallel loops
 // (docs/format.md §9). A program makes one and hands it to every store, writer, verify
 // and dictionary trainer it runs (their options' `lanes`; a digest runs on its store's),
-// so a command that reads and writes at once still runs on the lanes it was given, not
+// so an operation that reads and writes at once still runs on the lanes it was given, not
 // one pool each.
 //
 //   auto lanes = std::make_shared<zrec::Lanes>(zrec::read_lane_budget());
@@ -57,10 +57,10 @@ class Lanes {
   bool stopping_ = false;         // guarded by mu_
 };
 
-// The lanes a command asks for by default (docs/format.md §9): reads run on
+// The lanes an operation asks for by default (docs/format.md §9): reads run on
 // max(physical cores, 3/4 of logical cores), writes on 3/4 of logical cores, at least
-// 1, counting only the CPUs of this process's affinity mask. `requested` > 0 (a user's
-// --threads) replaces both.
+// 1, counting only the CPUs of this process's affinity mask. `requested` > 0 (a caller's
+// requested lane count) replaces both.
 size_t read_lane_budget(size_t requested = 0);
 size_t write_lane_budget(size_t requested = 0);
 

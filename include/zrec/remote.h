@@ -1,6 +1,6 @@
 // Stores on web servers and object stores: a store or root given as an http:// or
 // https:// URL is read in place with HTTP range requests (docs/remote.md). Reading only:
-// every writer refuses a URL. Store::open, read_root_marker and the commands built on
+// every writer refuses a URL. Store::open, read_root_marker and the operations built on
 // them take such URLs wherever they take a local path.
 //
 // Each open takes its RemoteOptions (OpenOptions::remote, VerifyOptions::open.remote, the
@@ -37,7 +37,7 @@
 namespace zrec {
 
 // The lanes for reading the store or root at `path`, decided here once for the library
-// and its tools: `requested` (a user's --threads) when > 0; else, for a URL, 8 (its
+// and its tools: `requested` (a caller's requested lane count) when > 0; else, for a URL, 8 (its
 // lanes mostly wait on the network, so they are not bounded by the CPUs: 32 requests
 // in flight hide a round trip of 25 ms at over 1,000 requests a second); else
 // read_lane_budget() (zrec/lanes.h).
@@ -61,7 +61,7 @@ std::string redact_url(std::string_view url);
 // redact_url does; the rest unchanged. A URL ends at whitespace or a quote.
 std::string redact_urls_in(std::string_view text);
 
-// How s3:// URLs are read. Empty fields come from the environment, as the AWS CLI and
+// How s3:// URLs are read. Empty fields come from the environment, as AWS's own tools and
 // SDKs take them (docs/remote.md, "Buckets"): credentials from AWS_ACCESS_KEY_ID /
 // AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, else the profile (AWS_PROFILE, else
 // "default") in AWS_SHARED_CREDENTIALS_FILE (~/.aws/credentials) and AWS_CONFIG_FILE
@@ -70,8 +70,8 @@ std::string redact_urls_in(std::string_view text);
 // endpoint_url, else AWS's own (https://BUCKET.s3.REGION.amazonaws.com). A given
 // endpoint is addressed path-style (ENDPOINT/BUCKET/KEY), as S3-compatible servers are.
 struct S3Options {
-  std::string endpoint_url;  // --endpoint-url
-  bool no_sign = false;      // --no-sign-request (also AWS_NO_SIGN_REQUEST=true): anonymous, a public bucket
+  std::string endpoint_url;  // ENDPOINT, as https://HOST[:PORT]; empty: as above
+  bool no_sign = false;      // unsigned requests (also AWS_NO_SIGN_REQUEST=true): anonymous, a public bucket
 };
 
 // What remote reads cost: requests sent (retries included), response body bytes received,
@@ -84,7 +84,7 @@ struct RemoteStats {
 
 // The same counts as the reads happen (from any lane or read-ahead thread, so atomic).
 // A caller hands one to the reads it wants counted together (RemoteOptions::stats: one
-// command's, one job's); nothing is counted for the whole process.
+// operation's, one job's); nothing is counted for the whole process.
 struct RemoteCounters {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> bytes{0};

@@ -45,7 +45,7 @@ struct OpenOptions {
   std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this store
   LockWait wait = {};                      // block on a held lock instead of failing with kBusy
   // When a writer holds the lock (and not `wait`), open its last published state without
-  // the lock instead of failing (zrec info): the static page is read until two
+  // the lock instead of failing (for a caller that only inspects it): the static page is read until two
   // consecutive copies agree. Records published then stay readable; records the writer
   // publishes later are not seen. writer_active() tells which happened.
   bool snapshot_if_busy = false;
@@ -81,7 +81,7 @@ class Store {
   uint64_t length() const;
   const Schema& schema() const;
   Codec codec() const;
-  // Created with `--codec auto` and still empty: the first append chooses the codec
+  // Created with CreateOptions::codec_auto and still empty: the first append chooses the codec
   // (zrec/codec_choice.h); codec() is zstd until then.
   bool codec_pending() const;
   uint32_t data_shards() const;

@@ -37,7 +37,7 @@ struct CreateOptions {
   // 16-byte marker in the unused RecordLoc[0] slot past `length`, which readers ignore
   // (docs/format.md §7); once it holds records, writers read it from record 0's frame.
   bool checksum = false;
-  // `--codec auto`: the store's codec is chosen by the first append (raw, zstd or
+  // Set: the store's codec is chosen by the first append (raw, zstd or
   // zstd_dict, zrec/codec_choice.h), from the records of its first window. The empty
   // store is a zstd store (`codec` must be zstd, with no dictionary and no checksum)
   // beside the file zrec-codec-auto that says so (docs/format.md §6).
@@ -52,7 +52,7 @@ struct CreateOptions {
 // directory and renamed into place, so a failed create leaves nothing behind.
 Status create_store(const std::string& path, const CreateOptions& options);
 
-// Removes the store at `path` when it holds no record, for a command that created it
+// Removes the store at `path` when it holds no record, for a caller that created it
 // and then failed before publishing anything into it, so that it leaves nothing
 // behind. Takes the store's exclusive lock (kBusy when held), checks that `length` is
 // 0 and that the directory holds only the store's own files, then removes meta.zr
@@ -127,7 +127,7 @@ class StoreWriter {
 
   const Schema& schema() const;
   // The codec appended records are in: the store's, or, for a store created with
-  // `--codec auto`, the one its first window chose (published with it).
+  // CreateOptions::codec_auto, the one its first window chose (published with it).
   Codec codec() const;
   // The choice this writer's first window made for such a store (zrec/codec_choice.h),
   // or null: the store's codec was chosen before, or no record was appended yet.

@@ -1,5 +1,5 @@
-// Copying records between stores: the engine behind `zrec recompress` (one source) and
-// `zrec concat` (several). Records keep their order and their logical bytes; only the
+// Copying records between stores: recompressing one source, or joining
+// several into one. Records keep their order and their logical bytes; only the
 // codec, dictionary, level and shard count may change. When source and destination
 // share codec and dictionary, stored frames are copied verbatim (no decode, no encode).
 //
@@ -54,7 +54,7 @@ struct TransferOptions {
   // Copies only each source's first `max_records` records (a root's committed samples:
   // records past them belong to a run that never committed).
   uint64_t max_records = UINT64_MAX;
-  // IDs left out of the copy (recompress --exclude-from: a drop list of duplicates),
+  // IDs left out of the copy (for instance a drop list of duplicates),
   // ascending without repeats, counted in each source (build_root: in each part); the
   // records kept close up in order. Empty: none.
   std::vector<uint64_t> skip_ids;

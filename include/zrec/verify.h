@@ -46,8 +46,8 @@ namespace zrec {
 
 struct VerifyProblem;
 
-// Per-record SHA-256 digests of the logical records, in record ID order (as `zrec digest
-// --per-record` prints them), read as the payload pass reaches them: verify holds one
+// Per-record SHA-256 digests of the logical records, in record ID order (as a
+// digest's per_record callback receives them), read as the payload pass reaches them: verify holds one
 // table chunk's worth (2 MiB), never the whole list. The list may be shorter than the
 // store (the records past it are not compared) or longer (a "digest_count" problem).
 class RecordDigests {
@@ -118,7 +118,7 @@ struct VerifyProblem {
 };
 
 // What a report cannot vouch for (VerifyReport::blind_spot()): damage of a kind the
-// checks that ran could not see. Callers word it (the CLI's "not detectable:" line).
+// checks that ran could not see. Callers word it (docs/verify.md shows one wording).
 enum class VerifyBlindSpot {
   kNone,                 // every payload byte was covered (every frame carries a content
                          // checksum, or digests were compared for every record), the
@@ -139,7 +139,7 @@ struct VerifyReport {
   bool writer_active = false;  // checked the last published state while a writer appends
   uint64_t length = 0;
   Codec codec = Codec::kZstd;
-  // Created with `--codec auto` and still empty (Store::codec_pending; local stores only).
+  // Created with CreateOptions::codec_auto and still empty (Store::codec_pending; local stores only).
   bool codec_pending = false;
   uint32_t data_shards = 0;
   Schema schema;
