@@ -249,9 +249,10 @@ def digests(root):
 
 
 def kill_and_resume(d, name, args):
-    """`zrec ARGS[0] --checkpoint-every .. --resume-file .. ROOT ARGS[1:]` killed at 4
-    random instants of a whole run, each rerun to its end: every stream's digest equals
-    a clean run's, and some kill landed after a checkpoint."""
+    """`zrec ARGS[0] --checkpoint-every .. --resume-file .. ROOT ARGS[1:]` killed at 3
+    random instants of a whole run and once just after its first checkpoint, each rerun
+    to its end: every stream's digest equals a clean run's, and some kill landed after a
+    checkpoint."""
     def command(root, resume):
         return [args[0], "--checkpoint-every", "700", "--resume-file", os.path.join(d, resume), root] + args[1:]
     clean = make_root(d, name + "-clean")
@@ -265,7 +266,14 @@ def kill_and_resume(d, name, args):
         root = make_root(d, "%s-killed%d" % (name, trial))
         cmd = [ZREC] + command(root, "%s-resume%d" % (name, trial))
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.0, duration))
+        if trial < 3:
+            time.sleep(rng.uniform(0.0, duration))
+        else:
+            # Random instants alone missed every checkpoint in a loaded sanitizer run
+            # (three of them fall in the first 28% of the clean run's time, which a
+            # slower start can eat): the last kill waits for the root's first commit.
+            while p.poll() is None and committed(root) == "length 0":
+                time.sleep(0.005)
         p.send_signal(signal.SIGKILL)
         p.wait()
         killed += p.returncode == -signal.SIGKILL
