@@ -77,6 +77,16 @@ def run_script(script, kill_after=None):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
     p.wait()
+    # Waiting for bash is not waiting for its zrec: until every process of the group is
+    # gone, the store's lock may still be held, and the next run would fail "locked by
+    # another process" (it did once, under load).
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.01)
     return p.returncode, ""
 
 
