@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -19,6 +20,9 @@ constexpr uint64_t kMinReadRoom = uint64_t{1} << 20;
 // Mapped pages are given back in steps this large, not after every batch (a release
 // is a system call that also flushes the other thread's view of the pages).
 constexpr uint64_t kReleaseBytes = uint64_t{8} << 20;
+// A mapped file is searched for a delimiter at most this far before the search asks
+// whether the file shrank.
+constexpr uint64_t kScanStepBytes = uint64_t{1} << 20;
 
 class DelimitedReader {
  public:
@@ -58,6 +62,19 @@ class DelimitedReader {
                             " bytes, the most a record holds");
   }
 
+  // The next delimiter in [from, end) of `map`, or null. Searched a step at a time, so
+  // that once the file shrank (the rest reads as zeros, each page a fault) the search
+  // stops within a step instead of faulting through the rest of the mapping.
+  const uint8_t* find_delimiter(const MappedFile& map, const uint8_t* from, const uint8_t* end) const {
+    for (;;) {
+      const auto step = static_cast<size_t>(std::min<uint64_t>(end - from, kScanStepBytes));
+      const void* hit = std::memchr(from, how_.delimiter, step);
+      if (hit != nullptr) return static_cast<const uint8_t*>(hit);
+      from += step;
+      if (from == end || map.shrank()) return nullptr;
+    }
+  }
+
   // The complete records of a regular file, cut from its mapping in batches the size
   // of the session's windows and appended behind (the next batch is cut while the one
   // before is written). Leaves `in` at the first byte not consumed: an unterminated
@@ -89,7 +106,7 @@ class DelimitedReader {
       uint64_t n = 0;
       bool more = true;
       while (n < room && static_cast<uint64_t>(pos - batch_start) < batch_bytes) {
-        const auto* hit = static_cast<const uint8_t*>(std::memchr(pos, how_.delimiter, end - pos));
+        const uint8_t* hit = find_delimiter(*map, pos, end);
         if (hit == nullptr) {
           more = false;
           break;
