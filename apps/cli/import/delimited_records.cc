@@ -96,6 +96,7 @@ class DelimitedReader {
       refs[k].resize(batch_records);
       dims[k].resize(batch_records);
     }
+    const uint8_t* released = pos;  // the pages before it were let go
     Status status;
     for (int cur = 0;; cur ^= 1) {
       const uint8_t* const batch_start = pos;
@@ -128,7 +129,10 @@ class DelimitedReader {
       // Waits for the batch before, so everything before batch_start is written.
       status = s_.append_behind(std::span<const RecordRef>(refs[cur].data(), n));
       if (!status.is_ok() || !more) break;
-      if (static_cast<uint64_t>(batch_start - map->bytes().data()) >= kReleaseBytes) map->release_before(batch_start);
+      if (static_cast<uint64_t>(batch_start - released) >= kReleaseBytes) {
+        map->release_before(batch_start);
+        released = batch_start;
+      }
     }
     // The batch in flight reads the mapping: it ends first.
     const Status written = s_.wait_appended();
