@@ -74,6 +74,14 @@ wait_build() {  # wait_build NAME LOG: the background build's end; its log on fa
   fi
   echo "figure: $1 finished $((SECONDS - start)) s after the tests beside it" >&2
 }
+# The library without libcurl's headers (-DZREC_REMOTE=OFF, docs/architecture.md) must
+# keep building: io/curl_api.h stops the compile if a file beyond the three that use
+# libcurl includes it.
+echo "== Library build with ZREC_REMOTE=OFF" >&2
+scripts/build.sh build-noremote --target zrec_core -DZREC_REMOTE=OFF -DZREC_BUILD_CLI=OFF -DZREC_BUILD_TESTS=OFF \
+  -DZREC_WERROR=ON
+phase_done "library build with ZREC_REMOTE=OFF"
+
 sanitized=1
 [ "${ZREC_SKIP_SANITIZERS:-0}" != 1 ] || sanitized=0
 # One clang tree for the sanitized tests and the fuzzers alike (scripts/build.sh

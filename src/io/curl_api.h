@@ -6,6 +6,10 @@
 // constants are libcurl's own, from its headers.
 #pragma once
 
+#ifdef ZREC_REMOTE_OFF
+#error "a build with ZREC_REMOTE=OFF has no libcurl: only the files of ZREC_CURL_SOURCES (CMakeLists.txt) use it"
+#endif
+
 #include <atomic>
 
 #include <curl/curl.h>

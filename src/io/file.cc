@@ -11,8 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "io/remote_file.h"
-
 namespace zrec::io {
 
 Status errno_status(int err, const std::string& action, const std::string& path) {
@@ -25,7 +23,6 @@ File& File::operator=(File&& other) noexcept {
     close();
     fd_ = other.fd_;
     path_ = std::move(other.path_);
-    remote_ = std::move(other.remote_);
     other.fd_ = -1;
   }
   return *this;
@@ -40,16 +37,7 @@ Result<File> File::open(const std::string& path, int flags, int mode) {
   return File(fd, path);
 }
 
-Result<File> File::open_url(const std::string& url, uint64_t prefetch, const RemoteOptions& options) {
-  ZREC_ASSIGN_OR_RETURN(auto remote, RemoteFile::open(url, prefetch, options));
-  File f;
-  f.path_ = remote->shown();
-  f.remote_ = std::move(remote);
-  return f;
-}
-
 Status File::pread_exact(void* dst, size_t n, uint64_t offset) const {
-  if (remote_) return remote_->read(dst, n, offset);
   auto* p = static_cast<uint8_t*>(dst);
   while (n > 0) {
     ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
@@ -117,7 +105,6 @@ Status File::write_all(const void* src, size_t n) const {
 }
 
 Result<uint64_t> File::size() const {
-  if (remote_) return remote_->size();
   struct stat st;
   if (::fstat(fd_, &st) != 0) return errno_status(errno, "cannot stat", path_);
   return static_cast<uint64_t>(st.st_size);
@@ -153,7 +140,6 @@ void File::close() {
   // fsynced before they matter, so close's own report adds nothing.
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  remote_.reset();
 }
 
 Status sync_directory(const std::string& dir) {

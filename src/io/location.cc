@@ -22,21 +22,31 @@ Location Location::child(const std::string& name) const {
   return Location(path_ + "/" + name, remote_);
 }
 
-Result<File> Location::open_for_reading(uint64_t prefetch, const RemoteOptions& remote) const {
-  if (remote_) return File::open_url(path_, prefetch, remote);
-  return File::open(path_, O_RDONLY);
+Result<std::unique_ptr<const Readable>> Location::open_for_reading(uint64_t prefetch,
+                                                                   const RemoteOptions& remote) const {
+  if (remote_) return RemoteFile::open(path_, prefetch, remote);
+  ZREC_ASSIGN_OR_RETURN(File f, File::open(path_, O_RDONLY));
+  return std::unique_ptr<const Readable>(new File(std::move(f)));
 }
 
-Result<std::optional<File>> Location::open_regular(int flags, uint64_t prefetch, const RemoteOptions& remote,
-                                                   const std::function<Status(const std::string&)>& not_regular,
-                                                   struct stat* st) const {
+Result<std::unique_ptr<const Readable>> Location::open_if_present(
+    uint64_t prefetch, const RemoteOptions& remote,
+    const std::function<Status(const std::string&)>& not_regular) const {
   if (remote_) {
-    if ((flags & O_ACCMODE) != O_RDONLY) return local_path("files").status();
-    auto f = File::open_url(path_, prefetch, remote);
-    if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::optional<File>();
+    auto f = RemoteFile::open(path_, prefetch, remote);
+    if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::unique_ptr<const Readable>();
     if (!f.is_ok()) return f.status();
-    return std::optional<File>(std::move(f).value());
+    return std::unique_ptr<const Readable>(std::move(f).value());
   }
+  ZREC_ASSIGN_OR_RETURN(std::optional<File> f, open_local_regular(O_RDONLY, not_regular));
+  if (!f) return std::unique_ptr<const Readable>();
+  return std::unique_ptr<const Readable>(new File(std::move(*f)));
+}
+
+Result<std::optional<File>> Location::open_local_regular(int flags,
+                                                         const std::function<Status(const std::string&)>& not_regular,
+                                                         struct stat* st) const {
+  ZREC_RETURN_IF_ERROR(local_path("files").status());
   const int fd = retry_eintr([&] { return ::open(path_.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); });
   if (fd < 0) {
     if (errno == ENOENT) return std::optional<File>();
@@ -49,6 +59,11 @@ Result<std::optional<File>> Location::open_regular(int flags, uint64_t prefetch,
   if (::fstat(fd, st) != 0) return errno_status(errno, "cannot stat", path_);
   if (!S_ISREG(st->st_mode)) return not_regular(path_);
   return std::optional<File>(std::move(f));
+}
+
+Result<std::unique_ptr<const Readable>> open_for_reading(const std::string& path_or_url, uint64_t prefetch,
+                                                         const RemoteOptions& remote) {
+  return Location(path_or_url).open_for_reading(prefetch, remote);
 }
 
 std::vector<std::string> Location::entry_names() const {

@@ -6,7 +6,7 @@
 //
 // Example:
 //   const io::Location root(path);
-//   ZREC_ASSIGN_OR_RETURN(auto marker, root.child("zrec-root").open_regular(O_RDONLY, 1 << 20, remote, refuse));
+//   ZREC_ASSIGN_OR_RETURN(auto marker, root.child("zrec-root").open_if_present(1 << 20, remote, refuse));
 //   for (const auto& name : root.entry_names()) ...;  // a URL lists nothing
 #pragma once
 
@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,16 +41,22 @@ class Location {
   // or query; an s3:// key and a path are joined as they are.
   Location child(const std::string& name) const;
 
-  // This file, for reading: a URL with its first `prefetch` bytes fetched by the
-  // request that pins its size and validator (io::File::open_url).
-  Result<File> open_for_reading(uint64_t prefetch, const RemoteOptions& remote) const;
+  // This file, for reading: a local File, or a URL's RemoteFile with its first
+  // `prefetch` bytes fetched by the request that pins its size and validator.
+  Result<std::unique_ptr<const Readable>> open_for_reading(uint64_t prefetch, const RemoteOptions& remote) const;
 
-  // This file, or nullopt when there is none: a local one opened with `flags`, never
-  // through a link nor blocking on a FIFO, and refused with not_regular(path) unless it
-  // is a regular file (st gets its stat); a URL read-only, as open_for_reading.
-  Result<std::optional<File>> open_regular(int flags, uint64_t prefetch, const RemoteOptions& remote,
-                                           const std::function<Status(const std::string&)>& not_regular,
-                                           struct stat* st = nullptr) const;
+  // This file for reading, or null when there is none (a URL: 404 or 410): a local one
+  // is never opened through a link nor blocks on a FIFO, and is refused with
+  // not_regular(path) unless it is a regular file; a URL as open_for_reading.
+  Result<std::unique_ptr<const Readable>> open_if_present(
+      uint64_t prefetch, const RemoteOptions& remote,
+      const std::function<Status(const std::string&)>& not_regular) const;
+
+  // This local file opened with `flags` as open_if_present opens one, or nullopt when
+  // there is none; `st` gets its stat. A URL is refused (local_path).
+  Result<std::optional<File>> open_local_regular(int flags,
+                                                 const std::function<Status(const std::string&)>& not_regular,
+                                                 struct stat* st = nullptr) const;
 
   // The names in this directory but "." and ".." (unsorted); none when it cannot be
   // read. A URL lists nothing: web servers and buckets are never listed (a remote

@@ -30,79 +30,7 @@ void count(const RemoteOptions& options, std::atomic<uint64_t> RemoteCounters::*
   if (options.stats) (options.stats.get()->*field).fetch_add(1, std::memory_order_relaxed);
 }
 
-bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
-  return true;
-}
-
 }  // namespace
-
-size_t read_lane_count(std::string_view path, size_t requested) {
-  // A remote store's requests in flight: enough to hide a round trip behind the others.
-  // Performance note: 8 took 2.0 s for 500 random 10 KiB records through a link of 25 ms
-  // a round trip (458 requests: 57 round trips one after another); 32 take 0.7 s, close
-  // to the 15 round trips the requests need, and a lane waiting costs a thread's stack,
-  // not a CPU (scripts/bench_remote.py, "latency" row).
-  constexpr size_t kRemoteLanes = 32;
-  if (requested > 0 || !io::Location(std::string(path)).remote()) return read_lane_budget(requested);
-  return kRemoteLanes;
-}
-
-namespace io {
-bool is_http_url(std::string_view text) {
-  return starts_with_nocase(text, "http://") || starts_with_nocase(text, "https://");
-}
-}  // namespace io
-
-bool is_url(std::string_view path) { return io::is_http_url(path) || is_s3_url(path); }
-
-bool is_s3_url(std::string_view path) { return starts_with_nocase(path, "s3://"); }
-
-std::string redact_url(std::string_view url) {
-  const size_t scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const size_t host_start = scheme_end + 3;
-  size_t path_start = url.find_first_of("/?#", host_start);
-  if (path_start == std::string_view::npos) path_start = url.size();
-  std::string_view authority = url.substr(host_start, path_start - host_start);
-  if (const size_t at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
-  std::string_view rest = url.substr(path_start);
-  std::string out = std::string(url.substr(0, host_start)) + std::string(authority);
-  const size_t query = rest.find_first_of("?#");
-  // Path parameters (";jsessionid=...") may carry a session as a query does.
-  const std::string_view path = rest.substr(0, query);
-  for (size_t at = 0; at < path.size();) {
-    const size_t semi = path.find(';', at);
-    if (semi == std::string_view::npos) {
-      out += path.substr(at);
-      break;
-    }
-    out += path.substr(at, semi - at);
-    out += ";\xE2\x80\xA6";  // ";…"
-    at = std::min(path.size(), path.find('/', semi));
-  }
-  if (query != std::string_view::npos && rest[query] == '?') out += "?\xE2\x80\xA6";  // "?…"
-  return out;
-}
-
-std::string redact_urls_in(std::string_view text) {
-  std::string out;
-  size_t at = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const std::string_view tail = text.substr(i);
-    if (!starts_with_nocase(tail, "http://") && !starts_with_nocase(tail, "https://")) continue;
-    size_t end = tail.find_first_of(" \t\r\n'\"`");
-    if (end == std::string_view::npos) end = tail.size();
-    out += text.substr(at, i - at);
-    out += redact_url(tail.substr(0, end));
-    i += end;
-    at = i;
-  }
-  out += text.substr(std::min(at, text.size()));
-  return out;
-}
 
 }  // namespace zrec
 
@@ -172,18 +100,9 @@ bool parse_content_range(std::string_view v, ContentRange& out) {
   return number(range.substr(0, dash), out.first) && number(range.substr(dash + 1), out.last) && out.first <= out.last;
 }
 
-constexpr const char* kAccessDenied =
-    " (access denied: a private bucket needs a presigned URL, or credentials in the URL)";
-
 // Bytes of a body that is not kept (an error page, a redirect) read before the
 // transfer is stopped: enough for any status page's own words, never an endless one.
 constexpr uint64_t kMaxDroppedBody = 4 << 10;
-
-// A bucket's AccessDenied: to whoever may not list the bucket, S3 answers it for a key
-// that does not exist as well.
-constexpr const char* kS3AccessDenied =
-    " (access denied: the credentials may not read this object, or it does not exist and they may not list the "
-    "bucket)";
 
 bool strong_etag(const std::string& etag) { return !etag.empty() && !etag.starts_with("W/"); }
 
@@ -479,7 +398,7 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
 // One request, following up to options.max_redirects redirects. An https URL is never
 // redirected to http: its bytes (and the credentials it carries) would travel in clear.
 Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions& options, Request& r) {
-  const bool secure = starts_with_nocase(url, "https://");
+  const bool secure = is_https_url(url);
   std::string at = url;
   for (int hops = 0;; ++hops) {
     std::string location;
@@ -491,7 +410,7 @@ Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions&
     if (!is_http_url(location))
       return {Outcome::kFail, io_error("HTTP " + r.status_text + " redirects to '" + redact_url(location) +
                                        "', which is not an http:// or https:// URL")};
-    if (secure && !starts_with_nocase(location, "https://"))
+    if (secure && !is_https_url(location))
       return {Outcome::kFail, io_error("HTTP " + r.status_text + " redirects from https to '" + redact_url(location) +
                                        "': refused, an https URL is read over https only")};
     at = std::move(location);
@@ -511,8 +430,8 @@ RemoteFile::RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head, Remo
       options_(std::move(options)),
       head_(std::move(head)) {}
 
-Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& url, uint64_t prefetch,
-                                                           const RemoteOptions& options) {
+Result<std::unique_ptr<const Readable>> RemoteFile::open(const std::string& url, uint64_t prefetch,
+                                                         const RemoteOptions& options) {
   ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
   const std::string shown = redact_url(url);
   for (int attempt = 1;; ++attempt) {
@@ -536,7 +455,7 @@ Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& ur
       if (!parse_content_range(r.content_range, cr) || cr.total != 0)
         return io_error("cannot open '" + shown + "': HTTP " + r.status_text + " to a request for its first bytes");
       pin.size = 0;
-      return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), {}, options));
+      return std::unique_ptr<const Readable>(new RemoteFile(url, std::move(pin), {}, options));
     }
     if (r.status == 200) {
       pin.size = r.body.size();
@@ -549,11 +468,11 @@ Result<std::shared_ptr<const RemoteFile>> RemoteFile::open(const std::string& ur
         return io_error("cannot open '" + shown + "': the response ended early" + tries_note(attempt));
       }
     }
-    return std::shared_ptr<const RemoteFile>(new RemoteFile(url, std::move(pin), std::move(r.body), options));
+    return std::unique_ptr<const Readable>(new RemoteFile(url, std::move(pin), std::move(r.body), options));
   }
 }
 
-Status RemoteFile::read(void* dst, size_t n, uint64_t offset) const {
+Status RemoteFile::pread_exact(void* dst, size_t n, uint64_t offset) const {
   auto* out = static_cast<uint8_t*>(dst);
   if (offset > size_ || n > size_ - offset)
     return io_error("cannot read '" + shown_ + "': unexpected end of file at byte " + std::to_string(offset));
@@ -642,28 +561,6 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
                                        std::to_string(offset + n - 1) + "): " + o.status.message() + tries_note(tries));
   }
   return Status::ok();
-}
-
-std::string percent_encode(std::string_view bytes, bool keep_slashes) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '-' || b == '.' ||
-        b == '_' || b == '~' || (keep_slashes && b == '/')) {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[b >> 4];
-      out += kHex[b & 15];
-    }
-  }
-  return out;
-}
-
-bool access_denied(const Status& status) {
-  return status.code() == StatusCode::kIoError && (status.message().find(kAccessDenied) != std::string::npos ||
-                                                   status.message().find(kS3AccessDenied) != std::string::npos);
 }
 
 }  // namespace zrec::io

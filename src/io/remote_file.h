@@ -1,6 +1,6 @@
 // One file of a remote store, read by HTTP range requests (zrec/remote.h,
-// docs/remote.md). io::File holds one when it was opened by URL, so the reader reads a
-// remote store through the same pread_exact as a local one.
+// docs/remote.md): the remote kind of io::Readable, so the reader reads a remote store
+// through the same pread_exact as a local one.
 #pragma once
 
 #include <cstdint>
@@ -15,15 +15,17 @@
 #include "zrec/remote.h"
 #include "zrec/status.h"
 
+#include "zrec_support/file.h"
+
 namespace zrec::io {
 
-class RemoteFile {
+class RemoteFile final : public Readable {
  public:
   // GETs the first `prefetch` bytes of `url` (at least one), which pins the file's size
   // and validator; the bytes are kept for later reads (a store's static page, a data
   // file's first frame header). kNotFound for 404 and 410.
-  static Result<std::shared_ptr<const RemoteFile>> open(const std::string& url, uint64_t prefetch,
-                                                        const RemoteOptions& options);
+  static Result<std::unique_ptr<const Readable>> open(const std::string& url, uint64_t prefetch,
+                                                      const RemoteOptions& options);
 
   // Reads exactly n bytes at offset, with as many requests as it takes (retries resume
   // after the bytes received). Thread-safe: each request takes a connection of the
@@ -37,10 +39,10 @@ class RemoteFile {
   // read fetches exactly its bytes, so a random gather transfers no more than it asks
   // (scan reads a remote store's records in ranges of its own, Store::scan). At most
   // 2 MiB per thread and file.
-  Status read(void* dst, size_t n, uint64_t offset) const;
+  Status pread_exact(void* dst, size_t n, uint64_t offset) const override;
 
-  uint64_t size() const { return size_; }
-  const std::string& shown() const { return shown_; }  // redact_url(url)
+  Result<uint64_t> size() const override { return size_; }
+  const std::string& path() const override { return shown_; }  // redact_url(url)
 
   struct Pin {
     std::string etag;           // as the server sent it, W/ included
@@ -76,6 +78,17 @@ std::string percent_encode(std::string_view bytes, bool keep_slashes);
 // Whether `text` starts with http:// or https:// (any case): a web server's URL, where
 // is_url (zrec/remote.h) takes s3:// too.
 bool is_http_url(std::string_view text);
+// Whether `text` starts with https:// (any case).
+bool is_https_url(std::string_view text);
+
+// The words a RemoteFile's 401 or 403 failure ends with (access_denied looks for them):
+// for a web server, and for a bucket, which answers AccessDenied for a key that does not
+// exist as well to whoever may not list it.
+inline constexpr const char* kAccessDenied =
+    " (access denied: a private bucket needs a presigned URL, or credentials in the URL)";
+inline constexpr const char* kS3AccessDenied =
+    " (access denied: the credentials may not read this object, or it does not exist and they may not list the "
+    "bucket)";
 
 // Whether a RemoteFile error is the server's 401 or 403: a bucket answers 403, not
 // 404, for a missing object to whoever may not list it, so a probe for a file that may

@@ -29,7 +29,7 @@ Status too_large(const std::string& path, uint64_t size) {
                           std::to_string(kMaxCardBytes) + " a card may hold");
 }
 
-Result<std::string> read_whole(const io::File& f, const std::string& path) {
+Result<std::string> read_whole(const io::Readable& f, const std::string& path) {
   ZREC_ASSIGN_OR_RETURN(const uint64_t size, f.size());
   if (size > kMaxCardBytes) return too_large(path, size);
   std::string bytes(size, '\0');
@@ -94,7 +94,7 @@ Result<std::optional<std::string>> read_card(const std::string& path, const Remo
   const auto not_regular = [](const std::string& at) {
     return invalid_argument("card '" + at + "' is not a regular file");
   };
-  ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, card.open_regular(O_RDONLY, uint64_t{1} << 20, remote, not_regular));
+  ZREC_ASSIGN_OR_RETURN(const auto f, card.open_if_present(uint64_t{1} << 20, remote, not_regular));
   if (!f) return std::optional<std::string>();
   ZREC_ASSIGN_OR_RETURN(std::string bytes, read_whole(*f, card.shown()));
   return std::optional<std::string>(std::move(bytes));

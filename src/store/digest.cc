@@ -9,7 +9,8 @@
 namespace zrec {
 
 namespace {
-constexpr uint64_t kIdChunk = 65536;
+// IDs digested per step: their RecordLocs (16 bytes each) stay bounded.
+constexpr uint64_t kDigestIdChunk = 65536;
 }  // namespace
 
 std::string digest_header(const Schema& schema, uint64_t length) {
@@ -37,8 +38,8 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
   progress.total_records = n;
   std::vector<uint64_t> ids;
   std::vector<RecordHash> hashes;
-  for (uint64_t first = 0; first < n; first += kIdChunk) {
-    const uint64_t count = std::min(kIdChunk, n - first);
+  for (uint64_t first = 0; first < n; first += kDigestIdChunk) {
+    const uint64_t count = std::min(kDigestIdChunk, n - first);
     ids.resize(count);
     if (options.id_at) {
       for (uint64_t k = 0; k < count; ++k) ids[k] = options.id_at(first + k);

@@ -40,7 +40,7 @@ namespace zrec {
 namespace {
 
 // IDs whose RecordLocs are read, shifted and written at once: 1 MiB of table.
-constexpr uint64_t kIdChunk = 65536;
+constexpr uint64_t kJoinIdChunk = 65536;
 // Records checked per read_stored call, by stored bytes (as frame copy's window).
 constexpr uint64_t kCheckWindow = uint64_t{8} << 20;
 // A data file's run is copied in pieces of this many bytes once they are checked, while
@@ -203,9 +203,9 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
   std::vector<RecordLoc> locs;
   std::vector<uint8_t> table;
   JoinStats running = *stats;  // for progress()
-  for (uint64_t first = 0; first < part.length(); first += kIdChunk) {
+  for (uint64_t first = 0; first < part.length(); first += kJoinIdChunk) {
     ZREC_RETURN_IF_ERROR(options.control.check());
-    const uint64_t count = std::min(kIdChunk, part.length() - first);
+    const uint64_t count = std::min(kJoinIdChunk, part.length() - first);
     ids.resize(count);
     std::iota(ids.begin(), ids.end(), first);
     locs.resize(count);

@@ -168,19 +168,15 @@ Result<RootState> decode_root_marker(const std::string& bytes, const std::string
 
 namespace {
 
-// The marker of `root`, opened with `flags` (never through a link, never blocking: a FIFO
-// named zrec-root would wait for a writer forever) and, when local, stat'ed into `st`;
-// nullopt when there is none. Anything but a regular file is refused. A remote one
-// comes whole (1 MiB cap) with its first request.
-Result<std::optional<io::File>> open_marker(const std::string& root, int flags, const RemoteOptions& remote,
-                                            struct stat* st = nullptr) {
-  return io::Location(root)
-      .child(kRootMarkerFile)
-      .open_regular(flags, kMaxRootMarkerBytes + 1, remote, not_a_regular_file, st);
+// The marker of `root` for reading (never through a link, never blocking: a FIFO named
+// zrec-root would wait for a writer forever), or null when there is none. Anything but
+// a regular file is refused. A remote one comes whole (1 MiB cap) with its first request.
+Result<std::unique_ptr<const io::Readable>> open_marker(const std::string& root, const RemoteOptions& remote) {
+  return io::Location(root).child(kRootMarkerFile).open_if_present(kMaxRootMarkerBytes + 1, remote, not_a_regular_file);
 }
 
 // The state in the marker `f` (at `path`) of `size` bytes, which must be at most 1 MiB.
-Result<RootState> read_marker_state(const io::File& f, off_t size, const std::string& path) {
+Result<RootState> read_marker_state(const io::Readable& f, off_t size, const std::string& path) {
   if (static_cast<uint64_t>(size) > kMaxRootMarkerBytes)
     return Status(StatusCode::kMalformed, "malformed root marker '" + path + "': it is larger than 1 MiB");
   std::string bytes(static_cast<size_t>(size), '\0');
@@ -191,7 +187,7 @@ Result<RootState> read_marker_state(const io::File& f, off_t size, const std::st
 }  // namespace
 
 Result<std::optional<RootState>> read_root_marker(const std::string& root, const RemoteOptions& remote) {
-  ZREC_ASSIGN_OR_RETURN(std::optional<io::File> f, open_marker(root, O_RDONLY, remote));
+  ZREC_ASSIGN_OR_RETURN(const auto f, open_marker(root, remote));
   if (!f) return std::optional<RootState>();
   ZREC_ASSIGN_OR_RETURN(const uint64_t size, f->size());
   ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, static_cast<off_t>(size), f->path()));
@@ -274,7 +270,8 @@ Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, co
   const std::string path = marker_path(root);
   for (int tries = 0; tries < kMaxReopens; ++tries) {
     struct stat held;
-    ZREC_ASSIGN_OR_RETURN(std::optional<io::File> opened, open_marker(root, O_RDWR, {}, &held));
+    ZREC_ASSIGN_OR_RETURN(std::optional<io::File> opened,
+                          io::Location(path).open_local_regular(O_RDWR, not_a_regular_file, &held));
     if (!opened) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
     io::File f = std::move(*opened);
     ZREC_RETURN_IF_ERROR(lock_marker(f, wait, root));

@@ -109,8 +109,8 @@ struct Store::Impl {
       scratch.emplace_back();
       residency.emplace_back();
     }
-    maps.resize(files.data.size());
-    if (map_records)
+    maps.resize(files.page.data_shards);
+    if (map_records)  // files.data: a remote store has no mappings
       for (size_t s = 0; s < files.data.size(); ++s) maps[s] = io::MappedFile::map(files.data[s], files.page.tails[s]);
     const uint64_t length = files.page.length;
     if (length > 0 && length <= kLocCacheMaxBytes / format::kRecordLocSize) {
@@ -124,7 +124,7 @@ struct Store::Impl {
   Status read_record(size_t lane, uint64_t id, const RecordLoc& loc, uint8_t* dst) {
     ZREC_RETURN_IF_ERROR(store::check_record_loc(files, files.page.tails.data(), id, loc));
     const uint32_t shard = static_cast<uint32_t>(id % files.page.data_shards);
-    const io::File& data = files.data[shard];
+    const io::Readable& data = files.data_file(shard);
     // check_record_loc bounded offset + phys_length by the tail, the mapping's length.
     const uint8_t* src = nullptr;
     if (maps_allowed && maps[shard].data() != nullptr) {
@@ -266,7 +266,7 @@ struct Store::Impl {
     const uint32_t shard = static_cast<uint32_t>(ids[ks.front()] % files.page.data_shards);
     if (ks.size() == 1 && files.page.codec == Codec::kRaw) {  // one raw record: straight into its slot
       const size_t k = ks.front();
-      ZREC_RETURN_IF_ERROR(files.data[shard].pread_exact(dst(k), locs[k].logic_length, locs[k].offset));
+      ZREC_RETURN_IF_ERROR(files.data_file(shard).pread_exact(dst(k), locs[k].logic_length, locs[k].offset));
       return decode_record(lane, ids[k], locs[k], dst(k), dst(k));
     }
     const uint64_t start = locs[ks.front()].offset;
@@ -274,7 +274,7 @@ struct Store::Impl {
     for (const size_t k : ks) stop = std::max(stop, locs[k].offset + locs[k].phys_length);
     auto& buf = scratch[lane];
     if (buf.size() < stop - start) buf.resize(stop - start);
-    ZREC_RETURN_IF_ERROR(files.data[shard].pread_exact(buf.data(), stop - start, start));
+    ZREC_RETURN_IF_ERROR(files.data_file(shard).pread_exact(buf.data(), stop - start, start));
     for (const size_t k : ks)
       ZREC_RETURN_IF_ERROR(decode_record(lane, ids[k], locs[k], buf.data() + (locs[k].offset - start), dst(k)));
     return Status::ok();
@@ -303,8 +303,8 @@ struct Store::Impl {
       if (seen == 0 && state.compare_exchange_strong(seen, 1, std::memory_order_acquire)) {
         const uint64_t first = piece * kLocPieceEntries;
         const uint64_t count = std::min(kLocPieceEntries, files.page.length - first);
-        Status s = files.meta.pread_exact(&loc_table[first * format::kRecordLocSize], count * format::kRecordLocSize,
-                                          format::record_loc_offset(first));
+        Status s = files.meta_file().pread_exact(&loc_table[first * format::kRecordLocSize],
+                                                 count * format::kRecordLocSize, format::record_loc_offset(first));
         state.store(s.is_ok() ? 2 : 0, std::memory_order_release);
         ZREC_RETURN_IF_ERROR(s);
         seen = 2;
@@ -312,7 +312,7 @@ struct Store::Impl {
       if (seen == 2) return format::decode_record_loc(&loc_table[id * format::kRecordLocSize]);
     }
     uint8_t buf[format::kRecordLocSize];
-    ZREC_RETURN_IF_ERROR(files.meta.pread_exact(buf, sizeof buf, format::record_loc_offset(id)));
+    ZREC_RETURN_IF_ERROR(files.meta_file().pread_exact(buf, sizeof buf, format::record_loc_offset(id)));
     return format::decode_record_loc(buf);
   }
 
@@ -390,7 +390,7 @@ struct Store::Impl {
   Status decode_locs(std::span<const uint64_t> ids, std::span<const uint32_t> group, uint64_t first, uint64_t count,
                      uint8_t* table, RecordLoc* out) const {
     ZREC_RETURN_IF_ERROR(
-        files.meta.pread_exact(table, count * format::kRecordLocSize, format::record_loc_offset(first)));
+        files.meta_file().pread_exact(table, count * format::kRecordLocSize, format::record_loc_offset(first)));
     for (uint32_t k : group) {
       out[k] = format::decode_record_loc(&table[(ids[k] - first) * format::kRecordLocSize]);
       ZREC_RETURN_IF_ERROR(store::check_record_loc(files, files.page.tails.data(), ids[k], out[k]));
@@ -420,7 +420,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOp
                                                             options.snapshot_if_busy, options.remote));
   // A remote store's lanes mostly wait on the network: the number of lanes is the number
   // of requests in flight, whatever the CPUs (zrec/remote.h).
-  const bool remote = !files.url.empty();
+  const bool remote = files.is_remote();
   auto lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(read_lane_count(path));
   auto impl = std::make_unique<Impl>(std::move(files), std::move(lanes), options.map_records && !remote);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
@@ -444,12 +444,12 @@ bool Store::writer_active() const { return impl_->files.writer_active; }
 
 std::vector<std::pair<std::string, uint64_t>> Store::file_sizes() const {
   std::vector<std::pair<std::string, uint64_t>> out;
-  auto add = [&](const std::string& name, const io::File& f) {
+  auto add = [&](const std::string& name, const io::Readable& f) {
     auto size = f.size();
     out.emplace_back(name, size.is_ok() ? size.value() : 0);
   };
-  add(format::kMetaFile, impl_->files.meta);
-  for (uint32_t s = 0; s < data_shards(); ++s) add(format::data_file_name(s), impl_->files.data[s]);
+  add(format::kMetaFile, impl_->files.meta_file());
+  for (uint32_t s = 0; s < data_shards(); ++s) add(format::data_file_name(s), impl_->files.data_file(s));
   if (impl_->files.dictionary) out.emplace_back(format::kDictFile, impl_->files.dictionary->bytes().size());
   return out;
 }
@@ -460,7 +460,8 @@ Status Store::read_locs(uint64_t first, uint64_t count, RecordLoc* out) const {
     return invalid_argument("records " + std::to_string(first) + ".." + std::to_string(first + count) +
                             " are out of range for a store of " + std::to_string(length()) + " records");
   std::vector<uint8_t> bytes(count * format::kRecordLocSize);
-  ZREC_RETURN_IF_ERROR(impl_->files.meta.pread_exact(bytes.data(), bytes.size(), format::record_loc_offset(first)));
+  ZREC_RETURN_IF_ERROR(
+      impl_->files.meta_file().pread_exact(bytes.data(), bytes.size(), format::record_loc_offset(first)));
   for (uint64_t k = 0; k < count; ++k) {
     out[k] = format::decode_record_loc(&bytes[k * format::kRecordLocSize]);
     ZREC_RETURN_IF_ERROR(store::check_record_loc(impl_->files, impl_->files.page.tails.data(), first + k, out[k]));
@@ -477,7 +478,7 @@ Status Store::read_locs(std::span<const uint64_t> ids, RecordLoc* out) const {
   };
   // From the in-memory table this is a few loads per id: waking lanes would cost more.
   // A remote store's pieces are requests: those go out on the lanes, several at once.
-  if (m.loc_table && m.files.url.empty()) {
+  if (m.loc_table && !m.files.is_remote()) {
     for (size_t k = 0; k < ids.size(); ++k) ZREC_RETURN_IF_ERROR(one(k));
     return Status::ok();
   }
@@ -566,8 +567,8 @@ Status Store::scan(std::span<const uint64_t> ids, uint64_t window_bytes,
         ZREC_RETURN_IF_ERROR(m.read_scattered_locs(chunk_ids, locs.data()));
       }
       // Scattered IDs are read by ID within each window (scan_windows.h, begin_chunk).
-      windows.begin_chunk(chunk_ids, locs, chunk, !consecutive && m.files.url.empty());
-      if (!m.files.url.empty()) {
+      windows.begin_chunk(chunk_ids, locs, chunk, !consecutive && !m.files.is_remote());
+      if (m.files.is_remote()) {
         // Copies of repeated records held at once: at most one window's budget more.
         repeats.begin_chunk(chunk_ids, locs, std::max<uint64_t>(1, window_bytes / 2));
         windows.set_plan([&](size_t begin, size_t end, std::vector<size_t>& order, std::vector<size_t>& bounds) {
@@ -629,15 +630,15 @@ bool Store::checks_need_no_bytes() const {
   return impl_->files.page.codec == Codec::kRaw && impl_->files.schema.is_dense();
 }
 
-int Store::data_fd(uint32_t shard) const { return impl_->files.data[shard].fd(); }
+int Store::data_fd(uint32_t shard) const { return impl_->files.is_remote() ? -1 : impl_->files.data[shard].fd(); }
 Status Store::read_data(uint32_t shard, uint64_t offset, uint64_t n, uint8_t* dst) const {
   if (shard >= data_shards() || offset > tail(shard) || n > tail(shard) - offset)
     return invalid_argument("bytes " + std::to_string(offset) + "+" + std::to_string(n) + " are not within data " +
                             "shard " + std::to_string(shard) + " of store '" + path() + "'");
-  return impl_->files.data[shard].pread_exact(dst, n, offset);
+  return impl_->files.data_file(shard).pread_exact(dst, n, offset);
 }
 
-bool Store::is_remote() const { return !impl_->files.url.empty(); }
+bool Store::is_remote() const { return impl_->files.is_remote(); }
 
 Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, std::vector<uint8_t>& buffer,
                           std::vector<uint64_t>& offsets, bool read_bytes) {
@@ -703,7 +704,7 @@ Status Store::read_stored(std::span<const uint64_t> ids, const RecordLoc* locs, 
   const uint64_t prefix = ragged ? m.files.schema.shape_prefix_bytes() : 0;
   return m.pool->run(runs.size(), [&](size_t lane, size_t ri) -> Status {
     const Run& r = runs[ri];
-    ZREC_RETURN_IF_ERROR(m.files.data[r.shard].pread_exact(buffer.data() + r.pos, r.bytes, r.offset));
+    ZREC_RETURN_IF_ERROR(m.files.data_file(r.shard).pread_exact(buffer.data() + r.pos, r.bytes, r.offset));
     auto& head = m.scratch[lane];  // the Ragged shape prefix of the record checked
     if (head.size() < prefix) head.resize(prefix);
     for (size_t i = r.first; i < r.first + r.count; ++i) {

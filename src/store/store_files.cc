@@ -53,7 +53,7 @@ Result<io::File> open_store_file(const std::string& store, const std::string& na
   return file;
 }
 
-Result<std::vector<uint8_t>> read_whole(const io::File& f) {
+Result<std::vector<uint8_t>> read_whole(const io::Readable& f) {
   ZREC_ASSIGN_OR_RETURN(uint64_t size, f.size());
   // dict.zr is loaded whole; cap it so a hostile file can't make us allocate wildly.
   if (size > (uint64_t{1} << 30)) return malformed("dict.zr is larger than 1 GiB");
@@ -65,16 +65,16 @@ Result<std::vector<uint8_t>> read_whole(const io::File& f) {
 // Reads the static page; for a store a writer holds, until two consecutive reads agree
 // (a pread racing the writer's pwrite of the page could see a mix of two states).
 Status read_page(StoreFiles& s, format::PageBytes& page_bytes) {
-  ZREC_RETURN_IF_ERROR(s.meta.pread_exact(page_bytes.data(), page_bytes.size(), 0));
+  ZREC_RETURN_IF_ERROR(s.meta_file().pread_exact(page_bytes.data(), page_bytes.size(), 0));
   if (!s.writer_active) return Status::ok();
   constexpr int kTries = 20;
   format::PageBytes again;
   for (int attempt = 0; attempt < kTries; ++attempt) {
-    ZREC_RETURN_IF_ERROR(s.meta.pread_exact(again.data(), again.size(), 0));
+    ZREC_RETURN_IF_ERROR(s.meta_file().pread_exact(again.data(), again.size(), 0));
     if (again == page_bytes) return Status::ok();
     page_bytes = again;
     ::usleep(5000);
-    ZREC_RETURN_IF_ERROR(s.meta.pread_exact(page_bytes.data(), page_bytes.size(), 0));
+    ZREC_RETURN_IF_ERROR(s.meta_file().pread_exact(page_bytes.data(), page_bytes.size(), 0));
   }
   return Status(StatusCode::kBusy, "store '" + s.path + "' is being written and its static page kept changing (" +
                                        std::to_string(kTries) + " tries); try again");
@@ -85,7 +85,7 @@ Result<StoreFiles> check_store_files(StoreFiles s, io::LockMode mode);
 // The files of a store given by URL (zrec/remote.h): fetched by ranges, never locked (a
 // web server has no locks; each file's pinned validator stands in for the lock: a
 // store republished while it is read fails the next read instead of mixing versions).
-// Returns the same StoreFiles as a local open, its Files remote.
+// Returns StoreFiles whose files are remote_files.
 Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions& remote) {
   StoreFiles s;
   s.path = redact_url(url);
@@ -94,13 +94,13 @@ Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions
   // The static page and the first 256 RecordLocs, the first request of every command.
   constexpr uint64_t kMetaPrefetch = format::kPageSize + 256 * format::kRecordLocSize;
   const auto started = std::chrono::steady_clock::now();
-  auto meta = io::File::open_url(join_path(url, format::kMetaFile), kMetaPrefetch, remote);
+  auto meta = io::Location(url).child(format::kMetaFile).open_for_reading(kMetaPrefetch, remote);
   s.open_micros = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
   if (!meta.is_ok() && meta.status().code() == StatusCode::kNotFound)
     return not_found("'" + s.path + "' is not a zrecord store (no meta.zr: " + meta.status().message() + ")");
   if (!meta.is_ok()) return meta.status();
-  s.meta = std::move(meta).value();
+  s.remote_files.push_back(std::move(meta).value());
   return s;
 }
 
@@ -141,10 +141,12 @@ namespace {
 // The most data files of a remote store opened at once.
 constexpr size_t kRemoteOpeners = 16;
 
-// Opens a store file of `s` (local or remote); remote files fetch `prefetch` bytes first.
-Result<io::File> open_member(const StoreFiles& s, const std::string& name, int flags, uint64_t prefetch) {
-  if (!s.url.empty()) return io::File::open_url(join_path(s.url, name), prefetch, s.remote);
-  return open_store_file(s.path, name, flags);
+// Opens a store file of `s` for reading; a remote one fetches `prefetch` bytes first.
+Result<std::unique_ptr<const io::Readable>> open_member(const StoreFiles& s, const std::string& name,
+                                                        uint64_t prefetch) {
+  if (s.is_remote()) return io::Location(s.url).child(name).open_for_reading(prefetch, s.remote);
+  ZREC_ASSIGN_OR_RETURN(io::File f, open_store_file(s.path, name, O_RDONLY));
+  return std::unique_ptr<const io::Readable>(new io::File(std::move(f)));
 }
 
 // The checks of load_store_files once meta.zr is open (and locked): the page, the
@@ -152,7 +154,7 @@ Result<io::File> open_member(const StoreFiles& s, const std::string& name, int f
 Result<StoreFiles> check_store_files(StoreFiles s, io::LockMode mode) {
   const std::string& path = s.path;
   const int flags = mode == io::LockMode::kExclusive ? O_RDWR : O_RDONLY;
-  ZREC_ASSIGN_OR_RETURN(uint64_t meta_size, s.meta.size());
+  ZREC_ASSIGN_OR_RETURN(uint64_t meta_size, s.meta_file().size());
   if (meta_size < format::kPageSize)
     return malformed_store(
         path, "meta.zr is " + std::to_string(meta_size) + " bytes, shorter than the 4096-byte static page");
@@ -175,44 +177,52 @@ Result<StoreFiles> check_store_files(StoreFiles s, io::LockMode mode) {
   // A remote store's data files are opened all at once: each open is a request (a round
   // trip), and a link of 25 ms made the 4 opens of a default store a tenth of a second
   // before the first record could be asked for.
-  std::vector<std::optional<Result<io::File>>> opened(s.page.data_shards);
-  if (!s.url.empty() && s.page.data_shards > 1) {
+  std::vector<std::optional<Result<std::unique_ptr<const io::Readable>>>> opened(s.page.data_shards);
+  if (s.is_remote() && s.page.data_shards > 1) {
     Lanes openers(std::min<size_t>(s.page.data_shards, kRemoteOpeners));
     (void)openers.run(s.page.data_shards, [&](size_t, size_t shard) {
-      opened[shard] = open_member(s, format::data_file_name(static_cast<uint32_t>(shard)), flags, 64);
+      opened[shard] = open_member(s, format::data_file_name(static_cast<uint32_t>(shard)), 64);
       return Status::ok();
     });
   }
   for (uint32_t shard = 0; shard < s.page.data_shards; ++shard) {
     const std::string name = format::data_file_name(shard);
-    // Remote: its first 64 bytes come with the open, record 0's frame header (read_checksum_setting).
-    auto f = opened[shard] ? std::move(*opened[shard]) : open_member(s, name, flags, 64);
-    if (!f.is_ok()) {
-      if (f.status().code() == StatusCode::kNotFound) return malformed_store(path, name + " is missing");
-      return f.status();
+    Status missing = Status::ok();
+    if (s.is_remote()) {
+      // Its first 64 bytes come with the open, record 0's frame header (read_checksum_setting).
+      auto f = opened[shard] ? std::move(*opened[shard]) : open_member(s, name, 64);
+      if (f.is_ok()) s.remote_files.push_back(std::move(f).value());
+      missing = f.status();
+    } else {
+      auto f = open_store_file(path, name, flags);
+      if (f.is_ok()) s.data.push_back(std::move(f).value());
+      missing = f.status();
     }
-    ZREC_ASSIGN_OR_RETURN(uint64_t size, f->size());
+    if (!missing.is_ok()) {
+      if (missing.code() == StatusCode::kNotFound) return malformed_store(path, name + " is missing");
+      return missing;
+    }
+    ZREC_ASSIGN_OR_RETURN(uint64_t size, s.data_file(shard).size());
     if (size < s.page.tails[shard])
       return malformed_store(path, name + " is " + std::to_string(size) + " bytes, shorter than its tail " +
                                        std::to_string(s.page.tails[shard]));
-    s.data.push_back(std::move(f).value());
   }
 
   // A remote store's dict.zr is asked for only when the codec needs it (then it comes
   // whole with its first request; it is loaded whole, 1 GiB cap below): a bucket
   // answers 403, not 404, for a missing object to whoever may not list it, and a
   // request would be spent on every open.
-  if (!s.url.empty() && s.page.codec != Codec::kZstdDict) return s;
-  if (s.url.empty()) {
+  if (s.is_remote() && s.page.codec != Codec::kZstdDict) return s;
+  if (!s.is_remote()) {
     struct stat st;
     s.codec_file = ::lstat(join_path(path, kCodecAutoFile).c_str(), &st) == 0 && S_ISREG(st.st_mode);
   }
-  auto dict = open_member(s, format::kDictFile, O_RDONLY, uint64_t{1} << 30);
+  auto dict = open_member(s, format::kDictFile, uint64_t{1} << 30);
   const bool has_dict = dict.is_ok();
   if (!has_dict && dict.status().code() != StatusCode::kNotFound) return dict.status();
   if (s.page.codec == Codec::kZstdDict) {
     if (!has_dict) return malformed_store(path, "codec is zstd_dict but dict.zr is missing");
-    ZREC_ASSIGN_OR_RETURN(auto bytes, read_whole(dict.value()));
+    ZREC_ASSIGN_OR_RETURN(auto bytes, read_whole(*dict.value()));
     auto d = codec::Dictionary::load(std::move(bytes));
     if (!d.is_ok()) return malformed_store(path, d.status().message());
     s.dictionary = std::move(d).value();
@@ -230,7 +240,7 @@ ChecksumSetting read_checksum_setting(const StoreFiles& files) {
   ChecksumSetting out;
   if (files.page.codec == Codec::kRaw) return out;
   uint8_t slot[format::kRecordLocSize];
-  if (!files.meta.pread_exact(slot, sizeof slot, format::kTableOffset).is_ok()) return out;
+  if (!files.meta_file().pread_exact(slot, sizeof slot, format::kTableOffset).is_ok()) return out;
   if (files.page.length == 0) {
     out.marker = std::memcmp(slot, format::kChecksumMarker, sizeof slot) == 0;
     out.checksum = out.marker;
@@ -240,7 +250,7 @@ ChecksumSetting read_checksum_setting(const StoreFiles& files) {
   if (record_loc_rule(files, files.page.tails.data(), 0, loc)) return out;
   uint8_t header[18];  // ZSTD_FRAMEHEADERSIZE_MAX
   const size_t n = std::min<size_t>(sizeof header, loc.phys_length);
-  if (!files.data[0].pread_exact(header, n, loc.offset).is_ok()) return out;
+  if (!files.data_file(0).pread_exact(header, n, loc.offset).is_ok()) return out;
   out.checksum = codec::frame_has_checksum(header, n).value_or(false);
   return out;
 }

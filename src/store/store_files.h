@@ -21,12 +21,17 @@
 namespace zrec::store {
 
 struct StoreFiles {
-  std::string path;            // as given by the user, for messages (a URL: redact_url's)
-  std::string url;             // remote stores (zrec/remote.h): the URL the files are fetched from
-  RemoteOptions remote;        // ... and how
-  uint64_t open_micros = 0;    // remote: how long meta.zr's open took (a connection and two requests)
-  io::File meta;               // holds the lifetime lock
-  std::vector<io::File> data;  // data_0.zr .. data_{S-1}.zr
+  std::string path;          // as given by the user, for messages (a URL: redact_url's)
+  std::string url;           // remote stores (zrec/remote.h): the URL the files are fetched from
+  RemoteOptions remote;      // ... and how
+  uint64_t open_micros = 0;  // remote: how long meta.zr's open took (a connection and two requests)
+  // Readers read through meta_file() and data_file(), which both kinds of store have;
+  // writing, locking and mapping go through `meta` and `data`, which a local store alone
+  // has (writers refuse URLs).
+  io::File meta;               // local: holds the lifetime lock
+  std::vector<io::File> data;  // local: data_0.zr .. data_{S-1}.zr
+  // Remote: meta.zr, then data_0.zr .. data_{S-1}.zr, read by ranges; local: empty.
+  std::vector<std::unique_ptr<const io::Readable>> remote_files;
   format::StaticPage page;
   Schema schema;
   std::shared_ptr<codec::Dictionary> dictionary;  // zstd_dict only
@@ -39,6 +44,12 @@ struct StoreFiles {
   // Opened without the lock because a writer holds it (snapshot_if_busy): `page` is the
   // last state the writer published; later publications are not seen.
   bool writer_active = false;
+
+  const io::Readable& meta_file() const { return remote_files.empty() ? meta : *remote_files[0]; }
+  const io::Readable& data_file(uint32_t shard) const {
+    return remote_files.empty() ? static_cast<const io::Readable&>(data[shard]) : *remote_files[1 + shard];
+  }
+  bool is_remote() const { return !remote_files.empty(); }
 };
 
 // Opens the store read-only (kShared) or read-write (kExclusive), takes the lock,

@@ -71,7 +71,7 @@ class Verifier {
 
   Status read_locs(uint64_t first, uint64_t count, std::vector<RecordLoc>& locs, std::vector<uint8_t>& bytes) {
     bytes.resize(count * format::kRecordLocSize);
-    ZREC_RETURN_IF_ERROR(files_.meta.pread_exact(bytes.data(), bytes.size(), format::record_loc_offset(first)));
+    ZREC_RETURN_IF_ERROR(files_.meta_file().pread_exact(bytes.data(), bytes.size(), format::record_loc_offset(first)));
     locs.resize(count);
     for (uint64_t k = 0; k < count; ++k) locs[k] = format::decode_record_loc(&bytes[k * format::kRecordLocSize]);
     return Status::ok();

@@ -56,13 +56,13 @@ Status Verifier::finish_digests(bool compared) {
 
 void Verifier::leftover_notes() {
   for (uint32_t s = 0; s < shards_; ++s) {
-    auto size = files_.data[s].size();
+    auto size = files_.data_file(s).size();
     if (size.is_ok() && size.value() > files_.page.tails[s])
       rep_.notes.push_back(file_of(s) + ": " + std::to_string(size.value() - files_.page.tails[s]) +
                            " bytes past its tail (left by an interrupted append; readers ignore them and the "
                            "next append overwrites them)");
   }
-  auto meta_size = files_.meta.size();
+  auto meta_size = files_.meta_file().size();
   const uint64_t table_end = format::record_loc_offset(files_.page.length);
   if (meta_size.is_ok() && meta_size.value() > table_end) {
     const ChecksumSetting setting = read_checksum_setting(files_);
@@ -73,7 +73,7 @@ void Verifier::leftover_notes() {
                            " bytes past the record table (RecordLocs past length, left by an interrupted "
                            "append; readers ignore them)");
   }
-  if (!files_.url.empty()) return;  // a URL cannot be listed (zrec/remote.h)
+  if (files_.is_remote()) return;  // a URL cannot be listed (zrec/remote.h)
   DIR* dir = ::opendir(files_.path.c_str());
   if (dir == nullptr) return;
   std::vector<std::string> strangers;

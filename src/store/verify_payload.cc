@@ -23,7 +23,7 @@ Status Verifier::check_payload(Lane& lane, uint64_t id, const RecordLoc& loc, co
     lane.problems.push_back({rule, where(id, shard, loc.offset) + ": " + text, id, shard, loc.offset});
   };
   if (lane.stored.size() < loc.phys_length) lane.stored.resize(loc.phys_length);
-  ZREC_RETURN_IF_ERROR(files_.data[shard].pread_exact(lane.stored.data(), loc.phys_length, loc.offset));
+  ZREC_RETURN_IF_ERROR(files_.data_file(shard).pread_exact(lane.stored.data(), loc.phys_length, loc.offset));
   lane.stored_bytes += loc.phys_length;
   const uint8_t* record = lane.stored.data();
   if (!raw) {

@@ -33,9 +33,9 @@ std::string parent_of(const std::string& path) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
 }
 
-Result<io::File> open_source(const std::string& path, const GlobalOptions& global, size_t lanes = 1) {
-  if (is_url(path)) return io::File::open_url(path, lanes, global.remote);
-  return io::File::open(path, O_RDONLY);
+Result<std::unique_ptr<const io::Readable>> open_source(const std::string& path, const GlobalOptions& global,
+                                                        size_t lanes = 1) {
+  return io::open_for_reading(path, lanes, global.remote);
 }
 
 // rel -> size, the files a killed run wrote whole.
@@ -55,7 +55,8 @@ std::map<std::string, uint64_t> read_manifest(const std::string& temp) {
 // Copies [0, size) of `from` into the new file `to`, synced: 8 MiB pieces on the lanes at
 // once, so a remote source has as many ranges in flight as lanes (one connection each),
 // where one request at a time would wait out every round trip.
-Status copy_bytes(const io::File& from, uint64_t size, const std::string& to, Lanes& lanes, LocalCopyCounts& counts) {
+Status copy_bytes(const io::Readable& from, uint64_t size, const std::string& to, Lanes& lanes,
+                  LocalCopyCounts& counts) {
   ZREC_ASSIGN_OR_RETURN(const io::File out, io::File::open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644));
   constexpr uint64_t kPiece = 8 << 20;
   std::vector<std::vector<uint8_t>> buffers(lanes.count());
@@ -108,10 +109,10 @@ Status copy_to_local(const SyncSource& src, const std::string& dst, bool force, 
   std::vector<std::shared_ptr<std::string>> snapshots(src.files.size());
   for (size_t i = src.files.size(); i-- > 0;) {
     if (src.files[i].data) continue;
-    ZREC_ASSIGN_OR_RETURN(const io::File f, open_source(join_path(src.path, src.files[i].rel), global));
-    ZREC_ASSIGN_OR_RETURN(const uint64_t size, f.size());
+    ZREC_ASSIGN_OR_RETURN(const auto f, open_source(join_path(src.path, src.files[i].rel), global));
+    ZREC_ASSIGN_OR_RETURN(const uint64_t size, f->size());
     snapshots[i] = std::make_shared<std::string>(size, '\0');
-    ZREC_RETURN_IF_ERROR(f.pread_exact(snapshots[i]->data(), size, 0));
+    ZREC_RETURN_IF_ERROR(f->pread_exact(snapshots[i]->data(), size, 0));
   }
   const std::shared_ptr<Lanes> lanes = global.read_lanes(src.path);
   std::ofstream manifest(join_path(temp, kManifest), std::ios::app);
@@ -123,15 +124,15 @@ Status copy_to_local(const SyncSource& src, const std::string& dst, bool force, 
       ++counts.files;
       continue;
     }
-    ZREC_ASSIGN_OR_RETURN(const io::File from, open_source(join_path(src.path, file.rel), global, lanes->count()));
-    ZREC_ASSIGN_OR_RETURN(const uint64_t size, from.size());
+    ZREC_ASSIGN_OR_RETURN(const auto from, open_source(join_path(src.path, file.rel), global, lanes->count()));
+    ZREC_ASSIGN_OR_RETURN(const uint64_t size, from->size());
     struct stat have {};
     if (const auto it = done.find(file.rel); it != done.end() && it->second == size && ::stat(to.c_str(), &have) == 0 &&
                                              static_cast<uint64_t>(have.st_size) == size) {
       ++counts.skipped;
       continue;
     }
-    ZREC_RETURN_IF_ERROR(copy_bytes(from, size, to, *lanes, counts));
+    ZREC_RETURN_IF_ERROR(copy_bytes(*from, size, to, *lanes, counts));
     ++counts.files;
     manifest << size << ' ' << file.rel << '\n' << std::flush;
   }

@@ -42,12 +42,22 @@ auto retry_eintr(Call&& call) {
 bool make_temp_dir(std::string& tmpl);
 int make_temp_file(std::string& tmpl);
 
-class RemoteFile;
+// What a store's reader reads: bytes at offsets, a size, a name for messages. A local
+// File and a remote store's file (io::RemoteFile, read by HTTP range requests:
+// zrec/remote.h) are its two kinds, so a reader reads either without asking which it
+// has, and only a File, which always has a descriptor, can be written, locked or mapped.
+class Readable {
+ public:
+  virtual ~Readable() = default;
+  // Reads exactly n bytes at offset; a short file is kIoError "unexpected end of file".
+  virtual Status pread_exact(void* dst, size_t n, uint64_t offset) const = 0;
+  virtual Result<uint64_t> size() const = 0;
+  // The path, or the URL as messages show it (redact_url's).
+  virtual const std::string& path() const = 0;
+};
 
-// A local file, or (open_url) a file of a remote store read by HTTP range requests
-// (zrec/remote.h): pread_exact and size work on both; a remote File has no descriptor
-// (fd() is -1) and refuses every write.
-class File {
+// A local file: an owned descriptor (-1 only once closed or released).
+class File final : public Readable {
  public:
   File() = default;
   File(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
@@ -55,21 +65,16 @@ class File {
   File& operator=(File&& other) noexcept;
   File(const File&) = delete;
   File& operator=(const File&) = delete;
-  ~File() { close(); }
+  ~File() override { close(); }
 
   // open(2) with O_CLOEXEC added. `mode` applies with O_CREAT.
   static Result<File> open(const std::string& path, int flags, int mode = 0644);
-  // The file at `url`, its first `prefetch` bytes fetched (and kept) by the request
-  // that pins its size and validator. path() is the URL as messages show it.
-  static Result<File> open_url(const std::string& url, uint64_t prefetch, const RemoteOptions& options);
 
-  bool is_open() const { return fd_ >= 0 || remote_ != nullptr; }
-  bool is_remote() const { return remote_ != nullptr; }
+  bool is_open() const { return fd_ >= 0; }
   int fd() const { return fd_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const override { return path_; }
 
-  // Reads exactly n bytes at offset; a short file is kIoError "unexpected end of file".
-  Status pread_exact(void* dst, size_t n, uint64_t offset) const;
+  Status pread_exact(void* dst, size_t n, uint64_t offset) const override;
   // Writes all n bytes at offset, retrying short writes and EINTR.
   Status pwrite_all(const void* src, size_t n, uint64_t offset) const;
   // Writes the buffers of `iov` back to back starting at offset (pwritev, batched by
@@ -77,7 +82,7 @@ class File {
   Status pwritev_all(std::vector<struct iovec>& iov, uint64_t offset) const;
   // Writes all n bytes at the current position (for pipes and stdout).
   Status write_all(const void* src, size_t n) const;
-  Result<uint64_t> size() const;
+  Result<uint64_t> size() const override;
   Status truncate(uint64_t length) const;
   Status sync() const;
   // Starts writing n bytes at offset back to the disk without waiting for them
@@ -96,8 +101,13 @@ class File {
  private:
   int fd_ = -1;
   std::string path_;
-  std::shared_ptr<const RemoteFile> remote_;
 };
+
+// `path_or_url` for reading: a local File, or the remote file at a URL (zrec/remote.h)
+// whose first `prefetch` bytes come with the request that pins its size and validator.
+// The library tells the two apart (io::Location), not its callers.
+Result<std::unique_ptr<const Readable>> open_for_reading(const std::string& path_or_url, uint64_t prefetch,
+                                                         const RemoteOptions& remote);
 
 // fsync on a directory, so that creations and renames inside it are durable.
 Status sync_directory(const std::string& dir);
