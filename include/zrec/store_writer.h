@@ -83,6 +83,12 @@ struct RecordRef {
   const uint8_t* data = nullptr;
   uint64_t size = 0;
   const uint64_t* dims = nullptr;
+  // Ragged only, optional: the shape prefix as the store holds it (docs/format.md §5:
+  // the dims as little-endian u64) lies right before `data`, readable. A raw store then
+  // writes records laid out back to back as stored (a caller that packs them so, shard
+  // by shard: ID % data_shards()) from where they lie, one write per run, instead of
+  // copying each behind its prefix; a prefix that differs from `dims` is copied as usual.
+  bool prefixed = false;
 };
 
 // One record already in a store's codec (and dictionary), for copying stored frames

@@ -206,30 +206,67 @@ struct StoreWriter::Impl {
     return Status::ok();
   }
 
+  // Whether a record marked prefixed (RecordRef::prefixed) has its stored bytes in the
+  // caller's memory already: its shape prefix, as stored, right before its payload.
+  static bool stored_in_place(const RecordRef& r, uint64_t prefix) {
+    if (prefix == 8) {  // ndim 1: one load, not a call of memcmp per record
+      uint64_t stored;
+      std::memcpy(&stored, r.data - 8, 8);
+      return stored == r.dims[0];
+    }
+    return std::memcmp(r.data - prefix, r.dims, prefix) == 0;
+  }
+
   // Raw: the stored bytes are the logical records themselves. In one pass over the
   // chunk, small pieces (Ragged shape prefixes, records under io::kCopyBelowBytes) are
   // copied into the lane's scratch, where consecutive ones form one run, and larger
   // records are referenced where they lie; the chunk then goes out in one pwritev.
+  // Records stored in place (stored_in_place) are referenced whole, and one that starts
+  // where the buffer before it ends extends it: a chunk a caller packed as stored is
+  // one buffer, copied by the kernel alone.
   // Performance note: this is io::pack_small_iovecs fused into the loop that sets the
   // RecordLocs, without a gather list of two entries per record to build and walk again
   // (for ~100-byte lines the list was as large as the lines).
   Status write_raw_chunk(size_t lane, std::span<const RecordRef> records, const Chunk& c) {
     const uint32_t shards = files.page.data_shards;
     const uint64_t prefix = files.schema.is_dense() ? 0 : files.schema.shape_prefix_bytes();
-    // Bytes copied into scratch, so it is sized once and never moves under the iovecs.
-    uint64_t copied = 0;
-    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards)
-      copied += prefix + (records[k].size < io::kCopyBelowBytes ? records[k].size : 0);
+    // Bytes copied into scratch, so it is sized once and never moves under the iovecs,
+    // and the chunk's bytes, so its place is reserved before the RecordLocs are set.
+    uint64_t copied = 0, total = 0;
+    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
+      total += prefix + records[k].size;
+      if (!(prefix > 0 && records[k].prefixed))
+        copied += prefix + (records[k].size < io::kCopyBelowBytes ? records[k].size : 0);
+    }
+    const uint64_t base = reserve(c.shard, total);
     auto& out = scratch[lane];
     if (out.size() < copied) out.resize(copied);
     std::vector<iovec>& iov = iovs[lane];
     iov.clear();
-    uint64_t used = 0, run = 0, total = 0;  // scratch filled, start of its open run, chunk bytes
+    uint64_t used = 0, run = 0, at = base;  // scratch filled, start of its open run, next offset
     for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
       const RecordRef& r = records[k];
       const auto logic = static_cast<uint32_t>(prefix + r.size);
-      locs[k] = RecordLoc{total, logic, logic};
-      total += logic;
+      locs[k] = RecordLoc{at, logic, logic};
+      at += logic;
+      if (prefix > 0 && r.prefixed) {
+        if (used > run) iov.push_back({out.data() + run, used - run});
+        run = used;
+        const uint8_t* start = r.data - prefix;
+        if (stored_in_place(r, prefix)) {
+          if (!iov.empty() && static_cast<const uint8_t*>(iov.back().iov_base) + iov.back().iov_len == start) {
+            iov.back().iov_len += logic;
+          } else {
+            iov.push_back({const_cast<uint8_t*>(start), logic});
+          }
+          continue;
+        }
+        // A prefix that is not the stored one (never from a caller that means it): the
+        // dims go out from where they lie, then the payload.
+        iov.push_back({const_cast<uint64_t*>(r.dims), prefix});
+        iov.push_back({const_cast<uint8_t*>(r.data), r.size});
+        continue;
+      }
       if (prefix == 8) {  // ndim 1: a fixed-size copy the compiler inlines
         std::memcpy(out.data() + used, r.dims, 8);
       } else if (prefix > 0) {
@@ -246,8 +283,6 @@ struct StoreWriter::Impl {
       run = used;
     }
     if (used > run) iov.push_back({out.data() + run, used - run});
-    const uint64_t base = reserve(c.shard, total);
-    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) locs[k].offset += base;
     Status s = files.data[c.shard].pwritev_all(iov, base);
     if (out.size() > 4 * options.chunk_bytes) std::vector<uint8_t>().swap(out);
     return s;
