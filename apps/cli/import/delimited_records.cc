@@ -90,6 +90,14 @@ class DelimitedReader {
     return false;
   }
 
+  // admit()'s answer for the common record, a nonempty one of at most the limit with
+  // nothing left to skip, without building a Result per line; false: ask admit().
+  bool admitted_at_once(std::span<const uint8_t> record) {
+    if (record.empty() || record.size() > kMaxRagged1dPayloadBytes || s_.to_skip() > 0) return false;
+    ++number_;
+    return true;
+  }
+
   Status too_long() {
     ++number_;
     return invalid_argument(where() + " is longer than " + std::to_string(kMaxRagged1dPayloadBytes) +
@@ -152,12 +160,14 @@ class DelimitedReader {
         }
         const std::span<const uint8_t> record(pos, hit);
         pos = hit + 1;
-        Result<bool> keep = admit(record);
-        if (!keep.is_ok()) {
-          status = keep.status();
-          break;
+        if (!admitted_at_once(record)) {
+          Result<bool> keep = admit(record);
+          if (!keep.is_ok()) {
+            status = keep.status();
+            break;
+          }
+          if (!keep.value()) continue;
         }
-        if (!keep.value()) continue;
         dims[cur][n] = record.size();
         refs[cur][n] = RecordRef{record.data(), record.size(), &dims[cur][n]};
         ++n;
