@@ -8,7 +8,7 @@ namespace zrec::bench {
 Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& o) {
   auto say = [&](const std::string& what) { o.control.report({.phase = what.c_str()}); };
   const std::shared_ptr<Lanes> lanes = o.lanes ? o.lanes : std::make_shared<Lanes>(read_lane_budget());
-  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = lanes, .wait = o.wait}));
+  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {}, {.lanes = lanes, .wait = o.wait, .control = o.control}));
   if (store->length() == 0) return invalid_argument("store '" + path + "' holds no records to gather");
   StoreBenchResult r;
   r.path = path;
@@ -27,8 +27,8 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
 
   std::vector<std::unique_ptr<Measurement>> owned;
   owned.push_back(make_pread_limit(table, *lanes, r.batch, o.cold ? path : ""));
-  ZREC_ASSIGN_OR_RETURN(auto gather,
-                        make_store_gather(path, {.lanes = lanes, .wait = o.wait}, r.batch, table.max_logic, o.cold));
+  ZREC_ASSIGN_OR_RETURN(auto gather, make_store_gather(path, {.lanes = lanes, .wait = o.wait, .control = o.control},
+                                                       r.batch, table.max_logic, o.cold));
   owned.push_back(std::move(gather));
   const bool in_memory = r.payload_bytes <= o.memory_limit;
   if (in_memory) {

@@ -64,9 +64,8 @@ Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Co
   ZREC_RETURN_IF_ERROR(create_store(path, co));
   const auto t0 = Clock::now();
   WriterOptions wo;
-  wo.lanes = o.write_lanes;
   wo.sync = o.sync;
-  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo));
+  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo, Context{.lanes = o.write_lanes}));
   const uint64_t n = corpus.records();
   for (uint64_t first = 0; first < n;) {
     ZREC_RETURN_IF_ERROR(o.control.check());
@@ -139,7 +138,7 @@ Result<CodecResult> write_auto_store(const Corpus& corpus, const RunOptions& o, 
   say("writing the auto store");
   ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, Codec::kZstd, {}, o, true));
   {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.lanes = o.read_lanes}));
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {}, {.lanes = o.read_lanes}));
     cr.codec = store->codec();
     cr.dict_bytes = store->dict_bytes();
     if (cr.codec == Codec::kZstdDict) {
@@ -213,7 +212,7 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
   std::vector<StoredTable> tables;
   tables.reserve(built.size());
   for (CodecResult& cr : built) {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.lanes = o.read_lanes}));
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {}, {.lanes = o.read_lanes}));
     cr.disk_bytes = disk_bytes(*store);
     ZREC_ASSIGN_OR_RETURN(StoredTable t, load_stored_table(*store));
     cr.payload_bytes = t.payload_bytes;

@@ -70,12 +70,13 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   if (g.verbosity >= 0) std::fputs(environment_text(env, "the store's", a.cold).c_str(), stderr);
   bench::StoreBenchOptions o;
   o.batch = a.batch != 0 ? a.batch : 256;
-  o.lanes = g.lanes(Work::kRead);
-  o.wait = g.lock_wait();
+  const Context ctx = g.context(Work::kRead);
+  o.lanes = ctx.lanes;
+  o.wait = ctx.wait;
   set_measurement_options(o, a);
   // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
   InterruptScope interrupts;
-  o.control = {.cancel = interrupt_token(), .progress = log_phase};
+  o.control = {.cancel = ctx.control.cancel, .progress = log_phase};
   ZREC_ASSIGN_OR_RETURN(auto r, bench::bench_store(a.store, o));
   if (a.json) {
     JsonWriter j;
@@ -124,8 +125,9 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   o.batch = a.batch;
   // The benchmark reports reads and writes each under its own budget (docs/format.md
   // §9), so it is the one command that states two: an executor for each.
-  o.read_lanes = g.lanes(Work::kRead);
-  o.write_lanes = g.lanes(Work::kWrite);
+  const Context reading = g.context(Work::kRead), writing = g.context(Work::kWrite);
+  o.read_lanes = reading.lanes;
+  o.write_lanes = writing.lanes;
   o.dir = a.dir;
   o.keep = a.keep;
   o.sync = a.sync;
@@ -155,7 +157,7 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   // SIGINT/SIGTERM stop the run at the next batch or phase; its temporary stores are
   // removed on the way out, and zrec exits 130/143.
   InterruptScope interrupts;
-  o.control = {.cancel = interrupt_token(), .progress = log_phase};
+  o.control = {.cancel = reading.control.cancel, .progress = log_phase};
   for (bench::Workload w : workloads) {
     if (interrupted()) return cancelled("interrupted");
     const auto d = bench::defaults(w);

@@ -159,8 +159,9 @@ struct StoreBenchOptions {
   uint32_t rounds = 4;
   uint64_t seed = 1;
   uint64_t memory_limit = uint64_t{2} << 30;
-  // Cancel: stop before the next batch with kCancelled (a --wait for the lock ends too
-  // when `wait` carries the same token). Progress: each phase as it starts.
+  // Cancel: stop before the next batch with kCancelled (a --wait for the lock ends on it
+  // too: the store is opened in a Context of lanes, wait and this control). Progress:
+  // each phase as it starts.
   Control control = {};
 };
 struct StoreBenchResult {

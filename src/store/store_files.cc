@@ -106,12 +106,17 @@ Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions
 
 }  // namespace
 
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const LockWait& wait,
-                                    bool snapshot_if_busy, const RemoteOptions& remote) {
+RemoteOptions remote_of(const Context& ctx) {
+  RemoteOptions remote = ctx.remote;
+  if (ctx.control.cancel.flag != nullptr || ctx.control.cancel.wake_fd >= 0) remote.cancel = ctx.control.cancel;
+  return remote;
+}
+
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const Context& ctx) {
   const io::Location at(path);
   if (at.remote() && mode != io::LockMode::kShared) return at.local_path("stores").status();
   if (at.remote()) {
-    ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path, remote));
+    ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path, remote_of(ctx)));
     return check_store_files(std::move(s), io::LockMode::kShared);
   }
   StoreFiles s;
@@ -128,9 +133,9 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
     return meta.status();
   }
   s.meta = std::move(meta).value();
-  Status locked = io::lock_store(s.meta, mode, wait, path);
+  Status locked = io::lock_store(s.meta, mode, ctx.wait, ctx.control.cancel, path);
   if (!locked.is_ok()) {
-    if (!(snapshot_if_busy && locked.code() == StatusCode::kBusy && mode == io::LockMode::kShared)) return locked;
+    if (!(ctx.snapshot_if_busy && locked.code() == StatusCode::kBusy && mode == io::LockMode::kShared)) return locked;
     s.writer_active = true;
   }
   return check_store_files(std::move(s), mode);

@@ -45,14 +45,18 @@ struct StoreFiles {
 // and checks: meta.zr size, the page, the schema, the table size, every data file's
 // existence and size against its tail, dict.zr presence and validity.
 // Store files are opened with O_NOFOLLOW: a symlink inside a store is refused.
-// snapshot_if_busy (kShared without wait only): when a writer holds the lock, open
+// ctx.snapshot_if_busy (kShared without wait only): when a writer holds the lock, open
 // without it instead of failing. The writer only appends past the published state and
 // rewrites the page in place, so the page is read until two consecutive copies agree
 // (a few tries, a few ms apart; kBusy if it keeps changing) and everything it publishes
 // (table entries below its length, data below its tails) stays valid.
-// A URL (zrec/remote.h) is read with `remote`, kShared only, without a lock.
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const LockWait& wait,
-                                    bool snapshot_if_busy = false, const RemoteOptions& remote = {});
+// The lock is waited for as ctx.wait says, cancelled by ctx.control.cancel.
+// A URL (zrec/remote.h) is read with remote_of(ctx), kShared only, without a lock.
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const Context& ctx);
+
+// The settings an operation's remote reads use: ctx.remote, its transfers stopped by the
+// operation's cancel token (ctx.control.cancel) when one is set.
+RemoteOptions remote_of(const Context& ctx);
 
 // The store's zstd checksum setting (see CreateOptions::checksum): for a store with
 // records, whether record 0's frame carries a content checksum; for an empty store,

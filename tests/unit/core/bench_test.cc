@@ -37,7 +37,7 @@ void build(const std::string& path, const bench::Corpus& c, Codec codec, uint32_
   o.codec = codec;
   o.data_shards = shards;
   REQUIRE_OK(create_store(path, o));
-  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2)});
+  auto w = StoreWriter::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(w);
   REQUIRE_OK((*w)->append(c.refs(0, c.records())));
   REQUIRE_OK((*w)->close());
@@ -134,7 +134,7 @@ TEST_SUITE("bench") {
       CAPTURE(to_string(codec));
       const std::string path = dir / to_string(codec);
       build(path, c, codec);
-      auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+      auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
       REQUIRE_OK(store);
       std::vector<RecordLoc> table(700);
       REQUIRE_OK((*store)->read_locs(0, 700, table.data()));
@@ -164,7 +164,7 @@ TEST_SUITE("bench") {
       build(path, c, codec);
       for (bool mapped : {true, false}) {
         CAPTURE(mapped);
-        auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2), .map_records = mapped});
+        auto store = Store::open(path, {.map_records = mapped}, {.lanes = std::make_shared<Lanes>(2)});
         REQUIRE_OK(store);
         std::vector<RecordLoc> locs(ids.size());
         REQUIRE_OK((*store)->read_locs(ids, locs.data()));
@@ -183,7 +183,7 @@ TEST_SUITE("bench") {
     const auto c = generate(bench::Workload::kVision, 6, 5, 2);  // 147 KiB: over the 64 KiB bound
     const std::string path = dir / "raw";
     build(path, c, Codec::kRaw, 2);
-    auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+    auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(store);
     std::vector<uint64_t> ids = {5, 0, 3, 3};
     for (bool evict : {false, true, false}) {
@@ -206,7 +206,7 @@ TEST_SUITE("bench") {
     auto meta = test::read_file(path + "/meta.zr");
     format::store_le<uint32_t>(&meta[format::record_loc_offset(300) + 8], 0);
     test::write_file(path + "/meta.zr", meta);
-    auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+    auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(store);
     std::vector<uint8_t> dest(2 * 2048);
     std::vector<uint64_t> good = {299, 301};
