@@ -49,9 +49,11 @@ bench::StoreBenchOptions brief_store_bench() {
   o.batch = 4;
   o.seconds = 0.02;
   o.rounds = 1;
-  o.lanes = std::make_shared<Lanes>(2);
   return o;
 }
+
+// ... run on two lanes.
+Context two_lanes() { return {.lanes = std::make_shared<Lanes>(2)}; }
 
 }  // namespace
 
@@ -253,7 +255,7 @@ TEST_SUITE("bench") {
     const auto c = generate(bench::Workload::kVision, 10, 1, 2);
     build(dir / "s", c, Codec::kZstd);
     bench::StoreBenchOptions o = brief_store_bench();
-    auto r = bench::bench_store(dir / "s", o);
+    auto r = bench::bench_store(dir / "s", o, two_lanes());
     REQUIRE_OK(r);
     CHECK(r->records == 10);
     CHECK(r->logical_bytes == c.logical_bytes());
@@ -270,11 +272,12 @@ TEST_SUITE("bench") {
     bench::StoreBenchOptions o = brief_store_bench();
     std::vector<std::string> phases;
     std::atomic<int> stop{2};
-    o.control = {.cancel = {&stop, -1}, .progress = [&](const Progress& p) {
-                   CHECK(p.records == 0);
-                   phases.emplace_back(p.phase);
-                 }};
-    auto r = bench::bench_store(dir / "s", o);
+    Context ctx = two_lanes();
+    ctx.control = {.cancel = {&stop, -1}, .progress = [&](const Progress& p) {
+                     CHECK(p.records == 0);
+                     phases.emplace_back(p.phase);
+                   }};
+    auto r = bench::bench_store(dir / "s", o, ctx);
     CHECK(r.status().code() == StatusCode::kCancelled);
     CHECK(r.status().message() == "interrupted");
     CHECK(phases ==
