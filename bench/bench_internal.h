@@ -79,8 +79,8 @@ Result<std::vector<Throughput>> run_interleaved(std::span<Measurement* const> me
 // destination offsets, gather(ids, locs) (what a loader does). `max_logic` sizes the
 // reusable buffer (largest logic_length in the store). Cold: before each batch the
 // store is closed, its files evicted, and reopened (untimed).
-Result<std::unique_ptr<Measurement>> make_store_gather(const std::string& path, const OpenOptions& options,
-                                                       uint64_t batch, uint64_t max_logic, bool cold);
+Result<std::unique_ptr<Measurement>> make_store_gather(const std::string& path, const Context& ctx, uint64_t batch,
+                                                       uint64_t max_logic, bool cold);
 
 // The same stored ranges as Store::gather reads (from a table loaded up front), read
 // with plain preads by the same lanes, contiguous blocks, into one buffer.

@@ -5,10 +5,12 @@
 
 namespace zrec::bench {
 
-Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& o) {
-  auto say = [&](const std::string& what) { o.control.report({.phase = what.c_str()}); };
-  const std::shared_ptr<Lanes> lanes = o.lanes ? o.lanes : std::make_shared<Lanes>(read_lane_budget());
-  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {.lanes = lanes, .wait = o.wait}));
+Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& o, const Context& ctx_in) {
+  auto say = [&](const std::string& what) { ctx_in.control.report({.phase = what.c_str()}); };
+  Context ctx = ctx_in;
+  if (!ctx.lanes) ctx.lanes = std::make_shared<Lanes>(read_lane_budget());
+  const std::shared_ptr<Lanes> lanes = ctx.lanes;
+  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {}, ctx));
   if (store->length() == 0) return invalid_argument("store '" + path + "' holds no records to gather");
   StoreBenchResult r;
   r.path = path;
@@ -27,8 +29,7 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
 
   std::vector<std::unique_ptr<Measurement>> owned;
   owned.push_back(make_pread_limit(table, *lanes, r.batch, o.cold ? path : ""));
-  ZREC_ASSIGN_OR_RETURN(auto gather,
-                        make_store_gather(path, {.lanes = lanes, .wait = o.wait}, r.batch, table.max_logic, o.cold));
+  ZREC_ASSIGN_OR_RETURN(auto gather, make_store_gather(path, ctx, r.batch, table.max_logic, o.cold));
   owned.push_back(std::move(gather));
   const bool in_memory = r.payload_bytes <= o.memory_limit;
   if (in_memory) {
@@ -51,7 +52,7 @@ Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOp
   for (auto& m : owned) ms.push_back(m.get());
   say("gathering");
   ZREC_ASSIGN_OR_RETURN(auto results,
-                        run_interleaved(ms, {r.records, r.batch, o.seconds, o.rounds, o.seed, o.control}));
+                        run_interleaved(ms, {r.records, r.batch, o.seconds, o.rounds, o.seed, ctx.control}));
   r.pread_limit = results[0];
   r.gather = results[1];
   if (in_memory) r.mem_decode = results[2];

@@ -41,7 +41,6 @@ class CorpusRecords final : public RecordSource {
 Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, std::shared_ptr<Lanes> lanes) {
   CorpusRecords source(corpus);
   TrainOptions options = train_options(DictTier::kBalanced);
-  options.lanes = std::move(lanes);
   // A small corpus (a smoke run) gets a dictionary of a tenth of its sampled bytes, the
   // size train-dict suggests, instead of an error.
   uint64_t sampled = 0;
@@ -49,7 +48,7 @@ Result<std::vector<uint8_t>> train_corpus_dictionary(const Corpus& corpus, std::
     sampled += std::min(corpus.logic_length(k), options.max_sample_bytes);
   options.dict_bytes = std::clamp<uint64_t>(std::min(sampled, options.sample_bytes) / 10, 256, options.dict_bytes);
   TrainReport report;
-  return train_dictionary(source, options, &report);
+  return train_dictionary(source, options, &report, Context{.lanes = std::move(lanes)});
 }
 
 }  // namespace zrec::bench

@@ -24,9 +24,9 @@ std::vector<uint8_t> touched_buffer(uint64_t bytes) { return std::vector<uint8_t
 
 class StoreGather final : public Measurement {
  public:
-  StoreGather(std::unique_ptr<Store> store, OpenOptions options, uint64_t batch, uint64_t max_logic, bool cold)
+  StoreGather(std::unique_ptr<Store> store, Context ctx, uint64_t batch, uint64_t max_logic, bool cold)
       : store_(std::move(store)),
-        options_(options),
+        ctx_(std::move(ctx)),
         dest_(touched_buffer(batch * max_logic)),
         locs_(batch),
         offsets_(batch + 1),
@@ -39,7 +39,7 @@ class StoreGather final : public Measurement {
     const std::string path = store_->path();
     store_.reset();
     ZREC_RETURN_IF_ERROR(evict_directory(path, false));
-    ZREC_ASSIGN_OR_RETURN(store_, Store::open(path, options_));
+    ZREC_ASSIGN_OR_RETURN(store_, Store::open(path, {}, ctx_));
     return Status::ok();
   }
 
@@ -60,7 +60,7 @@ class StoreGather final : public Measurement {
 
  private:
   std::unique_ptr<Store> store_;
-  OpenOptions options_;
+  Context ctx_;
   std::vector<uint8_t> dest_;
   std::vector<RecordLoc> locs_;
   std::vector<uint64_t> offsets_;
@@ -165,10 +165,10 @@ class MemoryDecode final : public Measurement {
 
 }  // namespace
 
-Result<std::unique_ptr<Measurement>> make_store_gather(const std::string& path, const OpenOptions& options,
-                                                       uint64_t batch, uint64_t max_logic, bool cold) {
-  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, options));
-  return std::unique_ptr<Measurement>(std::make_unique<StoreGather>(std::move(store), options, batch, max_logic, cold));
+Result<std::unique_ptr<Measurement>> make_store_gather(const std::string& path, const Context& ctx, uint64_t batch,
+                                                       uint64_t max_logic, bool cold) {
+  ZREC_ASSIGN_OR_RETURN(auto store, Store::open(path, {}, ctx));
+  return std::unique_ptr<Measurement>(std::make_unique<StoreGather>(std::move(store), ctx, batch, max_logic, cold));
 }
 
 std::unique_ptr<Measurement> make_pread_limit(const StoredTable& table, Lanes& lanes, uint64_t batch,

@@ -54,7 +54,8 @@ uint64_t disk_bytes(const Store& store) {
 // writer's part is timed (create is a fixed cost of a few small files).
 // codec_auto: the store is created with `--codec auto` and `codec` is ignored.
 Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Codec codec,
-                               const std::vector<uint8_t>& dictionary, const RunOptions& o, bool codec_auto = false) {
+                               const std::vector<uint8_t>& dictionary, const RunOptions& o, const Control& control,
+                               bool codec_auto = false) {
   CreateOptions co;
   co.schema = corpus.schema;
   co.codec = codec_auto ? Codec::kZstd : codec;
@@ -64,12 +65,11 @@ Result<Throughput> write_store(const std::string& path, const Corpus& corpus, Co
   ZREC_RETURN_IF_ERROR(create_store(path, co));
   const auto t0 = Clock::now();
   WriterOptions wo;
-  wo.lanes = o.write_lanes;
   wo.sync = o.sync;
-  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo));
+  ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(path, wo, Context{.lanes = o.write_lanes}));
   const uint64_t n = corpus.records();
   for (uint64_t first = 0; first < n;) {
-    ZREC_RETURN_IF_ERROR(o.control.check());
+    ZREC_RETURN_IF_ERROR(control.check());
     uint64_t end = first, bytes = 0;
     while (end < n && (end == first || bytes + corpus.logic_length(end) <= kDefaultWindowBytes))
       bytes += corpus.logic_length(end++);
@@ -101,7 +101,7 @@ namespace {
 // Writes a store of each codec of `build` under `tmp`, each write bracketed by the
 // in-memory encode baseline (before and after).
 Result<std::vector<CodecResult>> write_stores(const std::vector<Codec>& build, const Corpus& corpus,
-                                              const RunOptions& o, const std::string& tmp,
+                                              const RunOptions& o, const Control& control, const std::string& tmp,
                                               const std::vector<uint8_t>& dict_bytes,
                                               const std::shared_ptr<codec::Dictionary>& dictionary,
                                               const std::function<void(const std::string&)>& say) {
@@ -113,12 +113,12 @@ Result<std::vector<CodecResult>> write_stores(const std::vector<Codec>& build, c
     cr.codec = c;
     cr.store_path = tmp + "/" + to_string(corpus.workload) + "-" + to_string(c);
     auto dict = c == Codec::kZstdDict ? dictionary : nullptr;
-    ZREC_RETURN_IF_ERROR(o.control.check());
+    ZREC_RETURN_IF_ERROR(control.check());
     say(std::string("encoding in memory (") + to_string(c) + ")");
     ZREC_ASSIGN_OR_RETURN(Throughput before, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
     say(std::string("writing the ") + to_string(c) + " store");
-    ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o));
-    ZREC_RETURN_IF_ERROR(o.control.check());
+    ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, c, dict_bytes, o, control));
+    ZREC_RETURN_IF_ERROR(control.check());
     ZREC_ASSIGN_OR_RETURN(Throughput after, memory_encode(corpus, c, dict, *o.write_lanes, encode_seconds));
     cr.mem_encode = add(before, after);
     cr.dict_bytes = c == Codec::kZstdDict ? dict_bytes.size() : 0;
@@ -129,24 +129,24 @@ Result<std::vector<CodecResult>> write_stores(const std::vector<Codec>& build, c
 
 // The `--codec auto` store: written first, then the in-memory encode of the codec it
 // chose, with its dictionary (*chosen_dict: null unless zstd_dict).
-Result<CodecResult> write_auto_store(const Corpus& corpus, const RunOptions& o, const std::string& tmp,
-                                     std::shared_ptr<codec::Dictionary>* chosen_dict,
+Result<CodecResult> write_auto_store(const Corpus& corpus, const RunOptions& o, const Control& control,
+                                     const std::string& tmp, std::shared_ptr<codec::Dictionary>* chosen_dict,
                                      const std::function<void(const std::string&)>& say) {
   CodecResult cr;
   cr.automatic = true;
   cr.store_path = tmp + "/" + to_string(corpus.workload) + "-auto";
-  ZREC_RETURN_IF_ERROR(o.control.check());
+  ZREC_RETURN_IF_ERROR(control.check());
   say("writing the auto store");
-  ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, Codec::kZstd, {}, o, true));
+  ZREC_ASSIGN_OR_RETURN(cr.write, write_store(cr.store_path, corpus, Codec::kZstd, {}, o, control, true));
   {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.lanes = o.read_lanes}));
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {}, {.lanes = o.read_lanes}));
     cr.codec = store->codec();
     cr.dict_bytes = store->dict_bytes();
     if (cr.codec == Codec::kZstdDict) {
       ZREC_ASSIGN_OR_RETURN(*chosen_dict, codec::Dictionary::load(store->dictionary()));
     }
   }
-  ZREC_RETURN_IF_ERROR(o.control.check());
+  ZREC_RETURN_IF_ERROR(control.check());
   say(std::string("encoding in memory (auto: ") + to_string(cr.codec) + ")");
   const double encode_seconds = std::min(2.0, std::max(0.01, o.seconds));
   ZREC_ASSIGN_OR_RETURN(cr.mem_encode, memory_encode(corpus, cr.codec, *chosen_dict, *o.write_lanes, encode_seconds));
@@ -157,15 +157,15 @@ Result<CodecResult> write_auto_store(const Corpus& corpus, const RunOptions& o, 
 
 std::string codec_label(const CodecResult& c) { return c.automatic ? "auto" : to_string(c.codec); }
 
-Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& corpus) {
+Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& corpus, const Context& ctx) {
   RunOptions o = options_in;  // with both executors made
   if (!o.read_lanes) o.read_lanes = std::make_shared<Lanes>(read_lane_budget());
   if (!o.write_lanes) o.write_lanes = std::make_shared<Lanes>(write_lane_budget());
   auto say = [&](const std::string& what) {
     const std::string phase = std::string(to_string(corpus.workload)) + ": " + what;
-    o.control.report({.phase = phase.c_str()});
+    ctx.control.report({.phase = phase.c_str()});
   };
-  // Between phases (o.control.check()): a stop request ends the run (the temporary
+  // Between phases (ctx.control.check()): a stop request ends the run (the temporary
   // stores go with it).
   WorkloadResult r;
   r.workload = corpus.workload;
@@ -192,15 +192,15 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
 
   // Made after the dictionary is trained (which cannot be interrupted), so from here
   // on a stop request is noticed within a batch or phase and the stores are removed.
-  ZREC_RETURN_IF_ERROR(o.control.check());
+  ZREC_RETURN_IF_ERROR(ctx.control.check());
   ZREC_ASSIGN_OR_RETURN(std::string tmp, make_temp_dir(temp_parent(o.dir), corpus.workload));
   TempStores cleanup(tmp, o.keep);
 
   ZREC_ASSIGN_OR_RETURN(std::vector<CodecResult> built,
-                        write_stores(build, corpus, o, tmp, dict_bytes, dictionary, say));
+                        write_stores(build, corpus, o, ctx.control, tmp, dict_bytes, dictionary, say));
   std::shared_ptr<codec::Dictionary> auto_dict;  // the auto store's, when it chose zstd_dict
   if (o.codec_auto) {
-    ZREC_ASSIGN_OR_RETURN(CodecResult cr, write_auto_store(corpus, o, tmp, &auto_dict, say));
+    ZREC_ASSIGN_OR_RETURN(CodecResult cr, write_auto_store(corpus, o, ctx.control, tmp, &auto_dict, say));
     built.push_back(std::move(cr));
   }
   auto dictionary_of = [&](const CodecResult& cr) {
@@ -213,7 +213,7 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
   std::vector<StoredTable> tables;
   tables.reserve(built.size());
   for (CodecResult& cr : built) {
-    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {.lanes = o.read_lanes}));
+    ZREC_ASSIGN_OR_RETURN(auto store, Store::open(cr.store_path, {}, {.lanes = o.read_lanes}));
     cr.disk_bytes = disk_bytes(*store);
     ZREC_ASSIGN_OR_RETURN(StoredTable t, load_stored_table(*store));
     cr.payload_bytes = t.payload_bytes;
@@ -237,8 +237,8 @@ Result<WorkloadResult> run_workload(const RunOptions& options_in, const Corpus& 
   for (auto& m : owned) ms.push_back(m.get());
   say("gathering (" + std::to_string(ms.size()) + " measurements interleaved, " + std::to_string(o.rounds) +
       " rounds)");
-  ZREC_RETURN_IF_ERROR(o.control.check());
-  LoopOptions lo{r.records, r.batch, o.seconds, o.rounds, o.seed, o.control};
+  ZREC_RETURN_IF_ERROR(ctx.control.check());
+  LoopOptions lo{r.records, r.batch, o.seconds, o.rounds, o.seed, ctx.control};
   ZREC_ASSIGN_OR_RETURN(auto results, run_interleaved(ms, lo));
   r.pread_limit = results[0];
   for (size_t i = 0; i < built.size(); ++i) {

@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pos += n;
   }
 
-  if (auto store = Store::open(dir, {.lanes = std::make_shared<Lanes>(1)}); store.is_ok()) {
+  if (auto store = Store::open(dir, {}, {.lanes = std::make_shared<Lanes>(1)}); store.is_ok()) {
     Store& s = *store.value();
     std::vector<uint64_t> ids(s.length());
     std::iota(ids.begin(), ids.end(), uint64_t{0});
@@ -80,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       return Status::ok();
     });
   }
-  (void)verify_store(dir, {.quick = true, .open = {.lanes = std::make_shared<Lanes>(1)}});
-  (void)verify_store(dir, {.open = {.lanes = std::make_shared<Lanes>(2)}});
+  (void)verify_store(dir, {.quick = true}, {.lanes = std::make_shared<Lanes>(1)});
+  (void)verify_store(dir, {}, {.lanes = std::make_shared<Lanes>(2)});
   return 0;
 }

@@ -57,11 +57,8 @@ Status run_adopt(const AdoptArgs& a, const GlobalOptions& g) {
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     DatasetWriterOptions options;
-    options.writer.lanes = g.lanes(Work::kWrite);
-    options.writer.wait = g.lock_wait();
     options.adopt = true;
-    options.warn = log_core_warning;
-    ZREC_ASSIGN_OR_RETURN(dataset, DatasetWriter::open(a.root, options));
+    ZREC_ASSIGN_OR_RETURN(dataset, DatasetWriter::open(a.root, options, g.context(Work::kWrite)));
   }
   const std::vector<std::string> listed = dataset->found().streams;
   ZREC_ASSIGN_OR_RETURN(const std::vector<StreamCut> cuts, dataset->recover());

@@ -70,13 +70,12 @@ Status run_store_bench(const BenchArgs& a, const GlobalOptions& g, Output& out) 
   if (g.verbosity >= 0) std::fputs(environment_text(env, "the store's", a.cold).c_str(), stderr);
   bench::StoreBenchOptions o;
   o.batch = a.batch != 0 ? a.batch : 256;
-  o.lanes = g.lanes(Work::kRead);
-  o.wait = g.lock_wait();
   set_measurement_options(o, a);
   // SIGINT/SIGTERM end a --wait for the lock or the gathering at the next batch, exit 130/143.
   InterruptScope interrupts;
-  o.control = {.cancel = interrupt_token(), .progress = log_phase};
-  ZREC_ASSIGN_OR_RETURN(auto r, bench::bench_store(a.store, o));
+  Context ctx = g.context(Work::kRead);
+  ctx.control.progress = log_phase;
+  ZREC_ASSIGN_OR_RETURN(auto r, bench::bench_store(a.store, o, ctx));
   if (a.json) {
     JsonWriter j;
     j.begin_object();
@@ -124,8 +123,9 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   o.batch = a.batch;
   // The benchmark reports reads and writes each under its own budget (docs/format.md
   // §9), so it is the one command that states two: an executor for each.
-  o.read_lanes = g.lanes(Work::kRead);
-  o.write_lanes = g.lanes(Work::kWrite);
+  Context reading = g.context(Work::kRead);
+  o.read_lanes = reading.lanes;
+  o.write_lanes = g.context(Work::kWrite).lanes;
   o.dir = a.dir;
   o.keep = a.keep;
   o.sync = a.sync;
@@ -155,7 +155,7 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
   // SIGINT/SIGTERM stop the run at the next batch or phase; its temporary stores are
   // removed on the way out, and zrec exits 130/143.
   InterruptScope interrupts;
-  o.control = {.cancel = interrupt_token(), .progress = log_phase};
+  reading.control.progress = log_phase;
   for (bench::Workload w : workloads) {
     if (interrupted()) return cancelled("interrupted");
     const auto d = bench::defaults(w);
@@ -165,7 +165,7 @@ Status run_bench(const BenchArgs& a, const GlobalOptions& g) {
     spdlog::info("{}: generating {} records", bench::to_string(w), n);
     const bench::Corpus corpus = bench::generate(w, n, a.seed, *o.read_lanes);
     if (!a.export_dir.empty()) ZREC_RETURN_IF_ERROR(export_corpus(corpus, a.export_dir));
-    ZREC_ASSIGN_OR_RETURN(auto r, bench::run_workload(o, corpus));
+    ZREC_ASSIGN_OR_RETURN(auto r, bench::run_workload(o, corpus, reading));
     if (a.json) {
       workload_json(j, r);
     } else {

@@ -117,7 +117,7 @@ Status set_names(DatasetCard& card, const DiffSide& side, const std::string& spe
 }
 
 Result<DatasetCard> read_existing_card(const std::string& path, const GlobalOptions& g) {
-  ZREC_ASSIGN_OR_RETURN(std::optional<DatasetCard> card, read_dataset_card(path, g.remote));
+  ZREC_ASSIGN_OR_RETURN(std::optional<DatasetCard> card, read_dataset_card(path, g.read_context(path)));
   return card ? std::move(*card) : DatasetCard{};
 }
 
@@ -130,7 +130,7 @@ Status edit_card(const CardArgs& a, DiffSide side, const GlobalOptions& g) {
         !a.citation.empty() || !a.from.empty())
       throw UsageError("--remove takes the whole card away: give no other change with it");
     side.streams.clear();  // their readers' locks would stand in the writer's way
-    ZREC_RETURN_IF_ERROR(write_card(a.path, std::nullopt, g.lock_wait()));
+    ZREC_RETURN_IF_ERROR(write_card(a.path, std::nullopt, g.context(Work::kWrite)));
     CommandReport report("card", g, a.json);
     report.set("path", a.path).set("root", side.root).set_null("card");
     return report.finish("removed the card of '" + printable(a.path) + "'");
@@ -156,7 +156,7 @@ Status edit_card(const CardArgs& a, DiffSide side, const GlobalOptions& g) {
   // would wait for: the streams were needed to check the names, not any more.
   side.streams.clear();
   const std::string json = card_json(card);
-  ZREC_RETURN_IF_ERROR(write_card(a.path, json, g.lock_wait()));
+  ZREC_RETURN_IF_ERROR(write_card(a.path, json, g.context(Work::kWrite)));
   CommandReport report("card", g, a.json);
   report.set("path", a.path).set("root", side.root).set_json("card", card_json(card, /*pretty=*/false));
   return report.finish("wrote the card of '" + printable(a.path) + "': " + card_summary(card));
@@ -197,7 +197,7 @@ Result<CroissantDataset> describe_for_croissant(const std::string& path, Dataset
   d.samples = side.length;
   d.card = std::move(card);
   const auto file = [&](const std::string& relative) -> Result<CroissantFile> {
-    ZREC_ASSIGN_OR_RETURN(const FileHash h, file_sha256(join_path(path, relative), g.remote));
+    ZREC_ASSIGN_OR_RETURN(const FileHash h, file_sha256(join_path(path, relative), g.read_context(path)));
     return CroissantFile{relative, h.bytes, hash_to_hex(h.sha256)};
   };
   if (side.root) {
@@ -229,10 +229,9 @@ Result<CroissantDataset> describe_for_croissant(const std::string& path, Dataset
 
 Status run_card(const CardArgs& a, const GlobalOptions& g) {
   if (a.croissant && a.edits()) throw UsageError("--croissant prints the card: give no change with it");
-  ZREC_ASSIGN_OR_RETURN(DiffSide side, open_diff_side(a.path, {.store = {.lanes = g.read_lanes(a.path),
-                                                                         .wait = g.lock_wait(),
-                                                                         .snapshot_if_busy = !g.wait,
-                                                                         .remote = g.remote}}));
+  Context ctx = g.read_context(a.path);
+  ctx.snapshot_if_busy = !g.wait;
+  ZREC_ASSIGN_OR_RETURN(DiffSide side, open_diff_side(a.path, ctx));
   if (a.edits()) return edit_card(a, std::move(side), g);
   ZREC_ASSIGN_OR_RETURN(DatasetCard card, read_existing_card(a.path, g));
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));

@@ -202,7 +202,7 @@ Status run_cat_root(const CatArgs& a, const GlobalOptions& g) {
   o.summarise = out.is_terminal() && !a.full;
   o.with_ids = a.tar.with_ids;
   o.window_bytes = a.tar.window_mib << 20;
-  ZREC_ASSIGN_OR_RETURN(o.card, read_dataset_card(a.tar.path, g.remote));
+  ZREC_ASSIGN_OR_RETURN(o.card, read_dataset_card(a.tar.path, g.read_context(a.tar.path)));
   ZREC_RETURN_IF_ERROR(cat_root_jsonl(root, o, out));
   return out.flush();
 }
@@ -331,10 +331,9 @@ Status run_cat(const CatArgs& a, const GlobalOptions& g) {
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // While a writer appends: its last published state (later records are not seen).
-    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.tar.path, {.lanes = g.read_lanes(a.tar.path),
-                                                          .wait = g.lock_wait(),
-                                                          .snapshot_if_busy = !g.wait,
-                                                          .remote = g.remote}));
+    Context ctx = g.read_context(a.tar.path);
+    ctx.snapshot_if_busy = !g.wait;
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(a.tar.path, {}, ctx));
   }
   std::vector<uint64_t> list;
   ZREC_ASSIGN_OR_RETURN(auto runs, cat_runs(a, store->length(), list));

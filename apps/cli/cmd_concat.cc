@@ -78,10 +78,7 @@ Status run_plan(const StepArgs& step, const TransferArgs& a, const GlobalOptions
   ZREC_RETURN_IF_ERROR(refuse_output_into_stores(step.plan, "--plan", a.sources));
   ZREC_RETURN_IF_ERROR(check_side_file(step.plan, "--plan"));  // an existing plan is read back
   CommandReport report("concat", g, a.json);
-  JoinOptions options;
-  options.warn = log_core_warning;
-  options.wait = g.lock_wait();
-  ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, plan_join(a.sources, a.dst, step.plan, options));
+  ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, plan_join(a.sources, a.dst, step.plan, {}, g.context(Work::kRead)));
   uint64_t stored = 0, placed = 0;
   for (uint64_t t : info.layout.tails) stored += t;
   for (bool p : info.placed) placed += p ? 1 : 0;
@@ -108,14 +105,9 @@ Status run_place(const StepArgs& step, const std::string& plan, bool json, const
   CommandReport report("concat", g, json);
   ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, read_join_plan(plan));
   const auto k = static_cast<uint64_t>(step.place);
-  JoinOptions options;
-  options.warn = log_core_warning;
-  options.wait = g.lock_wait();
-  options.control.cancel = interrupt_token();
-  options.lanes = g.lanes(Work::kRead);
   JoinStats stats;
   const auto started = report.elapsed_s();
-  ZREC_RETURN_IF_ERROR(cancelled_step(place_join_part(plan, k, options, &stats),
+  ZREC_RETURN_IF_ERROR(cancelled_step(place_join_part(plan, k, {}, &stats, g.context(Work::kRead)),
                                       "part " + std::to_string(k) + " is not placed (place it again)"));
   const double secs = report.elapsed_s() - started;
   const bool nothing = stats.parts == 0;  // published already
@@ -137,11 +129,8 @@ Status run_publish(const std::string& plan, bool json, const GlobalOptions& g) {
   InterruptScope interrupt_scope;
   CommandReport report("concat", g, json);
   ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, read_join_plan(plan));
-  JoinOptions options;
-  options.warn = log_core_warning;
-  options.wait = g.lock_wait();
   bool already = false;
-  ZREC_RETURN_IF_ERROR(publish_join(plan, options, &already));
+  ZREC_RETURN_IF_ERROR(publish_join(plan, {}, g.context(Work::kRead), &already));
   report.set("plan", plan).set("path", info.dest).set("parts", uint64_t{info.parts.size()});
   report.set("length", info.layout.length).set("published", already);
   if (already) return report.finish(fmt::format("'{}' was published already", printable(info.dest)));
@@ -153,10 +142,7 @@ Status run_publish(const std::string& plan, bool json, const GlobalOptions& g) {
 Status run_discard(const std::string& plan, bool json, const GlobalOptions& g) {
   CommandReport report("concat", g, json);
   ZREC_ASSIGN_OR_RETURN(JoinPlanInfo info, read_join_plan(plan));
-  JoinOptions options;
-  options.warn = log_core_warning;
-  options.wait = g.lock_wait();
-  ZREC_RETURN_IF_ERROR(discard_join(plan, options));
+  ZREC_RETURN_IF_ERROR(discard_join(plan, {}, g.context(Work::kRead)));
   report.set("plan", plan).set("temp", info.temp).set("published", info.published);
   if (info.published)
     return report.finish(

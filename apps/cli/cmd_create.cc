@@ -30,7 +30,6 @@ struct CreateArgs {
 Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   CommandReport report("create", g, a.json);
   CreateOptions options;
-  options.warn = log_core_warning;
   auto dtype = parse_dtype(a.dtype);
   if (!dtype.is_ok()) throw UsageError(dtype.status().message());
   options.schema.dtype = dtype.value();
@@ -58,7 +57,7 @@ Status run_create(const CreateArgs& a, const GlobalOptions& g) {
   if (!a.dict.empty()) {
     ZREC_ASSIGN_OR_RETURN(options.dictionary, read_dictionary_file(a.dict, "--dict"));
   }
-  ZREC_RETURN_IF_ERROR(create_store(a.store, options));
+  ZREC_RETURN_IF_ERROR(create_store(a.store, options, g.context(Work::kWrite)));
   const std::string codec_name = codec.automatic ? kAutoCodecName : to_string(options.codec);
   report.set("path", a.store).set_schema(options.schema).set("codec", codec_name);
   report.set("shards", uint64_t{options.data_shards}).set("checksum", options.checksum);

@@ -137,10 +137,9 @@ void set_json_facts(CommandReport& r, const DiffArgs& args, const DiffSide& a, c
 Status run_diff(DiffArgs& args, const GlobalOptions& g) {
   InterruptScope interrupt_scope;
   const auto open = [&](const std::string& path) {
-    return open_diff_side(
-        path,
-        {.store = {
-             .lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote}});
+    Context ctx = g.read_context(path);
+    ctx.snapshot_if_busy = !g.wait;
+    return open_diff_side(path, ctx);
   };
   ZREC_ASSIGN_OR_RETURN(DiffSide a, open(args.a));
   ZREC_ASSIGN_OR_RETURN(DiffSide b, open(args.b));
@@ -165,7 +164,7 @@ Status run_diff(DiffArgs& args, const GlobalOptions& g) {
   walk.streams = compared_streams(a, b, args.by_key);
   walk.window_bytes = args.window_mib << 20;
   walk.temp_dir = args.temp_dir;
-  walk.control.cancel = interrupt_token();
+  walk.control.cancel = g.context(Work::kRead).control.cancel;
   ChangeLog log(args.max_shown, args.json);
   ZREC_RETURN_IF_ERROR(args.by_key ? walk_by_key(a, b, kKeyStream, log, walk) : walk_by_position(a, b, log, walk));
   args.different = log.total() > 0 || !only_in(a, b).empty() || !only_in(b, a).empty();

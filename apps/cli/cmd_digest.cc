@@ -150,8 +150,8 @@ Status digest_one_store(const std::string& path, Store& store, const GlobalOptio
   const uint64_t count = selected ? selected->total() : store.length();
   ProgressMeter meter(g, "digest");
   meter.set_total_records(count);
-  options.control.cancel = interrupt_token();
-  options.control.progress = [&meter](const Progress& p) { meter.update(p.records, p.bytes); };
+  Context ctx = g.read_context(path);
+  ctx.control.progress = [&meter](const Progress& p) { meter.update(p.records, p.bytes); };
   std::string line;
   if (o.args.per_record)
     options.per_record = [&](uint64_t id, const RecordHash& hash) -> Status {
@@ -162,7 +162,7 @@ Status digest_one_store(const std::string& path, Store& store, const GlobalOptio
       line += '\n';
       return o.out.write(line);
     };
-  auto digest = digest_store(store, options);
+  auto digest = digest_store(store, options, ctx);
   meter.finish();
   if (!digest.is_ok()) {
     ZREC_RETURN_IF_ERROR(failed(digest.status()));
@@ -222,8 +222,9 @@ Status run_digest(const DigestArgs& a, const GlobalOptions& g) {
       opened.push_back(path);
       continue;
     }
-    auto store = Store::open(
-        path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
+    Context ctx = g.read_context(path);
+    ctx.snapshot_if_busy = !g.wait;
+    auto store = Store::open(path, {}, ctx);
     if (!store.is_ok()) {
       ZREC_RETURN_IF_ERROR(failed(store.status()));
       continue;

@@ -193,17 +193,16 @@ Status run_duplicates(const DuplicatesArgs& a, const GlobalOptions& g) {
     ZREC_RETURN_IF_ERROR(refuse_output_into_stores(a.drop_list, "--drop-list", {a.path}));
     ZREC_RETURN_IF_ERROR(refuse_existing_output(a.drop_list, "--drop-list", a.force));
   }
-  ZREC_ASSIGN_OR_RETURN(const DiffSide side, open_diff_side(a.path, {.store = {.lanes = g.read_lanes(a.path),
-                                                                               .wait = g.lock_wait(),
-                                                                               .snapshot_if_busy = !g.wait,
-                                                                               .remote = g.remote}}));
+  Context ctx = g.read_context(a.path);
+  ctx.snapshot_if_busy = !g.wait;
+  ZREC_ASSIGN_OR_RETURN(const DiffSide side, open_diff_side(a.path, ctx));
   const std::string by = grouped_stream(a, side);
   WalkOptions walk;
   for (const DiffStream& s : side.streams)
     if (s.name != by && s.name != kKeyStream) walk.streams.push_back(s.name);
   walk.window_bytes = a.window_mib << 20;
   walk.temp_dir = a.temp_dir;
-  walk.control.cancel = interrupt_token();
+  walk.control.cancel = ctx.control.cancel;
   DuplicateReport found(a.json ? 0 : a.max_shown, a.json, keep_first, !a.drop_list.empty());
   ZREC_RETURN_IF_ERROR(find_duplicates(side, by, walk, [&](DuplicateGroup&& group) {
     found.add(std::move(group));

@@ -92,10 +92,9 @@ Result<StoreSummary> summarize(const std::string& path, const GlobalOptions& g, 
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
     // A store a writer is appending to is described as last published (--wait: after it).
-    ZREC_ASSIGN_OR_RETURN(
-        store,
-        Store::open(
-            path, {.lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = true, .remote = g.remote}));
+    Context ctx = g.read_context(path);
+    ctx.snapshot_if_busy = true;
+    ZREC_ASSIGN_OR_RETURN(store, Store::open(path, {}, ctx));
   }
   StoreSummary s;
   s.path = redact_url(path);
@@ -280,7 +279,7 @@ std::string not_a_store_file(const std::string& path) {
 
 Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(Output out, Output::open("-"));
-  if (is_store_dir(a.path, g.remote)) {
+  if (is_store_dir(a.path, g.read_context(a.path))) {
     ZREC_ASSIGN_OR_RETURN(StoreSummary s, summarize(a.path, g, a.dims, a.exact));
     if (a.json) {
       JsonWriter j;
@@ -294,7 +293,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   struct stat st;
   if (!is_url(a.path) && ::stat(a.path.c_str(), &st) != 0) return not_found("'" + a.path + "' does not exist");
   if (!is_url(a.path) && S_ISREG(st.st_mode)) return invalid_argument(not_a_store_file(a.path));
-  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(a.path, {}, g.read_context(a.path)));
   const std::vector<std::string>& names = ds.stores();
   if (ds.empty()) return not_found("'" + redact_url(a.path) + "' is not a zrecord store and holds none");
   // In a root append-tar marked, a name outside the stream name rule is one append-tar and
@@ -318,7 +317,7 @@ Status run_info(const InfoArgs& a, const GlobalOptions& g) {
   const std::vector<RootNote> unadopted = unadopted_notes(ds, lengths);
   std::optional<DatasetCard> card;  // zrec card: what the data means
   if (ds.marked()) {
-    ZREC_ASSIGN_OR_RETURN(card, read_dataset_card(a.path, g.remote));
+    ZREC_ASSIGN_OR_RETURN(card, read_dataset_card(a.path, g.read_context(a.path)));
   }
   if (a.json) {
     JsonWriter j;

@@ -42,17 +42,19 @@ constexpr uint64_t kSplitKeyChunk = 65536;  // keys read per step
 struct KeySource {
   uint64_t length = 0;
   std::unique_ptr<Store> keys;  // null: the ID's decimal text is the key
+  Control control;              // what stops the reading (SIGINT/SIGTERM)
 };
 
 Result<KeySource> open_keys(const std::string& path, const GlobalOptions& g) {
-  const OpenOptions options{
-      .lanes = g.read_lanes(path), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote};
+  Context ctx = g.read_context(path);
+  ctx.snapshot_if_busy = !g.wait;
   KeySource src;
-  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, options));
+  src.control = ctx.control;
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {}, ctx));
   if (!ds.marked()) {
-    if (!is_store_dir(path, g.remote))
+    if (!is_store_dir(path, ctx))
       return not_found("'" + redact_url(path) + "' is neither a store (no meta.zr) nor a root (no zrec-root marker)");
-    ZREC_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::open(path, options));
+    ZREC_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::open(path, {}, ctx));
     src.length = store->length();
     return src;
   }
@@ -67,7 +69,7 @@ Result<KeySource> open_keys(const std::string& path, const GlobalOptions& g) {
 
 // Calls fn(id, key) for every sample in ID order.
 Status for_each_key(const KeySource& src, const std::function<Status(uint64_t, std::string_view)>& fn) {
-  const Control control{.cancel = interrupt_token()};
+  const Control& control = src.control;
   if (!src.keys) {
     for (uint64_t id = 0; id < src.length; ++id) {
       if ((id & 0xffff) == 0) ZREC_RETURN_IF_ERROR(control.check());

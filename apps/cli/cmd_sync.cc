@@ -46,7 +46,7 @@ Status print_line(const std::string& line) {
 }
 
 Status sync_to_bucket(const SyncArgs& a, const GlobalOptions& g, const SyncSource& src, CommandReport& report) {
-  ZREC_ASSIGN_OR_RETURN(std::unique_ptr<S3Client> s3, S3Client::open(g.remote));
+  ZREC_ASSIGN_OR_RETURN(std::unique_ptr<S3Client> s3, S3Client::open(g.transfer_context()));
   ZREC_ASSIGN_OR_RETURN(const UploadPlan plan, plan_upload(*s3, src, a.dst));
   if (!plan.different.empty() && !a.force)
     return Status(StatusCode::kAlreadyExists,

@@ -171,7 +171,7 @@ class NpySource : public RecordSource {
 // Writes the dictionary next to its final name, syncs, then renames it into place.
 // stdout, and an existing file that is not a regular one (a FIFO, /dev/null), are
 // written in place: renaming over them would replace the device itself.
-Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dict, bool force) {
+Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dict, bool force, const Context& ctx) {
   struct stat st;
   if (path == "-" || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
     ZREC_ASSIGN_OR_RETURN(Output out, Output::open(path, "-o", force));
@@ -182,7 +182,7 @@ Status write_dictionary(const std::string& path, const std::vector<uint8_t>& dic
   // Checked again: training may have taken minutes, and save_dictionary_file's rename
   // would replace a file that appeared meanwhile.
   ZREC_RETURN_IF_ERROR(refuse_existing_output(path, "-o", force));
-  return save_dictionary_file(path, dict, log_core_warning);
+  return save_dictionary_file(path, dict, ctx);
 }
 
 // The old spellings still work, for one release, with a warning naming the new one.
@@ -205,7 +205,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(check_side_file(a.files_from, "--files-from", true));
   if (!a.files_from.empty())
     ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths,
-                                        {.cancel = interrupt_token()}));
+                                        g.context(Work::kWrite).control));
   if (paths.empty()) throw UsageError("no SOURCE: give a store, .npy files, or --files-from LIST");
   size_t dirs = 0;
   for (const auto& p : paths) {
@@ -242,8 +242,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
       std::unique_ptr<Store> s;
       {
         InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
-        ZREC_ASSIGN_OR_RETURN(
-            s, Store::open(p, {.lanes = g.lanes(Work::kWrite), .wait = g.lock_wait(), .remote = g.remote}));
+        ZREC_ASSIGN_OR_RETURN(s, Store::open(p, {}, g.context(Work::kWrite)));
       }
       const std::string diff = schema_difference(opened.empty() ? s->schema() : opened[0]->schema(), s->schema());
       if (!diff.empty())
@@ -258,7 +257,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   const std::string what = paths.size() == 1 ? "'" + paths[0] + "'" : std::to_string(paths.size()) + " sources";
   TrainReport train;
   ZREC_ASSIGN_OR_RETURN(auto dict, train_with_report("train-dict", *source, options, what, g, &train));
-  ZREC_RETURN_IF_ERROR(write_dictionary(a.output, dict, a.force));
+  ZREC_RETURN_IF_ERROR(write_dictionary(a.output, dict, a.force, g.context(Work::kWrite)));
   report.set("output", a.output).set("sources", paths);
   training_facts(report, train, dict.size(), options.seed);
   return report.finish("wrote '" + printable(a.output) +

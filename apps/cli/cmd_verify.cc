@@ -320,13 +320,10 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
   o.keep_problems = 0;
   o.quick = a.quick;
   o.max_errors = a.max_errors;
-  o.open.lanes = g.read_lanes(path);
-  o.open.remote = g.remote;
-  o.open.wait = g.lock_wait();
-  o.open.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
+  Context ctx = g.read_context(path);
+  ctx.snapshot_if_busy = !g.wait;  // while a writer appends: its last published state
   o.against = against;
-  o.control.cancel = interrupt_token();
-  o.control.progress = [&](const Progress& p) {
+  ctx.control.progress = [&](const Progress& p) {
     // The table pass is quick next to the payload pass; show it only when it is all.
     if (!a.quick && std::string_view(p.phase) == "table") return;
     meter.set_total_records(p.total_records);
@@ -337,7 +334,7 @@ Result<VerifyReport> verify_one(const std::string& path, const VerifyArgs& a, co
     meter.print_above([&] { s = on_problem(p); });
     return s;
   };
-  auto r = verify_store(path, o);
+  auto r = verify_store(path, o, ctx);
   meter.finish();
   if (!r.is_ok() && r.status().code() == StatusCode::kCancelled)
     return cancelled("interrupted; '" + path + "' was not changed (verify only reads)");
@@ -523,8 +520,8 @@ Status run_verify(const VerifyArgs& a, const GlobalOptions& g) {
   // one store (which may have lost its meta.zr).
   std::vector<std::string> names;
   std::optional<Dataset> root;  // a marked root
-  if ((remote || S_ISDIR(st.st_mode)) && !is_store_dir(a.path, g.remote)) {
-    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+  if ((remote || S_ISDIR(st.st_mode)) && !is_store_dir(a.path, g.read_context(a.path))) {
+    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {}, g.read_context(a.path)));
     names = ds.stores();
     if (ds.marked()) root = std::move(ds);
   }

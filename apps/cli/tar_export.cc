@@ -199,12 +199,13 @@ struct ExportSet {
 
 Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   ExportSet set;
-  const bool single = is_store_dir(a.path, g.remote);
+  const Context ctx = g.read_context(a.path);
+  const bool single = is_store_dir(a.path, ctx);
   // A root append-tar marked: its streams, up to its committed samples.
   std::optional<Dataset> root;
   std::vector<std::string> names{""};
   if (!single) {
-    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {.remote = g.remote}));
+    ZREC_ASSIGN_OR_RETURN(Dataset ds, Dataset::open(a.path, {}, ctx));
     names = ds.stores();
     if (ds.marked()) root = std::move(ds);
   }
@@ -242,9 +243,7 @@ Result<ExportSet> open_export(const CatTarArgs& a, const GlobalOptions& g) {
   for (const auto& name : names) {
     ExportStream s;
     s.ext = single ? base_name(a.path) : name;
-    ZREC_ASSIGN_OR_RETURN(s.store,
-                          Store::open(single ? a.path : join_path(a.path, name),
-                                      {.lanes = g.read_lanes(a.path), .wait = g.lock_wait(), .remote = g.remote}));
+    ZREC_ASSIGN_OR_RETURN(s.store, Store::open(single ? a.path : join_path(a.path, name), {}, ctx));
     const Schema& schema = s.store->schema();
     const char kind = schema.dtype.str().size() > 1 ? schema.dtype.str()[1] : '?';
     s.kind = tar_member_kind(schema, a.arrays_as_text);
@@ -460,7 +459,7 @@ Status cat_tar(const CatTarArgs& a, const GlobalOptions& g) {
   ZREC_ASSIGN_OR_RETURN(ExportSet set, open_export(a, g));
   // The dataset's card (zrec card) goes beside the tar, not into it: WebDataset readers
   // would take a member "zrec-card.json" for a sample. `zrec card NEW --from` reads it.
-  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(a.path, g.remote));
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(a.path, g.read_context(a.path)));
   const std::string card_path = card && a.output != "-" ? join_path(parent_directory(a.output), kCardFile) : "";
   if (!card_path.empty()) ZREC_RETURN_IF_ERROR(refuse_existing_output(card_path, "-o", a.force));
   std::vector<ExportStream>& streams = set.streams;

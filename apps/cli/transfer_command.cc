@@ -82,7 +82,6 @@ Result<TrainOptions> make_train_options(const TrainArgs& args, const GlobalOptio
   }
   if (args.samples > 0) o.max_samples = args.samples;
   o.seed = args.seed;
-  o.lanes = g.lanes(Work::kWrite);
   o.level = level;
   return o;
 }
@@ -111,7 +110,7 @@ void training_facts(JsonFacts& f, const TrainReport& r, uint64_t dict_bytes, uin
 Result<std::vector<uint8_t>> train_with_report(const std::string& command, RecordSource& source,
                                                const TrainOptions& options, const std::string& what,
                                                const GlobalOptions& g, TrainReport* report) {
-  auto dict = train_dictionary(source, options, report);
+  auto dict = train_dictionary(source, options, report, g.context(Work::kWrite));
   if (!dict.is_ok()) {
     // Samples read but fewer bytes than the dictionary holds: say which flags shrink it.
     const bool too_few_bytes = report->samples > 0 && report->sample_bytes - report->heldout_bytes < options.dict_bytes;
@@ -199,10 +198,9 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   meter.set_total_records(total_records);
   options.window_bytes = a.window_mib << 20;
   options.frame_copy = a.level == 0 && (!create.checksum || sources_checksummed);
-  options.control.cancel = interrupt_token();
-  options.control.progress = [&](const Progress& p) { meter.update(p.records, p.bytes); };
+  Context ctx = g.context(work);
+  ctx.control.progress = [&](const Progress& p) { meter.update(p.records, p.bytes); };
   WriterOptions writer;
-  writer.lanes = g.lanes(work);
   writer.level = a.level;
   Filled f;
   f.placed = command == "concat" && options.skip_ids.empty() && !a.frame_copy && options.frame_copy &&
@@ -213,17 +211,14 @@ Result<Filled> fill_dst(const std::string& command, const TransferArgs& a, const
   Status s;
   if (f.placed) {
     JoinOptions join;
-    join.warn = log_core_warning;
-    join.control = options.control;
     join.link_first = a.consume;
-    join.lanes = g.lanes(work);
-    s = join_stores(sources, a.dst, create.checksum, join, &f.joined);
+    s = join_stores(sources, a.dst, create.checksum, join, &f.joined, ctx);
     f.stats.records = f.stats.frames_copied = f.joined.records;
     f.stats.logical_bytes = f.joined.logical_bytes;
     f.stats.source_stored_bytes = f.stats.stored_bytes = f.joined.stored_bytes;
     f.stats.sources_copied = f.joined.parts;
   } else {
-    s = build_from_stores(sources, a.dst, create, writer, options, &f.stats);
+    s = build_from_stores(sources, a.dst, create, writer, options, &f.stats, ctx);
   }
   meter.finish();
   if (s.code() == StatusCode::kCancelled) return cancelled("interrupted; '" + a.dst + "' was not created");
@@ -301,16 +296,16 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
     if (is_url(path))
       throw UsageError("--consume removes its sources, and '" + redact_url(path) +
                        "' is a URL: zrec writes only local stores");
-    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.lock_wait()));
+    ZREC_ASSIGN_OR_RETURN(auto c, ConsumedStore::lock(path, g.context(work)));
     consumed.push_back(std::move(c));
   }
   std::vector<std::unique_ptr<Store>> stores;
   std::vector<Store*> sources;
   for (const auto& path : a.sources) {
-    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = is_url(path) ? g.read_lanes(path) : g.lanes(work),
-                                                     .wait = a.consume ? LockWait() : g.lock_wait(),
-                                                     .snapshot_if_busy = a.consume,
-                                                     .remote = g.remote}));
+    Context ctx = is_url(path) ? g.read_context(path) : g.context(work);
+    if (a.consume) ctx.wait = {};  // this process holds the lock (ConsumedStore): a snapshot
+    ctx.snapshot_if_busy = a.consume;
+    ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {}, ctx));
     sources.push_back(s.get());
     stores.push_back(std::move(s));
   }
@@ -323,7 +318,6 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
 
   std::optional<JsonFacts> trained;  // the dictionary trained for DST, if one was
   CreateOptions create;
-  create.warn = log_core_warning;
   create.schema = first.schema();
   create.codec = codec.value_or(first.codec());
   create.data_shards = a.shards != 0 ? a.shards : first.data_shards();
@@ -339,7 +333,7 @@ Status run_transfer(const std::string& command, TransferArgs& a, const GlobalOpt
   std::optional<CodecChoice> chosen;
   if (automatic) {
     auto source = store_record_source(sources);
-    ZREC_ASSIGN_OR_RETURN(chosen, choose_codec(*source, {.lanes = g.lanes(work)}));
+    ZREC_ASSIGN_OR_RETURN(chosen, choose_codec(*source, g.context(work)));
     create.codec = chosen->codec;
     create.dictionary = chosen->dictionary;
     create.checksum = create.checksum && create.codec != Codec::kRaw;

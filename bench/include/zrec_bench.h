@@ -3,13 +3,13 @@
 // figure comes with baselines measured in the same run (plain parallel preads of the
 // same bytes; the same lanes compressing/decompressing the same records in memory), so
 // a noisy machine still yields meaningful ratios. Nothing here prints: results are
-// structs; a Control in the options (zrec/context.h) stops a run and hears what it is
+// structs; the Context's Control (zrec/context.h) stops a run and hears what it is
 // doing, as Progress::phase ("vision: writing the zstd_dict store"; no counts).
 //
 // Example:
 //   auto corpus = zrec::bench::generate(zrec::bench::Workload::kVision, 500, 1, 2);
 //   zrec::bench::RunOptions o{.codecs = {zrec::Codec::kRaw}, .dir = "/tmp"};
-//   auto result = zrec::bench::run_workload(o, corpus);
+//   auto result = zrec::bench::run_workload(o, corpus, ctx);
 #pragma once
 
 #include <cstdint>
@@ -99,7 +99,8 @@ struct RunOptions {
   bool codec_auto = false;
   uint64_t batch = 0;  // records per gather; 0: the workload's default (256)
   // The executors gathers and builds run on; null: pools of read_lane_budget() /
-  // write_lane_budget() lanes (zrec/lanes.h).
+  // write_lane_budget() lanes (zrec/lanes.h). Two, where a Context has one: the
+  // benchmark reports reads and writes each under its own budget.
   std::shared_ptr<Lanes> read_lanes = nullptr, write_lanes = nullptr;
   std::string dir;           // parent of the temporary stores ("" : $TMPDIR or /tmp)
   bool keep = false;         // keep the stores (their paths are in the result)
@@ -109,9 +110,6 @@ struct RunOptions {
   uint32_t rounds = 4;       // measurements interleave in this many rounds (noise control)
   uint32_t data_shards = 4;  // of the stores built
   uint64_t seed = 1;         // of the batch id streams
-  // Cancel: stop at the next batch or phase with kCancelled (the temporary stores are
-  // removed all the same). Progress: each phase as it starts, named in Progress::phase.
-  Control control = {};
 };
 
 // One codec's row: what the loaderx tables report, plus same-run baselines.
@@ -145,23 +143,21 @@ struct WorkloadResult {
 
 // Builds one store per codec from `corpus` (always a raw one: it is the pread-limit
 // source), measures writes, then gathers and baselines interleaved in rounds.
-Result<WorkloadResult> run_workload(const RunOptions& options, const Corpus& corpus);
+// ctx.control: cancel stops at the next batch or phase with kCancelled (the temporary
+// stores are removed all the same); progress hears each phase as it starts, named in
+// Progress::phase. The lanes are the options' (read_lanes, write_lanes), not ctx's.
+Result<WorkloadResult> run_workload(const RunOptions& options, const Corpus& corpus, const Context& ctx = {});
 
 // `zrec bench STORE`: random IID gathers on an existing store, beside the pread limit
 // of the same stored bytes and (when the stored payload fits in memory_limit bytes) the
 // same lanes decoding the same frames from memory.
 struct StoreBenchOptions {
   uint64_t batch = 256;
-  std::shared_ptr<Lanes> lanes = nullptr;  // null: one of read_lane_budget() lanes
-  LockWait wait = {};                      // how a held store is waited for (zrec/context.h)
   bool cold = false;
   double seconds = 2.0;
   uint32_t rounds = 4;
   uint64_t seed = 1;
   uint64_t memory_limit = uint64_t{2} << 30;
-  // Cancel: stop before the next batch with kCancelled (a --wait for the lock ends too
-  // when `wait` carries the same token). Progress: each phase as it starts.
-  Control control = {};
 };
 struct StoreBenchResult {
   std::string path;
@@ -172,6 +168,10 @@ struct StoreBenchResult {
   bool cold = false;
   Throughput gather, pread_limit, mem_decode;
 };
-Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& options);
+// The store is opened in `ctx`: its lanes (null: one of read_lane_budget() lanes), its
+// lock wait, and its Control, whose cancel stops the run before the next batch with
+// kCancelled (a --wait for the lock too) and whose progress hears each phase as it starts.
+Result<StoreBenchResult> bench_store(const std::string& path, const StoreBenchOptions& options,
+                                     const Context& ctx = {});
 
 }  // namespace zrec::bench

@@ -12,14 +12,13 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "zrec/context.h"
 #include "zrec/dict.h"
 #include "zrec/format.h"
-#include "zrec/lanes.h"
 #include "zrec/schema.h"
 #include "zrec/status.h"
 #include "zrec/store_writer.h"
@@ -67,14 +66,11 @@ inline constexpr uint64_t kAutoDictMeanBytes = 4 << 10;
 inline constexpr uint64_t kAutoWindowBytes = uint64_t{4} << 20;
 inline constexpr uint64_t kAutoWindowRecords = 20000;
 
-struct ChoiceOptions {
-  std::shared_ptr<Lanes> lanes = nullptr;  // training runs on it; null: one of write_lane_budget() lanes
-};
-
 // Measures a sample of `source` and picks its codec. Errors: reading the source fails.
 // A dictionary that cannot be trained (too few or too uniform records) is no error:
-// the choice is then between raw and zstd, and `note` says why.
-Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& options = {});
+// the choice is then between raw and zstd, and `note` says why. Training runs on
+// ctx.lanes (null: write_lane_budget() lanes of its own).
+Result<CodecChoice> choose_codec(RecordSource& source, const Context& ctx = {});
 
 // The records of one window an append is given, as a RecordSource of their logical
 // bytes (Ragged: the shape prefix, then the payload). The records must outlive it.

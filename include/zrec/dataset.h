@@ -41,7 +41,7 @@ namespace zrec {
 // next create of NAME removes it), and ".NAME.zrec-join-XXXXXX", a join in steps not yet
 // published (zrec/join.h): neither is a stream. Empty when `root` cannot be listed. A
 // URL cannot be listed: its streams are those its root marker names.
-std::vector<std::string> child_stores(const std::string& root, const RemoteOptions& remote = {});
+std::vector<std::string> child_stores(const std::string& root, const Context& ctx = {});
 
 // The temporaries a writer of a root makes in it, which a kill can leave behind, by name,
 // sorted: ".NAME.zrec-tmp-XXXXXX" (stream NAME being created) and ".zrec-root.tmp-XXXXXX"
@@ -77,7 +77,7 @@ struct RootState {
 // Reads the marker of `root` without locking it: nullopt when there is none (the
 // directory is not a root), kMalformed when it breaks a rule. The marker is replaced by
 // rename(2), so an unlocked read sees one whole committed state.
-Result<std::optional<RootState>> read_root_marker(const std::string& root, const RemoteOptions& remote = {});
+Result<std::optional<RootState>> read_root_marker(const std::string& root, const Context& ctx = {});
 
 // Why `name` cannot be a stream of `root` as it lies on disk, or kOk: a root's streams are
 // directories inside it. A symbolic link (a stream shared with another root) is refused,
@@ -142,13 +142,13 @@ struct StreamProblem {
 // costs one request here. Copyable; it holds no file open.
 class Dataset {
  public:
-  // Reads the marker of `root`, a directory or a URL (with options.remote), and lists
+  // Reads the marker of `root`, a directory or a URL (with ctx.remote), and lists
   // the stores in a local one (child_stores). A directory without the marker opens too,
   // unmarked: a set of unrelated stores (marked() false), which is no root. Errors:
   // kMalformed for a marker that breaks a rule (read_root_marker); a path that does not
   // exist or holds neither a marker nor a store opens as an empty() Dataset, so that the
-  // caller says what it expected there. `options` are kept for open_stream().
-  static Result<Dataset> open(const std::string& root, const OpenOptions& options = {});
+  // caller says what it expected there. `options` and `ctx` are kept for open_stream().
+  static Result<Dataset> open(const std::string& root, const OpenOptions& options = {}, const Context& ctx = {});
 
   const std::string& root() const { return root_; }
   // The directory has a marker: it is a root, whose streams line up.
@@ -171,10 +171,13 @@ class Dataset {
   // join_path(root(), name).
   std::string path_of(const std::string& name) const { return join_path(root_, name); }
 
-  // Opens the store `name` of the root with the options open() was given, or with
-  // `options`. Its records past length() belong to no committed sample.
-  Result<std::unique_ptr<Store>> open_stream(const std::string& name) const { return open_stream(name, options_); }
-  Result<std::unique_ptr<Store>> open_stream(const std::string& name, const OpenOptions& options) const;
+  // Opens the store `name` of the root with the options and Context open() was given,
+  // or with `options` and `ctx`. Its records past length() belong to no committed sample.
+  Result<std::unique_ptr<Store>> open_stream(const std::string& name) const {
+    return open_stream(name, options_, ctx_);
+  }
+  Result<std::unique_ptr<Store>> open_stream(const std::string& name, const OpenOptions& options,
+                                             const Context& ctx) const;
 
   // The problems of a marked root whose stores hold `lengths` records (name -> records;
   // a store absent from it, one that could not be opened, is checked for its place in
@@ -189,14 +192,15 @@ class Dataset {
  private:
   std::string root_;
   OpenOptions options_;
+  Context ctx_;
   std::optional<RootState> committed_;
   std::vector<std::string> stores_;
 };
 
 // --- writing a dataset -----------------------------------------------------------------
 struct DatasetWriterOptions {
-  // For every stream's StoreWriter: lanes, the lock wait (also the root's), zstd level,
-  // checksum.
+  // For every stream's StoreWriter: zstd level, checksum (the lanes and the lock wait,
+  // also the root's, are the Context's).
   WriterOptions writer;
   // A directory of stores without a marker is no dataset and is refused (nothing
   // changed); with adopt its stores, which must hold equal counts of records, become
@@ -204,10 +208,6 @@ struct DatasetWriterOptions {
   // refused; with adopt, one holding exactly the committed samples becomes a stream
   // (the next publish lists it): a stream added later, as labels computed from the data.
   bool adopt = false;
-  // Where the sweep of leftover temporaries of killed writers, which open() makes under
-  // the root's lock, says what it leaves in place (one that is not provably zrec's):
-  // zrec/context.h.
-  WarningSink warn = {};
 };
 
 // A stream recover() cut back: it held `from` records past the committed count.
@@ -233,7 +233,11 @@ struct StreamCut {
 // Not thread-safe; the writers it hands out are used as StoreWriter says.
 class DatasetWriter {
  public:
-  static Result<std::unique_ptr<DatasetWriter>> open(const std::string& root, const DatasetWriterOptions& options = {});
+  // Every stream's writer runs in `ctx`; the sweep of leftover temporaries of killed
+  // writers, which open() makes under the root's lock, says what it leaves in place (one
+  // that is not provably zrec's) to ctx.warn.
+  static Result<std::unique_ptr<DatasetWriter>> open(const std::string& root, const DatasetWriterOptions& options = {},
+                                                     const Context& ctx = {});
   // Aborts unless close() ran.
   ~DatasetWriter();
   DatasetWriter(const DatasetWriter&) = delete;
@@ -295,14 +299,14 @@ inline constexpr uint64_t kMaxCardBytes = uint64_t{64} << 20;
 
 // The card of the root or store at `path` (a URL too): its bytes, or nullopt when it has
 // none. kInvalidArgument for one over kMaxCardBytes.
-Result<std::optional<std::string>> read_card(const std::string& path, const RemoteOptions& remote = {});
+Result<std::optional<std::string>> read_card(const std::string& path, const Context& ctx = {});
 
 // Replaces the card of the local root or store at `path` with `bytes` (nullopt: removes
 // it), under the writer's lock of the root (its marker) or store (meta.zr), so two edits
 // never interleave: written to a temporary beside it, synced, renamed into place and
 // the directory synced; a reader sees the old card or the new one. kBusy (or a wait, as
-// LockWait says) while a writer holds the lock; kInvalidArgument for a URL or a path
-// that is neither a root nor a store.
-Status write_card(const std::string& path, const std::optional<std::string>& bytes, const LockWait& wait);
+// LockWait says, ctx.wait) while a writer holds the lock; kInvalidArgument for a URL or
+// a path that is neither a root nor a store.
+Status write_card(const std::string& path, const std::optional<std::string>& bytes, const Context& ctx = {});
 
 }  // namespace zrec

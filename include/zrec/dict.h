@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "zrec/context.h"
-#include "zrec/lanes.h"
 #include "zrec/status.h"
 
 namespace zrec {
@@ -74,11 +73,10 @@ struct TrainOptions {
   // does with files): a dictionary helps the start of a frame; later bytes find their
   // matches in the record itself.
   uint64_t max_sample_bytes = uint64_t{128} << 10;
-  uint64_t seed = 0;                       // sample selection
-  int level = 0;                           // level the entropy tables are tuned for; 0: 15
-  std::shared_ptr<Lanes> lanes = nullptr;  // candidates run on it; null: one of write_lane_budget() lanes for this call
-  int search = 1;                          // parameter grid: 0 one candidate, 1 six, 2 sixteen
-                                           // (2 also tries the balanced tier's 110 KiB)
+  uint64_t seed = 0;  // sample selection
+  int level = 0;      // level the entropy tables are tuned for; 0: 15
+  int search = 1;     // parameter grid: 0 one candidate, 1 six, 2 sixteen
+                      // (2 also tries the balanced tier's 110 KiB)
 };
 
 // The options of a tier (search effort included).
@@ -108,15 +106,17 @@ struct TrainReport {
 // it counts them, so a caller can tell "too few sample bytes" (sample_bytes less
 // heldout_bytes is under dict_bytes) from the other errors and name its own remedy.
 // Warnings (in report->warnings): samples under 10x the dictionary size; a dictionary
-// that saves under 2% on held-out samples.
-Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report);
+// that saves under 2% on held-out samples. Candidates run on ctx.lanes (null:
+// write_lane_budget() lanes of its own).
+Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report,
+                                              const Context& ctx = {});
 
 // Writes a trained dictionary to the file `path` (the file a dictionary is kept in
 // before a store is created with it): into a temporary next to it ("NAME.tmp-XXXXXX", locked, synced)
 // that is then renamed into place, so `path` is either untouched or whole. Temporaries a
 // killed writer left there are removed first, only when they provably are zrec's; one
-// left in place is said to `warn` (zrec/context.h). Errors: kIoError / kNotFound naming
+// left in place is said to ctx.warn (zrec/context.h). Errors: kIoError / kNotFound naming
 // the path.
-Status save_dictionary_file(const std::string& path, std::span<const uint8_t> dictionary, const WarningSink& warn = {});
+Status save_dictionary_file(const std::string& path, std::span<const uint8_t> dictionary, const Context& ctx = {});
 
 }  // namespace zrec

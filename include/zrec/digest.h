@@ -13,7 +13,7 @@
 //            "length=<number of records>\n"
 //   digest = SHA-256(header || R_0 || R_1 || ... || R_{length-1})
 // Per-record hashes are computed on all of the store's lanes (Store::lanes(), the
-// executor it was opened with); the store digest hashes only 32 bytes per record, so
+// executor of the Context it was opened in); the store digest hashes only 32 bytes per record, so
 // the whole is as parallel as the read.
 #pragma once
 
@@ -40,18 +40,16 @@ struct DigestOptions {
   // the digest of a store holding exactly those N.
   std::function<uint64_t(uint64_t position)> id_at = nullptr;
   uint64_t count = 0;
-  // Checked before each record (kCancelled "interrupted"); progress: the records and
-  // logical bytes hashed so far, out of `count` (or the store's length) records, every
-  // 64 records and at the end of each window.
-  Control control = {};
 };
 
 // The digest header for a schema and record count (the text above).
 std::string digest_header(const Schema& schema, uint64_t length);
 
 // Reads every record of `store` and returns the digest. Errors: those of Store::scan
-// (a malformed record), or of per_record.
-Result<RecordHash> digest_store(Store& store, const DigestOptions& options = {});
+// (a malformed record), or of per_record. ctx.control is checked before each record
+// (kCancelled "interrupted") and hears the records and logical bytes hashed so far, out
+// of `count` (or the store's length) records, every 64 records and at the end of each window.
+Result<RecordHash> digest_store(Store& store, const DigestOptions& options = {}, const Context& ctx = {});
 
 // Lowercase hex of a hash, 64 characters.
 std::string hash_to_hex(const RecordHash& hash);
@@ -63,7 +61,7 @@ struct FileHash {
   RecordHash sha256{};
   uint64_t bytes = 0;
 };
-Result<FileHash> file_sha256(const std::string& path, const RemoteOptions& remote = {});
+Result<FileHash> file_sha256(const std::string& path, const Context& ctx = {});
 
 // --- roots of named streams (docs/format.md §12; docs/compression.md says the same) ----
 // A stream's digest is digest_store() over the root's committed samples 0 .. length-1.

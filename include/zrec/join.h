@@ -11,11 +11,17 @@
 // bytes twice.
 //
 // One process:
-//   ZREC_RETURN_IF_ERROR(zrec::join_stores({a.get(), b.get()}, "all/", {}, &stats));
+//   ZREC_RETURN_IF_ERROR(zrec::join_stores({a.get(), b.get()}, "all/", false, {}, &stats, ctx));
 // A scheduler, in separate processes that share a file system:
-//   zrec::plan_join({"p0/", "p1/"}, "all/", "all.plan", {});   // once
-//   zrec::place_join_part("all.plan", k, {}, &stats);          // for each part k, anywhere
-//   zrec::publish_join("all.plan", {});                        // once, after every part
+//   zrec::plan_join({"p0/", "p1/"}, "all/", "all.plan", {}, ctx);   // once
+//   zrec::place_join_part("all.plan", k, {}, &stats, ctx);          // for each part k, anywhere
+//   zrec::publish_join("all.plan", {}, ctx);                        // once, after every part
+// Each step runs in its Context (zrec/context.h): cancelled between windows
+// (kCancelled "interrupted"), with progress from the calling thread after every window
+// (the records placed so far and their logical bytes, no totals; the rest of JoinStats
+// is the result, in *stats); its lock waits; its lanes check frames (read_stored) and
+// copy runs (null: each part's own); what it leaves in place (a leftover temporary that
+// is not provably zrec's) is said to its warning sink.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +31,6 @@
 #include <vector>
 
 #include "zrec/context.h"
-#include "zrec/lanes.h"
 #include "zrec/status.h"
 #include "zrec/store.h"
 
@@ -76,22 +81,12 @@ struct JoinStats {
 };
 
 struct JoinOptions {
-  // Checked between windows (kCancelled "interrupted"). Progress, from the calling
-  // thread after every window: the records placed so far and their logical bytes
-  // (no totals). The rest of JoinStats is the result, in *stats.
-  Control control = {};
-  LockWait wait = {};  // block on a held lock instead of failing with kBusy (zrec/context.h)
   // join_stores() only: DEST's data files start as hard links to the first part's
   // instead of copies of them (that part is consumed: the caller holds the parts for
   // removal from the start, ConsumedStore, and removes them afterwards). The first part stays a valid store throughout:
   // the other parts' bytes land past its tails, where they are leftovers to it. Falls back to copying where the file
   // system refuses the link (another file system, no hard links).
   bool link_first = false;
-  // The lanes that check frames (read_stored) and copy runs; null: each part's own.
-  std::shared_ptr<Lanes> lanes;
-  // Where join_stores/plan_join say what they leave in place (a leftover temporary that
-  // is not provably zrec's): zrec/context.h.
-  WarningSink warn = {};
 };
 
 // Builds DEST from `parts`, in order, in one process: checks that placement_mismatch()
@@ -103,7 +98,7 @@ struct JoinOptions {
 // files in ID order, as zrec's writers leave them). `checksum`: whether an empty DEST
 // keeps the checksum marker (CreateOptions::checksum). On any error nothing is at DEST.
 Status join_stores(const std::vector<Store*>& parts, const std::string& dst, bool checksum, const JoinOptions& options,
-                   JoinStats* stats);
+                   JoinStats* stats, const Context& ctx = {});
 
 // --- the same join in steps, for a scheduler (docs/scale-out.md "Joining in parallel") ---
 
@@ -129,7 +124,7 @@ struct JoinPlanInfo {
 // else is kAlreadyExists. Abandoned temporaries of DEST (their plan gone) are removed
 // first, as create removes its own (store/temp_files.h).
 Result<JoinPlanInfo> plan_join(const std::vector<std::string>& parts, const std::string& dst, const std::string& plan,
-                               const JoinOptions& options);
+                               const JoinOptions& options, const Context& ctx = {});
 
 // Reads a plan file and the state of its join (which parts are placed, whether DEST is
 // published). kMalformed for a file that is not a plan.
@@ -143,31 +138,33 @@ Result<JoinPlanInfo> read_join_plan(const std::string& plan);
 // marker. Placing a part again writes the same bytes (after a crash, a kill, a requeue).
 // Steps hold the temporary's meta.zr lock shared, so placements run at once; publish
 // holds it exclusively. A join already published: OK, nothing done (stats->parts 0).
-Status place_join_part(const std::string& plan, uint64_t k, const JoinOptions& options, JoinStats* stats);
+Status place_join_part(const std::string& plan, uint64_t k, const JoinOptions& options, JoinStats* stats,
+                       const Context& ctx = {});
 
 // Publishes DEST once every part is placed (kInvalidArgument naming the parts that are
 // not): syncs, writes the static page, removes the markers and renames the temporary to
 // DEST (renameat2 RENAME_NOREPLACE), then syncs the parent directory, as build_store
 // does. Publishing again after a crash or a requeue finishes the same publication;
 // once DEST is in place it is OK and does nothing (`*already` = true).
-Status publish_join(const std::string& plan, const JoinOptions& options, bool* already = nullptr);
+Status publish_join(const std::string& plan, const JoinOptions& options, const Context& ctx = {},
+                    bool* already = nullptr);
 
 // Removes the plan's temporary (its files only: store files and markers) and then the
 // plan file. Never touches DEST or the parts. A plan whose DEST is published loses its
 // plan file only.
-Status discard_join(const std::string& plan, const JoinOptions& options);
+Status discard_join(const std::string& plan, const JoinOptions& options, const Context& ctx = {});
 
 // A store held for removal: the parts a join consumes. lock() takes the store's lock
-// exclusively (kBusy if anyone holds it, unless `wait`) and keeps it, so that from then
+// exclusively (kBusy if anyone holds it, unless ctx.wait) and keeps it, so that from then
 // on no writer changes the store, nor the data files that join_stores() hard-linked
 // from it into DEST (JoinOptions::link_first), until remove() unlinks meta.zr (from then
 // on the directory is no longer a store), dict.zr and data_N.zr, and removes the
 // directory, which must then be empty (kInvalidArgument naming a file that is not the
 // store's, which is left with the directory). While it is held, this process opens the
-// store with OpenOptions::snapshot_if_busy and `wait` false (its own lock is the one held).
+// store with Context::snapshot_if_busy and `wait` false (its own lock is the one held).
 class ConsumedStore {
  public:
-  static Result<std::unique_ptr<ConsumedStore>> lock(const std::string& path, const LockWait& wait);
+  static Result<std::unique_ptr<ConsumedStore>> lock(const std::string& path, const Context& ctx = {});
   Status remove();
   ~ConsumedStore();
 
@@ -177,7 +174,7 @@ class ConsumedStore {
   std::unique_ptr<Impl> impl_;
 };
 
-// ConsumedStore::lock(path, wait), then remove().
-Status remove_store(const std::string& path, const LockWait& wait);
+// ConsumedStore::lock(path, ctx), then remove().
+Status remove_store(const std::string& path, const Context& ctx = {});
 
 }  // namespace zrec

@@ -1,11 +1,11 @@
 // The executor: a pool of worker lanes running status-returning parallel loops
 // (docs/format.md §9). A program makes one and hands it to every store, writer, verify
-// and dictionary trainer it runs (their options' `lanes`; a digest runs on its store's),
+// and dictionary trainer it runs (Context::lanes, zrec/context.h; a digest runs on its store's),
 // so an operation that reads and writes at once still runs on the lanes it was given, not
 // one pool each.
 //
 //   auto lanes = std::make_shared<zrec::Lanes>(zrec::read_lane_budget());
-//   ZREC_ASSIGN_OR_RETURN(auto store, zrec::Store::open("tokens/", {.lanes = lanes}));
+//   ZREC_ASSIGN_OR_RETURN(auto store, zrec::Store::open("tokens/", {}, {.lanes = lanes}));
 //   ZREC_RETURN_IF_ERROR(lanes->run(n, [&](size_t lane, size_t i) { return work(lane, i); }));
 #pragma once
 

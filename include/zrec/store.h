@@ -1,7 +1,8 @@
 // Store: the read side of a zrecord store. Opening takes the shared lifetime lock and
 // checks every store-level rule of docs/format.md §8; reads check every per-record rule.
 //
-// Example:
+// Example (a Context, zrec/context.h, says which lanes it reads on, whether it waits for a
+// writer's lock, how a URL is read):
 //   auto store = zrec::Store::open("tokens/");
 //   if (!store.is_ok()) return store.status();
 //   std::vector<uint64_t> ids = {0, 5, 9};
@@ -38,17 +39,13 @@ std::string join_path(const std::string& dir, const std::string& name);
 // directory, which opening it then refuses naming the problem) counts as one. Except: a
 // meta.zr that is itself a store (a stream named meta.zr in a root of named streams, as
 // an older append-tar could make) does not make `path` a store; `path` is then a root
-// (zrec/dataset.h). A URL: whether the server has its meta.zr (one request).
-bool is_store_dir(const std::string& path, const RemoteOptions& remote = {});
+// (zrec/dataset.h). A URL: whether the server has its meta.zr (one request, read with
+// ctx.remote).
+bool is_store_dir(const std::string& path, const Context& ctx = {});
 
+// How a store is read; where it runs (lanes, lock wait, snapshot_if_busy, remote
+// settings) is the Context's.
 struct OpenOptions {
-  std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of read_lane_budget() lanes for this store
-  LockWait wait = {};                      // block on a held lock instead of failing with kBusy
-  // When a writer holds the lock (and not `wait`), open its last published state without
-  // the lock instead of failing (for a caller that only inspects it): the static page is read until two
-  // consecutive copies agree. Records published then stay readable; records the writer
-  // publishes later are not seen. writer_active() tells which happened.
-  bool snapshot_if_busy = false;
   // gather(): copy/decode records from read-only mappings of the data files instead of
   // a pread each (scan() always preads, to keep its memory within its window): always
   // for records of up to 64 KiB stored bytes (much faster for small records), and for
@@ -56,8 +53,6 @@ struct OpenOptions {
   // Like any mmap reader (numpy.memmap, LMDB), a process that truncates the files while
   // this store is open, ignoring its lock, makes reads fault. false: every record is pread.
   bool map_records = true;
-  // How a store given as a URL is read (zrec/remote.h): TLS, retries, cancellation.
-  RemoteOptions remote = {};
 };
 
 // A batch of records read by scan(): ids[k]'s logical record (for Ragged, with its
@@ -72,9 +67,12 @@ struct Window {
 class Store {
  public:
   // Opens and checks the store at `path` (a directory). Errors: kNotFound (no such
-  // directory or no meta.zr), kBusy (a writer holds it), kMalformed ("malformed store
-  // 'p': <file>: <rule>"), kIoError.
-  static Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {});
+  // directory or no meta.zr), kBusy (a writer holds it, and neither ctx.wait nor
+  // ctx.snapshot_if_busy), kMalformed ("malformed store 'p': <file>: <rule>"), kIoError,
+  // kCancelled (ctx.control). It runs on ctx.lanes (null: read_lane_count(path) lanes of
+  // its own) for as long as it is open.
+  static Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {},
+                                             const Context& ctx = {});
   ~Store();
 
   const std::string& path() const;
@@ -89,7 +87,7 @@ class Store {
   uint64_t stored_bytes() const;                // the sum of the tails: every stored record's bytes
   uint64_t dict_bytes() const;                  // 0 unless zstd_dict
   const std::shared_ptr<Lanes>& lanes() const;  // the executor it runs on
-  // Opened with snapshot_if_busy while a writer held the lock: this is a snapshot.
+  // Opened with Context::snapshot_if_busy while a writer held the lock: this is a snapshot.
   bool writer_active() const;
   // Bytes of each file as found on disk: meta.zr, data_0.zr.., dict.zr (if any).
   std::vector<std::pair<std::string, uint64_t>> file_sizes() const;

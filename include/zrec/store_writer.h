@@ -42,15 +42,13 @@ struct CreateOptions {
   // store is a zstd store (`codec` must be zstd, with no dictionary and no checksum)
   // beside the file zrec-codec-auto that says so (docs/format.md §6).
   bool codec_auto = false;
-  // Where create_store/build_store say what they leave in place (a leftover temporary
-  // that is not provably zrec's): zrec/context.h.
-  WarningSink warn = {};
 };
 
 // Creates and publishes an empty store at `path`, which must not exist or be an empty
 // directory (kAlreadyExists otherwise). The store is built in a temporary sibling
-// directory and renamed into place, so a failed create leaves nothing behind.
-Status create_store(const std::string& path, const CreateOptions& options);
+// directory and renamed into place, so a failed create leaves nothing behind. What it
+// leaves in place (a leftover temporary that is not provably zrec's) is said to ctx.warn.
+Status create_store(const std::string& path, const CreateOptions& options, const Context& ctx = {});
 
 // Removes the store at `path` when it holds no record, for a caller that created it
 // and then failed before publishing anything into it, so that it leaves nothing
@@ -71,10 +69,11 @@ struct WriterOptions;
 // removed; after a crash or kill it stays behind under its hidden name, and the next
 // create_store/build_store of the same path removes it when it provably is zrec's (its
 // lock is free, its marker is there, same owner, only store files: store/temp_files.h);
-// anything else of that name is left, with a warning to options.warn.
+// anything else of that name is left, with a warning to ctx.warn.
 // The temporary is locked (flock) while it is built, so a live build is never removed.
+// The writer runs in `ctx` (its lanes, its lock wait).
 Status build_store(const std::string& path, const CreateOptions& options, const WriterOptions& writer_options,
-                   const std::function<Status(StoreWriter&)>& fill);
+                   const std::function<Status(StoreWriter&)>& fill, const Context& ctx = {});
 
 // One record to append. Dense: `data` holds exactly the schema's record width and
 // `dims` is null. Ragged: `dims` points at schema.ndim dimension lengths (each >= 1)
@@ -108,10 +107,9 @@ struct EncodedRecord {
   uint64_t src_offset = 0;
 };
 
+// How a writer encodes and publishes; where it runs (lanes, lock wait) is the Context's.
 struct WriterOptions {
-  std::shared_ptr<Lanes> lanes = nullptr;  // the executor; null: one of write_lane_budget() lanes for this writer
-  LockWait wait = {};                      // block on a held lock instead of failing with kBusy
-  int level = 0;                           // zstd level; 0: the format's (3, or 15 with a dictionary)
+  int level = 0;  // zstd level; 0: the format's (3, or 15 with a dictionary)
   // zstd frame content checksum on the records this writer appends: true/false force
   // it; nullopt (the default) keeps the store's setting: on when record 0's frame has a
   // checksum, or, for an empty store, when it was created with CreateOptions::checksum.
@@ -126,8 +124,10 @@ struct WriterOptions {
 
 class StoreWriter {
  public:
-  // Reopens the published store at `path` for appending (kBusy if locked).
-  static Result<std::unique_ptr<StoreWriter>> open(const std::string& path, const WriterOptions& options = {});
+  // Reopens the published store at `path` for appending (kBusy if locked and not
+  // ctx.wait). It runs on ctx.lanes (null: write_lane_budget() lanes of its own).
+  static Result<std::unique_ptr<StoreWriter>> open(const std::string& path, const WriterOptions& options = {},
+                                                   const Context& ctx = {});
   // An unclosed writer aborts: see abort().
   ~StoreWriter();
 

@@ -46,11 +46,6 @@ struct TransferOptions {
   // raw Dense source, whose checks need no stored byte, is then not read at all.
   // Default true; false writes from the buffer the bytes were read and checked in.
   bool kernel_copy = true;
-  // Checked between windows (kCancelled "interrupted"). Progress, from the calling
-  // thread after every window: the records appended so far and their logical bytes
-  // (running totals over every source of build_from_stores; no totals). The rest of
-  // TransferStats is the result, in *stats.
-  Control control = {};
   // Copies only each source's first `max_records` records (a root's committed samples:
   // records past them belong to a run that never committed).
   uint64_t max_records = UINT64_MAX;
@@ -77,14 +72,21 @@ bool frames_compatible(const Store& src, const StoreWriter& dst);
 // frames_compatible() and options.frame_copy, else decode (Store::scan, all lanes) and
 // encode (StoreWriter::append, all lanes). The schemas must be equal (kInvalidArgument
 // naming the difference). Adds to *stats. Nothing is published.
-Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats);
+// ctx.control is checked between windows (kCancelled "interrupted") and hears, from the
+// calling thread after every window, the records appended so far and their logical
+// bytes (running totals over every source of build_from_stores; no totals); the rest of
+// TransferStats is the result, in *stats.
+Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats,
+                    const Context& ctx = {});
 
 // Builds a new store at `dst` (build_store: temporary sibling, renamed into place when
 // complete; `dst` must not exist) holding the records of `sources` one after another.
 // Every source's schema must equal create.schema (kInvalidArgument: "schema of 'b/'
-// differs from 'a/': ..."). On any error nothing is left at `dst`.
+// differs from 'a/': ..."). On any error nothing is left at `dst`. The writer runs in
+// `ctx` (build_store), which append_store's windows check and report to.
 Status build_from_stores(const std::vector<Store*>& sources, const std::string& dst, const CreateOptions& create,
-                         const WriterOptions& writer, const TransferOptions& options, TransferStats* stats);
+                         const WriterOptions& writer, const TransferOptions& options, TransferStats* stats,
+                         const Context& ctx = {});
 
 // --- roots of named streams (zrec/dataset.h) ------------------------------------------
 // One stream of a root being built: its name, how its store is created, and its parts,
@@ -110,6 +112,6 @@ struct RootStreamPlan {
 // so it appears with them.
 Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
                   const TransferOptions& options, TransferStats* stats,
-                  const std::optional<std::string>& card = std::nullopt);
+                  const std::optional<std::string>& card = std::nullopt, const Context& ctx = {});
 
 }  // namespace zrec

@@ -76,13 +76,6 @@ class RecordDigestList final : public RecordDigests {
 struct VerifyOptions {
   bool quick = false;         // check the structure (page, table, overlaps) without reading payloads
   uint64_t max_errors = 100;  // stop after this many problems; 0: never stop early
-  // How the store is opened, as Store::open opens one (zrec/store.h): its lanes (null:
-  // one of read_lane_budget() lanes for this call), the lock wait, snapshot_if_busy (a
-  // writer holds the lock and not `wait`: the last published state is checked without
-  // the lock, the records it holds and nothing the writer adds past it;
-  // VerifyReport::writer_active says so) and how a URL is read. map_records does not
-  // apply: verify reads every record with a pread.
-  OpenOptions open = {};
   // Per-record SHA-256 of the logical records, read from its start in ID order; records
   // at or past its end are not compared. Read to its end (its errors returned) whenever
   // the store opens and `quick` is not set; not read otherwise.
@@ -90,11 +83,6 @@ struct VerifyOptions {
   // Memory budget of one overlap pass over data files out of ID order (16 bytes per
   // record); default 128 MiB.
   uint64_t overlap_memory = uint64_t{128} << 20;
-  // Checked between batches (kCancelled "interrupted"). Progress, from the calling
-  // thread after each batch: phase "table" (the RecordLoc pass; with quick the only
-  // one) or "records" (payloads); records <= total_records; bytes: stored bytes read
-  // so far in this phase (the table's, then the payloads').
-  Control control = {};
   // Called with every problem as it is found, on the calling thread, in report order
   // (the table pass by record ID, overlaps by offset within each data file, payloads by
   // record ID, then digest_count, known once `against` is read to its end). An error it returns stops the run and is
@@ -170,6 +158,15 @@ struct VerifyReport {
 // all or reading failed: kNotFound (no such path, or no meta.zr), kInvalidArgument (not
 // a directory), kBusy (a writer holds it), kIoError (a read failed), kCancelled.
 // Holds the shared lock for the whole run, like any reader.
-Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& options = {});
+// The store is opened in `ctx` as Store::open opens one (zrec/store.h): its lanes (null:
+// read_lane_budget() lanes for this call), its lock wait, snapshot_if_busy (a writer
+// holds the lock and not `wait`: the last published state is checked without the lock,
+// the records it holds and nothing the writer adds past it; VerifyReport::writer_active
+// says so) and how a URL is read; every record is read with a pread. ctx.control is
+// checked between batches (kCancelled "interrupted") and hears, from the calling thread
+// after each batch: phase "table" (the RecordLoc pass; with quick the only one) or
+// "records" (payloads); records <= total_records; bytes: stored bytes read so far in
+// this phase (the table's, then the payloads').
+Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& options = {}, const Context& ctx = {});
 
 }  // namespace zrec

@@ -52,14 +52,14 @@ int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_of
   return cancelled(*static_cast<const CancelToken*>(cancel)) ? 1 : 0;
 }
 
-bool back_off(const RemoteOptions& options, int attempt) {
+bool back_off(const RemoteOptions& options, const CancelToken& cancel, int attempt) {
   int64_t ms = options.first_backoff_ms;
   for (int i = 2; i < attempt && ms < 5000; ++i) ms *= 2;
   ms = std::min<int64_t>(ms, 5000);
   thread_local std::minstd_rand jitter(std::random_device{}());
   ms = ms / 2 + static_cast<int64_t>(jitter() % static_cast<uint64_t>(ms / 2 + 1));
   for (int64_t slept = 0; slept < ms; slept += 20) {
-    if (cancelled(options.cancel)) return false;
+    if (cancelled(cancel)) return false;
     ::usleep(static_cast<useconds_t>(std::min<int64_t>(20, ms - slept) * 1000));
   }
   return true;

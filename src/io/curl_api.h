@@ -64,7 +64,7 @@ int cancel_on_progress(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_of
 // Sleeps before try `attempt` (2, 3, ...) of a request: first_backoff_ms, doubled for each
 // later try, at most 5 s, jittered to between half and all of it so that many lanes
 // throttled at once (a bucket's 503 SlowDown) do not come back at once. False, early,
-// when options.cancel's flag is set.
-bool back_off(const RemoteOptions& options, int attempt);
+// when cancel's flag is set.
+bool back_off(const RemoteOptions& options, const CancelToken& cancel, int attempt);
 
 }  // namespace zrec::io

@@ -22,18 +22,16 @@ Location Location::child(const std::string& name) const {
   return Location(path_ + "/" + name, remote_);
 }
 
-Result<std::unique_ptr<const Readable>> Location::open_for_reading(uint64_t prefetch,
-                                                                   const RemoteOptions& remote) const {
-  if (remote_) return RemoteFile::open(path_, prefetch, remote);
+Result<std::unique_ptr<const Readable>> Location::open_for_reading(uint64_t prefetch, const Context& ctx) const {
+  if (remote_) return RemoteFile::open(path_, prefetch, ctx);
   ZREC_ASSIGN_OR_RETURN(File f, File::open(path_, O_RDONLY));
   return std::unique_ptr<const Readable>(new File(std::move(f)));
 }
 
 Result<std::unique_ptr<const Readable>> Location::open_if_present(
-    uint64_t prefetch, const RemoteOptions& remote,
-    const std::function<Status(const std::string&)>& not_regular) const {
+    uint64_t prefetch, const Context& ctx, const std::function<Status(const std::string&)>& not_regular) const {
   if (remote_) {
-    auto f = RemoteFile::open(path_, prefetch, remote);
+    auto f = RemoteFile::open(path_, prefetch, ctx);
     if (!f.is_ok() && f.status().code() == StatusCode::kNotFound) return std::unique_ptr<const Readable>();
     if (!f.is_ok()) return f.status();
     return std::unique_ptr<const Readable>(std::move(f).value());
@@ -62,8 +60,8 @@ Result<std::optional<File>> Location::open_local_regular(int flags,
 }
 
 Result<std::unique_ptr<const Readable>> open_for_reading(const std::string& path_or_url, uint64_t prefetch,
-                                                         const RemoteOptions& remote) {
-  return Location(path_or_url).open_for_reading(prefetch, remote);
+                                                         const Context& ctx) {
+  return Location(path_or_url).open_for_reading(prefetch, ctx);
 }
 
 std::vector<std::string> Location::entry_names() const {

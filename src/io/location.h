@@ -43,14 +43,14 @@ class Location {
 
   // This file, for reading: a local File, or a URL's RemoteFile with its first
   // `prefetch` bytes fetched by the request that pins its size and validator.
-  Result<std::unique_ptr<const Readable>> open_for_reading(uint64_t prefetch, const RemoteOptions& remote) const;
+  // A URL is read with ctx.remote, and its requests stop at ctx.control.cancel.
+  Result<std::unique_ptr<const Readable>> open_for_reading(uint64_t prefetch, const Context& ctx) const;
 
   // This file for reading, or null when there is none (a URL: 404 or 410): a local one
   // is never opened through a link nor blocks on a FIFO, and is refused with
   // not_regular(path) unless it is a regular file; a URL as open_for_reading.
   Result<std::unique_ptr<const Readable>> open_if_present(
-      uint64_t prefetch, const RemoteOptions& remote,
-      const std::function<Status(const std::string&)>& not_regular) const;
+      uint64_t prefetch, const Context& ctx, const std::function<Status(const std::string&)>& not_regular) const;
 
   // This local file opened with `flags` as open_if_present opens one, or nullopt when
   // there is none; `st` gets its stat. A URL is refused (local_path).

@@ -299,8 +299,8 @@ std::string resolve(const LibCurl& api, const std::string& base, const std::stri
 }
 
 // One request to `url`, no redirect followed: for a redirect, `location` is where to.
-Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOptions& options, Request& r,
-                     std::string& location) {
+Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOptions& options,
+                     const CancelToken& cancel, Request& r, std::string& location) {
   PooledHandle handle(api);
   CURL* h = handle.get();
   if (h == nullptr) return {Outcome::kFail, io_error("cannot make a libcurl handle")};
@@ -344,9 +344,9 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
   api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
   api.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
   if (!options.cacert.empty()) api.curl_easy_setopt(h, CURLOPT_CAINFO, options.cacert.c_str());
-  if (options.cancel.flag != nullptr) {
+  if (cancel.flag != nullptr) {
     api.curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &cancel_on_progress);
-    api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<CancelToken*>(&options.cancel));
+    api.curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<CancelToken*>(&cancel));
     api.curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   }
   count(options, &RemoteCounters::requests);
@@ -397,12 +397,13 @@ Outcome perform_once(const LibCurl& api, const std::string& url, const RemoteOpt
 
 // One request, following up to options.max_redirects redirects. An https URL is never
 // redirected to http: its bytes (and the credentials it carries) would travel in clear.
-Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions& options, Request& r) {
+Outcome perform(const LibCurl& api, const std::string& url, const RemoteOptions& options, const CancelToken& cancel,
+                Request& r) {
   const bool secure = is_https_url(url);
   std::string at = url;
   for (int hops = 0;; ++hops) {
     std::string location;
-    Outcome o = perform_once(api, at, options, r, location);
+    Outcome o = perform_once(api, at, options, cancel, r, location);
     if (location.empty() || o.kind != Outcome::kDone) return o;
     if (hops == options.max_redirects)
       return {Outcome::kFail, io_error("more than " + std::to_string(options.max_redirects) +
@@ -422,26 +423,29 @@ std::string tries_note(int tries) { return tries > 1 ? " (after " + std::to_stri
 
 }  // namespace
 
-RemoteFile::RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head, RemoteOptions options)
+RemoteFile::RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head, RemoteOptions options, CancelToken cancel)
     : url_(std::move(url)),
       shown_(redact_url(url_)),
       pin_(std::move(pin)),
       size_(pin_.size),
       options_(std::move(options)),
+      cancel_(cancel),
       head_(std::move(head)) {}
 
 Result<std::unique_ptr<const Readable>> RemoteFile::open(const std::string& url, uint64_t prefetch,
-                                                         const RemoteOptions& options) {
+                                                         const Context& ctx) {
   ZREC_ASSIGN_OR_RETURN(const LibCurl* api, libcurl());
+  const RemoteOptions& options = ctx.remote;
+  const CancelToken& cancel = ctx.control.cancel;
   const std::string shown = redact_url(url);
   for (int attempt = 1;; ++attempt) {
     Request r;
     r.want = std::max<uint64_t>(prefetch, 1);
     r.small_file_bytes = options.small_file_bytes;
-    Outcome o = perform(*api, url, options, r);
+    Outcome o = perform(*api, url, options, cancel, r);
     if (o.kind == Outcome::kRetry && attempt < options.max_tries) {
       count(options, &RemoteCounters::retries);
-      if (!back_off(options, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
+      if (!back_off(options, cancel, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
       continue;
     }
     if (o.kind != Outcome::kDone) {
@@ -455,7 +459,7 @@ Result<std::unique_ptr<const Readable>> RemoteFile::open(const std::string& url,
       if (!parse_content_range(r.content_range, cr) || cr.total != 0)
         return io_error("cannot open '" + shown + "': HTTP " + r.status_text + " to a request for its first bytes");
       pin.size = 0;
-      return std::unique_ptr<const Readable>(new RemoteFile(url, std::move(pin), {}, options));
+      return std::unique_ptr<const Readable>(new RemoteFile(url, std::move(pin), {}, options, cancel));
     }
     if (r.status == 200) {
       pin.size = r.body.size();
@@ -468,7 +472,7 @@ Result<std::unique_ptr<const Readable>> RemoteFile::open(const std::string& url,
         return io_error("cannot open '" + shown + "': the response ended early" + tries_note(attempt));
       }
     }
-    return std::unique_ptr<const Readable>(new RemoteFile(url, std::move(pin), std::move(r.body), options));
+    return std::unique_ptr<const Readable>(new RemoteFile(url, std::move(pin), std::move(r.body), options, cancel));
   }
 }
 
@@ -539,7 +543,7 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
     r.want = n;
     r.pin = &pin_;
     r.dst = out;
-    Outcome o = perform(*api, url_, options, r);
+    Outcome o = perform(*api, url_, options, cancel_, r);
     const bool progressed = r.got >= std::min<uint64_t>(n, kProgressBytes);
     // Bytes received before a failure are kept: the next try asks for the rest.
     out += r.got;
@@ -554,7 +558,7 @@ Status RemoteFile::fetch(uint8_t* out, size_t n, uint64_t offset) const {
     failures = progressed ? 1 : failures + 1;
     if (o.kind == Outcome::kRetry && failures < options.max_tries && tries < max_all_tries) {
       count(options, &RemoteCounters::retries);
-      if (!back_off(options, failures + 1)) return Status(StatusCode::kCancelled, "interrupted");
+      if (!back_off(options, cancel_, failures + 1)) return Status(StatusCode::kCancelled, "interrupted");
       continue;
     }
     return Status(o.status.code(), "cannot read '" + shown_ + "' (bytes " + std::to_string(offset) + "-" +

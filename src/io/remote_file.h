@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "zrec/context.h"
 #include "zrec/remote.h"
 #include "zrec/status.h"
 
@@ -23,9 +24,9 @@ class RemoteFile final : public Readable {
  public:
   // GETs the first `prefetch` bytes of `url` (at least one), which pins the file's size
   // and validator; the bytes are kept for later reads (a store's static page, a data
-  // file's first frame header). kNotFound for 404 and 410.
-  static Result<std::unique_ptr<const Readable>> open(const std::string& url, uint64_t prefetch,
-                                                      const RemoteOptions& options);
+  // file's first frame header). kNotFound for 404 and 410. Reads with ctx.remote; its
+  // requests, now and later, stop at ctx.control.cancel.
+  static Result<std::unique_ptr<const Readable>> open(const std::string& url, uint64_t prefetch, const Context& ctx);
 
   // Reads exactly n bytes at offset, with as many requests as it takes (retries resume
   // after the bytes received). Thread-safe: each request takes a connection of the
@@ -51,7 +52,7 @@ class RemoteFile final : public Readable {
   };
 
  private:
-  RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head, RemoteOptions options);
+  RemoteFile(std::string url, Pin pin, std::vector<uint8_t> head, RemoteOptions options, CancelToken cancel);
   // Bytes [offset, offset + n) by requests, into dst.
   Status fetch(uint8_t* dst, size_t n, uint64_t offset) const;
 
@@ -66,6 +67,7 @@ class RemoteFile final : public Readable {
   Pin pin_;
   uint64_t size_ = 0;
   RemoteOptions options_;
+  CancelToken cancel_;              // the opening operation's (Context::control.cancel): stops its requests
   std::vector<uint8_t> head_;       // bytes [0, head_.size()), fetched at open
   mutable std::mutex ahead_mutex_;  // guards the map; each entry is its thread's alone
   mutable std::unordered_map<std::thread::id, ReadAhead> ahead_;

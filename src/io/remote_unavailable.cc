@@ -26,7 +26,7 @@ Status unavailable(const std::string& what) {
 
 namespace io {
 
-Result<std::unique_ptr<const Readable>> RemoteFile::open(const std::string& url, uint64_t, const RemoteOptions&) {
+Result<std::unique_ptr<const Readable>> RemoteFile::open(const std::string& url, uint64_t, const Context&) {
   return unavailable("open '" + redact_url(url) + "'");
 }
 
@@ -36,7 +36,7 @@ Result<std::unique_ptr<const Readable>> RemoteFile::open(const std::string& url,
 // defined because the tools that send requests are linked against them.
 S3Client::~S3Client() = default;
 
-Result<std::unique_ptr<S3Client>> S3Client::open(const RemoteOptions&) { return unavailable("reach a bucket"); }
+Result<std::unique_ptr<S3Client>> S3Client::open(const Context&) { return unavailable("reach a bucket"); }
 
 S3ClientStats S3Client::stats() const { return {requests_.load(), retries_.load(), bytes_sent_.load()}; }
 

@@ -77,7 +77,7 @@ size_t on_read(char* p, size_t size, size_t count, void* user) {
 
 }  // namespace
 
-S3Client::S3Client(RemoteOptions options) : options_(std::move(options)) {}
+S3Client::S3Client(RemoteOptions options, CancelToken cancel) : options_(std::move(options)), cancel_(cancel) {}
 
 S3Client::~S3Client() {
   auto api = libcurl();
@@ -85,10 +85,10 @@ S3Client::~S3Client() {
   for (void* h : idle_) (*api)->curl_easy_cleanup(static_cast<CURL*>(h));
 }
 
-Result<std::unique_ptr<S3Client>> S3Client::open(const RemoteOptions& options) {
+Result<std::unique_ptr<S3Client>> S3Client::open(const Context& ctx) {
   ZREC_RETURN_IF_ERROR(libcurl().status());
-  ZREC_RETURN_IF_ERROR(io::s3_config(options.s3).status());
-  return std::unique_ptr<S3Client>(new S3Client(options));
+  ZREC_RETURN_IF_ERROR(io::s3_config(ctx.remote.s3).status());
+  return std::unique_ptr<S3Client>(new S3Client(ctx.remote, ctx.control.cancel));
 }
 
 // A HEAD's answer has no body, so no <Code>: a GET of the object's first byte, signed
@@ -164,9 +164,9 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
       api->curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call.method.c_str());
     }
     if (!options_.cacert.empty()) api->curl_easy_setopt(h, CURLOPT_CAINFO, options_.cacert.c_str());
-    if (options_.cancel.flag != nullptr) {
+    if (cancel_.flag != nullptr) {
       api->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &io::cancel_on_progress);
-      api->curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<CancelToken*>(&options_.cancel));
+      api->curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<CancelToken*>(&cancel_));
       api->curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     }
     requests_.fetch_add(1, std::memory_order_relaxed);
@@ -197,7 +197,7 @@ Result<S3Response> S3Client::send(const std::string& s3_url, S3Call call, std::s
       return io_error(what + ": " + why + tries);
     }
     retries_.fetch_add(1, std::memory_order_relaxed);
-    if (!io::back_off(options_, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
+    if (!io::back_off(options_, cancel_, attempt + 1)) return Status(StatusCode::kCancelled, "interrupted");
   }
 }
 

@@ -35,10 +35,9 @@ int try_flock(int fd, int op) {
 // EDEADLK with *why set when the probe says the wait cannot end or the deadline passed. Sleeps 1 ms after the
 // first refusal, doubling to 100 ms, so a lock let go is taken within 100 ms and a
 // waiter costs ~10 wake-ups a second.
-int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const std::string& store_path,
-                           std::string* why) {
+int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const CancelToken& cancel,
+                           const std::string& store_path, std::string* why) {
   const int fd = meta.fd();
-  const CancelToken& cancel = wait.control.cancel;
   int sleep_ms = 1;
   for (;;) {
     if (lock_wait_cancelled(cancel)) return ECANCELED;
@@ -65,13 +64,14 @@ int wait_flock_cancellable(const File& meta, int op, const LockWait& wait, const
 
 }  // namespace
 
-Status lock_store(const File& meta, LockMode mode, const LockWait& wait, const std::string& store_path) {
+Status lock_store(const File& meta, LockMode mode, const LockWait& wait, const CancelToken& cancel,
+                  const std::string& store_path) {
   const int op = mode == LockMode::kExclusive ? LOCK_EX : LOCK_SH;
   int err = try_flock(meta.fd(), op | LOCK_NB);
   std::string why;
   if (err == EWOULDBLOCK && wait)
-    err = can_cancel(wait.control.cancel) || wait.deadline ? wait_flock_cancellable(meta, op, wait, store_path, &why)
-                                                           : try_flock(meta.fd(), op);
+    err = can_cancel(cancel) || wait.deadline ? wait_flock_cancellable(meta, op, wait, cancel, store_path, &why)
+                                              : try_flock(meta.fd(), op);
   if (err == 0) return Status::ok();
   if (err == EDEADLK && !why.empty()) return Status(StatusCode::kBusy, why);
   if (err == ECANCELED)

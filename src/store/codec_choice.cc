@@ -89,7 +89,7 @@ Codec pick_codec(const ChoiceSizes& s) {
   return Codec::kRaw;
 }
 
-Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& options) {
+Result<CodecChoice> choose_codec(RecordSource& source, const Context& ctx) {
   CodecChoice c;
   c.population = source.count();
   if (c.population == 0) return c;
@@ -115,7 +115,6 @@ Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& opti
   if (mean <= kAutoDictMeanBytes && c.population >= 10) {
     TrainOptions t = train_options(DictTier::kSmall);
     t.seed = 0;
-    t.lanes = options.lanes;
     // What the sample will train on: 7 in 8 records (1 in 8 is held out), all of them
     // when the source is smaller than the budget.
     const uint64_t sample =
@@ -123,7 +122,7 @@ Result<CodecChoice> choose_codec(RecordSource& source, const ChoiceOptions& opti
     t.dict_bytes = std::min(t.dict_bytes, sample / 10);
     if (t.dict_bytes >= kMinDictBytes) {
       TrainReport report;
-      auto dict = train_dictionary(source, t, &report);
+      auto dict = train_dictionary(source, t, &report, ctx);
       if (dict.is_ok()) {
         c.trained = true;
         c.sampled = report.samples;

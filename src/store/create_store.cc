@@ -105,14 +105,14 @@ Result<std::string> validate_create(const CreateOptions& options) {
 
 }  // namespace
 
-Status create_store(const std::string& user_path, const CreateOptions& options) {
+Status create_store(const std::string& user_path, const CreateOptions& options, const Context& ctx) {
   // Validate everything before touching the disk.
   ZREC_ASSIGN_OR_RETURN(const std::string schema_bytes, validate_create(options));
   const std::string path = store::strip_trailing_slashes(user_path);
   ZREC_ASSIGN_OR_RETURN(bool free, is_free(path));
   if (!free) return store::already_exists(user_path, false);
 
-  store::remove_abandoned_build_temps(path, options.warn);
+  store::remove_abandoned_build_temps(path, ctx.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/false));
@@ -120,18 +120,18 @@ Status create_store(const std::string& user_path, const CreateOptions& options) 
 }
 
 Status build_store(const std::string& user_path, const CreateOptions& options, const WriterOptions& writer_options,
-                   const std::function<Status(StoreWriter&)>& fill) {
+                   const std::function<Status(StoreWriter&)>& fill, const Context& ctx) {
   ZREC_ASSIGN_OR_RETURN(const std::string schema_bytes, validate_create(options));
   const std::string path = store::strip_trailing_slashes(user_path);
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) return store::already_exists(user_path, true);
   if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
 
-  store::remove_abandoned_build_temps(path, options.warn);
+  store::remove_abandoned_build_temps(path, ctx.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));
   {
-    ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(tmp->path(), writer_options));
+    ZREC_ASSIGN_OR_RETURN(auto writer, StoreWriter::open(tmp->path(), writer_options, ctx));
     Status s = fill(*writer);
     if (!s.is_ok()) return s;  // the writer aborts, then the temporary is removed
     ZREC_RETURN_IF_ERROR(writer->close());

@@ -63,8 +63,8 @@ Status cut_back_files(StoreFiles& files, uint64_t length) {
 
 }  // namespace store
 
-Status cut_back_store(const std::string& path, uint64_t length, const LockWait& wait) {
-  ZREC_ASSIGN_OR_RETURN(store::StoreFiles files, store::load_store_files(path, io::LockMode::kExclusive, wait));
+Status cut_back_store(const std::string& path, uint64_t length, const Context& ctx) {
+  ZREC_ASSIGN_OR_RETURN(store::StoreFiles files, store::load_store_files(path, io::LockMode::kExclusive, ctx));
   return store::cut_back_files(files, length);
 }
 

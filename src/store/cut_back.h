@@ -15,10 +15,10 @@ namespace zrec {
 
 // Publishes the store at `path` with only its first `length` records (which must be
 // <= its published length; equal is a no-op). Takes the store's exclusive lock (kBusy
-// when held, unless `wait`). Order, so that a crash at any point leaves a valid store:
+// when held, unless ctx.wait). Order, so that a crash at any point leaves a valid store:
 // the new static page is written and synced first (the publication; records past
 // `length` become leftovers readers ignore), then the data files and the table are
 // truncated to the new tails and length. The cut records are gone for good.
-Status cut_back_store(const std::string& path, uint64_t length, const LockWait& wait = {});
+Status cut_back_store(const std::string& path, uint64_t length, const Context& ctx = {});
 
 }  // namespace zrec

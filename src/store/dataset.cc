@@ -11,6 +11,7 @@
 
 #include "io/location.h"
 #include "io/remote_file.h"
+#include "store/store_files.h"
 #include "zrec_support/file.h"
 
 namespace zrec {
@@ -28,13 +29,13 @@ bool is_build_leftover(const std::string& name) {
 
 std::string join_path(const std::string& dir, const std::string& name) { return io::Location(dir).child(name).path(); }
 
-bool is_store_dir(const std::string& path, const RemoteOptions& remote) {
+bool is_store_dir(const std::string& path, const Context& ctx) {
   const io::Location at(path);
   if (at.remote()) {
     // Absent, or hidden from whoever may not list the bucket: not a store. Any other
     // failure (TLS, the connection, a server ignoring Range) counts as a store, so that
     // opening it says what went wrong.
-    auto meta = at.child(kMetaFile).open_for_reading(1, remote);
+    auto meta = at.child(kMetaFile).open_for_reading(1, ctx);
     return meta.is_ok() || (meta.status().code() != StatusCode::kNotFound && !io::access_denied(meta.status()));
   }
   const std::string meta = join_path(path, kMetaFile);
@@ -44,11 +45,11 @@ bool is_store_dir(const std::string& path, const RemoteOptions& remote) {
   return !S_ISDIR(st.st_mode) || ::stat(join_path(meta, kMetaFile).c_str(), &st) != 0;
 }
 
-std::vector<std::string> child_stores(const std::string& root, const RemoteOptions& remote) {
+std::vector<std::string> child_stores(const std::string& root, const Context& ctx) {
   std::vector<std::string> out;
   const io::Location at(root);
   if (at.remote()) {  // a URL is never listed: a remote root's streams are its marker's
-    auto marker = read_root_marker(root, remote);
+    auto marker = read_root_marker(root, ctx);
     if (marker.is_ok() && marker.value()) out = marker.value()->streams;
     return out;
   }

@@ -14,6 +14,7 @@
 #include "io/location.h"
 #include "io/store_lock.h"
 #include "store/root_writer.h"
+#include "store/store_files.h"
 #include "zrec_support/file.h"
 
 namespace zrec {
@@ -55,18 +56,18 @@ struct WriterHold {
   io::File meta;
 };
 
-Result<WriterHold> hold_writer_lock(const std::string& path, const LockWait& wait) {
+Result<WriterHold> hold_writer_lock(const std::string& path, const Context& ctx) {
   WriterHold hold;
   ZREC_ASSIGN_OR_RETURN(const std::optional<RootState> marker, read_root_marker(path));
   if (marker) {
-    ZREC_ASSIGN_OR_RETURN(hold.root, RootWriter::open(path, wait));
+    ZREC_ASSIGN_OR_RETURN(hold.root, RootWriter::open(path, ctx.wait, ctx.control.cancel));
     return hold;
   }
   if (!is_store_dir(path))
     return invalid_argument("'" + path + "' is neither a store (no " + std::string(kMetaFile) + ") nor a root (no " +
                             kRootMarkerFile + " marker): a card goes with one of them");
   ZREC_ASSIGN_OR_RETURN(hold.meta, io::File::open(join_path(path, kMetaFile), O_RDONLY));
-  ZREC_RETURN_IF_ERROR(io::lock_store(hold.meta, io::LockMode::kExclusive, wait, path));
+  ZREC_RETURN_IF_ERROR(io::lock_store(hold.meta, io::LockMode::kExclusive, ctx.wait, ctx.control.cancel, path));
   return hold;
 }
 
@@ -89,21 +90,21 @@ Status replace_card(const std::string& dir, const std::string& bytes) {
 
 }  // namespace
 
-Result<std::optional<std::string>> read_card(const std::string& path, const RemoteOptions& remote) {
+Result<std::optional<std::string>> read_card(const std::string& path, const Context& ctx) {
   const io::Location card = io::Location(path).child(kCardFile);
   const auto not_regular = [](const std::string& at) {
     return invalid_argument("card '" + at + "' is not a regular file");
   };
-  ZREC_ASSIGN_OR_RETURN(const auto f, card.open_if_present(uint64_t{1} << 20, remote, not_regular));
+  ZREC_ASSIGN_OR_RETURN(const auto f, card.open_if_present(uint64_t{1} << 20, ctx, not_regular));
   if (!f) return std::optional<std::string>();
   ZREC_ASSIGN_OR_RETURN(std::string bytes, read_whole(*f, card.shown()));
   return std::optional<std::string>(std::move(bytes));
 }
 
-Status write_card(const std::string& path, const std::optional<std::string>& bytes, const LockWait& wait) {
+Status write_card(const std::string& path, const std::optional<std::string>& bytes, const Context& ctx) {
   ZREC_RETURN_IF_ERROR(io::Location(path).local_path("stores' and roots' cards").status());
   if (bytes && bytes->size() > kMaxCardBytes) return too_large(join_path(path, kCardFile), bytes->size());
-  ZREC_ASSIGN_OR_RETURN(const WriterHold hold, hold_writer_lock(path, wait));
+  ZREC_ASSIGN_OR_RETURN(const WriterHold hold, hold_writer_lock(path, ctx));
   remove_stale_temporaries(path);
   if (bytes) return replace_card(path, *bytes);
   const std::string card = join_path(path, kCardFile);

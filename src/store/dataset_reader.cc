@@ -18,11 +18,12 @@ const RootState& no_state() {
 
 }  // namespace
 
-Result<Dataset> Dataset::open(const std::string& root, const OpenOptions& options) {
+Result<Dataset> Dataset::open(const std::string& root, const OpenOptions& options, const Context& ctx) {
   Dataset d;
   d.root_ = root;
   d.options_ = options;
-  ZREC_ASSIGN_OR_RETURN(d.committed_, read_root_marker(root, options.remote));
+  d.ctx_ = ctx;
+  ZREC_ASSIGN_OR_RETURN(d.committed_, read_root_marker(root, ctx));
   // A URL cannot be listed: its stores are the streams its marker names, read above
   // (child_stores would fetch the marker again).
   if (io::Location(root).remote()) {
@@ -45,8 +46,9 @@ std::vector<std::string> Dataset::unadopted() const {
   return out;
 }
 
-Result<std::unique_ptr<Store>> Dataset::open_stream(const std::string& name, const OpenOptions& options) const {
-  return Store::open(path_of(name), options);
+Result<std::unique_ptr<Store>> Dataset::open_stream(const std::string& name, const OpenOptions& options,
+                                                    const Context& ctx) const {
+  return Store::open(path_of(name), options, ctx);
 }
 
 std::vector<StreamProblem> Dataset::problems(const std::map<std::string, uint64_t>& lengths) const {

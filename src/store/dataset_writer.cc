@@ -26,7 +26,7 @@ struct DatasetWriter::Impl {
     bool created = false;  // this session made the store
   };
 
-  Impl(std::string root, DatasetWriterOptions options);
+  Impl(std::string root, DatasetWriterOptions options, Context ctx);
   Status lock();
   Status adopt(const std::vector<std::string>& stores);
   Status open_streams();
@@ -41,6 +41,7 @@ struct DatasetWriter::Impl {
 
   const std::string root_;
   const DatasetWriterOptions options_;
+  const Context ctx_;  // every stream's writer's, and the root's lock wait
   std::unique_ptr<RootWriter> marker_;
   RootState found_;
   std::vector<std::unique_ptr<Stream>> streams_;  // sorted by name
@@ -76,8 +77,8 @@ DatasetWriterOptions through_root(DatasetWriterOptions options) {
 
 }  // namespace
 
-DatasetWriter::Impl::Impl(std::string root, DatasetWriterOptions options)
-    : root_(std::move(root)), options_(through_root(std::move(options))) {}
+DatasetWriter::Impl::Impl(std::string root, DatasetWriterOptions options, Context ctx)
+    : root_(std::move(root)), options_(through_root(std::move(options))), ctx_(std::move(ctx)) {}
 
 DatasetWriter::DatasetWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -85,13 +86,13 @@ DatasetWriter::~DatasetWriter() {
   if (!impl_->done_) impl_->abort();
 }
 
-Result<std::unique_ptr<DatasetWriter>> DatasetWriter::open(const std::string& root,
-                                                           const DatasetWriterOptions& options) {
-  std::unique_ptr<DatasetWriter> w(new DatasetWriter(std::make_unique<Impl>(root, options)));
+Result<std::unique_ptr<DatasetWriter>> DatasetWriter::open(const std::string& root, const DatasetWriterOptions& options,
+                                                           const Context& ctx) {
+  std::unique_ptr<DatasetWriter> w(new DatasetWriter(std::make_unique<Impl>(root, options, ctx)));
   Status s = w->impl_->lock();
   // Under the root's lock: what killed writers left in the root (the marker's
   // temporaries went with the lock, store/root_writer.h).
-  if (s.is_ok()) store::remove_abandoned_stream_temps(root, options.warn);
+  if (s.is_ok()) store::remove_abandoned_stream_temps(root, ctx.warn);
   if (s.is_ok()) s = w->impl_->open_streams();
   if (!s.is_ok()) {
     w->impl_->abort();
@@ -139,7 +140,7 @@ Status DatasetWriter::Impl::adopt(const std::vector<std::string>& stores) {
   for (const auto& name : stores) {
     auto s = std::make_unique<Stream>();
     s->name = name;
-    ZREC_ASSIGN_OR_RETURN(s->writer, StoreWriter::open(join_path(root_, name), options_.writer));
+    ZREC_ASSIGN_OR_RETURN(s->writer, StoreWriter::open(join_path(root_, name), options_.writer, ctx_));
     lengths += (lengths.empty() ? "" : ", ") + name + " " + std::to_string(s->writer->published_length());
     agree =
         agree && (streams_.empty() || s->writer->published_length() == streams_.front()->writer->published_length());
@@ -173,7 +174,7 @@ Status DatasetWriter::Impl::lock() {
     if (!S_ISDIR(st.st_mode)) return invalid_argument("'" + root_ + "' is not a directory");
     if (is_store_dir(root_))
       return invalid_argument("'" + root_ + "' is a store, not a directory of named streams (ROOT/<name>)");
-    auto opened = RootWriter::open(root_, options_.writer.wait);
+    auto opened = RootWriter::open(root_, ctx_.wait, ctx_.control.cancel);
     if (opened.is_ok()) {
       marker_ = std::move(opened).value();
       found_ = marker_->state();
@@ -225,7 +226,7 @@ Status DatasetWriter::Impl::open_streams() {
     if (find_stream(name) != nullptr) continue;  // adopted
     auto s = std::make_unique<Stream>();
     s->name = name;
-    ZREC_ASSIGN_OR_RETURN(s->writer, StoreWriter::open(join_path(root_, name), options_.writer));
+    ZREC_ASSIGN_OR_RETURN(s->writer, StoreWriter::open(join_path(root_, name), options_.writer, ctx_));
     streams_.push_back(std::move(s));
   }
   std::map<std::string, uint64_t> lengths;
@@ -286,14 +287,14 @@ Result<StoreWriter*> DatasetWriter::Impl::stream(const std::string& name, const 
   auto s = std::make_unique<Stream>();
   s->name = name;
   const std::string path = join_path(root_, name);
-  ZREC_RETURN_IF_ERROR(create_store(path, create));
+  ZREC_RETURN_IF_ERROR(create_store(path, create, ctx_));
   s->created = true;
   // Kept before the writer opens, so that abort() takes the store back whatever happens.
   Stream* added = s.get();
   streams_.insert(std::upper_bound(streams_.begin(), streams_.end(), name,
                                    [](const std::string& n, const std::unique_ptr<Stream>& t) { return n < t->name; }),
                   std::move(s));
-  ZREC_ASSIGN_OR_RETURN(added->writer, StoreWriter::open(path, options_.writer));
+  ZREC_ASSIGN_OR_RETURN(added->writer, StoreWriter::open(path, options_.writer, ctx_));
   return added->writer.get();
 }
 

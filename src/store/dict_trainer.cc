@@ -379,7 +379,8 @@ Result<std::vector<uint8_t>> pick_finalist(const std::vector<Candidate>& grid, s
 
 }  // namespace
 
-Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report) {
+Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainOptions& options, TrainReport* report,
+                                              const Context& ctx) {
   TrainReport local;
   if (report == nullptr) report = &local;
   *report = TrainReport{};
@@ -418,7 +419,7 @@ Result<std::vector<uint8_t>> train_dictionary(RecordSource& source, const TrainO
   report->candidates = static_cast<unsigned>(grid.size());
   std::vector<Outcome> outcomes;
   Baselines baselines;
-  const std::shared_ptr<Lanes> lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(write_lane_budget());
+  const std::shared_ptr<Lanes> lanes = ctx.lanes ? ctx.lanes : std::make_shared<Lanes>(write_lane_budget());
   ZREC_RETURN_IF_ERROR(search_candidates(grid, train, heldout, level, *lanes, outcomes, baselines));
 
   // 4. The finalists, each finalized and scored at the target level.

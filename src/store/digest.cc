@@ -29,7 +29,7 @@ std::string digest_header(const Schema& schema, uint64_t length) {
   return h;
 }
 
-Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
+Result<RecordHash> digest_store(Store& store, const DigestOptions& options, const Context& ctx) {
   Lanes& pool = *store.lanes();
   format::Sha256 total;
   const uint64_t n = options.id_at ? options.count : store.length();
@@ -65,12 +65,12 @@ Result<RecordHash> digest_store(Store& store, const DigestOptions& options) {
         return Status::ok();
       }));
       for (size_t k = 0; k < m; ++k) {
-        ZREC_RETURN_IF_ERROR(options.control.check());
+        ZREC_RETURN_IF_ERROR(ctx.control.check());
         total.update(hashes[k].data(), hashes[k].size());
         if (options.per_record) ZREC_RETURN_IF_ERROR(options.per_record(w.ids[k], hashes[k]));
         ++progress.records;
         progress.bytes += w.offsets[k + 1] - w.offsets[k];
-        if ((progress.records & 63) == 0 || k + 1 == m) options.control.report(progress);
+        if ((progress.records & 63) == 0 || k + 1 == m) ctx.control.report(progress);
       }
       return Status::ok();
     }));

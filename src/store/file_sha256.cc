@@ -9,13 +9,14 @@
 
 #include "format/sha256.h"
 #include "io/location.h"
+#include "store/store_files.h"
 #include "zrec_support/file.h"
 
 namespace zrec {
 
-Result<FileHash> file_sha256(const std::string& path, const RemoteOptions& remote) {
+Result<FileHash> file_sha256(const std::string& path, const Context& ctx) {
   constexpr uint64_t kWindow = uint64_t{4} << 20;
-  ZREC_ASSIGN_OR_RETURN(const auto f, io::Location(path).open_for_reading(kWindow, remote));
+  ZREC_ASSIGN_OR_RETURN(const auto f, io::Location(path).open_for_reading(kWindow, ctx));
   ZREC_ASSIGN_OR_RETURN(const uint64_t size, f->size());
   format::Sha256 sha;
   std::vector<uint8_t> window(std::min(size, kWindow));

@@ -157,9 +157,9 @@ struct CheckBuffers {
 // the checks reach them. `linked`: DEST's data files that already are the part's (the
 // first part's hard links), which need no copy.
 Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, const std::vector<bool>& linked,
-                  const JoinOptions& options, CheckBuffers& check, JoinStats* stats) {
+                  const Context& ctx, CheckBuffers& check, JoinStats* stats) {
   const uint32_t shards = part.data_shards();
-  const std::shared_ptr<Lanes>& lanes = options.lanes ? options.lanes : part.lanes();
+  const std::shared_ptr<Lanes>& lanes = ctx.lanes ? ctx.lanes : part.lanes();
   std::vector<uint64_t> copied(shards, 0), frontier(shards, 0);
   for (uint32_t s = 0; s < shards; ++s)
     if (!linked.empty() && linked[place.dest_shard(s, shards)]) copied[s] = part.tail(s);
@@ -204,7 +204,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
   std::vector<uint8_t> table;
   JoinStats running = *stats;  // for progress()
   for (uint64_t first = 0; first < part.length(); first += kJoinIdChunk) {
-    ZREC_RETURN_IF_ERROR(options.control.check());
+    ZREC_RETURN_IF_ERROR(ctx.control.check());
     const uint64_t count = std::min(kJoinIdChunk, part.length() - first);
     ids.resize(count);
     std::iota(ids.begin(), ids.end(), first);
@@ -222,7 +222,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
     ZREC_RETURN_IF_ERROR(
         io::write_behind(dest.meta, table_behind, format::record_loc_offset(place.base + first + count)));
     for (uint64_t begin = 0; begin < count;) {
-      ZREC_RETURN_IF_ERROR(options.control.check());
+      ZREC_RETURN_IF_ERROR(ctx.control.check());
       uint64_t end = begin, window = 0;
       while (end < count && (end == begin || window + locs[end].phys_length <= kCheckWindow))
         window += locs[end++].phys_length;
@@ -235,7 +235,7 @@ Status place_part(Store& part, const JoinPartPlace& place, DestFiles& dest, cons
       ZREC_RETURN_IF_ERROR(copy_ready(false));
       running.records += end - begin;
       running.stored_bytes += window;
-      options.control.report({.records = running.records, .bytes = running.logical_bytes});
+      ctx.control.report({.records = running.records, .bytes = running.logical_bytes});
       // A window that grew for one oversized record gives the memory back.
       if (check.bytes.size() > 2 * kCheckWindow) check = CheckBuffers();
       begin = end;
@@ -400,11 +400,11 @@ struct OpenTemp {
   bool marked = false;  // the marker is still there
 };
 
-Result<OpenTemp> open_temp(const LoadedPlan& plan, io::LockMode mode, const LockWait& wait) {
+Result<OpenTemp> open_temp(const LoadedPlan& plan, io::LockMode mode, const Context& ctx) {
   OpenTemp t;
   t.dest.dir = plan.file.temp;
   ZREC_ASSIGN_OR_RETURN(t.dest.meta, io::File::open(join_path(plan.file.temp, kMetaFile), O_RDWR | O_NOFOLLOW));
-  ZREC_RETURN_IF_ERROR(io::lock_store(t.dest.meta, mode, wait, plan.file.temp));
+  ZREC_RETURN_IF_ERROR(io::lock_store(t.dest.meta, mode, ctx.wait, ctx.control.cancel, plan.file.temp));
   format::PageBytes bytes{};
   ZREC_RETURN_IF_ERROR(t.dest.meta.pread_exact(bytes.data(), bytes.size(), 0));
   t.sealed = bytes == format::encode_static_page(plan.final_page());
@@ -534,7 +534,7 @@ void remove_abandoned_join_temps(const std::string& dest, const WarningSink& war
 }  // namespace
 
 Status join_stores(const std::vector<Store*>& parts, const std::string& user_path, bool checksum,
-                   const JoinOptions& options, JoinStats* stats) {
+                   const JoinOptions& options, JoinStats* stats, const Context& ctx) {
   if (parts.empty()) return invalid_argument("a join needs at least one part");
   const std::string mismatch = placement_mismatch(std::vector<const Store*>(parts.begin(), parts.end()));
   if (!mismatch.empty()) return invalid_argument("cannot join by placement: " + mismatch);
@@ -547,7 +547,7 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   const std::string path = store::strip_trailing_slashes(user_path);
   if (exists(path)) return store::already_exists(user_path, true);
   if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
-  store::remove_abandoned_build_temps(path, options.warn);
+  store::remove_abandoned_build_temps(path, ctx.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   std::vector<bool> linked;
   FirstPartSizes restore(options.link_first ? &first : nullptr, linked);
@@ -556,8 +556,8 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   CheckBuffers check;
   for (size_t k = 0; k < parts.size(); ++k)
     ZREC_RETURN_IF_ERROR(
-        place_part(*parts[k], layout.parts[k], dest, k == 0 ? linked : std::vector<bool>(), options, check, stats));
-  ZREC_RETURN_IF_ERROR(options.control.check());
+        place_part(*parts[k], layout.parts[k], dest, k == 0 ? linked : std::vector<bool>(), ctx, check, stats));
+  ZREC_RETURN_IF_ERROR(ctx.control.check());
   ZREC_RETURN_IF_ERROR(seal_dest(dest, dest_page(layout, first.codec(), schema, true)));
   ZREC_RETURN_IF_ERROR(tmp->rename_to(path, user_path, /*no_replace=*/true));
   restore.keep();  // DEST is in place: its data files are these
@@ -582,16 +582,17 @@ Result<JoinPlanInfo> read_join_plan(const std::string& plan) {
 }
 
 Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const std::string& user_dst,
-                               const std::string& plan, const JoinOptions& options) {
+                               const std::string& plan, const JoinOptions& options, const Context& ctx) {
   if (part_paths.empty()) return invalid_argument("a join needs at least one part");
-  auto lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(1);
+  Context parts_ctx = ctx;  // the parts are opened on one lane unless ctx gives lanes
+  if (!parts_ctx.lanes) parts_ctx.lanes = std::make_shared<Lanes>(1);
   store::JoinPlanFile file;
   std::vector<uint8_t> dictionary;
   {
     std::vector<std::unique_ptr<Store>> stores;
     std::vector<const Store*> parts;
     for (const auto& path : part_paths) {
-      ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {.lanes = lanes, .wait = options.wait}));
+      ZREC_ASSIGN_OR_RETURN(auto s, Store::open(path, {}, parts_ctx));
       parts.push_back(s.get());
       stores.push_back(std::move(s));
     }
@@ -637,7 +638,7 @@ Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const
                           return shapes;
                         }()));
   file.id = random_id();
-  remove_abandoned_join_temps(file.dest, options.warn);
+  remove_abandoned_join_temps(file.dest, ctx.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(file.dest, store::TempKind::kJoin));
   file.temp = tmp->path();
   {
@@ -655,8 +656,8 @@ Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const
   ZREC_RETURN_IF_ERROR(dest.meta.sync());
   ZREC_RETURN_IF_ERROR(io::sync_directory(tmp->path()));
   // No half-written plan is ever at that name; one that appeared meanwhile is kAlreadyExists.
-  const Status written = store::write_file_whole(plan, encode_join_plan(file), store::kJoinPlanMagic, "zrec join plan",
-                                                 false, options.warn);
+  const Status written =
+      store::write_file_whole(plan, encode_join_plan(file), store::kJoinPlanMagic, "zrec join plan", false, ctx.warn);
   // Once the plan is at its name (only its directory's fsync failed), it names the
   // temporary, which stays for the steps.
   bool named = written.is_ok();
@@ -676,7 +677,8 @@ Result<JoinPlanInfo> plan_join(const std::vector<std::string>& part_paths, const
   return info;
 }
 
-Status place_join_part(const std::string& plan_path, uint64_t k, const JoinOptions& options, JoinStats* stats) {
+Status place_join_part(const std::string& plan_path, uint64_t k, const JoinOptions& options, JoinStats* stats,
+                       const Context& ctx) {
   JoinStats local;
   if (stats == nullptr) stats = &local;
   ZREC_ASSIGN_OR_RETURN(LoadedPlan plan, load_plan(plan_path));
@@ -689,7 +691,7 @@ Status place_join_part(const std::string& plan_path, uint64_t k, const JoinOptio
     return malformed("the temporary '" + plan.file.temp + "' of the plan '" + plan_path + "' is gone and '" +
                      plan.file.dest + "' is not its publication; discard the plan and make it again");
   }
-  ZREC_ASSIGN_OR_RETURN(OpenTemp temp, open_temp(plan, io::LockMode::kShared, options.wait));
+  ZREC_ASSIGN_OR_RETURN(OpenTemp temp, open_temp(plan, io::LockMode::kShared, ctx));
   if (temp.sealed) return Status::ok();  // publish got past its page write: every part is placed
   ZREC_RETURN_IF_ERROR(open_dest_data(temp.dest, plan.layout));
   ZREC_ASSIGN_OR_RETURN(uint64_t meta_bytes, temp.dest.meta.size());
@@ -697,10 +699,10 @@ Status place_join_part(const std::string& plan_path, uint64_t k, const JoinOptio
     return malformed("'" + temp.dest.meta.path() + "' has " + std::to_string(meta_bytes) + " bytes; the join planned " +
                      std::to_string(meta_size(plan.layout.length, plan.file.checksum)));
   const auto& want = plan.file.parts[k];
-  ZREC_ASSIGN_OR_RETURN(auto part, Store::open(want.path, {.lanes = options.lanes, .wait = options.wait}));
+  ZREC_ASSIGN_OR_RETURN(auto part, Store::open(want.path, {}, ctx));
   ZREC_RETURN_IF_ERROR(check_part(plan, k, *part));
   CheckBuffers check;
-  ZREC_RETURN_IF_ERROR(place_part(*part, plan.layout.parts[k], temp.dest, {}, options, check, stats));
+  ZREC_RETURN_IF_ERROR(place_part(*part, plan.layout.parts[k], temp.dest, {}, ctx, check, stats));
   // Durable before the marker says so.
   for (uint32_t s = 0; s < plan.file.shards; ++s)
     if (part->tail(s) > 0)
@@ -714,7 +716,7 @@ Status place_join_part(const std::string& plan_path, uint64_t k, const JoinOptio
   return io::sync_directory(plan.file.temp);
 }
 
-Status publish_join(const std::string& plan_path, const JoinOptions& options, bool* already) {
+Status publish_join(const std::string& plan_path, const JoinOptions& options, const Context& ctx, bool* already) {
   if (already != nullptr) *already = false;
   ZREC_ASSIGN_OR_RETURN(LoadedPlan plan, load_plan(plan_path));
   const std::string& dest = plan.file.dest;
@@ -726,7 +728,7 @@ Status publish_join(const std::string& plan_path, const JoinOptions& options, bo
     return malformed("the temporary '" + plan.file.temp + "' of the plan '" + plan_path + "' is gone and '" + dest +
                      "' is not its publication; discard the plan and make it again");
   }
-  ZREC_ASSIGN_OR_RETURN(OpenTemp temp, open_temp(plan, io::LockMode::kExclusive, options.wait));
+  ZREC_ASSIGN_OR_RETURN(OpenTemp temp, open_temp(plan, io::LockMode::kExclusive, ctx));
   if (!temp.sealed) {
     std::vector<uint64_t> missing;
     for (uint64_t k = 0; k < plan.file.parts.size(); ++k)
@@ -750,11 +752,11 @@ Status publish_join(const std::string& plan_path, const JoinOptions& options, bo
   return store::sync_parent(dest, dest);
 }
 
-Status discard_join(const std::string& plan_path, const JoinOptions& options) {
+Status discard_join(const std::string& plan_path, const JoinOptions& options, const Context& ctx) {
   ZREC_ASSIGN_OR_RETURN(LoadedPlan plan, load_plan(plan_path));
   const std::string& dir = plan.file.temp;
   if (exists(dir)) {
-    ZREC_ASSIGN_OR_RETURN(OpenTemp temp, open_temp(plan, io::LockMode::kExclusive, options.wait));
+    ZREC_ASSIGN_OR_RETURN(OpenTemp temp, open_temp(plan, io::LockMode::kExclusive, ctx));
     ZREC_ASSIGN_OR_RETURN(auto names, list_dir(dir));
     for (const auto& name : names)
       if (!is_join_file(name))
@@ -780,14 +782,14 @@ struct ConsumedStore::Impl {
 
 ConsumedStore::~ConsumedStore() = default;
 
-Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& user_path, const LockWait& wait) {
+Result<std::unique_ptr<ConsumedStore>> ConsumedStore::lock(const std::string& user_path, const Context& ctx) {
   std::unique_ptr<ConsumedStore> c(new ConsumedStore());
   c->impl_ = std::make_unique<Impl>();
   Impl& m = *c->impl_;
   m.path = user_path;
   const std::string path = store::strip_trailing_slashes(user_path);
   ZREC_ASSIGN_OR_RETURN(m.meta, io::File::open(join_path(path, kMetaFile), O_RDWR | O_NOFOLLOW));
-  ZREC_RETURN_IF_ERROR(io::lock_store(m.meta, io::LockMode::kExclusive, wait, user_path));
+  ZREC_RETURN_IF_ERROR(io::lock_store(m.meta, io::LockMode::kExclusive, ctx.wait, ctx.control.cancel, user_path));
   // Removing a root's stream would leave the root without it.
   ZREC_RETURN_IF_ERROR(refuse_root_stream(path));
   format::PageBytes bytes{};
@@ -815,8 +817,8 @@ Status ConsumedStore::remove() {
   return io::sync_directory(store::parent_of(path));
 }
 
-Status remove_store(const std::string& path, const LockWait& wait) {
-  ZREC_ASSIGN_OR_RETURN(auto consumed, ConsumedStore::lock(path, wait));
+Status remove_store(const std::string& path, const Context& ctx) {
+  ZREC_ASSIGN_OR_RETURN(auto consumed, ConsumedStore::lock(path, ctx));
   return consumed->remove();
 }
 

@@ -15,7 +15,7 @@
 namespace zrec {
 
 Status remove_empty_store(const std::string& path) {
-  ZREC_ASSIGN_OR_RETURN(store::StoreFiles files, store::load_store_files(path, io::LockMode::kExclusive, false));
+  ZREC_ASSIGN_OR_RETURN(store::StoreFiles files, store::load_store_files(path, io::LockMode::kExclusive, Context{}));
   if (files.page.length != 0)
     return invalid_argument("'" + path + "' holds " + std::to_string(files.page.length) + " records; it is kept");
   std::vector<std::string> names;

@@ -17,6 +17,7 @@
 #include "io/store_lock.h"
 #include "store/root_marker.h"
 #include "store/root_writer.h"
+#include "store/store_files.h"
 #include "store/temp_files.h"
 #include "store/temp_sibling.h"
 
@@ -77,8 +78,8 @@ Status not_a_regular_file(const std::string& path) {
 }
 
 // The lock of a root, in messages: "root 'ds/'" where the store lock says "store '...'".
-Status lock_marker(const io::File& marker, const LockWait& wait, const std::string& root) {
-  Status s = io::lock_store(marker, io::LockMode::kExclusive, wait, root);
+Status lock_marker(const io::File& marker, const LockWait& wait, const CancelToken& cancel, const std::string& root) {
+  Status s = io::lock_store(marker, io::LockMode::kExclusive, wait, cancel, root);
   if (s.is_ok()) return s;
   if (s.code() == StatusCode::kBusy && s.message().starts_with("store '" + root + "' is locked"))
     return Status(StatusCode::kBusy, "root '" + root + "' is locked by another process (a writer of its streams)");
@@ -171,8 +172,8 @@ namespace {
 // The marker of `root` for reading (never through a link, never blocking: a FIFO named
 // zrec-root would wait for a writer forever), or null when there is none. Anything but
 // a regular file is refused. A remote one comes whole (1 MiB cap) with its first request.
-Result<std::unique_ptr<const io::Readable>> open_marker(const std::string& root, const RemoteOptions& remote) {
-  return io::Location(root).child(kRootMarkerFile).open_if_present(kMaxRootMarkerBytes + 1, remote, not_a_regular_file);
+Result<std::unique_ptr<const io::Readable>> open_marker(const std::string& root, const Context& ctx) {
+  return io::Location(root).child(kRootMarkerFile).open_if_present(kMaxRootMarkerBytes + 1, ctx, not_a_regular_file);
 }
 
 // The state in the marker `f` (at `path`) of `size` bytes, which must be at most 1 MiB.
@@ -186,8 +187,8 @@ Result<RootState> read_marker_state(const io::Readable& f, off_t size, const std
 
 }  // namespace
 
-Result<std::optional<RootState>> read_root_marker(const std::string& root, const RemoteOptions& remote) {
-  ZREC_ASSIGN_OR_RETURN(const auto f, open_marker(root, remote));
+Result<std::optional<RootState>> read_root_marker(const std::string& root, const Context& ctx) {
+  ZREC_ASSIGN_OR_RETURN(const auto f, open_marker(root, ctx));
   if (!f) return std::optional<RootState>();
   ZREC_ASSIGN_OR_RETURN(const uint64_t size, f->size());
   ZREC_ASSIGN_OR_RETURN(RootState state, read_marker_state(*f, static_cast<off_t>(size), f->path()));
@@ -266,7 +267,8 @@ RootWriter::RootWriter(std::string root, io::File marker, RootState state)
 
 RootWriter::~RootWriter() = default;
 
-Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, const LockWait& wait) {
+Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, const LockWait& wait,
+                                                     const CancelToken& cancel) {
   const std::string path = marker_path(root);
   for (int tries = 0; tries < kMaxReopens; ++tries) {
     struct stat held;
@@ -274,7 +276,7 @@ Result<std::unique_ptr<RootWriter>> RootWriter::open(const std::string& root, co
                           io::Location(path).open_local_regular(O_RDWR, not_a_regular_file, &held));
     if (!opened) return not_found("'" + root + "' has no root marker (" + kRootMarkerFile + ")");
     io::File f = std::move(*opened);
-    ZREC_RETURN_IF_ERROR(lock_marker(f, wait, root));
+    ZREC_RETURN_IF_ERROR(lock_marker(f, wait, cancel, root));
     // The writer we waited for may have replaced the marker (a commit) or removed it
     // (a run that failed before publishing): then this lock guards nothing.
     struct stat now;

@@ -38,29 +38,33 @@ Result<RootState> planned_state(const std::vector<RootStreamPlan>& streams, cons
 }  // namespace
 
 Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& streams, const WriterOptions& writer,
-                  const TransferOptions& options, TransferStats* stats, const std::optional<std::string>& card) {
+                  const TransferOptions& options, TransferStats* stats, const std::optional<std::string>& card,
+                  const Context& ctx) {
   ZREC_ASSIGN_OR_RETURN(const RootState state, planned_state(streams, options));
   const std::string path = store::strip_trailing_slashes(dst);
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) return store::already_exists(dst, true);
   if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
   // A build of DST killed earlier left its temporary (streams and all): removed where
-  // its builder is gone, said where it is not provably zrec's, with the streams' sink.
-  store::remove_abandoned_root_temps(path, streams.empty() ? WarningSink{} : streams.front().create.warn);
+  // its builder is gone, said where it is not provably zrec's.
+  store::remove_abandoned_root_temps(path, ctx.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   TransferStats local;
   if (stats == nullptr) stats = &local;
   uint64_t stored = 0;
   for (const RootStreamPlan& s : streams) {
-    ZREC_RETURN_IF_ERROR(build_store(join_path(tmp->path(), s.name), s.create, writer, [&](StoreWriter& w) -> Status {
-      for (const StreamPart& p : s.parts) {
-        TransferOptions part = options;
-        part.max_records = p.records;
-        ZREC_RETURN_IF_ERROR(append_store(*p.store, w, part, stats));
-      }
-      stored += w.stored_bytes();
-      return Status::ok();
-    }));
+    ZREC_RETURN_IF_ERROR(build_store(
+        join_path(tmp->path(), s.name), s.create, writer,
+        [&](StoreWriter& w) -> Status {
+          for (const StreamPart& p : s.parts) {
+            TransferOptions part = options;
+            part.max_records = p.records;
+            ZREC_RETURN_IF_ERROR(append_store(*p.store, w, part, stats, ctx));
+          }
+          stored += w.stored_bytes();
+          return Status::ok();
+        },
+        ctx));
   }
   stats->stored_bytes = stored;
   if (card) {

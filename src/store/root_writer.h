@@ -18,10 +18,11 @@ namespace zrec {
 class RootWriter {
  public:
   // Locks the marker of `root` (kBusy when another process holds it, unless `wait`:
-  // then it blocks, ending early as zrec/context.h says) and reads it. kNotFound when
+  // then it blocks, ending early on `cancel` as zrec/context.h says) and reads it. kNotFound when
   // `root` has no marker. Stale temporaries of earlier commits (".zrec-root.tmp-XXXXXX",
   // unlocked) are removed once the lock is held.
-  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, const LockWait& wait);
+  static Result<std::unique_ptr<RootWriter>> open(const std::string& root, const LockWait& wait,
+                                                  const CancelToken& cancel = {});
 
   // Marks `root` (an existing directory) with `initial`: the marker is written and
   // synced under a temporary name, locked, then linked into place, so it appears whole

@@ -415,13 +415,12 @@ struct Store::Impl {
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
-Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOptions& options) {
-  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kShared, options.wait,
-                                                            options.snapshot_if_busy, options.remote));
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, const OpenOptions& options, const Context& ctx) {
+  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kShared, ctx));
   // A remote store's lanes mostly wait on the network: the number of lanes is the number
   // of requests in flight, whatever the CPUs (zrec/remote.h).
   const bool remote = files.is_remote();
-  auto lanes = options.lanes ? options.lanes : std::make_shared<Lanes>(read_lane_count(path));
+  auto lanes = ctx.lanes ? ctx.lanes : std::make_shared<Lanes>(read_lane_count(path));
   auto impl = std::make_unique<Impl>(std::move(files), std::move(lanes), options.map_records && !remote);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }

@@ -86,15 +86,16 @@ Result<StoreFiles> check_store_files(StoreFiles s, io::LockMode mode);
 // web server has no locks; each file's pinned validator stands in for the lock: a
 // store republished while it is read fails the next read instead of mixing versions).
 // Returns StoreFiles whose files are remote_files.
-Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions& remote) {
+Result<StoreFiles> load_remote_files(const std::string& url, const Context& ctx) {
   StoreFiles s;
   s.path = redact_url(url);
   s.url = url;
-  s.remote = remote;
+  s.remote.remote = ctx.remote;
+  s.remote.control.cancel = ctx.control.cancel;
   // The static page and the first 256 RecordLocs, the first request of every command.
   constexpr uint64_t kMetaPrefetch = format::kPageSize + 256 * format::kRecordLocSize;
   const auto started = std::chrono::steady_clock::now();
-  auto meta = io::Location(url).child(format::kMetaFile).open_for_reading(kMetaPrefetch, remote);
+  auto meta = io::Location(url).child(format::kMetaFile).open_for_reading(kMetaPrefetch, ctx);
   s.open_micros = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
   if (!meta.is_ok() && meta.status().code() == StatusCode::kNotFound)
@@ -106,12 +107,11 @@ Result<StoreFiles> load_remote_files(const std::string& url, const RemoteOptions
 
 }  // namespace
 
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const LockWait& wait,
-                                    bool snapshot_if_busy, const RemoteOptions& remote) {
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const Context& ctx) {
   const io::Location at(path);
   if (at.remote() && mode != io::LockMode::kShared) return at.local_path("stores").status();
   if (at.remote()) {
-    ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path, remote));
+    ZREC_ASSIGN_OR_RETURN(auto s, load_remote_files(path, ctx));
     return check_store_files(std::move(s), io::LockMode::kShared);
   }
   StoreFiles s;
@@ -128,9 +128,9 @@ Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, 
     return meta.status();
   }
   s.meta = std::move(meta).value();
-  Status locked = io::lock_store(s.meta, mode, wait, path);
+  Status locked = io::lock_store(s.meta, mode, ctx.wait, ctx.control.cancel, path);
   if (!locked.is_ok()) {
-    if (!(snapshot_if_busy && locked.code() == StatusCode::kBusy && mode == io::LockMode::kShared)) return locked;
+    if (!(ctx.snapshot_if_busy && locked.code() == StatusCode::kBusy && mode == io::LockMode::kShared)) return locked;
     s.writer_active = true;
   }
   return check_store_files(std::move(s), mode);

@@ -21,9 +21,11 @@
 namespace zrec::store {
 
 struct StoreFiles {
-  std::string path;          // as given by the user, for messages (a URL: redact_url's)
-  std::string url;           // remote stores (zrec/remote.h): the URL the files are fetched from
-  RemoteOptions remote;      // ... and how
+  std::string path;  // as given by the user, for messages (a URL: redact_url's)
+  std::string url;   // remote stores (zrec/remote.h): the URL the files are fetched from
+  // ... and how: the opening Context's remote settings and cancel token (nothing else of
+  // it: its lanes and sinks belong to the call), for the files opened after meta.zr.
+  Context remote;
   uint64_t open_micros = 0;  // remote: how long meta.zr's open took (a connection and two requests)
   // Readers read through meta_file() and data_file(), which both kinds of store have;
   // writing, locking and mapping go through `meta` and `data`, which a local store alone
@@ -56,14 +58,15 @@ struct StoreFiles {
 // and checks: meta.zr size, the page, the schema, the table size, every data file's
 // existence and size against its tail, dict.zr presence and validity.
 // Store files are opened with O_NOFOLLOW: a symlink inside a store is refused.
-// snapshot_if_busy (kShared without wait only): when a writer holds the lock, open
+// ctx.snapshot_if_busy (kShared without wait only): when a writer holds the lock, open
 // without it instead of failing. The writer only appends past the published state and
 // rewrites the page in place, so the page is read until two consecutive copies agree
 // (a few tries, a few ms apart; kBusy if it keeps changing) and everything it publishes
 // (table entries below its length, data below its tails) stays valid.
-// A URL (zrec/remote.h) is read with `remote`, kShared only, without a lock.
-Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const LockWait& wait,
-                                    bool snapshot_if_busy = false, const RemoteOptions& remote = {});
+// The lock is waited for as ctx.wait says, cancelled by ctx.control.cancel.
+// A URL (zrec/remote.h) is read with ctx.remote, its requests stopped by
+// ctx.control.cancel, kShared only, without a lock.
+Result<StoreFiles> load_store_files(const std::string& path, io::LockMode mode, const Context& ctx);
 
 // The store's zstd checksum setting (see CreateOptions::checksum): for a store with
 // records, whether record 0's frame carries a content checksum; for an empty store,

@@ -87,8 +87,8 @@ struct StoreWriter::Impl {
   std::vector<Held> held;
   uint64_t held_bytes = 0;
 
-  Impl(store::StoreFiles f, const WriterOptions& o)
-      : files(std::move(f)), options(o), pool(o.lanes ? o.lanes : std::make_shared<Lanes>(write_lane_budget())) {
+  Impl(store::StoreFiles f, const WriterOptions& o, const std::shared_ptr<Lanes>& lanes)
+      : files(std::move(f)), options(o), pool(lanes ? lanes : std::make_shared<Lanes>(write_lane_budget())) {
     tails = files.page.tails;
     length = files.page.length;
     codec = files.page.codec;
@@ -461,12 +461,13 @@ StoreWriter::~StoreWriter() {
   if (!impl_->closed) abort();
 }
 
-Result<std::unique_ptr<StoreWriter>> StoreWriter::open(const std::string& path, const WriterOptions& options) {
-  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kExclusive, options.wait));
+Result<std::unique_ptr<StoreWriter>> StoreWriter::open(const std::string& path, const WriterOptions& options,
+                                                       const Context& ctx) {
+  ZREC_ASSIGN_OR_RETURN(auto files, store::load_store_files(path, io::LockMode::kExclusive, ctx));
   // Under the store's lock: a root's writer that lists the store (adopt) holds it too,
   // so the marker read here is the one that stands while this writer does.
   if (!options.through_root) ZREC_RETURN_IF_ERROR(refuse_root_stream(path));
-  auto impl = std::make_unique<Impl>(std::move(files), options);
+  auto impl = std::make_unique<Impl>(std::move(files), options, ctx.lanes);
   ZREC_RETURN_IF_ERROR(impl->take_pending_choice());
   const store::ChecksumSetting setting = store::read_checksum_setting(impl->files);
   impl->checksum = impl->files.page.codec != Codec::kRaw && options.checksum.value_or(setting.checksum);
@@ -575,7 +576,7 @@ Status StoreWriter::Impl::choose_codec_from(std::span<const RecordRef> records) 
   choose = false;
   Status s = [&]() -> Status {
     auto source = window_record_source(files.schema, records);
-    ZREC_ASSIGN_OR_RETURN(CodecChoice c, zrec::choose_codec(*source, {.lanes = pool}));
+    ZREC_ASSIGN_OR_RETURN(CodecChoice c, zrec::choose_codec(*source, Context{.lanes = pool}));
     if (checksum && c.codec == Codec::kRaw) c.codec = Codec::kZstd;
     codec = c.codec;
     if (codec == Codec::kRaw) checksum = false;

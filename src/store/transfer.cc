@@ -18,8 +18,8 @@ namespace {
 constexpr uint64_t kIdChunk = 65536;
 
 // What the progress sink hears: the running counts.
-void report(const TransferOptions& options, const TransferStats& stats) {
-  options.control.report({.records = stats.records, .bytes = stats.logical_bytes});
+void report(const Control& control, const TransferStats& stats) {
+  control.report({.records = stats.records, .bytes = stats.logical_bytes});
 }
 
 std::string shape_text(const std::vector<uint64_t>& shape) {
@@ -74,7 +74,8 @@ Status for_each_id_chunk(const Store& src, const TransferOptions& options, Fn fn
 // lane busy.)
 constexpr uint64_t kMaxCopyWindow = uint64_t{8} << 20;
 
-Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options, const Control& control,
+                   TransferStats* stats) {
   const uint64_t window_bytes = std::max<uint64_t>(1, std::min(options.window_bytes, kMaxCopyWindow));
   std::vector<uint8_t> buffer;
   buffer.reserve(std::min(window_bytes, src.stored_bytes()));
@@ -84,7 +85,7 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
   return for_each_id_chunk(src, options, [&](std::span<const uint64_t> ids, std::span<const RecordLoc> locs) -> Status {
     const uint64_t count = ids.size();
     for (uint64_t begin = 0; begin < count;) {
-      ZREC_RETURN_IF_ERROR(options.control.check());
+      ZREC_RETURN_IF_ERROR(control.check());
       uint64_t end = begin, bytes = 0;
       while (end < count && (end == begin || bytes + locs[end].phys_length <= window_bytes))
         bytes += locs[end++].phys_length;
@@ -110,7 +111,7 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
       stats->frames_copied += records.size();
       stats->logical_bytes += logical;
       stats->source_stored_bytes += bytes;
-      report(options, *stats);
+      report(control, *stats);
       // A window that grew for one oversized record gives the memory back.
       if (buffer.size() > 2 * window_bytes) std::vector<uint8_t>().swap(buffer);
       begin = end;
@@ -119,7 +120,8 @@ Status copy_frames(Store& src, StoreWriter& dst, const TransferOptions& options,
   });
 }
 
-Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, const Control& control,
+              TransferStats* stats) {
   const Schema& schema = src.schema();
   const uint64_t prefix = schema.is_dense() ? 0 : schema.shape_prefix_bytes();
   std::vector<RecordRef> refs;
@@ -128,7 +130,7 @@ Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, Tran
     // Stored sizes for the statistics; scan reads the same slice of the table again.
     for (const RecordLoc& loc : locs) stats->source_stored_bytes += loc.phys_length;
     return src.scan(ids, options.window_bytes, [&](const Window& w) -> Status {
-      ZREC_RETURN_IF_ERROR(options.control.check());
+      ZREC_RETURN_IF_ERROR(control.check());
       const size_t m = w.ids.size();
       refs.resize(m);
       if (prefix > 0) dims.resize(m * schema.ndim);
@@ -147,7 +149,7 @@ Status recode(Store& src, StoreWriter& dst, const TransferOptions& options, Tran
       stats->records += m;
       stats->records_recoded += m;
       stats->logical_bytes += w.offsets.back();
-      report(options, *stats);
+      report(control, *stats);
       return Status::ok();
     });
   });
@@ -182,30 +184,35 @@ bool frames_compatible(const Store& src, const StoreWriter& dst) {
   return src.codec() == dst.codec() && src.dictionary() == dst.dictionary();
 }
 
-Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats) {
+Status append_store(Store& src, StoreWriter& dst, const TransferOptions& options, TransferStats* stats,
+                    const Context& ctx) {
   const std::string diff = schema_difference(src.schema(), dst.schema());
   if (!diff.empty()) return invalid_argument("schema of '" + src.path() + "' differs from the destination's: " + diff);
   TransferStats local;
   if (stats == nullptr) stats = &local;
   if (options.frame_copy && frames_compatible(src, dst)) {
     ++stats->sources_copied;
-    return copy_frames(src, dst, options, stats);
+    return copy_frames(src, dst, options, ctx.control, stats);
   }
-  return recode(src, dst, options, stats);
+  return recode(src, dst, options, ctx.control, stats);
 }
 
 Status build_from_stores(const std::vector<Store*>& sources, const std::string& dst, const CreateOptions& create,
-                         const WriterOptions& writer, const TransferOptions& options, TransferStats* stats) {
+                         const WriterOptions& writer, const TransferOptions& options, TransferStats* stats,
+                         const Context& ctx) {
   for (Store* src : sources) {
     const std::string diff = schema_difference(create.schema, src->schema());
     if (!diff.empty())
       return invalid_argument("schema of '" + src->path() + "' differs from the destination's: " + diff);
   }
-  return build_store(dst, create, writer, [&](StoreWriter& w) -> Status {
-    for (Store* src : sources) ZREC_RETURN_IF_ERROR(append_store(*src, w, options, stats));
-    if (stats != nullptr) stats->stored_bytes = w.stored_bytes();
-    return Status::ok();
-  });
+  return build_store(
+      dst, create, writer,
+      [&](StoreWriter& w) -> Status {
+        for (Store* src : sources) ZREC_RETURN_IF_ERROR(append_store(*src, w, options, stats, ctx));
+        if (stats != nullptr) stats->stored_bytes = w.stored_bytes();
+        return Status::ok();
+      },
+      ctx);
 }
 
 }  // namespace zrec

@@ -48,8 +48,15 @@ Status record_problem(VerifyReport& rep, const VerifyOptions& opt, VerifyProblem
 
 class Verifier {
  public:
-  Verifier(StoreFiles& files, const VerifyOptions& options, VerifyReport& report)
-      : files_(files), opt_(options), rep_(report), shards_(files.page.data_shards) {}
+  // `lanes`: the lanes the payload pass runs on; `control`: what stops it and hears its progress.
+  Verifier(StoreFiles& files, const VerifyOptions& options, std::shared_ptr<Lanes> lanes, const Control& control,
+           VerifyReport& report)
+      : files_(files),
+        opt_(options),
+        lanes_(std::move(lanes)),
+        control_(control),
+        rep_(report),
+        shards_(files.page.data_shards) {}
 
   // Adds a problem; returns false once max_errors is reached or on_problem failed (the
   // run should stop).
@@ -63,10 +70,10 @@ class Verifier {
   // What on_problem returned when it failed.
   const Status& sink_error() const { return sink_error_; }
 
-  Status check_cancelled() const { return opt_.control.check(); }
+  Status check_cancelled() const { return control_.check(); }
 
   void progress(const char* phase, uint64_t done, uint64_t total, uint64_t bytes = 0) const {
-    opt_.control.report({.records = done, .bytes = bytes, .total_records = total, .phase = phase});
+    control_.report({.records = done, .bytes = bytes, .total_records = total, .phase = phase});
   }
 
   Status read_locs(uint64_t first, uint64_t count, std::vector<RecordLoc>& locs, std::vector<uint8_t>& bytes) {
@@ -185,6 +192,8 @@ class Verifier {
  private:
   StoreFiles& files_;
   const VerifyOptions& opt_;
+  const std::shared_ptr<Lanes> lanes_;
+  const Control& control_;
   VerifyReport& rep_;
   const uint32_t shards_;
   Status sink_error_;

@@ -97,7 +97,7 @@ void Verifier::leftover_notes() {
 using store::verifying::record_problem;
 using store::verifying::Verifier;
 
-Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& options) {
+Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& options, const Context& ctx) {
   VerifyReport rep;
   rep.path = redact_url(path);
   rep.quick = options.quick;
@@ -106,8 +106,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   if (!at.remote() && ::stat(path.c_str(), &st) != 0) return io::errno_status(errno, "cannot open store", path);
   if (!at.remote() && !S_ISDIR(st.st_mode)) return invalid_argument("'" + path + "' is not a store (not a directory)");
 
-  auto loaded = store::load_store_files(path, io::LockMode::kShared, options.open.wait, options.open.snapshot_if_busy,
-                                        options.open.remote);
+  auto loaded = store::load_store_files(path, io::LockMode::kShared, ctx);
   if (!loaded.is_ok()) {
     const Status& s = loaded.status();
     // A store-level rule broken (or a symbolic link where a store file belongs): the one
@@ -139,9 +138,7 @@ Result<VerifyReport> verify_store(const std::string& path, const VerifyOptions& 
   rep.data_shards = files.page.data_shards;
   rep.schema = files.schema;
 
-  VerifyOptions with_lanes = options;
-  if (!with_lanes.open.lanes) with_lanes.open.lanes = std::make_shared<Lanes>(read_lane_budget());
-  Verifier v(files, with_lanes, rep);
+  Verifier v(files, options, ctx.lanes ? ctx.lanes : std::make_shared<Lanes>(read_lane_budget()), ctx.control, rep);
   if (!files.writer_active) v.leftover_notes();  // past the tails a live writer is at work, not left over
   ZREC_RETURN_IF_ERROR(v.table_pass());
   ZREC_RETURN_IF_ERROR(v.sink_error());

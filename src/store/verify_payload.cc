@@ -69,7 +69,7 @@ Status Verifier::check_payload(Lane& lane, uint64_t id, const RecordLoc& loc, co
 // (holding it whole took 32 bytes a record: 3.2 GB at 10^8).
 Status Verifier::payload_pass() {
   const uint64_t n = files_.page.length;
-  Lanes& pool = *opt_.open.lanes;
+  Lanes& pool = *lanes_;
   std::vector<Lane> lanes;
   for (size_t i = 0; i < pool.count(); ++i) lanes.push_back(Lane{codec::Decoder(files_.page.codec, files_.dictionary)});
   std::vector<RecordLoc> locs;

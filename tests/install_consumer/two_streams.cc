@@ -16,9 +16,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <zrec/context.h>
 #include <zrec/dataset.h>
 
 namespace {
@@ -38,9 +40,11 @@ zrec::CreateOptions stream_options(const char* dtype, bool scalar) {
 }
 
 // Reads the dataset back through zrec::Dataset: its two committed streams, lined up at
-// `committed` samples, the last of which is sample committed - 1 in both. Prints the count.
+// `committed` samples, the last of which is sample committed - 1 in both, every stream
+// opened in one Context (two lanes they share). Prints the count.
 int read_back(const std::string& root, uint64_t committed) {
-  auto read = zrec::Dataset::open(root);
+  const zrec::Context ctx{.lanes = std::make_shared<zrec::Lanes>(2)};
+  auto read = zrec::Dataset::open(root, {}, ctx);
   if (!read.is_ok()) return fail(read.status());
   if (!read->marked() || read->streams() != std::vector<std::string>{"cls", "txt"} || read->length() != committed) {
     std::fprintf(stderr, "two_streams: %s reads back other than it was written\n", root.c_str());

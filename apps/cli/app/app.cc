@@ -78,7 +78,7 @@ const CommandEntry* named_command(const CLI::App& root, int argc, char** argv, s
 
 }  // namespace
 
-std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
+std::shared_ptr<Lanes> GlobalOptions::executor(Work work) const {
   auto& mine = lanes_[work == Work::kRead ? 0 : 1];
   if (mine) return mine;
   const size_t count = work == Work::kRead ? read_lane_budget(threads) : write_lane_budget(threads);
@@ -87,20 +87,29 @@ std::shared_ptr<Lanes> GlobalOptions::lanes(Work work) const {
   return mine;
 }
 
-std::shared_ptr<Lanes> GlobalOptions::read_lanes(const std::string& store) const {
+Context GlobalOptions::context(Work work) const { return context_on(executor(work)); }
+
+Context GlobalOptions::read_context(const std::string& store) const {
   const size_t count = read_lane_count(store, threads);
-  if (count == read_lane_budget(threads)) return lanes(Work::kRead);
+  if (count == read_lane_budget(threads)) return context(Work::kRead);
   if (!remote_lanes_) remote_lanes_ = std::make_shared<Lanes>(count);
-  return remote_lanes_;
+  return context_on(remote_lanes_);
 }
 
-LockWait GlobalOptions::lock_wait() const {
-  LockWait w(wait);
-  w.control.cancel = interrupt_token();  // --wait on a held store ends on SIGINT/SIGTERM too
-  w.probe = pipe_deadlock;               // a --wait on our own pipe's writer fails, not hangs
-  w.deadline = wait_deadline;
-  w.timeout_text = wait_timeout_text;
-  return w;
+Context GlobalOptions::transfer_context() const { return context_on(nullptr); }
+
+Context GlobalOptions::context_on(std::shared_ptr<Lanes> lanes) const {
+  Context ctx;
+  ctx.lanes = std::move(lanes);
+  ctx.wait = LockWait(wait);
+  ctx.wait.probe = pipe_deadlock;  // a --wait on our own pipe's writer fails, not hangs
+  ctx.wait.deadline = wait_deadline;
+  ctx.wait.timeout_text = wait_timeout_text;
+  // SIGINT/SIGTERM end a --wait on a held store, a remote transfer and a long operation.
+  ctx.control.cancel = interrupt_token();
+  ctx.warn = log_core_warning;
+  ctx.remote = remote;
+  return ctx;
 }
 
 namespace {

@@ -28,31 +28,41 @@ enum class Work { kRead, kWrite };
 struct GlobalOptions : OutputPrefs {
   size_t threads = 0;  // --threads / ZREC_THREADS; 0: the docs/format.md §9 budget
   bool wait = false;   // --wait: block on a locked store instead of failing
-  // How stores given as URLs are read (zrec/remote.h): --cacert, and SIGINT/SIGTERM stop
-  // a transfer. Every open, probe and marker read of a command passes it.
+  // How stores given as URLs are read (zrec/remote.h): --cacert, --remote-timeout, the
+  // S3 options and this command's RemoteCounters (stats). Operations get it in their
+  // Context (below), whose cancel token stops their transfers.
   RemoteOptions remote;
-
-  // The executor for `work`, handed to every store, writer and check that does it: made
-  // on the first call for that work with --threads lanes, or else the budget of `work`;
-  // later calls for the same work return the same one. Reads and writes share one
-  // executor whenever their budgets are equal (always with --threads), so a command
-  // that states one Work, as each does once, has one executor.
-  std::shared_ptr<Lanes> lanes(Work work) const;
-  // The executor for reading `store`: read_lane_count(store, --threads) lanes
-  // (zrec/remote.h: a URL without --threads gets more, as many requests in flight,
-  // whatever the CPUs); lanes(Work::kRead) whenever the counts agree.
-  std::shared_ptr<Lanes> read_lanes(const std::string& store) const;
-
-  // How a store's lock is waited for: --wait, ended by SIGINT/SIGTERM (interrupt.h),
-  // given up at --wait=SECONDS's deadline, and failed at once when the holder is the
-  // process at the other end of our pipe (pipe_deadlock.h).
-  LockWait lock_wait() const;
   // --wait=SECONDS (run_cli sets them): the command's start plus SECONDS, and the
   // message's "SECONDS s (--wait=SECONDS)"; nullopt: --wait alone, no deadline.
   std::optional<std::chrono::steady_clock::time_point> wait_deadline;
   std::string wait_timeout_text;
 
+  // The Context (zrec/context.h) a command hands every library operation that does
+  // `work`, built from these options here (app/app.cc) and nowhere else:
+  // - lanes: the executor for `work`, made on the first call for that work with
+  //   --threads lanes, or else the budget of `work`; later calls for the same work get
+  //   the same one. Reads and writes share one executor whenever their budgets are equal
+  //   (always with --threads), so a command that states one Work, as each does once,
+  //   has one executor;
+  // - wait: --wait, given up at --wait=SECONDS's deadline, and failed at once when the
+  //   holder is the process at the other end of our pipe (os/pipe_deadlock.h);
+  // - control.cancel: SIGINT/SIGTERM (os/interrupt.h), which end lock waits, remote
+  //   transfers and long operations while an InterruptScope lives; no progress sink;
+  // - warn: the command's log (report/console.h, log_core_warning);
+  // - remote: `remote` above, with the command's RemoteCounters.
+  // snapshot_if_busy is false: a command that only inspects sets it.
+  Context context(Work work) const;
+  // The same for reading `store`: read_lane_count(store, --threads) lanes (zrec/remote.h:
+  // a URL without --threads gets more, as many requests in flight, whatever the CPUs),
+  // context(Work::kRead)'s whenever the counts agree.
+  Context read_context(const std::string& store) const;
+  // The same without an executor, for the tool's own transfers (sync's uploads and file
+  // copies), which bring their own threads.
+  Context transfer_context() const;
+
  private:
+  std::shared_ptr<Lanes> executor(Work work) const;
+  Context context_on(std::shared_ptr<Lanes> lanes) const;
   mutable std::shared_ptr<Lanes> lanes_[2];  // by Work
   mutable std::shared_ptr<Lanes> remote_lanes_;
 };

@@ -93,10 +93,10 @@ bool finish_root_options(const RootOptions& root, GlobalOptions& global, const s
     return false;
   }
   if (root.threads_option->count() == 0) global.threads = *env_threads;
-  // Remote stores (zrec/remote.h): a signal stops a transfer as it stops a lock wait.
+  // Remote stores (zrec/remote.h); what stops a transfer is the command's Context's
+  // (GlobalOptions::context).
   global.remote.cacert = root.cacert;
   global.remote.stall_timeout_s = root.remote_timeout;
-  global.remote.cancel = interrupt_token();
   // What the command's remote reads cost, counted in one place for its reports.
   global.remote.stats = std::make_shared<RemoteCounters>();
   global.remote_reads = global.remote.stats;

@@ -16,17 +16,17 @@ Store* DiffSide::find(const std::string& name) const {
   return nullptr;
 }
 
-Result<DiffSide> open_diff_side(const std::string& path, const DiffOpenOptions& options) {
+Result<DiffSide> open_diff_side(const std::string& path, const Context& ctx) {
   DiffSide side;
   side.path = path;
   const std::string shown = redact_url(path);
-  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, options.store));
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {}, ctx));
   if (!ds.marked()) {
     // A lone store. A directory of stores without the marker is no dataset: its
     // stores' records need not belong together, so it is refused rather than guessed.
-    if (!is_store_dir(path, options.store.remote))
+    if (!is_store_dir(path, ctx))
       return not_found("'" + shown + "' is neither a store (no meta.zr) nor a root (no zrec-root marker)");
-    ZREC_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::open(path, options.store));
+    ZREC_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::open(path, {}, ctx));
     side.length = store->length();
     side.streams.push_back({kStoreStream, std::move(store)});
     return side;
@@ -52,12 +52,11 @@ Result<std::vector<RecordHash>> record_hashes(Store& store, uint64_t first, uint
   options.window_bytes = window_bytes;
   options.count = count;
   options.id_at = [first](uint64_t p) { return first + p; };
-  options.control = control;
   options.per_record = [&out](uint64_t, const RecordHash& h) {
     out.push_back(h);
     return Status::ok();
   };
-  ZREC_RETURN_IF_ERROR(digest_store(store, options).status());
+  ZREC_RETURN_IF_ERROR(digest_store(store, options, Context{.control = control}).status());
   return out;
 }
 

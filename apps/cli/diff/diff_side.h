@@ -33,15 +33,11 @@ struct DiffSide {
   Store* find(const std::string& name) const;
 };
 
-struct DiffOpenOptions {
-  OpenOptions store;  // lanes, lock wait, remote; the same for every stream
-};
-
 // Opens `path`: a root (its zrec-root marker names the streams and the sample count;
 // each stream must hold at least that many records, of which the first count) or a
 // store. A path that is neither, or a stream that cannot be opened, is an error naming
-// it.
-Result<DiffSide> open_diff_side(const std::string& path, const DiffOpenOptions& options);
+// it. Every stream is opened in `ctx` (lanes, lock wait, snapshot_if_busy, remote).
+Result<DiffSide> open_diff_side(const std::string& path, const Context& ctx);
 
 // R_i of records [first, first + count) of `store`, in ID order, read through a window
 // of `window_bytes`; `cancel` stops it (kCancelled).

@@ -137,14 +137,12 @@ Status input_too_short(const AppendArgs& args, uint64_t first_length, uint64_t s
 Result<std::unique_ptr<AppendSession>> AppendSession::open(const std::string& command, const std::string& store,
                                                            const AppendArgs& args, const GlobalOptions& global,
                                                            WriterOptions options) {
-  options.lanes = global.lanes(Work::kWrite);
-  options.wait = global.lock_wait();
   if (!options.checksum) options.checksum = args.checksum;
   if (options.level == 0) options.level = args.level;
   std::unique_ptr<StoreWriter> writer;
   {
     InterruptScope during_lock_wait;  // --wait ends on SIGINT/SIGTERM: 130/143
-    ZREC_ASSIGN_OR_RETURN(writer, StoreWriter::open(store, options));
+    ZREC_ASSIGN_OR_RETURN(writer, StoreWriter::open(store, options, global.context(Work::kWrite)));
   }
   if (options.level != 0 && writer->codec() == Codec::kRaw)
     throw UsageError("--level is for zstd and zstd_dict; '" + store + "' is a raw store");

@@ -356,7 +356,7 @@ class FilesAppender {
     size_t k = 0;
     ZREC_RETURN_IF_ERROR(skip_first(k));
     if (k >= names_.size()) return Status::ok();
-    const std::shared_ptr<Lanes> lanes = g_.lanes(Work::kWrite);
+    const std::shared_ptr<Lanes> lanes = g_.context(Work::kWrite).lanes;
     BatchReader reader(names_, lanes, std::min(lanes->count(), kMaxReadLanes), session_.window_bytes() / 2);
     Batch batches[2];
     BackgroundTask ahead;
@@ -538,11 +538,11 @@ Status run_append_files(const AppendFilesArgs& a, const GlobalOptions& g) {
     const ListSeparator separator = a.null ? ListSeparator::kNul : ListSeparator::kNewline;
     std::vector<std::string> names;
     for (const auto& f : a.files) {
-      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names, {.cancel = interrupt_token()}));
+      if (f == "-") ZREC_RETURN_IF_ERROR(read_file_list("-", separator, names, g.context(Work::kWrite).control));
       else names.push_back(f);
     }
     if (!a.files_from.empty())
-      ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names, {.cancel = interrupt_token()}));
+      ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, separator, names, g.context(Work::kWrite).control));
     session->progress().set_total_records(names.size());
 
     if (!a.manifest.empty()) {

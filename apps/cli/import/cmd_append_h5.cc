@@ -99,7 +99,7 @@ Status run_append_h5(const AppendH5Args& a, const GlobalOptions& g) {
   if (create && !is_store_dir(a.store)) {
     create->schema = schema;
     set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
-    ZREC_RETURN_IF_ERROR(created.create(*create));
+    ZREC_RETURN_IF_ERROR(created.create(*create, g.context(Work::kWrite)));
     spdlog::info("created '{}': {}, codec {}, {} shard{}", a.store, schema.describe(), to_string(create->codec),
                  create->data_shards, create->data_shards == 1 ? "" : "s");
   }

@@ -275,7 +275,7 @@ Status run_append_lmdb(const AppendLmdbArgs& a, const GlobalOptions& g) {
     create->schema.dtype = parse_dtype("|u1").value();
     create->schema.ndim = 1;
     set_new_store_codec(*create, a.new_store, a.append.checksum.value_or(false), a.append.level);
-    ZREC_RETURN_IF_ERROR(created.create(*create));
+    ZREC_RETURN_IF_ERROR(created.create(*create, g.context(Work::kWrite)));
   }
   LmdbImport import(a, reader);  // before the session, which waits for its batch in flight
   auto opened = AppendSession::open("append-lmdb", a.store, a.append, g);

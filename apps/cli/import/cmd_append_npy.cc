@@ -138,7 +138,7 @@ Status run_append_npy(AppendNpyArgs& a, const GlobalOptions& g) {
   session->progress().set_total_bytes(total_bytes);
   Status s;
   for (const auto& input : a.inputs) {
-    auto in = io::InputStream::open(input, {.cancel = interrupt_token()});
+    auto in = io::InputStream::open(input, g.context(Work::kWrite).control);
     if (!in.is_ok()) {
       s = in.status();
       break;

@@ -174,7 +174,7 @@ Status run_append_stream(const AppendStreamArgs& a, const GlobalOptions& g) {
   if (a.input == "-" && stdin_is_terminal())
     throw UsageError("refusing to read records from a terminal (pipe them in, or use -i FILE)");
 
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.input, {.cancel = interrupt_token()}));
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(a.input, g.context(Work::kWrite).control));
   ZREC_ASSIGN_OR_RETURN(auto session, AppendSession::open("append-stream", a.store, a.append, g));
   // Everything past this point ends in finish(), which reports interruptions.
   Status s = [&]() -> Status {

@@ -227,7 +227,7 @@ Status append_json_to_root(const std::string& root, const std::string& input, co
   ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(root));
   if (!ds.marked()) return invalid_argument("'" + root + "' is no root (it has no zrec-root marker)");
   InterruptScope interrupts;  // a --wait for the lock ends on SIGINT/SIGTERM
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(input, {.cancel = interrupt_token()}));
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(input, global.context(Work::kWrite).control));
   ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-stream", root, args, global, ds.streams()));
   Status s;
   std::vector<Target> targets;

@@ -35,7 +35,6 @@ void add_create_options(CLI::App* cmd, bool& create, NewStoreArgs& args, const s
 
 Result<CreateOptions> new_store_options(const NewStoreArgs& args, bool checksum, int level) {
   CreateOptions c;
-  c.warn = log_core_warning;
   const NewCodec codec = args.codec.empty() ? NewCodec{} : parse_new_codec(args.codec);
   c.codec = codec.codec;
   c.codec_auto = codec.automatic;
@@ -57,8 +56,8 @@ void set_new_store_codec(CreateOptions& c, const NewStoreArgs& args, bool checks
   if (args.codec.empty()) c.codec = default_codec(c.schema, checksum || level != 0 || !args.dict.empty());
 }
 
-Status CreatedStore::create(const CreateOptions& options) {
-  ZREC_RETURN_IF_ERROR(create_store(path_, options));
+Status CreatedStore::create(const CreateOptions& options, const Context& ctx) {
+  ZREC_RETURN_IF_ERROR(create_store(path_, options, ctx));
   created_ = true;
   return Status::ok();
 }

@@ -48,8 +48,8 @@ class CreatedStore {
  public:
   explicit CreatedStore(std::string path) : path_(std::move(path)) {}
 
-  // Creates the store with `options` and remembers that this run did.
-  Status create(const CreateOptions& options);
+  // Creates the store with `options` in `ctx` and remembers that this run did.
+  Status create(const CreateOptions& options, const Context& ctx);
   // `failed`, after removing the store if this run created it (a warning when it cannot).
   Status take_back(Status failed) const;
   // The end of a run: `session`'s finish(s); when that fails and nothing was published,

@@ -128,8 +128,9 @@ class NpySource {
 };
 
 // The records a regular file holds for `schema`, every array checked, data unread.
-Result<uint64_t> count_records(const std::string& path, const Schema& schema, bool split_axis0) {
-  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path, {.cancel = interrupt_token()}));
+Result<uint64_t> count_records(const std::string& path, const Schema& schema, bool split_axis0,
+                               const Control& control) {
+  ZREC_ASSIGN_OR_RETURN(auto in, io::InputStream::open(path, control));
   NpySource src(std::move(in), schema, split_axis0);
   for (;;) {
     ZREC_ASSIGN_OR_RETURN(const uint64_t n, src.ready());
@@ -139,12 +140,12 @@ Result<uint64_t> count_records(const std::string& path, const Schema& schema, bo
 }
 
 // Equal record counts of the inputs that are files, before anything is appended.
-Status check_counts(const std::vector<StreamPair>& specs, RootAppend& r, bool split_axis0) {
+Status check_counts(const std::vector<StreamPair>& specs, RootAppend& r, bool split_axis0, const Control& control) {
   std::optional<size_t> first;
   uint64_t first_count = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
     if (!regular_file(specs[i].source)) continue;
-    const Result<uint64_t> counted = count_records(specs[i].source, r.schema(i), split_axis0);
+    const Result<uint64_t> counted = count_records(specs[i].source, r.schema(i), split_axis0, control);
     if (!counted.is_ok()) return counted.status().with_context(r.label(i));
     const uint64_t n = counted.value();
     if (!first) {
@@ -257,11 +258,12 @@ Status append_npy_to_root(const std::string& root, const std::vector<std::string
   InterruptScope interrupts;  // a --wait for the lock ends on SIGINT/SIGTERM
   NpyBatches batches;         // before r: the batch in flight lies in it until r is finished
   ZREC_ASSIGN_OR_RETURN(auto r, RootAppend::open("append-npy", root, args, global, names));
-  Status s = check_counts(streams, *r, split_axis0);
+  const Control control = global.context(Work::kWrite).control;  // SIGINT/SIGTERM end a blocked read
+  Status s = check_counts(streams, *r, split_axis0, control);
   std::vector<NpySource> srcs;
   srcs.reserve(streams.size());
   for (size_t i = 0; s.is_ok() && i < streams.size(); ++i) {
-    auto in = io::InputStream::open(streams[i].source, {.cancel = interrupt_token()});
+    auto in = io::InputStream::open(streams[i].source, control);
     if (!in.is_ok()) s = in.status();
     else srcs.emplace_back(std::move(*in), r->schema(i), split_axis0);
   }

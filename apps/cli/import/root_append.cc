@@ -65,11 +65,9 @@ Status RootAppend::prepare(const std::vector<std::string>& streams) {
                             "' is no root (it has no zrec-root marker): make its streams with zrec create ROOT/NAME, "
                             "then mark them with zrec adopt ROOT");
   WriterOptions w;
-  w.lanes = global_.lanes(Work::kWrite);
-  w.wait = global_.lock_wait();
   w.level = args_.level;
   w.checksum = args_.checksum;
-  ZREC_ASSIGN_OR_RETURN(dataset_, DatasetWriter::open(root_, {.writer = w, .warn = log_core_warning}));
+  ZREC_ASSIGN_OR_RETURN(dataset_, DatasetWriter::open(root_, {.writer = w}, global_.context(Work::kWrite)));
   // Under the lock: the streams as they are now, which every sample must feed.
   const std::vector<std::string> have = dataset_->stream_names();
   for (const auto& name : streams)

@@ -31,8 +31,6 @@ std::string join_stream_names(const std::vector<std::string>& names) {
 
 WriterOptions TarImport::writer_options() const {
   WriterOptions o;
-  o.lanes = g_.lanes(Work::kWrite);
-  o.wait = g_.lock_wait();
   o.level = a_.append.level;
   o.checksum = a_.append.checksum;
   return o;
@@ -116,7 +114,7 @@ Status TarImport::open_stream(const std::string& ext, bool exists, const NpyHead
 
 // The root, locked, and its streams' writers (tar_root.h).
 Status TarImport::open_root() {
-  ZREC_ASSIGN_OR_RETURN(dataset_, open_tar_root(a_.root, a_.adopt, writer_options()));
+  ZREC_ASSIGN_OR_RETURN(dataset_, open_tar_root(a_.root, a_.adopt, writer_options(), g_.context(Work::kWrite)));
   return Status::ok();
 }
 

@@ -26,7 +26,7 @@ Status unmarked(const std::string& root, const std::vector<std::string>& stores)
   bool agree = true;
   for (const auto& name : stores) {
     list += (list.empty() ? "" : ", ") + printable(name);
-    auto store = Store::open(join_path(root, name), {.snapshot_if_busy = true});
+    auto store = Store::open(join_path(root, name), {}, {.snapshot_if_busy = true});
     if (!store.is_ok()) continue;
     const uint64_t n = store.value()->length();
     lengths += (lengths.empty() ? "" : ", ") + printable(name) + " " + std::to_string(n);
@@ -46,7 +46,8 @@ Status unmarked(const std::string& root, const std::vector<std::string>& stores)
 // The root, locked, and its streams' writers (zrec/dataset.h), or the refusal of a path
 // that is no root append-tar may write: a store, or stores without a marker (unless
 // --adopt). These two are told here first, in append-tar's words.
-Result<std::unique_ptr<DatasetWriter>> open_tar_root(const std::string& root, bool adopt, const WriterOptions& writer) {
+Result<std::unique_ptr<DatasetWriter>> open_tar_root(const std::string& root, bool adopt, const WriterOptions& writer,
+                                                     const Context& ctx) {
   if (is_store_dir(root))
     return invalid_argument("'" + root +
                             "' is a store; append-tar appends to a directory of named streams "
@@ -56,7 +57,7 @@ Result<std::unique_ptr<DatasetWriter>> open_tar_root(const std::string& root, bo
     if (dataset.is_ok() && !dataset->marked() && !dataset->stores().empty()) return unmarked(root, dataset->stores());
   }
   ZREC_ASSIGN_OR_RETURN(std::unique_ptr<DatasetWriter> dataset,
-                        DatasetWriter::open(root, {.writer = writer, .adopt = adopt, .warn = log_core_warning}));
+                        DatasetWriter::open(root, {.writer = writer, .adopt = adopt}, ctx));
   if (adopt && dataset->marked() && !dataset->stream_names().empty())
     spdlog::info("adopted '{}' as a root of {} streams of {} samples", root, dataset->stream_names().size(),
                  dataset->committed_length());

@@ -14,6 +14,7 @@ namespace zrec::cli {
 // The root, locked, and its streams' writers (zrec/dataset.h), or the refusal of a path
 // that is no root append-tar may write: a store, or stores without a marker (unless
 // `adopt`: --adopt makes them its streams).
-Result<std::unique_ptr<DatasetWriter>> open_tar_root(const std::string& root, bool adopt, const WriterOptions& writer);
+Result<std::unique_ptr<DatasetWriter>> open_tar_root(const std::string& root, bool adopt, const WriterOptions& writer,
+                                                     const Context& ctx);
 
 }  // namespace zrec::cli

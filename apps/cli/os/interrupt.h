@@ -24,7 +24,7 @@ namespace zrec::cli {
 // stream sees the flag at once; they also write a byte to a self-pipe, which wakes a
 // stream that checked the flag just before the signal (interrupt_token()). While a
 // scope lives, a --wait for a store's lock ends on the signal too (kCancelled: the
-// token rides in every lock wait, GlobalOptions::lock_wait()). An inner
+// token is every Context's control.cancel, GlobalOptions::context). An inner
 // scope inside a live one changes nothing, so a short one may guard a wait (opening a
 // store) in a command that otherwise keeps the default dispositions. The outermost
 // clears any signal recorded by an earlier scope.

@@ -8,7 +8,7 @@
 
 namespace zrec::cli {
 
-// For LockWait::probe (GlobalOptions::lock_wait()): why waiting for the lock of the
+// For LockWait::probe (the wait of GlobalOptions::context): why waiting for the lock of the
 // meta.zr open as `meta_fd` would never end, or "". Finds the processes holding a lock
 // on its inode in /proc/locks and looks for our stdin's or stdout's pipe among their
 // descriptors (/proc/PID/fd). A chain through a third process (a | gzip | gunzip | b)

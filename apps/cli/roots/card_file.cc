@@ -5,8 +5,8 @@
 
 namespace zrec::cli {
 
-Result<std::optional<DatasetCard>> read_dataset_card(const std::string& path, const RemoteOptions& remote) {
-  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> bytes, read_card(path, remote));
+Result<std::optional<DatasetCard>> read_dataset_card(const std::string& path, const Context& ctx) {
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> bytes, read_card(path, ctx));
   if (!bytes) return std::optional<DatasetCard>();
   auto card = parse_card(*bytes);
   if (!card.is_ok()) return malformed("'" + redact_url(join_path(path, kCardFile)) + "': " + card.status().message());

@@ -14,6 +14,6 @@ namespace zrec::cli {
 
 // The card of the root or store at `path` (a URL too), or nullopt when it has none;
 // kMalformed naming the file when it breaks the card's rules.
-Result<std::optional<DatasetCard>> read_dataset_card(const std::string& path, const RemoteOptions& remote);
+Result<std::optional<DatasetCard>> read_dataset_card(const std::string& path, const Context& ctx);
 
 }  // namespace zrec::cli

@@ -13,7 +13,6 @@ namespace {
 DigestOptions stream_options(const OpenedRoot& root, const SampleSelection& selection, uint64_t window_bytes) {
   DigestOptions options;
   options.window_bytes = window_bytes;
-  options.control.cancel = interrupt_token();
   if (selection.id_at) {
     options.count = selection.count;
     options.id_at = selection.id_at;
@@ -30,7 +29,7 @@ Result<std::vector<NamedHash>> digest_root_streams(OpenedRoot& root, const Sampl
                                                    uint64_t window_bytes) {
   std::vector<NamedHash> digests;
   for (RootStream& s : root.streams) {
-    auto digest = digest_store(*s.store, stream_options(root, selection, window_bytes));
+    auto digest = digest_store(*s.store, stream_options(root, selection, window_bytes), root.ctx);
     if (!digest.is_ok()) return digest.status().with_context("stream '" + s.name + "' of '" + root.path + "'");
     digests.push_back({s.name, digest.value()});
   }
@@ -55,7 +54,7 @@ Status digest_root_samples(OpenedRoot& root, const SampleSelection& selection, u
         hashes[k].push_back(h);
         return Status::ok();
       };
-      auto digest = digest_store(*root.streams[k].store, options);
+      auto digest = digest_store(*root.streams[k].store, options, root.ctx);
       if (!digest.is_ok())
         return digest.status().with_context("stream '" + root.streams[k].name + "' of '" + root.path + "'");
     }

@@ -9,8 +9,9 @@
 namespace zrec::cli {
 
 bool is_root(const std::string& path, const GlobalOptions& g) {
-  if (is_store_dir(path, g.remote)) return false;
-  auto ds = Dataset::open(path, {.remote = g.remote});
+  const Context ctx = g.read_context(path);
+  if (is_store_dir(path, ctx)) return false;
+  auto ds = Dataset::open(path, {}, ctx);
   // A malformed marker still makes a root: open_root() then says what is wrong with it.
   return !ds.is_ok() || ds->marked();
 }
@@ -39,17 +40,18 @@ Status check_layout(const Dataset& ds) {
 
 Result<OpenedRoot> open_root(const std::string& path, const GlobalOptions& g) {
   const std::string shown = redact_url(path);
-  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {.remote = g.remote}));
+  Context ctx = g.read_context(path);
+  ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {}, ctx));
   if (!ds.marked()) return not_found("'" + shown + "' is no root (no " + kRootMarkerFile + " marker)");
   ZREC_RETURN_IF_ERROR(check_layout(ds));
-  OpenedRoot root{path, ds.committed(), {}};
+  ctx.snapshot_if_busy = !g.wait;
+  OpenedRoot root{path, ds.committed(), {}, ctx};
   const RootState* state = &root.state;
   for (const auto& name : state->streams) {
     const std::string stream = ds.path_of(name);
     // A stream of a root that committed nothing may be gone (append-tar allows it).
-    if (state->length == 0 && !is_store_dir(stream, g.remote)) continue;
-    auto store = ds.open_stream(
-        name, {.lanes = g.read_lanes(stream), .wait = g.lock_wait(), .snapshot_if_busy = !g.wait, .remote = g.remote});
+    if (state->length == 0 && !is_store_dir(stream, ctx)) continue;
+    auto store = ds.open_stream(name, {}, ctx);
     if (!store.is_ok())
       return store.status().with_context("root '" + shown + "' lists the stream '" + printable(name) + "' in " +
                                          kRootMarkerFile);

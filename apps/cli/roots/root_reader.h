@@ -25,6 +25,7 @@ struct OpenedRoot {
   std::string path;
   RootState state;                  // the committed marker: streams and samples
   std::vector<RootStream> streams;  // in name order, as the marker lists them
+  Context ctx = {};                 // what its operations run in (GlobalOptions::read_context)
 };
 
 // True when `path` (a directory or a URL) is a root: no store itself, and it has a

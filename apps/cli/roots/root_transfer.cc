@@ -95,7 +95,6 @@ Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, con
     plan.parts.push_back({&s, r.state.length});
   }
   CreateOptions& c = plan.create;
-  c.warn = log_core_warning;
   c.schema = first.schema();
   const auto given = codecs.codecs.find(plan.name);
   const NewCodec asked = given != codecs.codecs.end() ? given->second
@@ -110,7 +109,7 @@ Result<RootStreamPlan> plan_stream(size_t k, std::vector<OpenedRoot>& roots, con
     std::vector<Store*> stores;
     for (const StreamPart& part : plan.parts) stores.push_back(part.store);
     auto source = store_record_source(stores);
-    ZREC_ASSIGN_OR_RETURN(*choice, choose_codec(*source, {.lanes = g.lanes(Work::kWrite)}));
+    ZREC_ASSIGN_OR_RETURN(*choice, choose_codec(*source, g.context(Work::kWrite)));
     c.codec = (*choice)->codec;
     c.dictionary = (*choice)->dictionary;
   }
@@ -158,15 +157,15 @@ Status run_root_transfer(const std::string& command, const RootTransferArgs& a, 
   meter.set_total_records(samples * plans.size());
   options.window_bytes = a.window_mib << 20;
   options.frame_copy = a.level == 0 && !a.checksum;
-  options.control.cancel = interrupt_token();
-  options.control.progress = [&](const Progress& p) { meter.update(p.records, p.bytes); };
+  Context ctx = g.context(Work::kWrite);
+  ctx.control.progress = [&](const Progress& p) { meter.update(p.records, p.bytes); };
   WriterOptions writer;
-  writer.lanes = g.lanes(Work::kWrite);
   writer.level = a.level;
   TransferStats stats;
   // The first source's card (zrec card) goes with the data; the streams keep their names.
-  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(a.sources.front(), g.remote));
-  const Status built = build_root(a.dst, plans, writer, options, &stats, card);
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card,
+                        read_card(a.sources.front(), g.read_context(a.sources.front())));
+  const Status built = build_root(a.dst, plans, writer, options, &stats, card, ctx);
   meter.finish();
   ZREC_RETURN_IF_ERROR(built);
   std::vector<std::string> names;

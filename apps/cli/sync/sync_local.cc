@@ -35,7 +35,7 @@ std::string parent_of(const std::string& path) {
 
 Result<std::unique_ptr<const io::Readable>> open_source(const std::string& path, const GlobalOptions& global,
                                                         size_t lanes = 1) {
-  return io::open_for_reading(path, lanes, global.remote);
+  return io::open_for_reading(path, lanes, global.transfer_context());
 }
 
 // rel -> size, the files a killed run wrote whole.
@@ -114,7 +114,7 @@ Status copy_to_local(const SyncSource& src, const std::string& dst, bool force, 
     snapshots[i] = std::make_shared<std::string>(size, '\0');
     ZREC_RETURN_IF_ERROR(f->pread_exact(snapshots[i]->data(), size, 0));
   }
-  const std::shared_ptr<Lanes> lanes = global.read_lanes(src.path);
+  const std::shared_ptr<Lanes> lanes = global.read_context(src.path).lanes;
   std::ofstream manifest(join_path(temp, kManifest), std::ios::app);
   for (size_t i = 0; i < src.files.size(); ++i) {
     const SyncFile& file = src.files[i];

@@ -20,11 +20,8 @@ struct StoreFacts {
 Result<StoreFacts> check_store(const std::string& path, bool decode, const GlobalOptions& global, uint64_t& decoded) {
   VerifyOptions options;
   options.quick = !decode;
-  options.open.lanes = global.read_lanes(path);
-  options.open.remote = global.remote;
-  options.open.wait = global.lock_wait();
   options.max_errors = 1;
-  auto report = verify_store(path, options);
+  auto report = verify_store(path, options, global.read_context(path));
   if (!report.is_ok()) return Status(report.status().code(), "cannot check the source: " + report.status().message());
   if (!report->valid()) {
     const VerifyProblem& p = report->problems.front();
@@ -50,12 +47,12 @@ Result<SyncSource> examine_source(const std::string& path, bool decode, const Gl
   SyncSource src;
   src.path = path;
   std::vector<SyncFile> data, heads;
-  if (is_store_dir(path, global.remote)) {
+  if (is_store_dir(path, global.read_context(path))) {
     ZREC_ASSIGN_OR_RETURN(const StoreFacts s, check_store(path, decode, global, src.records_decoded));
     src.length = s.length;
     add_store_files("", s, data, heads);
   } else {
-    ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {.remote = global.remote}));
+    ZREC_ASSIGN_OR_RETURN(const Dataset ds, Dataset::open(path, {}, global.read_context(path)));
     if (!ds.marked())
       return not_found("'" + redact_url(path) + "' is neither a store (no meta.zr) nor a root (no zrec-root marker)");
     const RootState& state = ds.committed();
@@ -75,7 +72,7 @@ Result<SyncSource> examine_source(const std::string& path, bool decode, const Gl
   src.files = std::move(data);
   // The dataset card (zrec card) travels with the data: after the data files, before the
   // heads that publish them, so a reader that sees the new store sees its card too.
-  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(path, global.remote));
+  ZREC_ASSIGN_OR_RETURN(const std::optional<std::string> card, read_card(path, global.read_context(path)));
   if (card) src.files.push_back({kCardFile, false, false});
   src.files.insert(src.files.end(), heads.begin(), heads.end());
   if (src.root) src.files.push_back({kRootMarkerFile, false, true});

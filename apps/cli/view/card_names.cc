@@ -32,10 +32,10 @@ std::string view_stream(const ViewPath& p, const std::string& name) {
 
 }  // namespace
 
-Status add_card_names(const Catalog& catalog, const RemoteOptions& remote, std::map<std::string, LineList>& labels,
+Status add_card_names(const Catalog& catalog, const Context& ctx, std::map<std::string, LineList>& labels,
                       Vocabularies& vocabs) {
   for (const ViewPath& p : catalog.paths()) {
-    ZREC_ASSIGN_OR_RETURN(const std::optional<DatasetCard> card, read_dataset_card(p.path, remote));
+    ZREC_ASSIGN_OR_RETURN(const std::optional<DatasetCard> card, read_dataset_card(p.path, ctx));
     if (!card) continue;
     for (const auto& [name, names] : card->labels)
       if (const std::string s = view_stream(p, name); !s.empty() && labels.count(s) == 0)

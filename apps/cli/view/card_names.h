@@ -18,7 +18,7 @@ namespace zrec::cli::view {
 
 // Adds the cards' names to `labels` and `vocabs` (by stream name, as the side files'
 // are). A card that cannot be read or parsed is an error naming it.
-Status add_card_names(const Catalog& catalog, const RemoteOptions& remote, std::map<std::string, LineList>& labels,
+Status add_card_names(const Catalog& catalog, const Context& ctx, std::map<std::string, LineList>& labels,
                       Vocabularies& vocabs);
 
 }  // namespace zrec::cli::view

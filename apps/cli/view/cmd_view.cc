@@ -120,10 +120,11 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   Vocabularies vocabs;
   for (auto& [stream, tokens] : vocab_lines) vocabs.emplace(stream, Vocabulary(std::move(tokens)));
   InterruptScope interruptible;  // SIGINT/SIGTERM stop the server: 130/143
-  ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, g.lanes(Work::kRead), g.remote));
+  const Context ctx = g.context(Work::kRead);
+  ZREC_ASSIGN_OR_RETURN(auto catalog, Catalog::open(a.paths, a.keys, kWorkers, ctx));
   check_streams_named(*catalog, a.labels, "--labels");
   check_streams_named(*catalog, a.vocabs, "--vocab");
-  ZREC_RETURN_IF_ERROR(add_card_names(*catalog, g.remote, labels, vocabs));
+  ZREC_RETURN_IF_ERROR(add_card_names(*catalog, ctx, labels, vocabs));
   ZREC_ASSIGN_OR_RETURN(std::string token, AccessGuard::new_token());
   ZREC_ASSIGN_OR_RETURN(ServeFunction serve, load_http_module());
   if (!is_loopback(a.bind))
@@ -134,7 +135,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
 
   AccessGuard guard(token, a.bind);
   ByteBudget budget(kRecordBudgetBytes);
-  VerifyJobs jobs(g.lanes(Work::kRead), g.remote);
+  VerifyJobs jobs(ctx);
   ViewRoutes routes(*catalog, guard, jobs, budget, std::move(labels), std::move(vocabs));
   Listening listening{&guard, a.paths.size()};
   ServeConfig config;
@@ -143,7 +144,7 @@ Status run_view(const ViewArgs& a, const GlobalOptions& g) {
   config.limits.workers = kWorkers;
   config.default_headers = AccessGuard::security_headers();
   config.handler = &routes;
-  config.stop_fd = interrupt_token().wake_fd;
+  config.stop_fd = ctx.control.cancel.wake_fd;
   config.on_listening = on_listening;
   config.on_listening_context = &listening;
   std::string error;

@@ -25,12 +25,11 @@ Result<uint64_t> VerifyJobs::start(const std::string& dir, size_t path, size_t s
   if (jobs_.size() > kKeptJobs) jobs_.erase(jobs_.begin());
   runner_ = start_background_thread([this, job, dir] {
     VerifyOptions options;
-    options.open.lanes = lanes_;
-    options.open.remote = remote_;
+    Context ctx{.lanes = lanes_, .remote = remote_};
     options.max_errors = 0;  // count every problem; keep the first kKeptProblems
     options.keep_problems = kKeptProblems;
-    options.control.cancel = {&cancel_, -1};
-    options.control.progress = [&](const Progress& p) {
+    ctx.control.cancel = {&cancel_, -1};
+    ctx.control.progress = [&](const Progress& p) {
       std::lock_guard<std::mutex> lock(mutex_);
       job->phase = p.phase;
       job->done = p.records;
@@ -43,7 +42,7 @@ Result<uint64_t> VerifyJobs::start(const std::string& dir, size_t path, size_t s
       ++job->problem_count;
       return Status::ok();
     };
-    Result<VerifyReport> report = verify_store(dir, options);
+    Result<VerifyReport> report = verify_store(dir, options, ctx);
     std::lock_guard<std::mutex> lock(mutex_);
     if (report.is_ok()) job->report = std::move(*report);
     else job->error = redact_urls_in(report.status().message());

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "zrec/context.h"
 #include "zrec/lanes.h"
 #include "zrec/status.h"
 #include "zrec/verify.h"
@@ -27,8 +28,9 @@ class VerifyJobs {
   static constexpr size_t kKeptJobs = 16;
   static constexpr uint64_t kKeptProblems = 1000;
 
-  VerifyJobs(std::shared_ptr<Lanes> lanes, RemoteOptions remote)
-      : lanes_(std::move(lanes)), remote_(std::move(remote)) {}
+  // Each job verifies in `ctx`'s lanes and remote settings, without waiting for a lock,
+  // stopped by its own cancel flag.
+  explicit VerifyJobs(const Context& ctx) : lanes_(ctx.lanes), remote_(ctx.remote) {}
   ~VerifyJobs();
 
   // Starts verifying the store at `dir` (PATH `path`, stream `stream` of the view);

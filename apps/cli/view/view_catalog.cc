@@ -15,8 +15,7 @@ namespace zrec::cli::view {
 struct StoreLease::Pool {
   std::string dir;
   size_t capacity = 1;
-  std::shared_ptr<Lanes> lanes;
-  RemoteOptions remote;
+  Context ctx;  // lanes, remote settings; no lock wait; a snapshot while a writer appends
   std::mutex mutex;
   std::condition_variable returned;
   struct Idle {
@@ -50,13 +49,16 @@ StoreLease::~StoreLease() {
 
 Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& paths,
                                                const std::vector<std::string>& keys, size_t instances,
-                                               std::shared_ptr<Lanes> lanes, const RemoteOptions& remote) {
+                                               const Context& ctx) {
   std::unique_ptr<Catalog> c(new Catalog());
-  c->lanes_ = std::move(lanes);
+  c->lanes_ = ctx.lanes;
+  Context opening = ctx;
+  opening.wait = {};
+  opening.snapshot_if_busy = true;
   for (size_t i = 0; i < paths.size(); ++i) {
     ViewPath p;
     p.path = paths[i];
-    if (is_store_dir(p.path, remote)) {
+    if (is_store_dir(p.path, ctx)) {
       p.streams.push_back({base_name(p.path), p.path});
     } else {
       struct stat st;
@@ -64,7 +66,7 @@ Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& p
       if (!is_url(p.path) && !S_ISDIR(st.st_mode))
         return not_found("'" + p.path + "' is not a zrecord store and holds none");
       p.root = true;
-      ZREC_ASSIGN_OR_RETURN(const Dataset dataset, Dataset::open(p.path, {.remote = remote}));
+      ZREC_ASSIGN_OR_RETURN(const Dataset dataset, Dataset::open(p.path, {}, ctx));
       for (const std::string& name : dataset.stores())
         if (!name.starts_with('.')) p.streams.push_back({name, join_path(p.path, name)});
       if (p.streams.empty()) return not_found("'" + redact_url(p.path) + "' is not a zrecord store and holds none");
@@ -80,8 +82,7 @@ Result<std::unique_ptr<Catalog>> Catalog::open(const std::vector<std::string>& p
       auto pool = std::make_unique<StoreLease::Pool>();
       pool->dir = s.dir;
       pool->capacity = std::max<size_t>(1, instances);
-      pool->lanes = c->lanes_;
-      pool->remote = remote;
+      pool->ctx = opening;
       c->pools_.back().push_back(std::move(pool));
     }
     c->paths_.push_back(std::move(p));
@@ -118,8 +119,7 @@ Result<StoreLease> Catalog::lease(size_t path, size_t stream) {
     }
   }
   // Opened outside the pool's lock: other leases on this stream go on meanwhile.
-  auto store =
-      Store::open(pool.dir, {.lanes = pool.lanes, .wait = false, .snapshot_if_busy = true, .remote = pool.remote});
+  auto store = Store::open(pool.dir, {}, pool.ctx);
   if (!store.is_ok()) {
     {
       std::lock_guard<std::mutex> lock(pool.mutex);

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "zrec/context.h"
 #include "zrec/lanes.h"
 #include "zrec/status.h"
 #include "zrec/store.h"
@@ -75,10 +76,11 @@ class Catalog {
   // and holds none" otherwise) and opens each store once, so that a broken one is
   // reported before serving. keys[i] (when given and not empty) is the --keys file of
   // PATH i. `instances`: open Stores one stream may have at once (concurrent requests on
-  // it); lanes: the executor every Store shares; remote: how URLs are read.
+  // it); ctx: the executor every Store shares and how URLs are read (Stores open
+  // without waiting for a lock, as a snapshot while a writer appends).
   static Result<std::unique_ptr<Catalog>> open(const std::vector<std::string>& paths,
                                                const std::vector<std::string>& keys, size_t instances,
-                                               std::shared_ptr<Lanes> lanes, const RemoteOptions& remote);
+                                               const Context& ctx);
   ~Catalog();
 
   const std::vector<ViewPath>& paths() const { return paths_; }

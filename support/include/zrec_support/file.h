@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "zrec/remote.h"
+#include "zrec/context.h"
 #include "zrec/status.h"
 
 namespace zrec::io {
@@ -104,10 +104,11 @@ class File final : public Readable {
 };
 
 // `path_or_url` for reading: a local File, or the remote file at a URL (zrec/remote.h)
-// whose first `prefetch` bytes come with the request that pins its size and validator.
-// The library tells the two apart (io::Location), not its callers.
+// whose first `prefetch` bytes come with the request that pins its size and validator
+// (read with ctx.remote, stopped by ctx.control.cancel). The library tells the two apart
+// (io::Location), not its callers.
 Result<std::unique_ptr<const Readable>> open_for_reading(const std::string& path_or_url, uint64_t prefetch,
-                                                         const RemoteOptions& remote);
+                                                         const Context& ctx);
 
 // fsync on a directory, so that creations and renames inside it are durable.
 Status sync_directory(const std::string& dir);

@@ -12,7 +12,7 @@
 // defined in the core (src/io/s3_client.cc, in libzrec) beside the reads, whose
 // signing, libcurl loader and retries it shares.
 //
-//   ZREC_ASSIGN_OR_RETURN(auto s3, zrec::S3Client::open(remote));
+//   ZREC_ASSIGN_OR_RETURN(auto s3, zrec::S3Client::open(ctx));
 //   ZREC_ASSIGN_OR_RETURN(auto head, s3->send("s3://b/ds/meta.zr", {.method = "HEAD"}, {}, {404}));
 #pragma once
 
@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "zrec/context.h"
 #include "zrec/remote.h"
 #include "zrec/status.h"
 
@@ -64,8 +65,9 @@ struct S3ClientStats {
 
 class S3Client {
  public:
-  // A client for `options` (its s3 settings resolved now: missing credentials fail here).
-  static Result<std::unique_ptr<S3Client>> open(const RemoteOptions& options);
+  // A client for ctx.remote (its s3 settings resolved now: missing credentials fail
+  // here), whose requests and the waits between their tries stop at ctx.control.cancel.
+  static Result<std::unique_ptr<S3Client>> open(const Context& ctx);
   ~S3Client();
   S3Client(const S3Client&) = delete;
   S3Client& operator=(const S3Client&) = delete;
@@ -80,9 +82,10 @@ class S3Client {
   S3ClientStats stats() const;
 
  private:
-  explicit S3Client(RemoteOptions options);
+  S3Client(RemoteOptions options, CancelToken cancel);
   std::string why_head_failed(const std::string& s3_url);
   RemoteOptions options_;
+  CancelToken cancel_;
   std::mutex pool_mutex_;
   std::vector<void*> idle_;  // CURL handles, each keeping its connection
   std::atomic<uint64_t> requests_{0}, retries_{0}, bytes_sent_{0};

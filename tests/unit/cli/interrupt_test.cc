@@ -130,12 +130,12 @@ TEST_SUITE("interrupt") {
     ::close(fds[0]);
   }
 
-  TEST_CASE("a lock wait whose Control is cancelled already ends at once, without the lock") {
+  TEST_CASE("a lock wait whose cancel token is set already ends at once, without the lock") {
     HeldLock lock;
     std::atomic<int> stop{15};
-    LockWait wait = true;
-    wait.control.cancel = {&stop, -1};
-    Status s = io::lock_store(lock.waiter, io::LockMode::kExclusive, wait, "S");
+    const LockWait wait = true;
+    const CancelToken cancel{&stop, -1};
+    Status s = io::lock_store(lock.waiter, io::LockMode::kExclusive, wait, cancel, "S");
     CHECK(s.code() == StatusCode::kCancelled);
     CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");
   }
@@ -150,9 +150,10 @@ TEST_SUITE("interrupt") {
         ::pthread_kill(self, SIGINT);
       });
       const auto started = std::chrono::steady_clock::now();
-      GlobalOptions g;  // --wait: the command's lock wait carries the interrupt token
+      GlobalOptions g;  // --wait: the command's Context cancels on the interrupt token
       g.wait = true;
-      Status s = io::lock_store(lock.waiter, io::LockMode::kShared, g.lock_wait(), "S");
+      const Context ctx = g.context(Work::kRead);
+      Status s = io::lock_store(lock.waiter, io::LockMode::kShared, ctx.wait, ctx.control.cancel, "S");
       signaller.join();
       CHECK(s.code() == StatusCode::kCancelled);
       CHECK(s.message() == "interrupted while waiting for the lock on store 'S'; nothing was changed");

@@ -37,7 +37,7 @@ void build(const std::string& path, const bench::Corpus& c, Codec codec, uint32_
   o.codec = codec;
   o.data_shards = shards;
   REQUIRE_OK(create_store(path, o));
-  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2)});
+  auto w = StoreWriter::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(w);
   REQUIRE_OK((*w)->append(c.refs(0, c.records())));
   REQUIRE_OK((*w)->close());
@@ -49,9 +49,11 @@ bench::StoreBenchOptions brief_store_bench() {
   o.batch = 4;
   o.seconds = 0.02;
   o.rounds = 1;
-  o.lanes = std::make_shared<Lanes>(2);
   return o;
 }
+
+// ... run on two lanes.
+Context two_lanes() { return {.lanes = std::make_shared<Lanes>(2)}; }
 
 }  // namespace
 
@@ -134,7 +136,7 @@ TEST_SUITE("bench") {
       CAPTURE(to_string(codec));
       const std::string path = dir / to_string(codec);
       build(path, c, codec);
-      auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+      auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
       REQUIRE_OK(store);
       std::vector<RecordLoc> table(700);
       REQUIRE_OK((*store)->read_locs(0, 700, table.data()));
@@ -164,7 +166,7 @@ TEST_SUITE("bench") {
       build(path, c, codec);
       for (bool mapped : {true, false}) {
         CAPTURE(mapped);
-        auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2), .map_records = mapped});
+        auto store = Store::open(path, {.map_records = mapped}, {.lanes = std::make_shared<Lanes>(2)});
         REQUIRE_OK(store);
         std::vector<RecordLoc> locs(ids.size());
         REQUIRE_OK((*store)->read_locs(ids, locs.data()));
@@ -183,7 +185,7 @@ TEST_SUITE("bench") {
     const auto c = generate(bench::Workload::kVision, 6, 5, 2);  // 147 KiB: over the 64 KiB bound
     const std::string path = dir / "raw";
     build(path, c, Codec::kRaw, 2);
-    auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+    auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(store);
     std::vector<uint64_t> ids = {5, 0, 3, 3};
     for (bool evict : {false, true, false}) {
@@ -206,7 +208,7 @@ TEST_SUITE("bench") {
     auto meta = test::read_file(path + "/meta.zr");
     format::store_le<uint32_t>(&meta[format::record_loc_offset(300) + 8], 0);
     test::write_file(path + "/meta.zr", meta);
-    auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+    auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(store);
     std::vector<uint8_t> dest(2 * 2048);
     std::vector<uint64_t> good = {299, 301};
@@ -253,7 +255,7 @@ TEST_SUITE("bench") {
     const auto c = generate(bench::Workload::kVision, 10, 1, 2);
     build(dir / "s", c, Codec::kZstd);
     bench::StoreBenchOptions o = brief_store_bench();
-    auto r = bench::bench_store(dir / "s", o);
+    auto r = bench::bench_store(dir / "s", o, two_lanes());
     REQUIRE_OK(r);
     CHECK(r->records == 10);
     CHECK(r->logical_bytes == c.logical_bytes());
@@ -270,11 +272,12 @@ TEST_SUITE("bench") {
     bench::StoreBenchOptions o = brief_store_bench();
     std::vector<std::string> phases;
     std::atomic<int> stop{2};
-    o.control = {.cancel = {&stop, -1}, .progress = [&](const Progress& p) {
-                   CHECK(p.records == 0);
-                   phases.emplace_back(p.phase);
-                 }};
-    auto r = bench::bench_store(dir / "s", o);
+    Context ctx = two_lanes();
+    ctx.control = {.cancel = {&stop, -1}, .progress = [&](const Progress& p) {
+                     CHECK(p.records == 0);
+                     phases.emplace_back(p.phase);
+                   }};
+    auto r = bench::bench_store(dir / "s", o, ctx);
     CHECK(r.status().code() == StatusCode::kCancelled);
     CHECK(r.status().message() == "interrupted");
     CHECK(phases ==

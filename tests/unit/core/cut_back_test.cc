@@ -31,7 +31,7 @@ CreateOptions bytes_store(Codec codec = Codec::kZstd, uint32_t shards = 4, bool 
 std::vector<uint8_t> payload(uint64_t i) { return test::record_bytes(i, i % 97 + 1); }
 
 void append_range(const std::string& path, uint64_t first, uint64_t count, size_t threads) {
-  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(threads), .chunk_bytes = 256});
+  auto w = StoreWriter::open(path, {.chunk_bytes = 256}, {.lanes = std::make_shared<Lanes>(threads)});
   REQUIRE_OK(w);
   std::vector<std::vector<uint8_t>> data;
   std::vector<uint64_t> dims(count);
@@ -135,7 +135,7 @@ TEST_SUITE("cut_back") {
       const std::string path = dir / "s";
       REQUIRE_OK(create_store(path, bytes_store(codec, 3)));
       append_range(path, 0, 120, 3);
-      auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2), .chunk_bytes = 256});
+      auto w = StoreWriter::open(path, {.chunk_bytes = 256}, {.lanes = std::make_shared<Lanes>(2)});
       REQUIRE_OK(w);
       StoreWriter& writer = *w.value();
       // Held for the whole cut: nothing else can open the store meanwhile.

@@ -48,7 +48,7 @@ void build(const std::string& path, const Schema& schema, Codec codec, uint32_t 
   if (codec == Codec::kZstdDict) o.dictionary = test::test_dictionary();
   REQUIRE_OK(create_store(path, o));
   // One lane: records land in ID order in every data file, as concat lays them out.
-  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(1)});
+  auto w = StoreWriter::open(path, {}, {.lanes = std::make_shared<Lanes>(1)});
   REQUIRE_OK(w);
   std::vector<std::vector<uint8_t>> payloads;
   std::vector<uint64_t> dims(n);
@@ -87,7 +87,7 @@ struct Parts {
 Parts open_parts(const std::vector<std::string>& paths) {
   Parts p;
   for (const auto& path : paths) {
-    auto s = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+    auto s = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(s);
     p.ptrs.push_back(s->get());
     p.stores.push_back(std::move(s).value());
@@ -105,7 +105,7 @@ void frame_copy_concat(const std::vector<std::string>& paths, const std::string&
                   .data_shards = first.data_shards(),
                   .dictionary = first.dictionary(),
                   .checksum = checksum};
-  REQUIRE_OK(build_from_stores(p.ptrs, dst, o, {.lanes = std::make_shared<Lanes>(2)}, {}, nullptr));
+  REQUIRE_OK(build_from_stores(p.ptrs, dst, o, {}, {}, nullptr, {.lanes = std::make_shared<Lanes>(2)}));
 }
 
 // Parts of 0, 1, 2 (< S), 57 and 0 records again: every rotation, empty parts.
@@ -254,12 +254,12 @@ TEST_SUITE("join") {
       CHECK(state->placed == std::vector<bool>(6, true));
       CHECK(!exists(dir / "all"));  // never visible before publish
       bool already = true;
-      REQUIRE_OK(publish_join(plan, {}, &already));
+      REQUIRE_OK(publish_join(plan, {}, {}, &already));
       CHECK(!already);
       CHECK(files_of(dir / "all") == files_of(dir / "copied"));
       CHECK(!exists(info->temp));
       // A requeued publish or placement after the publication does nothing, successfully.
-      REQUIRE_OK(publish_join(plan, {}, &already));
+      REQUIRE_OK(publish_join(plan, {}, {}, &already));
       CHECK(already);
       JoinStats none;
       REQUIRE_OK(place_join_part(plan, 2, {}, &none));
@@ -291,10 +291,10 @@ TEST_SUITE("join") {
     REQUIRE_OK(info);
     // Stop part 1 after its first window (a kill or a signal in the middle of it).
     std::atomic<int> cancel{0};
-    JoinOptions stop;
+    Context stop;
     stop.control.cancel = {&cancel, -1};
     stop.control.progress = [&](const Progress&) { cancel = 15; };
-    Status s = place_join_part(plan, 1, stop, nullptr);
+    Status s = place_join_part(plan, 1, {}, nullptr, stop);
     CHECK(s.code() == StatusCode::kCancelled);
     CHECK(!read_join_plan(plan)->placed[1]);
     // Garbage where part 1's bytes go: a placement must overwrite whatever is there.
@@ -325,7 +325,7 @@ TEST_SUITE("join") {
     REQUIRE_OK(place_join_part(plan, 1, {}, &none));  // sealed: nothing placed again
     CHECK(none.parts == 0);
     bool already = true;
-    REQUIRE_OK(publish_join(plan, {}, &already));
+    REQUIRE_OK(publish_join(plan, {}, {}, &already));
     CHECK(!already);
     CHECK(files_of(dir / "all") == published);
   }
@@ -433,7 +433,7 @@ TEST_SUITE("join") {
     CHECK(a.st_ino == b.st_ino);
     CHECK(a.st_nlink == 2);
     CHECK(verifies(paths[0]));  // the other parts' bytes are leftovers past its tails
-    for (const auto& path : paths) REQUIRE_OK(remove_store(path, false));
+    for (const auto& path : paths) REQUIRE_OK(remove_store(path));
     for (const auto& path : paths) CHECK(!exists(path));
     REQUIRE(::stat((dir / "all/data_0.zr").c_str(), &a) == 0);
     CHECK(a.st_nlink == 1);
@@ -441,7 +441,7 @@ TEST_SUITE("join") {
     // remove_store leaves a directory holding anything else.
     build(dir / "z", ragged_u2(), Codec::kZstd, 1, 0, 2);
     test::write_file(dir / "z/keep.txt", {1});
-    Status s = remove_store(dir / "z", false);
+    Status s = remove_store(dir / "z");
     CHECK(s.message() == "'" + dir / "z" + "' holds 'keep.txt', which is not a store file; not removed");
     CHECK(exists(dir / "z/meta.zr"));
   }

@@ -39,7 +39,7 @@ void restore(const std::string& dir, const StoreFilesBytes& s) {
 
 // Reads everything a reader can: open, scan all, gather a few IDs. Returns the first error.
 Status read_everything(const std::string& path, std::mt19937_64& rng) {
-  auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+  auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
   if (!store.is_ok()) return store.status();
   Store& s = *store.value();
   std::vector<uint64_t> ids(s.length());
@@ -90,7 +90,7 @@ TEST_SUITE("mutation") {
           std::vector<RecordRef> refs;
           for (size_t i = 0; i < 40; ++i)
             refs.push_back({payloads[i].data(), payloads[i].size(), dense ? nullptr : &dims[i]});
-          auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2), .sync = false});
+          auto w = StoreWriter::open(path, {.sync = false}, {.lanes = std::make_shared<Lanes>(2)});
           REQUIRE_OK(w);
           REQUIRE_OK(w.value()->append(refs));
           REQUIRE_OK(w.value()->close());
@@ -123,7 +123,7 @@ TEST_SUITE("mutation") {
           restore(path, bad);
           ++total;
           const Status read = read_everything(path, rng);
-          auto report = verify_store(path, {.open = {.lanes = std::make_shared<Lanes>(2)}});
+          auto report = verify_store(path, {}, {.lanes = std::make_shared<Lanes>(2)});
           REQUIRE(report.is_ok());  // no I/O error: every problem is the store's
           if (report->valid()) {
             ++valid;

@@ -183,9 +183,7 @@ TEST_SUITE("record_window") {
           CAPTURE(lanes);
           const std::string path = dir / (std::string(to_string(codec)) + std::to_string(lanes) + (behind ? "b" : ""));
           REQUIRE_OK(create_store(path, bytes_store(codec, 2)));
-          WriterOptions options;
-          options.lanes = std::make_shared<Lanes>(lanes);
-          auto writer = StoreWriter::open(path, options);
+          auto writer = StoreWriter::open(path, {}, {.lanes = std::make_shared<Lanes>(lanes)});
           REQUIRE_OK(writer);
           RecordWindow window(**writer, uint64_t{64} << 20, behind);
           // Writing behind, each of the two buffers gets half the budget (still more than

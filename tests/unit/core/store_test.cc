@@ -104,15 +104,15 @@ TEST_SUITE("store") {
             const TestRecords recs = dense ? make_dense(0, 300, 60) : make_ragged(0, 300);
             {
               // Tiny chunks so every window has many chunks racing for shard tails.
-              auto w =
-                  StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(lanes), .chunk_bytes = 256, .sync = false});
+              auto w = StoreWriter::open(path, {.chunk_bytes = 256, .sync = false},
+                                         {.lanes = std::make_shared<Lanes>(lanes)});
               REQUIRE_OK(w);
               auto refs = recs.refs();
               REQUIRE_OK(w.value()->append(std::span(refs).first(100)));
               REQUIRE_OK(w.value()->append(std::span(refs).subspan(100)));
               REQUIRE_OK(w.value()->close());
             }
-            auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(lanes)});
+            auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(lanes)});
             REQUIRE_OK(store);
             REQUIRE(store.value()->length() == 300);
             const auto got = read_all(*store.value(), 1000);  // windows of a few records
@@ -163,7 +163,7 @@ TEST_SUITE("store") {
       for (const auto& [path, batch] : {std::pair{copied, recs.refs()}, std::pair{in_place, refs}}) {
         REQUIRE_OK(create_store(path, options_for(ragged_schema(ndim), Codec::kRaw, shards)));
         // One lane: with more, chunks race for a shard's tail and the files differ in order.
-        auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(1), .chunk_bytes = 512, .sync = false});
+        auto w = StoreWriter::open(path, {.chunk_bytes = 512, .sync = false}, {.lanes = std::make_shared<Lanes>(1)});
         REQUIRE_OK(w);
         REQUIRE_OK(w.value()->append(std::span(batch).first(101)));
         REQUIRE_OK(w.value()->append(std::span(batch).subspan(101)));
@@ -185,7 +185,7 @@ TEST_SUITE("store") {
     REQUIRE_OK(create_store(path, options_for(test::dense_schema({1000}, "|u1"), Codec::kRaw, 1)));
     const TestRecords recs = make_dense(0, 4000, 1000);
     auto w =
-        StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(4), .chunk_bytes = 1000});  // one record per chunk
+        StoreWriter::open(path, {.chunk_bytes = 1000}, {.lanes = std::make_shared<Lanes>(4)});  // one record per chunk
     REQUIRE_OK(w);
     auto refs = recs.refs();
     REQUIRE_OK(w.value()->append(refs));
@@ -216,7 +216,7 @@ TEST_SUITE("store") {
       big.payloads.push_back(test::record_bytes(n, n * 8));
       big.dims.push_back({n});
     }
-    auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2), .chunk_bytes = 1 << 20});
+    auto w = StoreWriter::open(path, {.chunk_bytes = 1 << 20}, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(w);
     auto refs = big.refs();
     REQUIRE_OK(w.value()->append(std::span(refs).first(1)));
@@ -247,13 +247,13 @@ TEST_SUITE("store") {
     REQUIRE_OK(create_store(path, options_for(test::dense_schema({1000}, "|u1"), Codec::kZstd, 3)));
     const TestRecords recs = make_dense(0, 500, 1000);
     {
-      auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2)});
+      auto w = StoreWriter::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
       REQUIRE_OK(w);
       auto refs = recs.refs();
       REQUIRE_OK(w.value()->append(refs));
       REQUIRE_OK(w.value()->close());
     }
-    auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+    auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
     REQUIRE_OK(store);
     std::vector<uint64_t> ids(500);
     std::iota(ids.begin(), ids.end(), 0);

@@ -82,14 +82,14 @@ CreateOptions create_options(const Schema& schema, Codec codec, uint32_t shards,
 
 void build(const std::string& path, const CreateOptions& o, const std::vector<std::vector<uint8_t>>& records) {
   REQUIRE_OK(create_store(path, o));
-  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(2)});
+  auto w = StoreWriter::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(w);
   REQUIRE_OK(append_records(**w, o.schema, records));
   REQUIRE_OK((*w)->close());
 }
 
 std::vector<std::vector<uint8_t>> read_all(const std::string& path) {
-  auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+  auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(store);
   std::vector<uint64_t> ids((*store)->length());
   for (uint64_t i = 0; i < ids.size(); ++i) ids[i] = i;
@@ -102,7 +102,7 @@ std::vector<std::vector<uint8_t>> read_all(const std::string& path) {
 }
 
 std::string digest_of(const std::string& path) {
-  auto store = Store::open(path, {.lanes = std::make_shared<Lanes>(2)});
+  auto store = Store::open(path, {}, {.lanes = std::make_shared<Lanes>(2)});
   REQUIRE_OK(store);
   auto d = digest_store(**store, {.window_bytes = 1 << 12, .per_record = {}});
   REQUIRE_OK(d);
@@ -147,15 +147,15 @@ TEST_SUITE("transfer") {
             CAPTURE(to_string(from));
             CAPTURE(to_string(to));
             CAPTURE(shards);
-            auto src = Store::open(dir / "src", {.lanes = std::make_shared<Lanes>(2)});
+            auto src = Store::open(dir / "src", {}, {.lanes = std::make_shared<Lanes>(2)});
             REQUIRE_OK(src);
             const std::string dst = dir / ("dst-" + std::string(to_string(to)) + std::to_string(shards));
             TransferStats stats;
             TransferOptions t;
             t.window_bytes = 1 << 11;     // many windows
             t.kernel_copy = shards == 5;  // frames written from memory, and by copy_file_range
-            REQUIRE_OK(build_from_stores({src->get()}, dst, create_options(schema, to, shards),
-                                         {.lanes = std::make_shared<Lanes>(3)}, t, &stats));
+            REQUIRE_OK(build_from_stores({src->get()}, dst, create_options(schema, to, shards), {}, t, &stats,
+                                         {.lanes = std::make_shared<Lanes>(3)}));
             CHECK(stats.records == records.size());
             // Frames are copied exactly when codec and dictionary agree (the same test dictionary).
             CHECK(stats.frames_copied == (from == to ? records.size() : 0));
@@ -237,18 +237,18 @@ TEST_SUITE("transfer") {
     TransferOptions o;
     o.window_bytes = 1000;
     WatchingControl whole;
-    o.control = whole.control();
     TransferStats stats;
-    REQUIRE_OK(build_from_stores(ptrs, dir / "all", create_options(schema, Codec::kZstd, 2), {}, o, &stats));
+    REQUIRE_OK(build_from_stores(ptrs, dir / "all", create_options(schema, Codec::kZstd, 2), {}, o, &stats,
+                                 {.control = whole.control()}));
     CHECK(whole.last.records == 200);
     CHECK(whole.last.bytes == logical);
     CHECK(whole.last.phase == nullptr);
     CHECK(whole.reports > 2);
 
     WatchingControl stopped;
-    o.control = stopped.control(64);
     TransferStats partial;
-    Status s = build_from_stores(ptrs, dir / "stopped", create_options(schema, Codec::kZstd, 2), {}, o, &partial);
+    Status s = build_from_stores(ptrs, dir / "stopped", create_options(schema, Codec::kZstd, 2), {}, o, &partial,
+                                 {.control = stopped.control(64)});
     CHECK(s.code() == StatusCode::kCancelled);
     CHECK(s.message() == "interrupted");
     CHECK(!exists(dir / "stopped"));
@@ -299,9 +299,10 @@ TEST_SUITE("transfer") {
     test::write_file(dir / ".x.zrec-tmp-nomark/meta.zr", std::vector<uint8_t>(4096));
     std::vector<std::string> warnings;
     CreateOptions create = create_options(schema, Codec::kZstd, 2);
-    create.warn = [&](const std::string& w) { warnings.push_back(w); };
-    REQUIRE_OK(build_store(dir / "x", create, {},
-                           [&](StoreWriter& w) { return append_records(w, schema, make_records(schema, 0, 5)); }));
+    const Context ctx{.warn = [&](const std::string& w) { warnings.push_back(w); }};
+    REQUIRE_OK(build_store(
+        dir / "x", create, {}, [&](StoreWriter& w) { return append_records(w, schema, make_records(schema, 0, 5)); },
+        ctx));
     CHECK(!exists(dir / ".x.zrec-tmp-abc123"));
     CHECK(exists(dir / ".x.zrec-tmp-nomark/meta.zr"));
     REQUIRE(warnings.size() == 1);
@@ -447,16 +448,14 @@ TEST_SUITE("digest") {
     DigestOptions o;
     o.window_bytes = 1000;
     WatchingControl all;
-    o.control = all.control();
-    REQUIRE_OK(digest_store(**store, o));
+    REQUIRE_OK(digest_store(**store, o, {.control = all.control()}));
     CHECK(all.last.records == 200);
     CHECK(all.last.total_records == 200);
     CHECK(all.last.bytes == logical);
     CHECK(all.reports > 1);
 
     WatchingControl stopped;
-    o.control = stopped.control(64);
-    auto cancelled = digest_store(**store, o);
+    auto cancelled = digest_store(**store, o, {.control = stopped.control(64)});
     REQUIRE(!cancelled.is_ok());
     CHECK(cancelled.status().code() == StatusCode::kCancelled);
     CHECK(cancelled.status().message() == "interrupted");
@@ -505,12 +504,10 @@ TEST_SUITE("dict_trainer") {
     TrainOptions o = train_options(DictTier::kBalanced);
     o.dict_bytes = 8192;
     o.level = 3;
-    o.lanes = std::make_shared<Lanes>(1);
     TrainReport r1, r2;
-    auto d1 = train_dictionary(*source, o, &r1);
+    auto d1 = train_dictionary(*source, o, &r1, {.lanes = std::make_shared<Lanes>(1)});
     REQUIRE_OK(d1);
-    o.lanes = std::make_shared<Lanes>(3);
-    auto d2 = train_dictionary(*source, o, &r2);
+    auto d2 = train_dictionary(*source, o, &r2, {.lanes = std::make_shared<Lanes>(3)});
     REQUIRE_OK(d2);
     CHECK(d1.value() == d2.value());
     CHECK(d1->size() <= 8192);

@@ -60,7 +60,7 @@ std::vector<std::vector<uint8_t>> build(const std::string& path, Codec codec, ui
   std::vector<RecordRef> refs;
   for (size_t i = 0; i < n; ++i)
     refs.push_back({payloads[i].data(), payloads[i].size(), dense ? nullptr : dims[i].data()});
-  auto w = StoreWriter::open(path, {.lanes = std::make_shared<Lanes>(lanes), .chunk_bytes = 512, .sync = false});
+  auto w = StoreWriter::open(path, {.chunk_bytes = 512, .sync = false}, {.lanes = std::make_shared<Lanes>(lanes)});
   REQUIRE_OK(w);
   REQUIRE_OK(w.value()->append(refs));
   REQUIRE_OK(w.value()->close());
@@ -92,7 +92,7 @@ TEST_SUITE("verify") {
           const std::string path = dir / "s";
           build(path, codec, shards, dense, 300);
           for (bool quick : {false, true}) {
-            auto r = verify_store(path, {.quick = quick, .open = {.lanes = std::make_shared<Lanes>(3)}});
+            auto r = verify_store(path, {.quick = quick}, {.lanes = std::make_shared<Lanes>(3)});
             REQUIRE_OK(r);
             INFO((r->problems.empty() ? std::string() : r->problems[0].message));
             CHECK(r->valid());
@@ -180,22 +180,22 @@ TEST_SUITE("verify") {
     build(path, Codec::kZstd, 3, false, 2000);
     uint64_t last = 0, total = 0;
     bool monotone = true;
-    VerifyOptions o;
+    Context o;
     o.control.progress = [&](const Progress& p) {
       if (std::string(p.phase) != "records") return;
       monotone = monotone && p.records >= last && p.records <= p.total_records;
       last = p.records;
       total = p.total_records;
     };
-    auto r = verify_store(path, o);
+    auto r = verify_store(path, {}, o);
     REQUIRE_OK(r);
     CHECK(monotone);
     CHECK(last == 2000);
     CHECK(total == 2000);
-    VerifyOptions c;
+    Context c;
     std::atomic<int> stop{15};
     c.control.cancel = {&stop, -1};
-    auto stopped = verify_store(path, c);
+    auto stopped = verify_store(path, {}, c);
     CHECK(stopped.status().code() == StatusCode::kCancelled);
     CHECK(stopped.status().message() == "interrupted");
   }
