@@ -122,11 +122,7 @@ Status create_store(const std::string& user_path, const CreateOptions& options, 
 Status build_store(const std::string& user_path, const CreateOptions& options, const WriterOptions& writer_options,
                    const std::function<Status(StoreWriter&)>& fill, const Context& ctx) {
   ZREC_ASSIGN_OR_RETURN(const std::string schema_bytes, validate_create(options));
-  const std::string path = store::strip_trailing_slashes(user_path);
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0) return store::already_exists(user_path, true);
-  if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
-
+  ZREC_ASSIGN_OR_RETURN(const std::string path, store::absent_build_target(user_path));
   store::remove_abandoned_build_temps(path, ctx.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   ZREC_RETURN_IF_ERROR(populate(tmp->path(), options, schema_bytes));

@@ -41,10 +41,7 @@ Status build_root(const std::string& dst, const std::vector<RootStreamPlan>& str
                   const TransferOptions& options, TransferStats* stats, const std::optional<std::string>& card,
                   const Context& ctx) {
   ZREC_ASSIGN_OR_RETURN(const RootState state, planned_state(streams, options));
-  const std::string path = store::strip_trailing_slashes(dst);
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0) return store::already_exists(dst, true);
-  if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
+  ZREC_ASSIGN_OR_RETURN(const std::string path, store::absent_build_target(dst));
   // A build of DST killed earlier left its temporary (streams and all): removed where
   // its builder is gone, said where it is not provably zrec's.
   store::remove_abandoned_root_temps(path, ctx.warn);

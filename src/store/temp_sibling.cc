@@ -78,6 +78,14 @@ Status already_exists(const std::string& user_path, bool strict) {
                 "'" + user_path + (strict ? "' already exists" : "' already exists and is not an empty directory"));
 }
 
+Result<std::string> absent_build_target(const std::string& user_path) {
+  std::string path = strip_trailing_slashes(user_path);
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) return already_exists(user_path, true);
+  if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
+  return path;
+}
+
 Status rename_no_replace(const std::string& from, const std::string& path, const std::string& user_path) {
   int r =
       io::retry_eintr([&] { return ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE); });

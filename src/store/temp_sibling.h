@@ -62,6 +62,10 @@ Status rename_no_replace(const std::string& from, const std::string& path, const
 // kAlreadyExists "'p' already exists" (strict) or "... and is not an empty directory".
 Status already_exists(const std::string& user_path, bool strict);
 
+// The path a build puts its result at: `user_path` without trailing slashes, when
+// nothing is there (not even a dangling link): else already_exists(user_path, true).
+Result<std::string> absent_build_target(const std::string& user_path);
+
 // Removes the build temporaries of `path` that a killed build left behind, where they
 // provably are zrec's (store/temp_files.h); what is left is said to `warn`.
 void remove_abandoned_build_temps(const std::string& path, const WarningSink& warn);
