@@ -90,8 +90,8 @@ Result<StoreFiles> load_remote_files(const std::string& url, const Context& ctx)
   StoreFiles s;
   s.path = redact_url(url);
   s.url = url;
-  s.remote.remote = ctx.remote;
-  s.remote.control.cancel = ctx.control.cancel;
+  s.opened_with.remote = ctx.remote;
+  s.opened_with.control.cancel = ctx.control.cancel;
   // The static page and the first 256 RecordLocs, the first request of every command.
   constexpr uint64_t kMetaPrefetch = format::kPageSize + 256 * format::kRecordLocSize;
   const auto started = std::chrono::steady_clock::now();
@@ -144,7 +144,7 @@ constexpr size_t kRemoteOpeners = 16;
 // Opens a store file of `s` for reading; a remote one fetches `prefetch` bytes first.
 Result<std::unique_ptr<const io::Readable>> open_member(const StoreFiles& s, const std::string& name,
                                                         uint64_t prefetch) {
-  if (s.is_remote()) return io::Location(s.url).child(name).open_for_reading(prefetch, s.remote);
+  if (s.is_remote()) return io::Location(s.url).child(name).open_for_reading(prefetch, s.opened_with);
   ZREC_ASSIGN_OR_RETURN(io::File f, open_store_file(s.path, name, O_RDONLY));
   return std::unique_ptr<const io::Readable>(new io::File(std::move(f)));
 }

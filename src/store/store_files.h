@@ -25,7 +25,7 @@ struct StoreFiles {
   std::string url;   // remote stores (zrec/remote.h): the URL the files are fetched from
   // ... and how: the opening Context's remote settings and cancel token (nothing else of
   // it: its lanes and sinks belong to the call), for the files opened after meta.zr.
-  Context remote;
+  Context opened_with;
   uint64_t open_micros = 0;  // remote: how long meta.zr's open took (a connection and two requests)
   // Readers read through meta_file() and data_file(), which both kinds of store have;
   // writing, locking and mapping go through `meta` and `data`, which a local store alone
