@@ -82,12 +82,28 @@ struct RecordRef {
   const uint8_t* data = nullptr;
   uint64_t size = 0;
   const uint64_t* dims = nullptr;
-  // Ragged only, optional: the shape prefix as the store holds it (docs/format.md §5:
-  // the dims as little-endian u64) lies right before `data`, readable. A raw store then
-  // writes records laid out back to back as stored (a caller that packs them so, shard
-  // by shard: ID % data_shards()) from where they lie, one write per run, instead of
-  // copying each behind its prefix; a prefix that differs from `dims` is copied as usual.
-  bool prefixed = false;
+};
+
+// Records laid out as a raw store holds them (docs/format.md §5, §8): each shard's
+// records (ID % data_shards) back to back, each Ragged one behind its shape prefix,
+// with their RecordLocs. StoreWriter::pack makes them on any thread and
+// append_packed() writes them, so a caller that reads records on one thread while
+// another appends (append-stream's mapped lines) does the per-record work (checks,
+// the copy behind each prefix, the RecordLocs) there: the write thread only writes.
+// Reused across batches, it keeps its memory.
+class PackedRecords {
+ public:
+  uint64_t size() const { return locs_.size(); }  // records
+  uint64_t first_id() const { return first_id_; }
+
+ private:
+  friend class StoreWriter;
+  uint64_t first_id_ = 0;
+  std::vector<RecordLoc> locs_;     // offsets from the start of their shard's bytes
+  std::vector<uint64_t> shard_at_;  // where each shard's bytes start in bytes_, then the end
+  // Grown, never shrunk, and never zeroed: every byte up to shard_at_.back() is packed.
+  std::unique_ptr<uint8_t[]> bytes_;
+  uint64_t capacity_ = 0;
 };
 
 // One record already in a store's codec (and dictionary), for copying stored frames
@@ -156,6 +172,16 @@ class StoreWriter {
   // window's RecordLocs in one positional write. Nothing is published. After an error
   // the writer can only abort.
   Status append(std::span<const RecordRef> records);
+
+  // Lays `records` out in `into` (its memory reused) as this raw store holds them, to
+  // be appended by append_packed() as the records of IDs first_id, first_id + 1, ...;
+  // check() first. It reads only what no append changes, so it may run while another
+  // thread appends. kInvalidArgument when codec() is not raw (a pending choice included).
+  Status pack(std::span<const RecordRef> records, uint64_t first_id, PackedRecords& into) const;
+  // Appends records pack() laid out: they must come next (first_id() == length()).
+  // As append(): payloads on the lanes (one write per shard), then the RecordLocs in one
+  // positional write; nothing is published; after an error the writer can only abort.
+  Status append_packed(const PackedRecords& records);
 
   // Appends one window of records whose stored bytes are given, writing them verbatim:
   // the same shard chunks, tail reservation and table write as append(), minus the

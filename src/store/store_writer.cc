@@ -206,24 +206,12 @@ struct StoreWriter::Impl {
     return Status::ok();
   }
 
-  // Whether a record marked prefixed (RecordRef::prefixed) has its stored bytes in the
-  // caller's memory already: its shape prefix, as stored, right before its payload.
-  static bool stored_in_place(const RecordRef& r, uint64_t prefix) {
-    if (prefix == 8) {  // ndim 1: one load, not a call of memcmp per record
-      uint64_t stored;
-      std::memcpy(&stored, r.data - 8, 8);
-      return stored == r.dims[0];
-    }
-    return std::memcmp(r.data - prefix, r.dims, prefix) == 0;
-  }
-
   // Raw: the stored bytes are the logical records themselves. In one pass over the
   // chunk, small pieces (Ragged shape prefixes, records under io::kCopyBelowBytes) are
   // copied into the lane's scratch, where consecutive ones form one run, and larger
   // records are referenced where they lie; the chunk then goes out in one pwritev.
-  // Records stored in place (stored_in_place) are referenced whole, and one that starts
-  // where the buffer before it ends extends it: a chunk a caller packed as stored is
-  // one buffer, copied by the kernel alone.
+  // (Records a caller packed as stored, StoreWriter::pack, skip all this:
+  // write_packed_chunk.)
   // Performance note: this is io::pack_small_iovecs fused into the loop that sets the
   // RecordLocs, without a gather list of two entries per record to build and walk again
   // (for ~100-byte lines the list was as large as the lines).
@@ -235,8 +223,7 @@ struct StoreWriter::Impl {
     uint64_t copied = 0, total = 0;
     for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
       total += prefix + records[k].size;
-      if (!(prefix > 0 && records[k].prefixed))
-        copied += prefix + (records[k].size < io::kCopyBelowBytes ? records[k].size : 0);
+      copied += prefix + (records[k].size < io::kCopyBelowBytes ? records[k].size : 0);
     }
     const uint64_t base = reserve(c.shard, total);
     auto& out = scratch[lane];
@@ -249,24 +236,6 @@ struct StoreWriter::Impl {
       const auto logic = static_cast<uint32_t>(prefix + r.size);
       locs[k] = RecordLoc{at, logic, logic};
       at += logic;
-      if (prefix > 0 && r.prefixed) {
-        if (used > run) iov.push_back({out.data() + run, used - run});
-        run = used;
-        const uint8_t* start = r.data - prefix;
-        if (stored_in_place(r, prefix)) {
-          if (!iov.empty() && static_cast<const uint8_t*>(iov.back().iov_base) + iov.back().iov_len == start) {
-            iov.back().iov_len += logic;
-          } else {
-            iov.push_back({const_cast<uint8_t*>(start), logic});
-          }
-          continue;
-        }
-        // A prefix that is not the stored one (never from a caller that means it): the
-        // dims go out from where they lie, then the payload.
-        iov.push_back({const_cast<uint64_t*>(r.dims), prefix});
-        iov.push_back({const_cast<uint8_t*>(r.data), r.size});
-        continue;
-      }
       if (prefix == 8) {  // ndim 1: a fixed-size copy the compiler inlines
         std::memcpy(out.data() + used, r.dims, 8);
       } else if (prefix > 0) {
@@ -286,6 +255,19 @@ struct StoreWriter::Impl {
     Status s = files.data[c.shard].pwritev_all(iov, base);
     if (out.size() > 4 * options.chunk_bytes) std::vector<uint8_t>().swap(out);
     return s;
+  }
+
+  // A shard's records packed by StoreWriter::pack: their RecordLocs moved to where the
+  // shard's bytes land, then those bytes in one write.
+  Status write_packed_chunk(const PackedRecords& packed, const Chunk& c) {
+    const uint32_t shards = files.page.data_shards;
+    const uint64_t start = packed.shard_at_[c.shard], bytes = packed.shard_at_[c.shard + 1] - start;
+    const uint64_t base = reserve(c.shard, bytes);
+    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
+      locs[k] = packed.locs_[k];
+      locs[k].offset += base;
+    }
+    return files.data[c.shard].pwrite_all(packed.bytes_.get() + start, bytes, base);
   }
 
   // Checks that a window of n records may be appended at all.
@@ -598,6 +580,28 @@ Status StoreWriter::Impl::append_now(std::span<const RecordRef> records) {
   return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
     return raw ? m.write_raw_chunk(lane, records, c) : m.write_encoded_chunk(lane, records, c);
   });
+}
+
+Status StoreWriter::append_packed(const PackedRecords& records) {
+  Impl& m = *impl_;
+  const size_t n = records.size();
+  ZREC_RETURN_IF_ERROR(m.check_appendable(n));
+  if (m.codec != Codec::kRaw || m.choose) return invalid_argument("packed records are appended to a raw store only");
+  if (records.first_id() != length())
+    return invalid_argument("records packed as IDs " + std::to_string(records.first_id()) + "... follow " +
+                            std::to_string(length()) + " records, not " + std::to_string(records.first_id()));
+  if (records.shard_at_.size() != m.files.page.data_shards + size_t{1})
+    return invalid_argument("records were packed for another store (its data shard count differs)");
+  if (n == 0) return Status::ok();
+  // One chunk per shard: the shard's records, one write.
+  const uint32_t shards = m.files.page.data_shards;
+  std::vector<Chunk> chunks;
+  for (uint32_t s = 0; s < shards; ++s) {
+    const size_t first = (s + shards - m.length % shards) % shards;  // first index whose ID % S == s
+    if (first < n) chunks.push_back(Chunk{s, first, (n - first + shards - 1) / shards});
+  }
+  m.locs.resize(n);
+  return m.write_window(n, chunks, [&](size_t, const Chunk& c) { return m.write_packed_chunk(records, c); });
 }
 
 Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {

@@ -222,11 +222,22 @@ Status AppendSession::append(std::span<const RecordRef> records) { return append
 
 Status AppendSession::append_behind(std::span<const RecordRef> records) { return append_batch(records, true); }
 
+Status AppendSession::append_behind(const PackedRecords& records) {
+  if (records.size() == 0) return Status::ok();
+  ZREC_RETURN_IF_ERROR(check_batch(records.size()));
+  ZREC_RETURN_IF_ERROR(window_.append_behind(records));
+  return after_records(records.size());
+}
+
+Status AppendSession::check_batch(uint64_t n) {
+  ZREC_RETURN_IF_ERROR(check_interrupt());
+  if (n > room_before_checkpoint()) return invalid_argument("internal: a batch of records crosses a checkpoint");
+  return Status::ok();
+}
+
 Status AppendSession::append_batch(std::span<const RecordRef> records, bool behind) {
   if (records.empty()) return Status::ok();
-  ZREC_RETURN_IF_ERROR(check_interrupt());
-  if (records.size() > room_before_checkpoint())
-    return invalid_argument("internal: a batch of records crosses a checkpoint");
+  ZREC_RETURN_IF_ERROR(check_batch(records.size()));
   // After the window's records: input order is kept if a command mixes both ways.
   ZREC_RETURN_IF_ERROR(behind ? window_.append_behind(records) : window_.append(records));
   return after_records(records.size());

@@ -215,6 +215,9 @@ class AppendSession {
   // must stay unchanged until wait_appended() returned; a checkpoint that comes due
   // waits for them first. The error of the batch before is returned first.
   Status append_behind(std::span<const RecordRef> records);
+  // As append_behind(), for records packed for a raw store (StoreWriter::pack) as the
+  // next ones (next_id()).
+  Status append_behind(const PackedRecords& records);
   // Waits for the records handed on by append_behind() and returns how their append
   // went.
   Status wait_appended() { return window_.wait(); }
@@ -290,6 +293,9 @@ class AppendSession {
   Status checkpoint();
   // append() (behind: append_behind()) of a batch that does not cross a checkpoint.
   Status append_batch(std::span<const RecordRef> records, bool behind);
+  // Before a batch of n records is handed on: an interrupt stops it, and it must not
+  // cross a checkpoint.
+  Status check_batch(uint64_t n);
   // Commits the listener when the store's published length moved past `before`. A
   // publication can fail after its page reached meta.zr (a failed fsync; the writer
   // then reports the new state as published), so the side file follows the store,

@@ -184,4 +184,11 @@ Status RecordWindow::append_behind(std::span<const RecordRef> records) {
   return Status::ok();
 }
 
+Status RecordWindow::append_behind(const PackedRecords& records) {
+  ZREC_RETURN_IF_ERROR(flush());
+  if (!write_behind_) return writer_.append_packed(records);
+  writing_.start([this, &records] { return writer_.append_packed(records); });
+  return Status::ok();
+}
+
 }  // namespace zrec::cli

@@ -166,6 +166,10 @@ class RecordWindow {
   // anything on.
   Status append(std::span<const RecordRef> records);
   Status append_behind(std::span<const RecordRef> records);
+  // append_behind() of records packed for a raw store (StoreWriter::pack), which must
+  // stay unchanged until wait() or flush() returned. (No expansion check: raw records
+  // are never larger stored.)
+  Status append_behind(const PackedRecords& records);
 
   uint64_t records_in_window() const { return sizes_.size(); }
   // Records and payload bytes the window handed to the writer (in flight included).

@@ -131,52 +131,92 @@ TEST_SUITE("store") {
     }
   }
 
-  TEST_CASE("raw records packed as stored (RecordRef::prefixed) give the same files as records copied") {
-    for (uint32_t ndim : {1u, 2u}) {
+  TEST_CASE("records packed for a raw store (StoreWriter::pack) give the same files as records appended") {
+    for (uint32_t ndim : {0u, 1u, 2u}) {
       CAPTURE(ndim);
       test::TempDir dir;
       const uint32_t shards = 3;
       TestRecords recs;
-      for (uint64_t id = 0; id < 200; ++id) {
-        std::vector<uint64_t> dims = {1 + id % 90};
-        if (ndim == 2) dims.push_back(1 + id % 3);
-        recs.payloads.push_back(test::record_bytes(id, ndim == 2 ? dims[0] * dims[1] : dims[0]));
-        recs.dims.push_back(dims);
+      if (ndim == 0) {
+        recs = make_dense(0, 200, 12);
+      } else {
+        for (uint64_t id = 0; id < 200; ++id) {
+          std::vector<uint64_t> dims = {1 + id % 90};
+          if (ndim == 2) dims.push_back(1 + id % 3);
+          recs.payloads.push_back(test::record_bytes(id, ndim == 2 ? dims[0] * dims[1] : dims[0]));
+          recs.dims.push_back(dims);
+        }
       }
-      // Each shard's records back to back behind their prefixes (ID % shards), as the
-      // store holds them; record 7's prefix is wrong, so it must be written from dims.
-      std::vector<std::vector<uint8_t>> packed(shards);
-      std::vector<RecordRef> refs = recs.refs();
-      std::vector<size_t> at(200);
-      for (uint64_t id = 0; id < 200; ++id) {
-        std::vector<uint8_t>& to = packed[id % shards];
-        const std::vector<uint8_t> stored = recs.logical(id);
-        at[id] = to.size();
-        to.insert(to.end(), stored.begin(), stored.end());
-        if (id == 7) to[at[id]] ^= 0xff;
-      }
-      for (uint64_t id = 0; id < 200; ++id) {
-        refs[id].data = packed[id % shards].data() + at[id] + 8 * ndim;
-        refs[id].prefixed = true;
-      }
-      const std::string copied = dir / "copied", in_place = dir / "in_place";
-      for (const auto& [path, batch] : {std::pair{copied, recs.refs()}, std::pair{in_place, refs}}) {
-        REQUIRE_OK(create_store(path, options_for(ragged_schema(ndim), Codec::kRaw, shards)));
+      const Schema schema = ndim == 0 ? test::dense_schema({12}, "|u1") : ragged_schema(ndim);
+      const std::vector<RecordRef> refs = recs.refs();
+      const std::string appended = dir / "appended", packed = dir / "packed";
+      for (const std::string& path : {appended, packed}) {
+        REQUIRE_OK(create_store(path, options_for(schema, Codec::kRaw, shards)));
         // One lane: with more, chunks race for a shard's tail and the files differ in order.
         auto w = StoreWriter::open(path, {.chunk_bytes = 512, .sync = false}, {.lanes = std::make_shared<Lanes>(1)});
         REQUIRE_OK(w);
-        REQUIRE_OK(w.value()->append(std::span(batch).first(101)));
-        REQUIRE_OK(w.value()->append(std::span(batch).subspan(101)));
-        REQUIRE_OK(w.value()->close());
+        StoreWriter& writer = *w.value();
+        // Batches of 101, 1 and 98 records: every shard starts a batch once.
+        for (const auto& [first, count] : {std::pair<size_t, size_t>{0, 101}, {101, 1}, {102, 98}}) {
+          const auto batch = std::span(refs).subspan(first, count);
+          if (path == appended) {
+            REQUIRE_OK(writer.append(batch));
+          } else {
+            PackedRecords p;
+            REQUIRE_OK(writer.pack(batch, first, p));
+            CHECK(p.size() == count);
+            REQUIRE_OK(writer.append_packed(p));
+          }
+        }
+        REQUIRE_OK(writer.close());
       }
       for (const char* file : {"meta.zr", "data_0.zr", "data_1.zr", "data_2.zr"})
-        CHECK(test::read_file(copied + "/" + file) == test::read_file(in_place + "/" + file));
-      auto store = Store::open(in_place);
+        CHECK(test::read_file(appended + "/" + file) == test::read_file(packed + "/" + file));
+      auto store = Store::open(packed);
       REQUIRE_OK(store);
       const auto got = read_all(*store.value());
       REQUIRE(got.size() == 200);
       for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == recs.logical(i));
     }
+  }
+
+  TEST_CASE("packed records are refused for a compressed store, out of place, or from another store") {
+    test::TempDir dir;
+    TestRecords recs = make_ragged(0, 10);
+    const std::vector<RecordRef> refs = recs.refs();
+    const std::string zstd = dir / "zstd", raw = dir / "raw", other = dir / "other";
+    REQUIRE_OK(create_store(zstd, options_for(ragged_schema(2), Codec::kZstd, 2)));
+    REQUIRE_OK(create_store(raw, options_for(ragged_schema(2), Codec::kRaw, 2)));
+    REQUIRE_OK(create_store(other, options_for(ragged_schema(2), Codec::kRaw, 3)));
+    PackedRecords p;
+    {
+      auto w = StoreWriter::open(zstd, {.sync = false});
+      REQUIRE_OK(w);
+      CHECK(w.value()->pack(refs, 0, p).message() == "records are packed for a raw store; this one's codec is zstd");
+    }
+    auto w = StoreWriter::open(raw, {.sync = false});
+    REQUIRE_OK(w);
+    StoreWriter& writer = *w.value();
+    std::vector<RecordRef> bad = refs;
+    bad[4].size = 0;
+    CHECK(writer.pack(bad, 0, p).message() == "record 4 of this batch is empty (records must be nonempty)");
+    REQUIRE_OK(writer.pack(refs, 3, p));
+    CHECK(writer.append_packed(p).message() == "records packed as IDs 3... follow 0 records, not 3");
+    CHECK(writer.length() == 0);
+    {
+      auto o = StoreWriter::open(other, {.sync = false});
+      REQUIRE_OK(o);
+      REQUIRE_OK(o.value()->pack(refs, 0, p));
+    }
+    CHECK(writer.append_packed(p).message() == "records were packed for another store (its data shard count differs)");
+    REQUIRE_OK(writer.pack(refs, 0, p));
+    REQUIRE_OK(writer.append_packed(p));
+    REQUIRE_OK(writer.close());
+    auto store = Store::open(raw);
+    REQUIRE_OK(store);
+    const auto got = read_all(*store.value());
+    REQUIRE(got.size() == 10);
+    for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == recs.logical(i));
   }
 
   TEST_CASE("with several lanes the physical order inside a shard differs from logical order, reads stay exact") {
