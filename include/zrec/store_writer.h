@@ -99,7 +99,10 @@ class PackedRecords {
  private:
   friend class StoreWriter;
   uint64_t first_id_ = 0;
-  std::vector<RecordLoc> locs_;     // offsets from the start of their shard's bytes
+  // Offsets from the start of their shard's bytes, then, once the payload step placed
+  // them, in their data file.
+  std::vector<RecordLoc> locs_;
+  bool placed_ = false;             // the payload step wrote them
   std::vector<uint64_t> shard_at_;  // where each shard's bytes start in bytes_, then the end
   // Grown, never shrunk, and never zeroed: every byte up to shard_at_.back() is packed.
   std::unique_ptr<uint8_t[]> bytes_;
@@ -181,7 +184,16 @@ class StoreWriter {
   // Appends records pack() laid out: they must come next (first_id() == length()).
   // As append(): payloads on the lanes (one write per shard), then the RecordLocs in one
   // positional write; nothing is published; after an error the writer can only abort.
-  Status append_packed(const PackedRecords& records);
+  // `records` keeps the RecordLocs it was given.
+  Status append_packed(PackedRecords& records);
+  // append_packed() in its two steps, for a caller that overlaps them: the payload step
+  // writes the records' bytes and gives `records` their RecordLocs; the table step
+  // writes those, after which they count (length()). One batch's table step may run on
+  // another thread beside the next batch's payload step; each step takes the batches
+  // in order, and a batch's table step follows its own payload step. While a table is
+  // pending, nothing else is appended or published (kInvalidArgument).
+  Status write_packed_payload(PackedRecords& records);
+  Status write_packed_table(const PackedRecords& records);
 
   // Appends one window of records whose stored bytes are given, writing them verbatim:
   // the same shard chunks, tail reservation and table write as append(), minus the

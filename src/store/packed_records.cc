@@ -30,6 +30,7 @@ Status StoreWriter::pack(std::span<const RecordRef> records, uint64_t first_id, 
     into.bytes_ = std::make_unique_for_overwrite<uint8_t[]>(into.capacity_);
   }
   into.first_id_ = first_id;
+  into.placed_ = false;
   into.locs_.resize(records.size());
   std::vector<uint64_t> at(into.shard_at_.begin(), into.shard_at_.end() - 1);  // each shard's next byte
   shard = first_shard;

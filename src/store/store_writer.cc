@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstddef>
@@ -66,9 +67,15 @@ struct StoreWriter::Impl {
   // Where each file's early writeback resumes (start_early_writeback).
   std::array<uint64_t, format::kMaxShards> writeback_from{};
   uint64_t meta_writeback_from = 0;
-  bool failed = false;
+  // Atomic: the two steps of a packed append (write_packed_payload, write_packed_table)
+  // may run on two threads at once, and either may fail or write.
+  std::atomic<bool> failed = false;
   bool closed = false;
-  bool dirty = false;            // bytes were written past the published state
+  std::atomic<bool> dirty = false;  // bytes were written past the published state
+  // Records whose payload is written: `length`, and past it a packed batch whose table
+  // is not (write_packed_payload); touched by the payload step only, besides open,
+  // publish and cut_back.
+  std::atomic<uint64_t> payload_end = 0;
   bool keep_sizes = false;       // a page write of unknown outcome: abort must not shorten any file
   bool checksum = false;         // frames get a zstd content checksum
   bool checksum_marker = false;  // the empty store holds the checksum marker (abort restores it)
@@ -92,6 +99,7 @@ struct StoreWriter::Impl {
     tails = files.page.tails;
     length = files.page.length;
     codec = files.page.codec;
+    payload_end = length;
     writeback_from = tails;
     meta_writeback_from = format::record_loc_offset(length);
   }
@@ -259,21 +267,24 @@ struct StoreWriter::Impl {
 
   // A shard's records packed by StoreWriter::pack: their RecordLocs moved to where the
   // shard's bytes land, then those bytes in one write.
-  Status write_packed_chunk(const PackedRecords& packed, const Chunk& c) {
+  Status write_packed_chunk(PackedRecords& packed, const Chunk& c) {
     const uint32_t shards = files.page.data_shards;
     const uint64_t start = packed.shard_at_[c.shard], bytes = packed.shard_at_[c.shard + 1] - start;
     const uint64_t base = reserve(c.shard, bytes);
-    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) {
-      locs[k] = packed.locs_[k];
-      locs[k].offset += base;
-    }
+    for (size_t j = 0, k = c.first; j < c.count; ++j, k += shards) packed.locs_[k].offset += base;
     return files.data[c.shard].pwrite_all(packed.bytes_.get() + start, bytes, base);
+  }
+
+  Status table_pending() const {
+    return invalid_argument("records " + std::to_string(length) + ".." + std::to_string(payload_end - 1) +
+                            " have their payload written and not their RecordLocs (write_packed_table)");
   }
 
   // Checks that a window of n records may be appended at all.
   Status check_appendable(size_t n) const {
     if (closed) return invalid_argument("the writer is closed");
     if (failed) return invalid_argument("an earlier append failed; the writer can only abort");
+    if (payload_end != length) return table_pending();
     if (length + held.size() + n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
       return invalid_argument("the store would hold more records than the format can address");
     return Status::ok();
@@ -294,15 +305,20 @@ struct StoreWriter::Impl {
       return s;
     }
     length += n;
+    payload_end = length;
     return Status::ok();
   }
 
   // Performance: written bytes go to the disk while the next windows are prepared
   // (io/write_behind.h), so frame copy ends up near `cp -r; sync`.
   Status start_early_writeback(uint64_t table_end) {
+    ZREC_RETURN_IF_ERROR(start_payload_writeback());
+    return io::write_behind(files.meta, meta_writeback_from, table_end);
+  }
+  Status start_payload_writeback() {
     for (uint32_t sh = 0; sh < files.page.data_shards; ++sh)
       ZREC_RETURN_IF_ERROR(io::write_behind(files.data[sh], writeback_from[sh], tails[sh]));
-    return io::write_behind(files.meta, meta_writeback_from, table_end);
+    return Status::ok();
   }
 
   // The page write or its fsync failed, so the new page may or may not be on disk.
@@ -582,26 +598,66 @@ Status StoreWriter::Impl::append_now(std::span<const RecordRef> records) {
   });
 }
 
-Status StoreWriter::append_packed(const PackedRecords& records) {
+Status StoreWriter::append_packed(PackedRecords& records) {
+  ZREC_RETURN_IF_ERROR(write_packed_payload(records));
+  return write_packed_table(records);
+}
+
+Status StoreWriter::write_packed_payload(PackedRecords& records) {
   Impl& m = *impl_;
   const size_t n = records.size();
-  ZREC_RETURN_IF_ERROR(m.check_appendable(n));
+  if (m.closed) return invalid_argument("the writer is closed");
+  if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
   if (m.codec != Codec::kRaw || m.choose) return invalid_argument("packed records are appended to a raw store only");
-  if (records.first_id() != length())
+  if (records.placed_) return invalid_argument("packed records were written already (pack them again)");
+  if (records.first_id() != m.payload_end)
     return invalid_argument("records packed as IDs " + std::to_string(records.first_id()) + "... follow " +
-                            std::to_string(length()) + " records, not " + std::to_string(records.first_id()));
+                            std::to_string(m.payload_end) + " records, not " + std::to_string(records.first_id()));
   if (records.shard_at_.size() != m.files.page.data_shards + size_t{1})
     return invalid_argument("records were packed for another store (its data shard count differs)");
+  if (n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize - m.payload_end)
+    return invalid_argument("the store would hold more records than the format can address");
   if (n == 0) return Status::ok();
   // One chunk per shard: the shard's records, one write.
   const uint32_t shards = m.files.page.data_shards;
   std::vector<Chunk> chunks;
   for (uint32_t s = 0; s < shards; ++s) {
-    const size_t first = (s + shards - m.length % shards) % shards;  // first index whose ID % S == s
+    const size_t first = (s + shards - m.payload_end % shards) % shards;  // first index whose ID % S == s
     if (first < n) chunks.push_back(Chunk{s, first, (n - first + shards - 1) / shards});
   }
-  m.locs.resize(n);
-  return m.write_window(n, chunks, [&](size_t, const Chunk& c) { return m.write_packed_chunk(records, c); });
+  m.dirty = true;
+  Status s = m.pool->run(chunks.size(), [&](size_t, size_t i) { return m.write_packed_chunk(records, chunks[i]); });
+  if (s.is_ok() && m.options.sync) s = m.start_payload_writeback();
+  if (!s.is_ok()) {
+    m.failed = true;
+    return s;
+  }
+  records.placed_ = true;
+  m.payload_end += n;
+  return Status::ok();
+}
+
+Status StoreWriter::write_packed_table(const PackedRecords& records) {
+  Impl& m = *impl_;
+  const size_t n = records.size();
+  if (m.closed) return invalid_argument("the writer is closed");
+  if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
+  if (n == 0) return Status::ok();
+  if (records.first_id() != m.length || !records.placed_ || m.payload_end < m.length + n)
+    return invalid_argument("the RecordLocs of records packed as IDs " + std::to_string(records.first_id()) +
+                            "... are written after their payload and those of the " + std::to_string(m.length) +
+                            " records before");
+  m.dirty = true;
+  const uint64_t at = format::record_loc_offset(m.length);
+  Status s = m.files.meta.pwrite_all(records.locs_.data(), n * format::kRecordLocSize, at);
+  if (s.is_ok() && m.options.sync)
+    s = io::write_behind(m.files.meta, m.meta_writeback_from, format::record_loc_offset(m.length + n));
+  if (!s.is_ok()) {
+    m.failed = true;
+    return s;
+  }
+  m.length += n;
+  return Status::ok();
 }
 
 Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
@@ -654,6 +710,7 @@ Status StoreWriter::publish() {
   Impl& m = *impl_;
   if (m.closed) return invalid_argument("the writer is closed");
   if (m.failed) return invalid_argument("an earlier append failed; nothing can be published");
+  if (m.payload_end != m.length) return m.table_pending();
   ZREC_RETURN_IF_ERROR(m.write_held());  // a pending store's records held for its choice
   format::StaticPage page = m.files.page;
   page.length = m.length;
@@ -696,7 +753,8 @@ Status StoreWriter::cut_back(uint64_t length) {
   Impl& m = *impl_;
   if (m.closed) return invalid_argument("the writer is closed");
   if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
-  if (m.length != m.files.page.length) return invalid_argument("cannot cut back a store with unpublished records");
+  if (m.length != m.files.page.length || m.payload_end != m.length)
+    return invalid_argument("cannot cut back a store with unpublished records");
   Status s = store::cut_back_files(m.files, length);
   if (!s.is_ok()) {
     // The page may be the cut one already: abort() puts the files at its sizes.
@@ -706,6 +764,7 @@ Status StoreWriter::cut_back(uint64_t length) {
   }
   m.tails = m.files.page.tails;
   m.length = m.files.page.length;
+  m.payload_end = m.length;
   m.writeback_from = m.tails;
   m.meta_writeback_from = format::record_loc_offset(m.length);
   m.checksum_marker = store::read_checksum_setting(m.files).marker;

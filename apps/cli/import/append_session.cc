@@ -222,7 +222,7 @@ Status AppendSession::append(std::span<const RecordRef> records) { return append
 
 Status AppendSession::append_behind(std::span<const RecordRef> records) { return append_batch(records, true); }
 
-Status AppendSession::append_behind(const PackedRecords& records) {
+Status AppendSession::append_behind(PackedRecords& records) {
   if (records.size() == 0) return Status::ok();
   ZREC_RETURN_IF_ERROR(check_batch(records.size()));
   ZREC_RETURN_IF_ERROR(window_.append_behind(records));

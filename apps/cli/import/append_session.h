@@ -217,7 +217,7 @@ class AppendSession {
   Status append_behind(std::span<const RecordRef> records);
   // As append_behind(), for records packed for a raw store (StoreWriter::pack) as the
   // next ones (next_id()).
-  Status append_behind(const PackedRecords& records);
+  Status append_behind(PackedRecords& records);
   // Waits for the records handed on by append_behind() and returns how their append
   // went.
   Status wait_appended() { return window_.wait(); }

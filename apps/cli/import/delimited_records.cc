@@ -103,10 +103,12 @@ class DelimitedReader {
     std::vector<RecordRef> refs[2];
     std::vector<uint64_t> dims[2];
     // A raw store's batches are packed as stored here (StoreWriter::pack), so that the
-    // write thread only writes them.
-    // Performance note: the write thread copied each line behind its prefix, checked
-    // it and set its RecordLoc itself, which bounds a mapped file's append (on tmpfs
-    // 1.42x `cat`, the reading thread idle a third of the time); it went to 1.2x here.
+    // write thread only writes their bytes (their RecordLocs are written from here too,
+    // RecordWindow::append_behind).
+    // Performance note: the write thread bounds a mapped file's append. It copied each
+    // line behind its prefix, checked it and set its RecordLoc itself, then wrote the
+    // table: on tmpfs 1.36-1.42x `cat`, the reading thread idle a third of the time.
+    // With both moved here, 1.18x (docs/bench.md, "Tiny appends").
     const bool pack = s_.writer().codec() == Codec::kRaw;
     PackedRecords packed[2];
     for (int k = 0; k < 2; ++k) {

@@ -167,9 +167,11 @@ class RecordWindow {
   Status append(std::span<const RecordRef> records);
   Status append_behind(std::span<const RecordRef> records);
   // append_behind() of records packed for a raw store (StoreWriter::pack), which must
-  // stay unchanged until wait() or flush() returned. (No expansion check: raw records
-  // are never larger stored.)
-  Status append_behind(const PackedRecords& records);
+  // stay unchanged until the next append or wait() returned. Only their payload is
+  // written on the write thread: their RecordLocs are written on the caller's, by that
+  // next call, while the next batch's payload is written. (No expansion check: raw
+  // records are never larger stored.)
+  Status append_behind(PackedRecords& records);
 
   uint64_t records_in_window() const { return sizes_.size(); }
   // Records and payload bytes the window handed to the writer (in flight included).
@@ -222,6 +224,8 @@ class RecordWindow {
   Bytes spare_bytes_;
   std::vector<uint64_t> spare_dims_;
   std::vector<RecordRef> refs_;
+  // The packed batch whose payload is in flight, or was written and not its table.
+  PackedRecords* table_pending_ = nullptr;
   uint64_t appended_records_ = 0, appended_bytes_ = 0;
   ExpansionCheck* expansion_ = nullptr;
   // Last: destroyed first, so no job outlives the buffers it reads.

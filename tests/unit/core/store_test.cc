@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 
 #include "zrec/store_writer.h"
 
@@ -149,19 +150,36 @@ TEST_SUITE("store") {
       }
       const Schema schema = ndim == 0 ? test::dense_schema({12}, "|u1") : ragged_schema(ndim);
       const std::vector<RecordRef> refs = recs.refs();
-      const std::string appended = dir / "appended", packed = dir / "packed";
-      for (const std::string& path : {appended, packed}) {
+      const std::string appended = dir / "appended", packed = dir / "packed", two_steps = dir / "two_steps";
+      for (const std::string& path : {appended, packed, two_steps}) {
         REQUIRE_OK(create_store(path, options_for(schema, Codec::kRaw, shards)));
         // One lane: with more, chunks race for a shard's tail and the files differ in order.
         auto w = StoreWriter::open(path, {.chunk_bytes = 512, .sync = false}, {.lanes = std::make_shared<Lanes>(1)});
         REQUIRE_OK(w);
         StoreWriter& writer = *w.value();
         // Batches of 101, 1 and 98 records: every shard starts a batch once.
-        for (const auto& [first, count] : {std::pair<size_t, size_t>{0, 101}, {101, 1}, {102, 98}}) {
+        const std::pair<size_t, size_t> batches[] = {{0, 101}, {101, 1}, {102, 98}};
+        if (path == two_steps) {
+          // As append-stream overlaps them: each batch's payload on a thread of its
+          // own while the batch before gets its table here.
+          PackedRecords p[2];
+          for (size_t b = 0; b < 3; ++b) {
+            PackedRecords& now = p[b % 2];
+            REQUIRE_OK(
+                writer.pack(std::span(refs).subspan(batches[b].first, batches[b].second), batches[b].first, now));
+            Status payload;
+            std::thread t([&] { payload = writer.write_packed_payload(now); });
+            if (b > 0) REQUIRE_OK(writer.write_packed_table(p[(b + 1) % 2]));
+            t.join();
+            REQUIRE_OK(payload);
+          }
+          REQUIRE_OK(writer.write_packed_table(p[0]));
+        }
+        for (const auto& [first, count] : batches) {
           const auto batch = std::span(refs).subspan(first, count);
           if (path == appended) {
             REQUIRE_OK(writer.append(batch));
-          } else {
+          } else if (path == packed) {
             PackedRecords p;
             REQUIRE_OK(writer.pack(batch, first, p));
             CHECK(p.size() == count);
@@ -170,13 +188,15 @@ TEST_SUITE("store") {
         }
         REQUIRE_OK(writer.close());
       }
-      for (const char* file : {"meta.zr", "data_0.zr", "data_1.zr", "data_2.zr"})
-        CHECK(test::read_file(appended + "/" + file) == test::read_file(packed + "/" + file));
-      auto store = Store::open(packed);
-      REQUIRE_OK(store);
-      const auto got = read_all(*store.value());
-      REQUIRE(got.size() == 200);
-      for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == recs.logical(i));
+      for (const std::string& path : {packed, two_steps}) {
+        for (const char* file : {"meta.zr", "data_0.zr", "data_1.zr", "data_2.zr"})
+          CHECK(test::read_file(appended + "/" + file) == test::read_file(path + "/" + file));
+        auto store = Store::open(path);
+        REQUIRE_OK(store);
+        const auto got = read_all(*store.value());
+        REQUIRE(got.size() == 200);
+        for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == recs.logical(i));
+      }
     }
   }
 
@@ -210,7 +230,18 @@ TEST_SUITE("store") {
     }
     CHECK(writer.append_packed(p).message() == "records were packed for another store (its data shard count differs)");
     REQUIRE_OK(writer.pack(refs, 0, p));
-    REQUIRE_OK(writer.append_packed(p));
+    CHECK(writer.write_packed_table(p).message() ==
+          "the RecordLocs of records packed as IDs 0... are written after their payload and those of the 0 records "
+          "before");
+    REQUIRE_OK(writer.write_packed_payload(p));
+    CHECK(writer.write_packed_payload(p).message() == "packed records were written already (pack them again)");
+    // While the table is pending nothing else goes in, and nothing is published.
+    const std::string pending = "records 0..9 have their payload written and not their RecordLocs (write_packed_table)";
+    CHECK(writer.append(refs).message() == pending);
+    CHECK(writer.publish().message() == pending);
+    CHECK(writer.length() == 0);
+    REQUIRE_OK(writer.write_packed_table(p));
+    CHECK(writer.length() == 10);
     REQUIRE_OK(writer.close());
     auto store = Store::open(raw);
     REQUIRE_OK(store);
