@@ -1,5 +1,6 @@
 // StoreWriter::pack: records laid out as a raw store holds them, on the caller's thread
 // (zrec/store_writer.h, PackedRecords). StoreWriter::append_packed writes them.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -26,7 +27,9 @@ Status StoreWriter::pack(std::span<const RecordRef> records, uint64_t first_id, 
   }
   for (uint32_t k = 0; k < shards; ++k) into.shard_at_[k + 1] += into.shard_at_[k];
   if (into.capacity_ < into.shard_at_[shards]) {
-    into.capacity_ = into.shard_at_[shards];
+    // With room to spare: batches of about one size would otherwise each be a little
+    // larger than the last, and each new buffer is fresh pages to fault in.
+    into.capacity_ = std::max(into.shard_at_[shards], into.capacity_ + into.capacity_ / 2);
     into.bytes_ = std::make_unique_for_overwrite<uint8_t[]>(into.capacity_);
   }
   into.first_id_ = first_id;
