@@ -184,7 +184,7 @@ class StoreWriter {
   // Appends records pack() laid out: they must come next (first_id() == length()).
   // As append(): payloads on the lanes (one write per shard), then the RecordLocs in one
   // positional write; nothing is published; after an error the writer can only abort.
-  // `records` keeps the RecordLocs it was given.
+  // A batch is appended once (kInvalidArgument after): pack() again to reuse `records`.
   Status append_packed(PackedRecords& records);
   // append_packed() in its two steps, for a caller that overlaps them: the payload step
   // writes the records' bytes and gives `records` their RecordLocs; the table step

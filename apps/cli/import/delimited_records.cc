@@ -108,7 +108,7 @@ class DelimitedReader {
     // Performance note: the write thread bounds a mapped file's append. It copied each
     // line behind its prefix, checked it and set its RecordLoc itself, then wrote the
     // table: on tmpfs 1.36-1.42x `cat`, the reading thread idle a third of the time.
-    // With both moved here, 1.18x (docs/bench.md, "Tiny appends").
+    // With both moved here, 1.09-1.21x (docs/bench.md, "Tiny appends").
     const bool pack = s_.writer().codec() == Codec::kRaw;
     PackedRecords packed[2];
     for (int k = 0; k < 2; ++k) {
