@@ -277,6 +277,52 @@ TEST_SUITE("record_window") {
                   });
   }
 
+  TEST_CASE("packed batches keep their place among the window's, their tables written by the next call") {
+    test::TempDir dir;
+    in_both_modes(dir, Codec::kRaw, 3, [&](bool, const std::string& path, StoreWriter& writer, RecordWindow& window) {
+      std::vector<std::string> want;
+      // Two packed batches alternated as append-stream's mapped lines are: one is packed
+      // while the payload of the other is written, and its table after that.
+      PackedRecords packed[2];
+      std::vector<std::string> bytes;
+      std::vector<uint64_t> dims;
+      std::vector<RecordRef> refs;
+      for (int round = 0; round < 40; ++round) {
+        for (int k = 0; k < round % 3; ++k) {
+          want.push_back("window " + std::to_string(round) + "." + std::to_string(k));
+          auto n = window.reserve(1, want.back().size());
+          REQUIRE_OK(n);
+          std::memcpy(window.next_payload(), want.back().data(), want.back().size());
+          const uint64_t d = want.back().size();
+          window.add(d, &d);
+        }
+        bytes.clear();
+        dims.clear();
+        refs.clear();
+        for (int k = 0; k < 1 + round % 5; ++k)
+          bytes.push_back("packed " + std::to_string(round) + "." + std::to_string(k));
+        for (const std::string& r : bytes) dims.push_back(r.size());
+        for (size_t k = 0; k < bytes.size(); ++k)
+          refs.push_back(RecordRef{reinterpret_cast<const uint8_t*>(bytes[k].data()), bytes[k].size(), &dims[k]});
+        // The window's records are handed on first: the batch's IDs follow them.
+        const uint64_t first_id = want.size();
+        want.insert(want.end(), bytes.begin(), bytes.end());
+        REQUIRE_OK(writer.pack(refs, first_id, packed[round % 2]));
+        REQUIRE_OK(window.append_behind(packed[round % 2]));
+        if (round == 20) {
+          // A checkpoint: everything handed on is in the writer, tables included.
+          REQUIRE_OK(window.flush());
+          CHECK(writer.length() == want.size());
+          REQUIRE_OK(writer.publish());
+        }
+      }
+      REQUIRE_OK(window.flush());
+      CHECK(writer.length() == want.size());
+      REQUIRE_OK(writer.close());
+      CHECK(read_all(path) == want);
+    });
+  }
+
   TEST_CASE("a batch's error is reported by the next call that hands on or waits, and nothing after it is appended") {
     test::TempDir dir;
     in_both_modes(dir, Codec::kRaw, 1, [&](bool behind, const std::string&, StoreWriter& writer, RecordWindow& window) {
