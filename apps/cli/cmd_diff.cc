@@ -164,7 +164,7 @@ Status run_diff(DiffArgs& args, const GlobalOptions& g) {
   walk.streams = compared_streams(a, b, args.by_key);
   walk.window_bytes = args.window_mib << 20;
   walk.temp_dir = args.temp_dir;
-  walk.control.cancel = g.context(Work::kRead).control.cancel;
+  walk.control.cancel = g.transfer_context().control.cancel;  // (no executor: the sides have theirs)
   ChangeLog log(args.max_shown, args.json);
   ZREC_RETURN_IF_ERROR(args.by_key ? walk_by_key(a, b, kKeyStream, log, walk) : walk_by_position(a, b, log, walk));
   args.different = log.total() > 0 || !only_in(a, b).empty() || !only_in(b, a).empty();

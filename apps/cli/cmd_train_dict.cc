@@ -205,7 +205,7 @@ Status run_train_dict(TrainDictArgs& a, const GlobalOptions& g) {
   ZREC_RETURN_IF_ERROR(check_side_file(a.files_from, "--files-from", true));
   if (!a.files_from.empty())
     ZREC_RETURN_IF_ERROR(read_file_list(a.files_from, a.null ? ListSeparator::kNul : ListSeparator::kNewline, paths,
-                                        g.context(Work::kWrite).control));
+                                        g.transfer_context().control));
   if (paths.empty()) throw UsageError("no SOURCE: give a store, .npy files, or --files-from LIST");
   size_t dirs = 0;
   for (const auto& p : paths) {

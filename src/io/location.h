@@ -6,7 +6,7 @@
 //
 // Example:
 //   const io::Location root(path);
-//   ZREC_ASSIGN_OR_RETURN(auto marker, root.child("zrec-root").open_if_present(1 << 20, remote, refuse));
+//   ZREC_ASSIGN_OR_RETURN(auto marker, root.child("zrec-root").open_if_present(1 << 20, ctx, refuse));
 //   for (const auto& name : root.entry_names()) ...;  // a URL lists nothing
 #pragma once
 

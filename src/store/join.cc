@@ -544,9 +544,7 @@ Status join_stores(const std::vector<Store*>& parts, const std::string& user_pat
   ZREC_ASSIGN_OR_RETURN(JoinLayout layout, join_layout(first.data_shards(), shapes_of(parts)));
   const std::string schema = format::encode_schema(first.schema());
 
-  const std::string path = store::strip_trailing_slashes(user_path);
-  if (exists(path)) return store::already_exists(user_path, true);
-  if (errno != ENOENT) return io::errno_status(errno, "cannot stat", path);
+  ZREC_ASSIGN_OR_RETURN(const std::string path, store::absent_build_target(user_path));
   store::remove_abandoned_build_temps(path, ctx.warn);
   ZREC_ASSIGN_OR_RETURN(auto tmp, store::TempSibling::make(path, store::TempKind::kBuild));
   std::vector<bool> linked;

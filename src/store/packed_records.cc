@@ -7,6 +7,8 @@
 
 #include "zrec/store_writer.h"
 
+#include "format/shape_prefix.h"
+
 namespace zrec {
 
 Status StoreWriter::pack(std::span<const RecordRef> records, uint64_t first_id, PackedRecords& into) const {
@@ -40,11 +42,7 @@ Status StoreWriter::pack(std::span<const RecordRef> records, uint64_t first_id, 
   for (size_t k = 0; k < records.size(); ++k) {
     const RecordRef& r = records[k];
     uint8_t* p = into.bytes_.get() + at[shard];
-    if (prefix == 8) {  // ndim 1: a fixed-size copy the compiler inlines
-      std::memcpy(p, r.dims, 8);
-    } else if (prefix > 0) {
-      std::memcpy(p, r.dims, prefix);
-    }
+    format::put_shape_prefix(p, r.dims, prefix);
     std::memcpy(p + prefix, r.data, r.size);
     const auto logic = static_cast<uint32_t>(prefix + r.size);  // check(): under 2 GiB
     into.locs_[k] = RecordLoc{at[shard] - into.shard_at_[shard], logic, logic};

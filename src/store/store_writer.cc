@@ -22,6 +22,7 @@
 
 #include "codec/record_codec.h"
 #include "format/record_loc.h"
+#include "format/shape_prefix.h"
 #include "format/static_page.h"
 #include "io/copy_range.h"
 #include "io/iovec_pack.h"
@@ -73,8 +74,8 @@ struct StoreWriter::Impl {
   bool closed = false;
   std::atomic<bool> dirty = false;  // bytes were written past the published state
   // Records whose payload is written: `length`, and past it a packed batch whose table
-  // is not (write_packed_payload); touched by the payload step only, besides open,
-  // publish and cut_back.
+  // is not (write_packed_payload). Moved by the payload step, and set to `length` where
+  // that moves with its payload (write_window, open, cut_back).
   std::atomic<uint64_t> payload_end = 0;
   bool keep_sizes = false;       // a page write of unknown outcome: abort must not shorten any file
   bool checksum = false;         // frames get a zstd content checksum
@@ -108,14 +109,15 @@ struct StoreWriter::Impl {
     return files.schema.is_dense() ? r.size : files.schema.shape_prefix_bytes() + r.size;
   }
 
-  // Cuts a window of n records into shard-local chunks of about chunk_bytes, measured
-  // by bytes_of(k) (a record's logical size, or its stored size when copying frames).
+  // Cuts a window of n records, IDs first_id..., into shard-local chunks of about
+  // chunk_bytes, measured by bytes_of(k) (a record's logical size, or its stored size
+  // when copying frames).
   template <typename BytesOf>
-  std::vector<Chunk> split(size_t count, BytesOf&& bytes_of) const {
+  std::vector<Chunk> split(uint64_t first_id, size_t count, BytesOf&& bytes_of) const {
     std::vector<Chunk> chunks;
     const uint32_t shards = files.page.data_shards;
     for (uint32_t s = 0; s < shards; ++s) {
-      size_t k = (s + shards - length % shards) % shards;  // first index whose ID % S == s
+      size_t k = (s + shards - first_id % shards) % shards;  // first index whose ID % S == s
       while (k < count) {
         Chunk c{s, k, 0};
         uint64_t bytes = 0;
@@ -244,11 +246,7 @@ struct StoreWriter::Impl {
       const auto logic = static_cast<uint32_t>(prefix + r.size);
       locs[k] = RecordLoc{at, logic, logic};
       at += logic;
-      if (prefix == 8) {  // ndim 1: a fixed-size copy the compiler inlines
-        std::memcpy(out.data() + used, r.dims, 8);
-      } else if (prefix > 0) {
-        std::memcpy(out.data() + used, r.dims, prefix);
-      }
+      format::put_shape_prefix(out.data() + used, r.dims, prefix);
       used += prefix;
       if (r.size < io::kCopyBelowBytes) {
         std::memcpy(out.data() + used, r.data, r.size);
@@ -280,14 +278,25 @@ struct StoreWriter::Impl {
                             " have their payload written and not their RecordLocs (write_packed_table)");
   }
 
-  // Checks that a window of n records may be appended at all.
-  Status check_appendable(size_t n) const {
+  // Checks that the writer may still append: not closed, no append failed.
+  Status check_usable() const {
     if (closed) return invalid_argument("the writer is closed");
     if (failed) return invalid_argument("an earlier append failed; the writer can only abort");
-    if (payload_end != length) return table_pending();
-    if (length + held.size() + n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize)
+    return Status::ok();
+  }
+
+  // Checks that n more records after the first `after` can be addressed.
+  static Status check_addressable(uint64_t after, size_t n) {
+    if (n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize - after)
       return invalid_argument("the store would hold more records than the format can address");
     return Status::ok();
+  }
+
+  // Checks that a window of n records may be appended at all.
+  Status check_appendable(size_t n) const {
+    ZREC_RETURN_IF_ERROR(check_usable());
+    if (payload_end != length) return table_pending();
+    return check_addressable(length + held.size(), n);
   }
 
   // The window engine shared by append() and append_encoded(): payload chunks on all
@@ -434,7 +443,7 @@ struct StoreWriter::Impl {
         auto& stage = staging[lane];
         if (stage.size() < logic) stage.resize(logic);
         const uint64_t prefix = files.schema.shape_prefix_bytes();
-        std::memcpy(stage.data(), r.dims, prefix);
+        format::put_shape_prefix(stage.data(), r.dims, prefix);
         std::memcpy(stage.data() + prefix, r.data, r.size);
         src = stage.data();
       }
@@ -591,7 +600,7 @@ Status StoreWriter::Impl::choose_codec_from(std::span<const RecordRef> records) 
 Status StoreWriter::Impl::append_now(std::span<const RecordRef> records) {
   Impl& m = *this;
   m.locs.resize(records.size());
-  const auto chunks = m.split(records.size(), [&](size_t k) { return m.logic_length(records[k]); });
+  const auto chunks = m.split(m.length, records.size(), [&](size_t k) { return m.logic_length(records[k]); });
   const bool raw = m.codec == Codec::kRaw;
   return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
     return raw ? m.write_raw_chunk(lane, records, c) : m.write_encoded_chunk(lane, records, c);
@@ -606,8 +615,7 @@ Status StoreWriter::append_packed(PackedRecords& records) {
 Status StoreWriter::write_packed_payload(PackedRecords& records) {
   Impl& m = *impl_;
   const size_t n = records.size();
-  if (m.closed) return invalid_argument("the writer is closed");
-  if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
+  ZREC_RETURN_IF_ERROR(m.check_usable());
   if (m.codec != Codec::kRaw || m.choose) return invalid_argument("packed records are appended to a raw store only");
   if (records.placed_) return invalid_argument("packed records were written already (pack them again)");
   if (records.first_id() != m.payload_end)
@@ -615,16 +623,10 @@ Status StoreWriter::write_packed_payload(PackedRecords& records) {
                             std::to_string(m.payload_end) + " records, not " + std::to_string(records.first_id()));
   if (records.shard_at_.size() != m.files.page.data_shards + size_t{1})
     return invalid_argument("records were packed for another store (its data shard count differs)");
-  if (n > (UINT64_MAX - format::kTableOffset) / format::kRecordLocSize - m.payload_end)
-    return invalid_argument("the store would hold more records than the format can address");
+  ZREC_RETURN_IF_ERROR(m.check_addressable(m.payload_end, n));
   if (n == 0) return Status::ok();
-  // One chunk per shard: the shard's records, one write.
-  const uint32_t shards = m.files.page.data_shards;
-  std::vector<Chunk> chunks;
-  for (uint32_t s = 0; s < shards; ++s) {
-    const size_t first = (s + shards - m.payload_end % shards) % shards;  // first index whose ID % S == s
-    if (first < n) chunks.push_back(Chunk{s, first, (n - first + shards - 1) / shards});
-  }
+  // One chunk per shard (no budget, as every record counts 0 bytes): one write each.
+  const std::vector<Chunk> chunks = m.split(m.payload_end, n, [](size_t) { return uint64_t{0}; });
   m.dirty = true;
   Status s = m.pool->run(chunks.size(), [&](size_t, size_t i) { return m.write_packed_chunk(records, chunks[i]); });
   if (s.is_ok() && m.options.sync) s = m.start_payload_writeback();
@@ -640,8 +642,7 @@ Status StoreWriter::write_packed_payload(PackedRecords& records) {
 Status StoreWriter::write_packed_table(const PackedRecords& records) {
   Impl& m = *impl_;
   const size_t n = records.size();
-  if (m.closed) return invalid_argument("the writer is closed");
-  if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
+  ZREC_RETURN_IF_ERROR(m.check_usable());
   if (n == 0) return Status::ok();
   if (records.first_id() != m.length || !records.placed_ || m.payload_end < m.length + n)
     return invalid_argument("the RecordLocs of records packed as IDs " + std::to_string(records.first_id()) +
@@ -695,7 +696,7 @@ Status StoreWriter::append_encoded(std::span<const EncodedRecord> records) {
   m.choose = false;  // stored frames keep the codec they are in: the store's, zstd
 
   m.locs.resize(records.size());
-  const auto chunks = m.split(records.size(), [&](size_t k) { return uint64_t{records[k].phys_length}; });
+  const auto chunks = m.split(m.length, records.size(), [&](size_t k) { return uint64_t{records[k].phys_length}; });
   return m.write_window(records.size(), chunks, [&](size_t lane, const Chunk& c) {
     if (records[c.first].src_fd >= 0 && m.copy_kernel_side(records, c)) return m.write_copied_chunk(records, c);
     return m.write_verbatim_chunk(lane, c, [&](size_t k, std::vector<iovec>& iov) {
@@ -751,8 +752,7 @@ Status StoreWriter::close() {
 
 Status StoreWriter::cut_back(uint64_t length) {
   Impl& m = *impl_;
-  if (m.closed) return invalid_argument("the writer is closed");
-  if (m.failed) return invalid_argument("an earlier append failed; the writer can only abort");
+  ZREC_RETURN_IF_ERROR(m.check_usable());
   if (m.length != m.files.page.length || m.payload_end != m.length)
     return invalid_argument("cannot cut back a store with unpublished records");
   Status s = store::cut_back_files(m.files, length);

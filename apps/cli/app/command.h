@@ -57,7 +57,8 @@ struct GlobalOptions : OutputPrefs {
   // context(Work::kRead)'s whenever the counts agree.
   Context read_context(const std::string& store) const;
   // The same without an executor, for the tool's own transfers (sync's uploads and file
-  // copies), which bring their own threads.
+  // copies), which bring their own threads, and for work that needs only its
+  // control (a file list read, diff's walk beside the sides' own executors).
   Context transfer_context() const;
 
  private:

@@ -188,11 +188,11 @@ Status RecordWindow::append_behind(std::span<const RecordRef> records) {
 }
 
 Status RecordWindow::append_behind(PackedRecords& records) {
-  ZREC_RETURN_IF_ERROR(hand_on());
   if (!write_behind_) {
-    ZREC_RETURN_IF_ERROR(wait());
+    ZREC_RETURN_IF_ERROR(flush());
     return writer_.append_packed(records);
   }
+  ZREC_RETURN_IF_ERROR(hand_on());
   // The batch before: its payload written, its table not yet.
   const Status written = writing_.wait();
   PackedRecords* before = std::exchange(table_pending_, nullptr);
